@@ -1,0 +1,1 @@
+// libminitvm is the union of the module archives (see cmake/modules.cmake).
