@@ -14,6 +14,7 @@
 #pragma once
 
 #include <array>
+#include <cstring>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -86,9 +87,21 @@ class PackedFunc {
   FunctionSignature sig_;
 };
 
-/** Throws RuntimeError naming the function and argument if args do not match sig. */
+/**
+ * Throws RuntimeError naming the function and argument if args do not match sig: arity, then per
+ * argument dtype, shape and device of buffers (and contiguity), or the kind and range of scalars.
+ * Example message: "fused: argument 2 'Out' expects float32[1000] on cpu(0), got float64[1000] on
+ * cpu(0)". Integer scalar arguments accept int64 values in range; float32/float64 scalar arguments
+ * accept int64 or double values.
+ */
 void check_arguments(const FunctionSignature& sig, const std::vector<ArgValue>& args,
                      Device expected_device);
+
+/**
+ * Store a checked scalar argument in exactly the dtype of `spec` at `out` (at least 8 bytes,
+ * aligned for int64/double): int32 -> int32_t, float32 -> float, bool -> one byte, ...
+ */
+void encode_scalar(const ArgSpec& spec, const ArgValue& value, void* out);
 
 /** Implementation side of a module; one subclass per target. */
 class ModuleNode {

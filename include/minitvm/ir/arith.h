@@ -1,0 +1,54 @@
+/** \file
+ * Arithmetic analysis and simplification over index expressions.
+ *
+ * - `IntervalSet`: a symbolic closed interval [min, max] of an integer expression (either bound may
+ *   be "unbounded" = undefined Expr). `eval_interval(e, dom)` bounds `e` when each variable in `dom`
+ *   ranges over its interval (variables not in `dom` stay symbolic: the interval of `x` is [x, x]).
+ * - `simplify(e, ranges)`: constant folding, canonical linear forms (`(x*4 + 2) - (x*4)` -> `2`,
+ *   like terms combined, constants last), div/mod with known bounds (`floordiv(x, 8)` -> 0 when
+ *   0 <= x < 8; `floormod(x*8 + y, 8)` -> y when 0 <= y < 8), min/max and comparisons decided from
+ *   bounds, removal of always-true/false conditions. `ranges` maps loop variables to their ranges.
+ * - `can_prove(cond, ranges)`: true only when cond holds for every value in the ranges.
+ *
+ * All functions are pure and deterministic.
+ */
+#pragma once
+
+#include <unordered_map>
+
+#include "minitvm/ir/expr.h"
+#include "minitvm/ir/stmt.h"
+
+namespace minitvm::ir {
+
+struct IntervalSet {
+  Expr min;  ///< undefined = -infinity
+  Expr max;  ///< undefined = +infinity (inclusive bound)
+  static IntervalSet point(Expr e) { return {e, e}; }
+  static IntervalSet everything() { return {Expr(), Expr()}; }
+  /** [r.min, r.min + r.extent - 1] */
+  static IntervalSet from_range(const Range& r);
+  bool is_bounded() const { return min.defined() && max.defined(); }
+  bool is_point() const;
+};
+
+using RangeMap = std::unordered_map<const VarNode*, Range>;
+using IntervalMap = std::unordered_map<const VarNode*, IntervalSet>;
+
+/** Bound e as its variables range over dom. Non-integral or unanalysable parts -> unbounded. */
+IntervalSet eval_interval(const Expr& e, const IntervalMap& dom);
+/** Union (hull) of two intervals. */
+IntervalSet interval_union(const IntervalSet& a, const IntervalSet& b);
+
+/** Simplify an expression under the given variable ranges. */
+Expr simplify(const Expr& e, const RangeMap& ranges = {});
+/** Simplify every expression of a statement; loop variables get their loop ranges; removes
+ *  if-branches and likely() guards that are provably true/false, loops of extent 0, and
+ *  constant-condition selects. */
+Stmt simplify(const Stmt& s, const RangeMap& ranges = {});
+/** True only if cond is provably true for all values in ranges. */
+bool can_prove(const Expr& cond, const RangeMap& ranges = {});
+/** A constant upper bound of e over the ranges (e.g. a buffer extent), or nullopt-like -1 flag. */
+bool const_upper_bound(const Expr& e, const RangeMap& ranges, int64_t* out);
+
+}  // namespace minitvm::ir

@@ -1,0 +1,125 @@
+// A persistent pool of worker threads behind the C entry point minitvm_parallel_for.
+#include "minitvm/runtime/thread_pool.h"
+
+#include <algorithm>
+#include <atomic>
+#include <condition_variable>
+#include <mutex>
+#include <thread>
+#include <vector>
+
+namespace minitvm::runtime {
+namespace {
+
+// True on pool workers, and on a caller while it runs tasks: a parallel_for from there is nested.
+thread_local bool t_inside_pool = false;
+
+class ThreadPool {
+ public:
+  explicit ThreadPool(int nthreads) : nthreads_(std::max(1, nthreads)) {
+    for (int i = 1; i < nthreads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  }
+
+  int size() const { return nthreads_; }
+
+  int32_t run(int64_t num_tasks, minitvm_parallel_body body, void* closure) {
+    if (num_tasks < 0) return -2;
+    if (num_tasks == 0) return 0;
+    std::unique_lock<std::mutex> busy(run_mu_, std::defer_lock);
+    if (t_inside_pool || nthreads_ == 1 || num_tasks == 1 || !busy.try_lock())
+      return run_serial(num_tasks, body, closure);
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      body_ = body;
+      closure_ = closure;
+      num_tasks_ = num_tasks;
+      chunk_ = std::max<int64_t>(1, num_tasks / (int64_t(nthreads_) * 4));
+      next_.store(0);
+      failed_.store(false);
+      active_ = static_cast<int>(workers_.size());
+      ++generation_;
+    }
+    work_cv_.notify_all();
+    t_inside_pool = true;
+    run_chunks();
+    t_inside_pool = false;
+    std::unique_lock<std::mutex> lock(mu_);
+    done_cv_.wait(lock, [this] { return active_ == 0; });
+    return failed_.load() ? -1 : 0;
+  }
+
+ private:
+  static int32_t run_serial(int64_t num_tasks, minitvm_parallel_body body, void* closure) {
+    bool failed = false;
+    for (int64_t t = 0; t < num_tasks; ++t) {
+      try {
+        body(t, closure);
+      } catch (...) {
+        failed = true;
+      }
+    }
+    return failed ? -1 : 0;
+  }
+
+  void run_chunks() {
+    for (;;) {
+      const int64_t begin = next_.fetch_add(chunk_);
+      if (begin >= num_tasks_) return;
+      const int64_t end = std::min(num_tasks_, begin + chunk_);
+      for (int64_t t = begin; t < end; ++t) {
+        try {
+          body_(t, closure_);
+        } catch (...) {
+          failed_.store(true);
+        }
+      }
+    }
+  }
+
+  void worker_loop() {
+    t_inside_pool = true;
+    uint64_t seen = 0;
+    for (;;) {
+      {
+        std::unique_lock<std::mutex> lock(mu_);
+        work_cv_.wait(lock, [&] { return generation_ != seen; });
+        seen = generation_;
+      }
+      run_chunks();
+      std::lock_guard<std::mutex> lock(mu_);
+      if (--active_ == 0) done_cv_.notify_one();
+    }
+  }
+
+  const int nthreads_;
+  std::vector<std::thread> workers_;
+  std::mutex run_mu_;  // held by the thread whose job the pool is running
+  std::mutex mu_;
+  std::condition_variable work_cv_, done_cv_;
+  uint64_t generation_ = 0;
+  int active_ = 0;
+  minitvm_parallel_body body_ = nullptr;
+  void* closure_ = nullptr;
+  int64_t num_tasks_ = 0;
+  int64_t chunk_ = 1;
+  std::atomic<int64_t> next_{0};
+  std::atomic<bool> failed_{false};
+};
+
+ThreadPool& pool() {
+  // Never destroyed: workers block on a condition variable until the process exits, so there is
+  // no shutdown ordering problem with static destructors that might still run parallel loops.
+  static ThreadPool* p = new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  return *p;
+}
+
+}  // namespace
+
+int thread_pool_size() { return pool().size(); }
+
+}  // namespace minitvm::runtime
+
+extern "C" int32_t minitvm_parallel_for(int64_t num_tasks, minitvm_parallel_body body, void* closure) {
+  if (!body) return -2;
+  return minitvm::runtime::pool().run(num_tasks, body, closure);
+}

@@ -1,0 +1,195 @@
+#include <dlpack/dlpack.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <numeric>
+
+#include "minitvm/runtime/ndarray.h"
+
+using namespace minitvm;
+using runtime::NDArray;
+
+TEST(NDArray, EmptyIsAlignedCompactAndSized) {
+  NDArray a = NDArray::empty({3, 5, 7}, DataType::Float(32));
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a.data()) % 64, 0u);
+  EXPECT_EQ(a.shape(), (std::vector<int64_t>{3, 5, 7}));
+  EXPECT_EQ(a.strides(), (std::vector<int64_t>{35, 7, 1}));
+  EXPECT_EQ(a.size(), 105);
+  EXPECT_EQ(a.nbytes(), 420);
+  EXPECT_EQ(a.ndim(), 3);
+  EXPECT_TRUE(a.is_contiguous());
+  EXPECT_EQ(a.device(), Device::cpu());
+  EXPECT_EQ(a.str(), "float32[3, 5, 7] on cpu(0)");
+  NDArray s = NDArray::empty({}, DataType::Int(64));  // 0-d
+  EXPECT_EQ(s.size(), 1);
+  NDArray z = NDArray::empty({0, 4}, DataType::Int(8));
+  EXPECT_EQ(z.size(), 0);
+  EXPECT_NE(z.data(), nullptr);
+}
+
+TEST(NDArray, FromVectorRoundTripsEachType) {
+  std::vector<double> d = {1.5, -2.25, 3e100};
+  EXPECT_EQ(NDArray::from_vector(d, {3}).to_vector<double>(), d);
+  EXPECT_EQ(NDArray::from_vector(d, {3}).dtype(), DataType::Float(64));
+  std::vector<int8_t> i8 = {-128, 0, 127, 5};
+  EXPECT_EQ(NDArray::from_vector(i8, {2, 2}).to_vector<int8_t>(), i8);
+  std::vector<uint64_t> u64 = {~0ull, 1};
+  EXPECT_EQ(NDArray::from_vector(u64, {2}).dtype(), DataType::UInt(64));
+  EXPECT_EQ(NDArray::from_vector(u64, {2}).to_vector<uint64_t>(), u64);
+  std::vector<bool> b = {true, false, true};
+  NDArray bn = NDArray::from_vector(b, {3});
+  EXPECT_EQ(bn.dtype(), DataType::Bool());
+  EXPECT_EQ(bn.nbytes(), 3);
+  EXPECT_EQ(bn.to_vector<bool>(), b);
+}
+
+TEST(NDArray, ToVectorRejectsWrongType) {
+  NDArray a = NDArray::from_vector(std::vector<float>{1, 2}, {2});
+  try {
+    a.to_vector<double>();
+    FAIL() << "no throw";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("float64 does not match dtype float32"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(a.to_vector<int32_t>(), CompileError);  // same size, different kind
+  EXPECT_THROW(NDArray::from_vector(std::vector<float>{1, 2, 3}, {2}), CompileError);
+  EXPECT_THROW(NDArray::empty({2, -1}, DataType::Float(32)), CompileError);
+}
+
+TEST(NDArray, HalfTypesStoreBitPatterns) {
+  // 1.0 = 0x3C00 in float16, 0x3F80 in bfloat16; -2.0 = 0xC000 / 0xC000.
+  std::vector<uint16_t> h = {0x3C00, 0xC000, 0x7C00};
+  NDArray a = NDArray::from_vector(h, {3}, DataType::Float(16));
+  EXPECT_EQ(a.dtype(), DataType::Float(16));
+  EXPECT_EQ(a.nbytes(), 6);
+  EXPECT_EQ(a.to_vector<uint16_t>(), h);
+  NDArray b = NDArray::from_vector(std::vector<uint16_t>{0x3F80}, {1}, DataType::BFloat(16));
+  EXPECT_EQ(b.to_vector<uint16_t>()[0], 0x3F80);
+  EXPECT_THROW(a.to_vector<float>(), CompileError);
+  EXPECT_THROW(NDArray::from_vector(std::vector<float>{1}, {1}, DataType::Float(16)), CompileError);
+}
+
+TEST(NDArray, CopiesAreDeep) {
+  NDArray a = NDArray::from_vector(std::vector<int32_t>{1, 2, 3, 4}, {2, 2});
+  NDArray b = a.copy_to(Device::cpu());
+  EXPECT_NE(a.data(), b.data());
+  static_cast<int32_t*>(a.data())[0] = 100;
+  EXPECT_EQ(b.to_vector<int32_t>(), (std::vector<int32_t>{1, 2, 3, 4}));
+  NDArray c = NDArray::empty({2, 2}, DataType::Int(32));
+  c.copy_from(a);
+  EXPECT_EQ(c.to_vector<int32_t>(), (std::vector<int32_t>{100, 2, 3, 4}));
+  EXPECT_THROW(c.copy_from(NDArray::empty({4}, DataType::Int(32))), CompileError);
+  EXPECT_THROW(c.copy_from(NDArray::empty({2, 2}, DataType::Float(32))), CompileError);
+  EXPECT_THROW(c.copy_from_bytes(a.data(), 3), CompileError);
+}
+
+TEST(NDArray, NoDriverGivesClearError) {
+  // This test documents the no-driver path; on a machine with a GPU it is skipped.
+  try {
+    NDArray g = NDArray::empty({4}, DataType::Float(32), Device::cuda(0));
+    GTEST_SKIP() << "a CUDA driver is present; the no-driver error cannot be observed";
+  } catch (const RuntimeError& e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("no CUDA driver found (libcuda.so.1 could not be loaded): "), std::string::npos) << m;
+  }
+}
+
+TEST(DLPack, ExportKeepsArrayAliveAndDescribesIt) {
+  DLManagedTensor* t = nullptr;
+  void* data = nullptr;
+  {
+    NDArray a = NDArray::from_vector(std::vector<float>{1, 2, 3, 4, 5, 6}, {2, 3});
+    data = a.data();
+    t = a.to_dlpack();
+  }  // the NDArray handle is gone; the DLPack tensor still owns the memory
+  EXPECT_EQ(t->dl_tensor.data, data);
+  EXPECT_EQ(t->dl_tensor.ndim, 2);
+  EXPECT_EQ(t->dl_tensor.shape[0], 2);
+  EXPECT_EQ(t->dl_tensor.shape[1], 3);
+  EXPECT_EQ(t->dl_tensor.strides[0], 3);
+  EXPECT_EQ(t->dl_tensor.strides[1], 1);
+  EXPECT_EQ(t->dl_tensor.dtype.code, kDLFloat);
+  EXPECT_EQ(t->dl_tensor.dtype.bits, 32);
+  EXPECT_EQ(t->dl_tensor.dtype.lanes, 1);
+  EXPECT_EQ(t->dl_tensor.device.device_type, kDLCPU);
+  EXPECT_EQ(static_cast<float*>(t->dl_tensor.data)[5], 6.0f);
+  t->deleter(t);
+}
+
+TEST(DLPack, RoundTripIsZeroCopy) {
+  NDArray a = NDArray::from_vector(std::vector<int64_t>{7, 8, 9}, {3});
+  NDArray b = NDArray::from_dlpack(a.to_dlpack());
+  EXPECT_EQ(a.data(), b.data());
+  EXPECT_EQ(b.dtype(), DataType::Int(64));
+  EXPECT_EQ(b.to_vector<int64_t>(), (std::vector<int64_t>{7, 8, 9}));
+  NDArray h = NDArray::from_vector(std::vector<uint16_t>{0x3C00}, {1}, DataType::BFloat(16));
+  EXPECT_EQ(NDArray::from_dlpack(h.to_dlpack()).dtype(), DataType::BFloat(16));
+  NDArray bo = NDArray::from_vector(std::vector<bool>{true, false}, {2});
+  DLManagedTensor* bt = bo.to_dlpack();
+  EXPECT_EQ(bt->dl_tensor.dtype.bits, 8);
+  EXPECT_EQ(NDArray::from_dlpack(bt).to_vector<bool>(), (std::vector<bool>{true, false}));
+}
+
+namespace {
+// A foreign producer: a column-major 3x4 float32 matrix with a byte offset and a counting deleter.
+struct Producer {
+  std::vector<float> storage;
+  int64_t shape[2] = {3, 4};
+  int64_t strides[2] = {1, 3};  // column-major
+  DLManagedTensor managed{};
+  int* deleted;
+};
+void producer_deleter(DLManagedTensor* t) {
+  auto* p = static_cast<Producer*>(t->manager_ctx);
+  ++*p->deleted;
+  delete p;
+}
+DLManagedTensor* make_column_major(int* deleted) {
+  auto* p = new Producer();
+  p->deleted = deleted;
+  p->storage.assign(1 + 12, 0.0f);
+  for (int i = 0; i < 3; ++i)
+    for (int j = 0; j < 4; ++j) p->storage[1 + i + 3 * j] = float(10 * i + j);
+  DLTensor& t = p->managed.dl_tensor;
+  t.data = p->storage.data();
+  t.byte_offset = sizeof(float);  // element 0 is storage[1]
+  t.device = {kDLCPU, 0};
+  t.ndim = 2;
+  t.dtype = {kDLFloat, 32, 1};
+  t.shape = p->shape;
+  t.strides = p->strides;
+  p->managed.manager_ctx = p;
+  p->managed.deleter = producer_deleter;
+  return &p->managed;
+}
+}  // namespace
+
+TEST(DLPack, ImportHonoursStridesAsViewAndReleasesProducer) {
+  int deleted = 0;
+  {
+    NDArray v = NDArray::from_dlpack(make_column_major(&deleted));
+    EXPECT_FALSE(v.is_contiguous());
+    EXPECT_EQ(v.strides(), (std::vector<int64_t>{1, 3}));
+    std::vector<float> expect;
+    for (int i = 0; i < 3; ++i)
+      for (int j = 0; j < 4; ++j) expect.push_back(float(10 * i + j));
+    EXPECT_EQ(v.to_vector<float>(), expect);  // row-major order regardless of strides
+    NDArray c = v.contiguous();
+    EXPECT_TRUE(c.is_contiguous());
+    EXPECT_EQ(c.to_vector<float>(), expect);
+    // Writing through the view reaches the producer's memory (it is not a copy).
+    std::vector<float> ones(12, 1.0f);
+    v.copy_from_bytes(ones.data(), ones.size() * sizeof(float));
+    EXPECT_EQ(v.to_vector<float>(), ones);
+    EXPECT_EQ(deleted, 0);
+  }
+  EXPECT_EQ(deleted, 1);
+}
+
+TEST(DLPack, RejectedImportStillReleasesProducer) {
+  int deleted = 0;
+  DLManagedTensor* t = make_column_major(&deleted);
+  t->dl_tensor.dtype = {5 /* kDLComplex */, 64, 1};
+  EXPECT_THROW(NDArray::from_dlpack(t), CompileError);
+  EXPECT_EQ(deleted, 1);
+}
