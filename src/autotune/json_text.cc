@@ -97,7 +97,7 @@ void dump_string(const std::string& s, std::string& out) {
     }
     long cp = decode_utf8(s, i);
     if (cp < 0) cp = 0xfffd;
-    char b[16];
+    char b[32];
     if (cp >= 0x10000) {
       long v = cp - 0x10000;
       std::snprintf(b, sizeof(b), "\\u%04lx\\u%04lx", 0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));

@@ -92,8 +92,8 @@ Entity entity_from_json(const std::string& kind, const Json& value) {
   if (kind == "ot") {
     MINITVM_USER_CHECK(value.is_primitive() && !value.is_null())
         << "other-option value must be a scalar, got " << py_json_dumps(value);
-    if (value.is_number_float())
-      MINITVM_USER_CHECK(std::isfinite(value.get<double>())) << "other-option value is not finite";
+    MINITVM_USER_CHECK(!value.is_number_float() || std::isfinite(value.get<double>()))
+        << "other-option value is not finite";
     return OtherOptionEntity{value};
   }
   MINITVM_USER_ERROR << "unknown knob type '" << kind << "' (expected sp, re, an or ot)";
@@ -229,6 +229,8 @@ std::vector<int64_t> split_extents(const SplitEntity& e, int64_t length) {
 KnobSpace make_split_space(const std::string& name, int64_t length, const SplitOptions& opt) {
   KnobSpace sp{name, "sp", {}};
   const int k = opt.num_outputs;
+  sp.num_outputs = k;
+  if (opt.policy != SplitPolicy::Candidate) sp.axis_length = length;
   MINITVM_USER_CHECK(k > 0) << "define_split('" << name << "'): num_outputs must be positive, got " << k;
   if (opt.policy == SplitPolicy::Candidate) {
     for (const auto& c : opt.candidate) {

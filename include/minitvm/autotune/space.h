@@ -100,6 +100,8 @@ struct KnobSpace {
   std::string name;
   std::string kind;  // "sp", "re", "an", "ot"
   std::vector<Entity> entities;
+  int64_t axis_length = 0;  ///< split spaces: the axis extent L (0 for candidate splits)
+  int num_outputs = 0;      ///< split spaces: K
   size_t size() const { return entities.size(); }
 };
 

@@ -1,0 +1,153 @@
+// Local TopHub: index of package files, context(), reference logs.
+#include "minitvm/autotune/tophub.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <mutex>
+#include <unistd.h>
+
+#include "minitvm/support/error.h"
+
+namespace minitvm::autotune::tophub {
+
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string exe_dir() {
+  std::error_code ec;
+  auto p = fs::read_symlink("/proc/self/exe", ec);
+  return ec ? std::string() : p.parent_path().string();
+}
+
+// This file lives at <source>/src/autotune/tophub.cc; CMake compiles it by absolute path.
+std::string source_tree_root() {
+  fs::path p(__FILE__);
+  if (!p.is_absolute()) return "";
+  return (p.parent_path().parent_path().parent_path() / "tophub").string();
+}
+
+std::mutex& mu() {
+  static std::mutex m;
+  return m;
+}
+
+// index.json of a root, cached.
+const Json& index_of(const std::string& r) {
+  static std::map<std::string, Json> cache;
+  std::lock_guard<std::mutex> lock(mu());
+  auto it = cache.find(r);
+  if (it != cache.end()) return it->second;
+  Json j = Json::object();
+  std::ifstream in(fs::path(r) / "index.json");
+  if (in.good()) {
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    j = Json::parse(text, nullptr, false);
+    MINITVM_USER_CHECK(!j.is_discarded() && j.is_object()) << "malformed " << (fs::path(r) / "index.json").string();
+  }
+  return cache.emplace(r, std::move(j)).first->second;
+}
+
+}  // namespace
+
+std::string root() {
+  if (const char* env = std::getenv("MINITVM_TOPHUB_ROOT"); env && *env) {
+    if (std::string(env) == "NONE") return "";
+    return env;
+  }
+  std::error_code ec;
+  std::string ed = exe_dir();
+  if (!ed.empty()) {
+    fs::path installed = fs::path(ed) / ".." / "share" / "minitvm" / "tophub";
+    if (fs::exists(installed / "index.json", ec)) return fs::weakly_canonical(installed, ec).string();
+  }
+  return source_tree_root();
+}
+
+std::string alias(const std::string& backend) {
+  std::string r = root();
+  if (!r.empty()) {
+    const Json& idx = index_of(r);
+    if (auto a = idx.find("alias"); a != idx.end() && a->is_object() && a->contains(backend) &&
+                                    (*a)[backend].is_string())
+      return (*a)[backend].get<std::string>();
+  }
+  static const std::map<std::string, std::string> builtin = {
+      {"vtacpu", "vta"}, {"metal", "opencl"}, {"vulkan", "opencl"}, {"nvptx", "cuda"}, {"webgpu", "opencl"}};
+  auto it = builtin.find(backend);
+  return it == builtin.end() ? backend : it->second;
+}
+
+std::string package_file(const std::string& backend, const std::string& tvm_version) {
+  std::string r = root();
+  if (r.empty()) return "";
+  const Json& idx = index_of(r);
+  auto v = idx.find("tvm_versions");
+  if (v == idx.end() || !v->is_object() || !v->contains(tvm_version)) return "";
+  const Json& table = (*v)[tvm_version];
+  std::string b = alias(backend);
+  if (!table.is_object() || !table.contains(b) || !table[b].is_string()) return "";
+  return table[b].get<std::string>();
+}
+
+std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets, const std::vector<std::string>& extra_files,
+                                          const Options& opt) {
+  auto best = std::make_unique<ApplyHistoryBest>();
+  std::string r = root();
+  if (r.empty()) return best;  // TopHub disabled: empty context (extra files are ignored too, as TVM)
+  std::error_code ec;
+  for (const auto& t : targets) {
+    std::vector<std::string> candidates;
+    for (const auto& o : t.options)
+      if (o.rfind("-device", 0) == 0 && o.size() > 8) candidates.push_back(alias(o.substr(8)));
+    candidates.push_back(alias(t.name));
+    for (const auto& c : candidates) {
+      std::string file = package_file(c, opt.tvm_version);
+      if (file.empty()) continue;
+      fs::path p = fs::path(r) / file;
+      if (!fs::exists(p, ec)) continue;  // TVM would download it; we never do
+      best->load(p.string(), opt.load);
+      break;  // only one file per target
+    }
+  }
+  if (opt.include_seed_logs && fs::is_directory(fs::path(r) / "seed", ec)) best->load((fs::path(r) / "seed").string(), opt.load);
+  for (const auto& f : extra_files) best->load(f, opt.load);
+  return best;
+}
+
+std::unique_ptr<ApplyHistoryBest> context(const std::string& target, const std::vector<std::string>& extra_files,
+                                          const Options& opt) {
+  return context(std::vector<Target>{parse_target(target)}, extra_files, opt);
+}
+
+std::vector<Record> load_reference_log(const std::string& backend, const std::string& model,
+                                       const std::string& workload_name, const std::string& template_key,
+                                       const Options& opt) {
+  std::string r = root();
+  if (r.empty()) return {};
+  std::string file = package_file(backend, opt.tvm_version);
+  if (file.empty()) return {};
+  fs::path p = fs::path(r) / file;
+  std::string key = p.string() + '\x1f' + model + '\x1f' + workload_name + '\x1f' + template_key + '\x1f' +
+                    std::to_string(static_cast<int>(opt.reference_rule));
+  static std::map<std::string, std::vector<Record>> cache;
+  {
+    std::lock_guard<std::mutex> lock(mu());
+    if (auto it = cache.find(key); it != cache.end()) return it->second;
+  }
+  std::error_code ec;
+  std::vector<Record> out;
+  if (fs::exists(p, ec)) {
+    LoadOptions lo = opt.load;
+    lo.strict = false;
+    auto all = load_records(p.string(), lo);
+    out = select_reference_records(all, model, workload_name, template_key, opt.reference_rule);
+  }
+  std::lock_guard<std::mutex> lock(mu());
+  cache.emplace(key, out);
+  return out;
+}
+
+}  // namespace minitvm::autotune::tophub

@@ -1,0 +1,6 @@
+minitvm_test(test_autotune LABEL unit MODULES autotune SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_space.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_records.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_parity.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_malformed.cc)
