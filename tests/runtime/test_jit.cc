@@ -5,6 +5,8 @@
 #include <llvm/IR/LLVMContext.h>
 #include <llvm/IR/Module.h>
 
+#include <cmath>
+
 #include "minitvm/runtime/module.h"
 #include "minitvm/runtime/thread_pool.h"
 #include "runtime/cpu/jit.h"

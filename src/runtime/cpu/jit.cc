@@ -3,6 +3,9 @@
 // llvm::Error are handled here and never escape.
 #include "runtime/cpu/jit.h"
 
+// LLVM 19 headers trip -Wredundant-move with GCC 12; they are not ours to fix.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wredundant-move"
 #include <llvm/AsmParser/Parser.h>
 #include <llvm/ExecutionEngine/Orc/ExecutionUtils.h>
 #include <llvm/ExecutionEngine/Orc/IRTransformLayer.h>
@@ -14,10 +17,12 @@
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
 #include <llvm/Support/Error.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#pragma GCC diagnostic pop
 
 #include <atomic>
 #include <cmath>
@@ -137,8 +142,14 @@ class Jit {
         [this](llvm::orc::ThreadSafeModule tsm, const llvm::orc::MaterializationResponsibility&)
             -> llvm::Expected<llvm::orc::ThreadSafeModule> {
           tsm.withModuleDo([this](llvm::Module& m) { optimize(m); });
-          return std::move(tsm);
+          return tsm;
         });
+
+    // Failures also reach the caller through lookup()'s Expected; only print them when debugging.
+    lljit_->getExecutionSession().setErrorReporter([](llvm::Error err) {
+      std::string msg = to_string(std::move(err));
+      if (debug_level() > 0) log_warning("JIT session error: " + msg);
+    });
 
     auto& main = lljit_->getMainJITDylib();
     llvm::orc::SymbolMap symbols;
@@ -220,11 +231,11 @@ namespace {
 std::unique_ptr<llvm::Module> parse_ir(const std::string& text, const std::string& name, llvm::LLVMContext& ctx) {
   Jit::get();  // initialise targets before parsing
   llvm::SMDiagnostic diag;
-  auto mod = llvm::parseAssemblyString(text, diag, ctx);
+  auto mod = llvm::parseAssembly(llvm::MemoryBufferRef(text, name), diag, ctx);
   if (!mod) {
     std::string msg;
     llvm::raw_string_ostream os(msg);
-    diag.print(name.c_str(), os, /*ShowColors=*/false);
+    diag.print(nullptr, os, /*ShowColors=*/false);
     throw CompileError("cannot parse LLVM IR: " + os.str());
   }
   mod->setModuleIdentifier(name);

@@ -19,8 +19,9 @@ class LlvmModuleNode final : public ModuleNode {
       // Materialise now so that link errors surface at build time, not at the first call.
       void* fn = jit_->lookup(sig.name);
       MINITVM_ICHECK(fn) << "JIT module does not define function '" << sig.name << "' of its signature";
-      names_.push_back(sig.name);
-      entries_[sig.name] = {std::move(sig), reinterpret_cast<CompiledFn>(fn)};
+      const std::string name = sig.name;
+      names_.push_back(name);
+      entries_[name] = Entry{std::move(sig), reinterpret_cast<CompiledFn>(fn)};
     }
   }
 

@@ -1,0 +1,133 @@
+/** \file
+ * Schedules: how the computation of each tensor is organised (TVM's `te.Schedule`).
+ *
+ * A Schedule has one Stage per operation. Primitives on a Stage record relations between iteration
+ * variables (split, fuse) and attributes (bind, unroll, vectorize, parallel, pragma, compute_at)
+ * and are checked eagerly: misuse raises CompileError naming the stage and axis. Lowering applies
+ * them (bound inference, then loop-nest construction).
+ */
+#pragma once
+
+#include <map>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "minitvm/ir/stmt.h"
+#include "minitvm/te/tensor.h"
+
+namespace minitvm::te {
+
+/** A relation between iteration variables, recorded by split/fuse. */
+struct IterVarRelation {
+  enum class Kind { Split, Fuse, Rebase };
+  Kind kind;
+  IterVar parent, outer, inner;  ///< Split: parent -> (outer, inner); Rebase: parent -> outer
+  IterVar fused;                 ///< Fuse: (outer, inner) -> fused
+  Expr factor, nparts;           ///< Split: one of them defined
+};
+
+/** Per-IterVar annotations. */
+struct IterVarAttr {
+  ir::ForKind for_kind = ir::ForKind::Serial;
+  IterVar bind_thread;  ///< thread axis when bound
+  std::vector<std::pair<std::string, Expr>> pragmas;
+};
+
+enum class AttachType { GroupRoot, Inline, Scope, InlinedAlready };
+
+class Schedule;
+struct ScheduleNode;
+
+struct StageNode {
+  Operation op;         ///< current operation (changes on cache_read/cache_write/inline)
+  Operation origin_op;  ///< the operation the user created
+  std::vector<IterVar> all_iter_vars;
+  std::vector<IterVar> leaf_iter_vars;
+  std::vector<IterVarRelation> relations;
+  std::map<const ir::IterVarNode*, IterVarAttr> iter_var_attrs;
+  AttachType attach_type = AttachType::GroupRoot;
+  IterVar attach_ivar;
+  std::shared_ptr<StageNode> attach_stage;
+  std::string scope;  ///< "" (global), "shared", "local"
+  bool is_output = false;
+};
+
+/** A stage of a schedule: the primitives users call, as in TVM. */
+class Stage {
+ public:
+  Stage() = default;
+  explicit Stage(std::shared_ptr<StageNode> n) : n_(std::move(n)) {}
+
+  /** Split `parent` by `factor` (inner extent). Non-dividing factors are guarded. Returns {outer, inner}. */
+  std::pair<IterVar, IterVar> split(IterVar parent, Expr factor);
+  /** Split so that the outer axis has `nparts` iterations. */
+  std::pair<IterVar, IterVar> split_nparts(IterVar parent, Expr nparts);
+  /** TVM's pointer style. */
+  Stage& split(IterVar parent, Expr factor, IterVar* outer, IterVar* inner);
+  /** tile(x, y, xf, yf) -> {xo, yo, xi, yi}, ordered xo, yo, xi, yi. */
+  std::vector<IterVar> tile(IterVar x, IterVar y, Expr x_factor, Expr y_factor);
+  /** Fuse two adjacent axes (outer must come right before inner). */
+  IterVar fuse(IterVar outer, IterVar inner);
+  IterVar fuse(const std::vector<IterVar>& axes);
+  Stage& reorder(const std::vector<IterVar>& order);
+  Stage& bind(IterVar iv, IterVar thread);
+  Stage& compute_at(Stage parent, IterVar scope);
+  Stage& compute_inline();
+  Stage& compute_root();
+  Stage& unroll(IterVar iv);
+  Stage& vectorize(IterVar iv);
+  Stage& parallel(IterVar iv);
+  Stage& pragma(IterVar iv, const std::string& key, Expr value = Expr(1));
+  Stage& set_scope(const std::string& scope);
+
+  Operation op() const { return n_->op; }
+  Operation origin_op() const { return n_->origin_op; }
+  const std::vector<IterVar>& leaf_iter_vars() const { return n_->leaf_iter_vars; }
+  const std::vector<IterVar>& all_iter_vars() const { return n_->all_iter_vars; }
+  StageNode* node() const { return n_.get(); }
+  std::shared_ptr<StageNode> ptr() const { return n_; }
+  const std::string& name() const { return n_->op.name(); }
+  bool defined() const { return static_cast<bool>(n_); }
+
+ private:
+  IterVarAttr& attr(const IterVar& iv);
+  void check_leaf(const IterVar& iv, const char* primitive) const;
+  std::shared_ptr<StageNode> n_;
+};
+
+struct ScheduleNode {
+  std::vector<Operation> outputs;
+  std::vector<std::shared_ptr<StageNode>> stages;  ///< topological order (producers first)
+};
+
+class Schedule {
+ public:
+  Schedule() = default;
+  explicit Schedule(std::shared_ptr<ScheduleNode> n) : n_(std::move(n)) {}
+
+  Stage operator[](const Tensor& t) const { return (*this)[t.op()]; }
+  Stage operator[](const Operation& op) const;
+  /** Insert a copy of `t` in `scope` read by `readers` instead of t. Returns the new tensor. */
+  Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Operation>& readers);
+  /** Compute `t` into a cache in `scope` and copy it out. Returns the cache tensor. */
+  Tensor cache_write(const Tensor& t, const std::string& scope);
+
+  const std::vector<std::shared_ptr<StageNode>>& stages() const { return n_->stages; }
+  const std::vector<Operation>& outputs() const { return n_->outputs; }
+  /** The stage of an operation (current or origin), or nullptr. */
+  std::shared_ptr<StageNode> find_stage(const Operation& op) const;
+  ScheduleNode* node() const { return n_.get(); }
+
+ private:
+  std::shared_ptr<ScheduleNode> n_;
+};
+
+/** A schedule for computing `outputs`, with every op in the graph as a root stage. */
+Schedule create_schedule(const std::vector<Operation>& outputs);
+
+/** "blockIdx.x" -> (rank 0, dim 0); "threadIdx.y" -> (1, 1); "vthread" -> (1, -1); else (-1,-1). */
+std::pair<int, int> thread_scope_of(const std::string& tag);
+
+}  // namespace minitvm::te

@@ -1,0 +1,182 @@
+/** \file
+ * Tensor expressions: tensors, the operations that produce them, and the TE entry points
+ * (`placeholder`, `compute`, `reduce_axis`, reductions, `thread_axis`), mirroring TVM's `te`.
+ *
+ *   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
+ *   te::IterVar k = te::reduce_axis({0, m}, "k");
+ *   te::Tensor S = te::compute({n}, [&](Var i) { return te::sum(A(i, k), {k}); }, "S");
+ */
+#pragma once
+
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "minitvm/ir/expr.h"
+#include "minitvm/ir/ir_util.h"
+
+namespace minitvm {
+using ir::Expr;
+using ir::IterVar;
+using ir::Range;
+using ir::Var;
+}  // namespace minitvm
+
+namespace minitvm::te {
+
+using ir::Expr;
+using ir::IterVar;
+using ir::Range;
+using ir::Var;
+
+class Tensor;
+
+/** Operation kinds. */
+enum class OpType { Placeholder, Compute };
+
+class BaseOpNode : public ir::OperationNode {
+ public:
+  virtual OpType op_type() const = 0;
+  /** The tensors read by this operation. */
+  virtual std::vector<Tensor> input_tensors() const = 0;
+};
+
+/** A handle to an operation (the op of a tensor). */
+class Operation : public ir::Ref<ir::OperationNode> {
+ public:
+  Operation() = default;
+  Operation(ir::Ref<ir::OperationNode> r) : ir::Ref<ir::OperationNode>(std::move(r)) {}
+  const BaseOpNode* base() const { return static_cast<const BaseOpNode*>(get()); }
+  const std::string& name() const { return get()->name; }
+  OpType op_type() const { return base()->op_type(); }
+  /** Data-parallel axes of a compute op (empty for a placeholder). */
+  const std::vector<IterVar>& axis() const;
+  /** Reduction axes of a compute op. */
+  const std::vector<IterVar>& reduce_axis() const;
+  Tensor output(int i) const;
+  int num_outputs() const { return get()->num_outputs(); }
+  std::vector<Tensor> input_tensors() const;
+};
+
+struct TensorNode : public ir::Object {
+  TensorNode() : ir::Object(ir::NodeKind::Tensor) {}
+  static constexpr ir::NodeKind kKind = ir::NodeKind::Tensor;
+  std::vector<Expr> shape;
+  DataType dtype;
+  Operation op;
+  int value_index = 0;
+};
+
+class Tensor : public ir::Ref<TensorNode> {
+ public:
+  Tensor() = default;
+  Tensor(ir::Ref<TensorNode> r) : ir::Ref<TensorNode>(std::move(r)) {}
+  static Tensor make(std::vector<Expr> shape, DataType dtype, Operation op, int value_index);
+
+  /** Read an element: A(i, j). Accepts Exprs, Vars, IterVars and integers. */
+  template <typename... Args>
+  Expr operator()(Args&&... args) const {
+    return read({to_expr(std::forward<Args>(args))...});
+  }
+  Expr read(const std::vector<Expr>& indices) const;
+  Operation op() const { return get()->op; }
+  const std::vector<Expr>& shape() const { return get()->shape; }
+  DataType dtype() const { return get()->dtype; }
+  int ndim() const { return static_cast<int>(get()->shape.size()); }
+  int value_index() const { return get()->value_index; }
+  const std::string& name() const { return get()->op.name(); }
+  /** Same op and output index. */
+  bool equals(const Tensor& o) const { return op().same_as(o.op()) && value_index() == o.value_index(); }
+
+ private:
+  static Expr to_expr(const Expr& e) { return e; }
+  static Expr to_expr(const IterVar& iv) { return iv->var; }
+  static Expr to_expr(int v) { return Expr(v); }
+  static Expr to_expr(int64_t v) { return Expr(v); }
+};
+
+class PlaceholderOpNode : public BaseOpNode {
+ public:
+  std::vector<Expr> shape;
+  DataType dtype;
+  OpType op_type() const override { return OpType::Placeholder; }
+  int num_outputs() const override { return 1; }
+  DataType output_dtype(int) const override { return dtype; }
+  std::vector<Expr> output_shape(int) const override { return shape; }
+  std::vector<Tensor> input_tensors() const override { return {}; }
+};
+
+class ComputeOpNode : public BaseOpNode {
+ public:
+  std::vector<IterVar> axis;
+  std::vector<IterVar> reduce_axis;
+  /** One expression per output; for reductions each is a Reduce with its value_index. */
+  std::vector<Expr> body;
+  OpType op_type() const override { return OpType::Compute; }
+  int num_outputs() const override { return static_cast<int>(body.size()); }
+  DataType output_dtype(int i) const override { return body[i].dtype(); }
+  std::vector<Expr> output_shape(int) const override;
+  std::vector<Tensor> input_tensors() const override;
+};
+
+/** Make a compute op directly from axes and bodies (used by schedule transformations). */
+Operation make_compute_op(std::string name, std::string tag, std::vector<IterVar> axis, std::vector<Expr> body);
+
+// ---- user entry points -------------------------------------------------------------------------
+
+Tensor placeholder(std::vector<Expr> shape, DataType dtype = DataType::Float(32), std::string name = "placeholder");
+
+using FCompute = std::function<Expr(const std::vector<Var>&)>;
+/** compute(shape, f(vector<Var>)) for any rank. */
+Tensor compute(std::vector<Expr> shape, FCompute f, std::string name = "compute", std::string tag = "");
+/** Multi-output compute (e.g. argmax pairs): every body shares the axes. */
+std::vector<Tensor> compute_multi(std::vector<Expr> shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
+                                  std::string name = "compute", std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var)> f, std::string name = "compute", std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var)> f, std::string name = "compute", std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var)> f, std::string name = "compute",
+               std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name = "compute",
+               std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var)> f,
+               std::string name = "compute", std::string tag = "");
+Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f,
+               std::string name = "compute", std::string tag = "");
+
+/** A reduction axis over `dom` ({begin, end} or Range(min, extent)). */
+IterVar reduce_axis(Range dom, std::string name = "rv");
+/** A thread axis, e.g. thread_axis("blockIdx.x"), thread_axis("vthread"); dom optional. */
+IterVar thread_axis(std::string tag, Range dom = Range());
+IterVar thread_axis(Range dom, std::string tag);
+
+Expr sum(Expr source, std::vector<IterVar> axis, Expr where = Expr());
+Expr max(Expr source, std::vector<IterVar> axis, Expr where = Expr());
+Expr min(Expr source, std::vector<IterVar> axis, Expr where = Expr());
+Expr prod(Expr source, std::vector<IterVar> axis, Expr where = Expr());
+/** Binary max/min (te::max(x, 0.0f)); literals take the other operand's type. */
+template <typename A, typename B>
+  requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
+           !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>)
+Expr max(A&& a, B&& b) {
+  return ir::max(std::forward<A>(a), std::forward<B>(b));
+}
+template <typename A, typename B>
+  requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
+           !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>)
+Expr min(A&& a, B&& b) {
+  return ir::min(std::forward<A>(a), std::forward<B>(b));
+}
+/** A general commutative reduction: combiner with identity over axis. */
+Expr reduce(ir::CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr where = Expr());
+/** Multi-value reduction (e.g. argmax): returns one Reduce per value. */
+std::vector<Expr> reduce_multi(ir::CommReducer combiner, std::vector<Expr> sources, std::vector<IterVar> axis,
+                               Expr where = Expr());
+/** Build a reducer from a combining function and identity values. */
+ir::CommReducer comm_reducer(std::function<std::vector<Expr>(const std::vector<Var>&, const std::vector<Var>&)> f,
+                             std::vector<Expr> identity, std::string name = "reducer");
+
+using ir::if_then_else;
+using ir::select;
+
+}  // namespace minitvm::te

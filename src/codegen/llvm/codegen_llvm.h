@@ -1,0 +1,120 @@
+/** \file
+ * Internal: CodeGenLLVM, the translator from minitvm IR to LLVM IR used by build_llvm.
+ *
+ * One instance fills one llvm::Module. Expressions are translated by `emit(const Expr&)`, which
+ * dispatches on the node kind (generated from node_list.h, so a new node fails to compile here
+ * until it is handled); statements by `emit(const Stmt&)`. Variables map to llvm::Values by node
+ * address; handle variables map to data pointers. Files: codegen_llvm.cc (functions, statements),
+ * codegen_expr.cc (arithmetic, casts, memory), codegen_intrin.cc (calls), codegen_parallel.cc
+ * (outlining of parallel loops).
+ */
+#pragma once
+
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "minitvm/ir/ir_util.h"
+
+namespace minitvm::codegen {
+
+class CodeGenLLVM {
+ public:
+  CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module);
+
+  /** Add `void NAME(void* const* args)` and its internal body function for `func`. */
+  void add_function(const ir::PrimFunc& func);
+
+  // ---- expression and statement translation (public for the helpers in other files) ----
+  llvm::Value* emit(const ir::Expr& e);
+  void emit(const ir::Stmt& s);
+
+ private:
+  // types
+  /** Register type of a value of dtype `t` (bool -> i1, bfloat16 -> float). */
+  llvm::Type* llvm_type(DataType t);
+  /** Memory type of one element of dtype `t` (bool -> i8, bfloat16 -> i16). */
+  llvm::Type* storage_type(DataType t);
+  llvm::Value* const_int(DataType t, int64_t v);
+
+  // expressions (codegen_expr.cc)
+#define MINITVM_EMIT_DECL(N) llvm::Value* emit_node(const ir::N##Node* op);
+  MINITVM_FOR_EACH_EXPR(MINITVM_EMIT_DECL)
+#undef MINITVM_EMIT_DECL
+  llvm::Value* emit_cast(DataType from, DataType to, llvm::Value* v);
+  llvm::Value* emit_floordiv(DataType t, llvm::Value* a, llvm::Value* b, bool want_mod);
+  llvm::Value* round_bf16(llvm::Value* f);
+  llvm::Value* bf16_from_bits(llvm::Value* bits16);
+  llvm::Value* bf16_to_bits(llvm::Value* f);
+  /** Round a float result to the dtype's precision where registers are wider (bfloat16). */
+  llvm::Value* fix_precision(DataType t, llvm::Value* v);
+  llvm::Value* buffer_ptr(const ir::Var& buffer_var);
+  /** Address(es) of element `index` in units of `elem`: a pointer, or a vector of pointers. */
+  llvm::Value* element_address(llvm::Value* base, DataType elem, const ir::Expr& index);
+  llvm::Value* emit_load(DataType t, const ir::Var& buf, const ir::Expr& index, const ir::Expr& predicate,
+                         llvm::Value* extra_mask, llvm::Value* passthru);
+  void emit_store(const ir::StoreNode* op);
+  llvm::Value* to_memory(DataType t, llvm::Value* v);
+  llvm::Value* from_memory(DataType t, llvm::Value* v);
+  llvm::Value* emit_compare(ir::NodeKind k, DataType t, llvm::Value* a, llvm::Value* b);
+
+  // calls (codegen_intrin.cc)
+  llvm::Value* emit_math(const ir::CallNode* op);
+  llvm::Value* emit_if_then_else(const ir::CallNode* op);
+  llvm::Value* emit_extern(const ir::CallNode* op);
+  llvm::Value* call_libm(const std::string& name, DataType t, std::vector<llvm::Value*> args);
+
+  // statements (codegen_llvm.cc)
+#define MINITVM_EMIT_DECL(N) void emit_node(const ir::N##Node* op);
+  MINITVM_FOR_EACH_STMT(MINITVM_EMIT_DECL)
+#undef MINITVM_EMIT_DECL
+  void emit_serial_loop(const ir::ForNode* op);
+  /** Stack slot in the current function's entry block. */
+  llvm::Value* entry_alloca(llvm::Type* t, uint64_t count, unsigned align);
+
+  // parallel loops (codegen_parallel.cc)
+  void emit_parallel_loop(const ir::ForNode* op);
+
+  /** Create internal function `name(params...)` and emit `body` into it with the vars bound. */
+  struct Param {
+    std::vector<const ir::VarNode*> vars;  ///< variables bound to this parameter
+    llvm::Type* type;
+    bool noalias = false;
+    unsigned align = 0;  ///< pointee alignment of a pointer parameter (0: none stated)
+  };
+  llvm::Function* emit_body_function(const std::string& name, const std::vector<Param>& params,
+                                     const ir::Stmt& body);
+
+  /** Bind a variable for the duration of a scope, restoring the previous binding after. */
+  class ScopedBind {
+   public:
+    ScopedBind(CodeGenLLVM* cg, const ir::VarNode* v, llvm::Value* val);
+    ~ScopedBind();
+
+   private:
+    CodeGenLLVM* cg_;
+    const ir::VarNode* v_;
+    llvm::Value* old_;
+    bool had_;
+  };
+
+  llvm::LLVMContext& ctx_;
+  llvm::Module& module_;
+  std::unique_ptr<llvm::IRBuilder<>> builder_;
+  llvm::Function* function_ = nullptr;   ///< function being filled
+  std::string func_name_;                ///< PrimFunc being compiled, for names and messages
+  std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
+  int parallel_depth_ = 0;
+  int parallel_count_ = 0;
+  llvm::Type* i8_;
+  llvm::Type* i32_;
+  llvm::Type* i64_;
+  llvm::Type* ptr_;
+};
+
+}  // namespace minitvm::codegen

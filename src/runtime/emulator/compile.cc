@@ -1,0 +1,254 @@
+// Host compilation of CUDA sources for the emulator: rewrite, write the prelude and stand-in
+// headers next to the source, run the system C++ compiler, dlopen, cache by source hash.
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <spawn.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+
+#include "runtime/emulator/abi.h"
+#include "runtime/emulator/prelude.h"
+
+extern char** environ;
+
+namespace minitvm::codegen::emulator {
+namespace {
+
+namespace fs = std::filesystem;
+
+const char* const kCompileFlags[] = {"-std=c++17", "-O1", "-fPIC", "-shared", "-w",
+                                     "-fno-strict-aliasing", "-fwrapv", "-fno-math-errno"};
+
+uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
+  for (unsigned char c : s) {
+    h ^= c;
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+std::vector<std::string> compiler_command() {
+  std::string cxx = "c++";
+  if (const char* env = std::getenv("CXX"); env && *env) cxx = env;
+  std::vector<std::string> words;
+  std::istringstream is(cxx);
+  for (std::string w; is >> w;) words.push_back(w);
+  return words;
+}
+
+std::string numbered(const std::string& src) {
+  std::ostringstream os;
+  std::istringstream is(src);
+  int n = 1;
+  for (std::string line; std::getline(is, line); ++n) {
+    char buf[16];
+    std::snprintf(buf, sizeof buf, "%4d| ", n);
+    os << buf << line << "\n";
+  }
+  return os.str();
+}
+
+void write_file(const fs::path& p, const std::string& text) {
+  std::ofstream f(p, std::ios::binary);
+  f << text;
+  if (!f) throw EmulatorError("CUDA emulator: cannot write " + p.string());
+}
+
+std::string read_file(const fs::path& p) {
+  std::ifstream f(p, std::ios::binary);
+  std::ostringstream os;
+  os << f.rdbuf();
+  return os.str();
+}
+
+/** The stubs appended to the rewritten source: one entry point per kernel. */
+std::string make_stubs(const RewrittenSource& rw) {
+  std::ostringstream os;
+  os << "\n#line 1 \"<emulator stubs>\"\n";
+  for (const KernelInfo& k : rw.kernels) {
+    os << "extern \"C\" __attribute__((visibility(\"default\"))) void __emu_stub_" << k.name
+       << "(void* const* a) {\n  " << k.name << "(";
+    for (size_t i = 0; i < k.params.size(); ++i) {
+      const KernelParam& p = k.params[i];
+      if (i) os << ", ";
+      if (p.is_pointer) os << "__emu_gptr<" << p.c_type << " >(a[" << i << "])";
+      else os << "__emu_scalar_arg<" << p.c_type << " >::get(a[" << i << "])";
+    }
+    os << ");\n  __emu_win_flush();\n}\n";
+    os << "extern \"C\" __attribute__((visibility(\"default\"))) const long long __emu_psize_" << k.name
+       << "[] = {";
+    for (const KernelParam& p : k.params) {
+      if (p.is_pointer) os << "(long long)sizeof(" << p.c_type << "), ";
+      else os << "0, ";
+    }
+    os << "-1};\n";
+  }
+  return os.str();
+}
+
+/** Runs argv, stderr+stdout to log_path; returns the exit status (or -1). */
+int run_process(const std::vector<std::string>& argv, const fs::path& log_path) {
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
+  posix_spawn_file_actions_adddup2(&fa, 1, 2);
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  pid_t pid = 0;
+  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  if (rc != 0) return -1;
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0) {
+    if (errno != EINTR) return -1;
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+std::string prelude_text() {
+  return std::string(detail::kPreludeCore) + detail::kPreludeMath;
+}
+
+/** Compiles `text` into `so_path` in `dir`; throws EmulatorError with the log on failure. */
+void host_compile(const fs::path& dir, const std::string& text, const fs::path& so_path,
+                  const std::string& cuda_source) {
+  write_file(dir / "minitvm_emu_prelude.h", prelude_text());
+  write_file(dir / "cuda_fp16.h", std::string("#pragma once\n") + detail::kFp16Header);
+  write_file(dir / "math_constants.h", detail::kMathConstantsHeader);
+  write_file(dir / "cuda_runtime.h", "#pragma once\n");
+  write_file(dir / "sm_61_intrinsics.h", "#pragma once\n");
+  write_file(dir / "kernel.cc", text);
+  std::vector<std::string> cmd = compiler_command();
+  for (const char* f : kCompileFlags) cmd.push_back(f);
+  cmd.push_back("-I" + dir.string());
+  cmd.push_back("-include");
+  cmd.push_back((dir / "minitvm_emu_prelude.h").string());
+  cmd.push_back((dir / "kernel.cc").string());
+  cmd.push_back("-o");
+  cmd.push_back(so_path.string());
+  const int rc = run_process(cmd, dir / "log.txt");
+  if (rc != 0) {
+    std::string cmdline;
+    for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
+    std::string log = rc == -1 && !fs::exists(dir / "log.txt") ? "(could not run the compiler)" : read_file(dir / "log.txt");
+    throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " + std::to_string(rc) +
+                        ", `" + cmdline + "`):\n" + log + "--- CUDA source ---\n" + numbered(cuda_source));
+  }
+}
+
+class TempDir {
+ public:
+  TempDir() {
+    const char* tmp = std::getenv("TMPDIR");
+    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/minitvm-emu-XXXXXX";
+    std::vector<char> buf(templ.begin(), templ.end());
+    buf.push_back('\0');
+    if (!mkdtemp(buf.data())) throw EmulatorError("CUDA emulator: cannot create a temporary directory in " + templ);
+    path_ = buf.data();
+  }
+  ~TempDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string& source, RewrittenSource rw) {
+  auto ck = std::make_shared<CompiledKernels>();
+  ck->source = source;
+  ck->rewritten = std::move(rw);
+  ck->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
+  if (!ck->handle) {
+    const char* err = dlerror();
+    throw EmulatorError(std::string("CUDA emulator: cannot load the compiled kernels: ") + (err ? err : "?"));
+  }
+  auto* ver = static_cast<const int*>(dlsym(ck->handle, "__emu_abi_version"));
+  ck->rt = static_cast<detail::Rt*>(dlsym(ck->handle, "__emu_rt"));
+  if (!ver || *ver != detail::kAbiVersion || !ck->rt)
+    throw EmulatorError("CUDA emulator: compiled object " + so_path.string() + " has a different ABI version");
+  for (const KernelInfo& k : ck->rewritten.kernels) {
+    CompiledKernels::Entry e;
+    e.stub = reinterpret_cast<detail::StubFn>(dlsym(ck->handle, ("__emu_stub_" + k.name).c_str()));
+    e.param_elem_bytes = static_cast<const long long*>(dlsym(ck->handle, ("__emu_psize_" + k.name).c_str()));
+    if (!e.stub || !e.param_elem_bytes)
+      throw EmulatorError("CUDA emulator: kernel " + k.name + " missing from the compiled object");
+    ck->entries.push_back(e);
+  }
+  return ck;
+}
+
+}  // namespace
+
+CompiledKernels::~CompiledKernels() {
+  if (handle) dlclose(handle);
+}
+
+const std::vector<KernelInfo>& kernels(const CompiledKernels& c) { return c.rewritten.kernels; }
+const std::string& source(const CompiledKernels& c) { return c.source; }
+
+std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
+  static std::mutex mu;
+  static std::map<uint64_t, std::vector<std::shared_ptr<CompiledKernels>>> cache;
+  RewrittenSource rw = rewrite_cuda_source(cuda_source);
+  if (rw.kernels.empty()) throw EmulatorError("CUDA emulator: the source defines no __global__ function");
+  const std::string text = "#line 1 \"kernel.cu\"\n" + rw.text + make_stubs(rw);
+  std::string key_text = prelude_text() + detail::kFp16Header + detail::kMathConstantsHeader + text;
+  for (const auto& w : compiler_command()) key_text += "\n" + w;
+  for (const char* f : kCompileFlags) key_text += std::string("\n") + f;
+  const uint64_t key = fnv1a(key_text);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    for (const auto& c : cache[key])
+      if (c->source == cuda_source) return c;
+  }
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
+  std::shared_ptr<CompiledKernels> ck;
+  const char* cache_dir = std::getenv("MINITVM_EMULATOR_CACHE_DIR");
+  fs::path cached;
+  if (cache_dir && *cache_dir) {
+    cached = fs::path(cache_dir) / (std::string("emu-") + hex + ".so");
+    std::error_code ec;
+    if (fs::exists(cached, ec)) {
+      // Load a private copy: dlopen of one path twice would share the object's global state.
+      TempDir dir;
+      fs::copy_file(cached, dir.path() / "kernel.so", ec);
+      try {
+        if (!ec) ck = load(dir.path() / "kernel.so", cuda_source, rw);
+      } catch (const EmulatorError&) {
+        ck.reset();
+      }
+    }
+  }
+  if (!ck) {
+    TempDir dir;
+    const fs::path so = dir.path() / "kernel.so";
+    host_compile(dir.path(), text, so, cuda_source);
+    if (!cached.empty()) {
+      std::error_code ec;
+      fs::create_directories(cached.parent_path(), ec);
+      const fs::path tmp = cached.string() + ".tmp" + std::to_string(getpid());
+      fs::copy_file(so, tmp, fs::copy_options::overwrite_existing, ec);
+      if (!ec) fs::rename(tmp, cached, ec);
+    }
+    ck = load(so, cuda_source, std::move(rw));
+  }
+  std::lock_guard<std::mutex> lock(mu);
+  cache[key].push_back(ck);
+  return ck;
+}
+
+}  // namespace minitvm::codegen::emulator
