@@ -31,16 +31,17 @@ static inline double max(double a, float b) { return fmax(a, b); }
 static inline double min(double a, float b) { return fmin(a, b); }
 
 /* ---- fast and extra float math ---------------------------------------------------------- */
-static inline float __expf(float x) { return expf(x); }
-static inline float __logf(float x) { return logf(x); }
-static inline float __log2f(float x) { return log2f(x); }
-static inline float __log10f(float x) { return log10f(x); }
-static inline float __sinf(float x) { return sinf(x); }
-static inline float __cosf(float x) { return cosf(x); }
-static inline float __tanf(float x) { return tanf(x); }
-static inline float __powf(float x, float y) { return powf(x, y); }
+/* glibc already declares __expf & co. as aliases of expf & co.; map them explicitly. */
+#define __expf(x) expf(x)
+#define __logf(x) logf(x)
+#define __log2f(x) log2f(x)
+#define __log10f(x) log10f(x)
+#define __sinf(x) sinf(x)
+#define __cosf(x) cosf(x)
+#define __tanf(x) tanf(x)
+#define __powf(x, y) powf(x, y)
+#define __exp10f(x) exp10f(x)
 static inline float __fdividef(float x, float y) { return x / y; }
-static inline float __exp10f(float x) { return powf(10.0f, x); }
 static inline float rsqrtf(float x) { return 1.0f / sqrtf(x); }
 static inline double rsqrt(double x) { return 1.0 / sqrt(x); }
 static inline float __frsqrt_rn(float x) { return 1.0f / sqrtf(x); }

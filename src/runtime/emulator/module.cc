@@ -1,0 +1,89 @@
+// The "cuda-emulator" runtime module: functions taking CPU NDArrays that run a CUDA host
+// function's kernel launches on the emulator.
+#include <algorithm>
+
+#include "minitvm/codegen/cuda_emulator.h"
+#include "runtime/emulator/abi.h"
+
+namespace minitvm::codegen {
+namespace {
+
+class CudaEmulatorModuleNode : public runtime::ModuleNode {
+ public:
+  CudaEmulatorModuleNode(std::string source, std::vector<runtime::CudaFunctionInfo> functions)
+      : functions_(std::move(functions)) {
+    compiled_ = emulator::compile(source);
+    for (const auto& f : functions_) {
+      for (const auto& l : f.launches) {
+        const auto& ks = emulator::kernels(*compiled_);
+        auto it = std::find_if(ks.begin(), ks.end(), [&](const emulator::KernelInfo& k) { return k.name == l.kernel; });
+        MINITVM_RUNTIME_CHECK(it != ks.end())
+            << "cuda-emulator module: function " << f.signature.name << " launches kernel " << l.kernel
+            << ", which the CUDA source does not define";
+        MINITVM_RUNTIME_CHECK(it->params.size() == l.args.size())
+            << "cuda-emulator module: kernel " << l.kernel << " has " << it->params.size() << " parameters but "
+            << f.signature.name << " passes " << l.args.size();
+        for (int a : l.args)
+          MINITVM_RUNTIME_CHECK(a >= 0 && a < static_cast<int>(f.signature.args.size()))
+              << "cuda-emulator module: kernel " << l.kernel << " takes argument " << a << " of " << f.signature.name
+              << ", which has " << f.signature.args.size() << " arguments";
+      }
+    }
+  }
+
+  std::string type_key() const override { return "cuda-emulator"; }
+
+  runtime::PackedFunc get_function(const std::string& name) override {
+    for (const auto& f : functions_) {
+      if (f.signature.name != name) continue;
+      std::shared_ptr<const emulator::CompiledKernels> compiled = compiled_;
+      const runtime::CudaFunctionInfo info = f;
+      auto body = [compiled, info](const std::vector<runtime::ArgValue>& args) {
+        runtime::check_arguments(info.signature, args, Device::cpu());
+        for (const auto& l : info.launches) {
+          std::vector<emulator::EmuArg> kargs;
+          for (int a : l.args) {
+            const runtime::ArgValue& v = args[static_cast<size_t>(a)];
+            if (const auto* nd = std::get_if<runtime::NDArray>(&v)) {
+              kargs.push_back(emulator::EmuArg::buffer(nd->data(), nd->nbytes()));
+            } else if (const auto* i = std::get_if<int64_t>(&v)) {
+              kargs.push_back(emulator::EmuArg::scalar_int(*i));
+            } else {
+              kargs.push_back(emulator::EmuArg::scalar_float(std::get<double>(v)));
+            }
+          }
+          emulator::LaunchOptions opt;
+          opt.dynamic_shared_bytes = l.dynamic_shared_bytes;
+          emulator::launch(*compiled, l.kernel, l.grid, l.block, kargs, opt);
+        }
+      };
+      return runtime::PackedFunc(body, f.signature);
+    }
+    return {};
+  }
+
+  std::string get_source(const std::string& format) const override {
+    if (format.empty() || format == "cuda" || format == "cu") return emulator::source(*compiled_);
+    if (format == "emulator") return compiled_->rewritten.text;
+    return "";
+  }
+
+  std::vector<std::string> function_names() const override {
+    std::vector<std::string> names;
+    for (const auto& f : functions_) names.push_back(f.signature.name);
+    return names;
+  }
+
+ private:
+  std::vector<runtime::CudaFunctionInfo> functions_;
+  std::shared_ptr<const emulator::CompiledKernels> compiled_;
+};
+
+}  // namespace
+
+runtime::Module make_cuda_emulator_module(std::string cuda_source,
+                                          std::vector<runtime::CudaFunctionInfo> functions) {
+  return runtime::Module(std::make_shared<CudaEmulatorModuleNode>(std::move(cuda_source), std::move(functions)));
+}
+
+}  // namespace minitvm::codegen
