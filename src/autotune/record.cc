@@ -153,6 +153,7 @@ void decode_v01(const Json& j, Record& rec) {
   if (!ch.is_null()) cfg.code_hash = as_string(ch, "code hash");
   const Json& t = field(c, "t");
   cfg.template_key = t.is_null() ? "" : as_string(t, "template key");
+  rec.template_key_empty_string = t.is_string() && cfg.template_key.empty();
   decode_entities(field(c, "e"), cfg);
   rec.config_key_order = keys_of(c);
   rec.config_extra = extras(c, {"i", "c", "t", "e"});
@@ -266,7 +267,7 @@ std::string encode_record(const Record& r) {
                                    : std::vector<std::string>{"index", "code_hash", "entity"};
   for (const auto& k : corder) {
     if (v01 && k == "i") cdict[k] = cfg.index;
-    else if (v01 && k == "t") cdict[k] = cfg.template_key.empty() ? Json(nullptr) : Json(cfg.template_key);
+    else if (v01 && k == "t") cdict[k] = (cfg.template_key.empty() && !r.template_key_empty_string) ? Json(nullptr) : Json(cfg.template_key);
     else if (v01 && k == "c") cdict[k] = code_hash_json(cfg);
     else if (v01 && k == "e") cdict[k] = cfg.entity_json();
     else if (!v01 && k == "index") cdict[k] = cfg.index;

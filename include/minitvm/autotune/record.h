@@ -62,6 +62,9 @@ struct Record {
   /** Keys TVM ignores but that were present (kept for the round trip). */
   Json extra = Json::object();
   Json config_extra = Json::object();
+  /** A 0.1 config whose "t" was the empty string rather than null (empty template_key otherwise
+   *  encodes as null, as TVM writes None). */
+  bool template_key_empty_string = false;
   /** Where the record came from ("" / 0 for in-memory records). */
   std::string source;
   int line = 0;
