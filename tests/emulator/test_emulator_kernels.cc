@@ -1,15 +1,20 @@
 // Hand-written CUDA C kernels in the printer's style, run on the emulator against naive loops.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <chrono>
 #include <cmath>
+#include <cstring>
 #include <random>
 
 #include "emulator/kernels.h"
 #include "minitvm/codegen/cuda_emulator.h"
 
 using namespace minitvm::codegen::emulator;
+using namespace minitvm_test;
 
 namespace {
+
 std::vector<float> random_floats(size_t n, unsigned seed) {
   std::mt19937 gen(seed);
   std::uniform_real_distribution<float> d(-1.0f, 1.0f);
@@ -17,14 +22,161 @@ std::vector<float> random_floats(size_t n, unsigned seed) {
   for (auto& x : v) x = d(gen);
   return v;
 }
+
+// Reference binary16 conversions, written independently of the emulator's: decode by formula,
+// encode by searching the sorted table of all finite halves for the nearest (ties to even).
+double half_bits_to_double(uint16_t h) {
+  const int e = (h >> 10) & 31, m = h & 1023;
+  const double v = e == 0 ? std::ldexp(m, -24) : std::ldexp(1024 + m, e - 25);
+  return (h & 0x8000) ? -v : v;
+}
+uint16_t double_to_half_bits(double x) {
+  static std::vector<std::pair<double, uint16_t>> table = [] {
+    std::vector<std::pair<double, uint16_t>> t;
+    for (uint32_t h = 0; h < 0x7c00; ++h) {
+      t.push_back({half_bits_to_double(static_cast<uint16_t>(h)), static_cast<uint16_t>(h)});
+      if (h) t.push_back({-half_bits_to_double(static_cast<uint16_t>(h)), static_cast<uint16_t>(h | 0x8000)});
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+  }();
+  auto it = std::lower_bound(table.begin(), table.end(), std::make_pair(x, uint16_t(0)));
+  if (it == table.end()) return table.back().second;
+  if (it == table.begin()) return it->second;
+  auto lo = it - 1;
+  const double dl = x - lo->first, dh = it->first - x;
+  if (dl < dh) return lo->second;
+  if (dh < dl) return it->second;
+  return (lo->second & 1) ? it->second : lo->second;
+}
+
 }  // namespace
 
 TEST(EmulatorKernels, VectorAddWithGuard) {
-  auto ck = compile(minitvm_test::kVectorAdd);
+  auto ck = compile(kVectorAdd);
   const int n = 1000;
   auto a = random_floats(n, 1), b = random_floats(n, 2);
   std::vector<float> c(n, 0.0f);
   launch(*ck, "vadd_kernel0", {16, 1, 1}, {64, 1, 1},
          {EmuArg::buffer(c), EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::scalar_int(n)});
   for (int i = 0; i < n; ++i) ASSERT_FLOAT_EQ(c[i], a[i] + b[i]) << i;
+}
+
+TEST(EmulatorKernels, SharedMemoryReductionWithBarriers) {
+  auto ck = compile(kRowSum);
+  const int rows = 5;
+  auto x = random_floats(rows * 1000, 3);
+  std::vector<float> y(rows, -1.0f);
+  launch(*ck, "rowsum_kernel0", {rows, 1, 1}, {128, 1, 1}, {EmuArg::buffer(x), EmuArg::buffer(y)});
+  for (int r = 0; r < rows; ++r) {
+    double ref = 0;
+    for (int k = 0; k < 1000; ++k) ref += x[r * 1000 + k];
+    EXPECT_NEAR(y[r], ref, 1e-3) << r;
+  }
+}
+
+TEST(EmulatorKernels, TiledMatmulWithCooperativeLoads) {
+  const int M = 64, N = 64, K = 64;
+  auto ck = compile(matmul_source(M, N, K));
+  auto a = random_floats(M * K, 4), b = random_floats(K * N, 5);
+  std::vector<float> c(M * N, 0.0f);
+  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1}, {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j) {
+      double ref = 0;
+      for (int k = 0; k < K; ++k) ref += double(a[i * K + k]) * b[k * N + j];
+      ASSERT_NEAR(c[i * N + j], ref, 1e-4) << i << "," << j;
+    }
+}
+
+TEST(EmulatorKernels, Float4VectorizedCopyThroughSharedMemory) {
+  auto ck = compile(kVectorCopy);
+  const int blocks = 3;
+  auto a = random_floats(blocks * 256, 6);
+  std::vector<float> b(blocks * 256, 0.0f), c(blocks * 64, 0.0f);
+  launch(*ck, "vcopy_kernel0", {blocks, 1, 1}, {64, 1, 1}, {EmuArg::buffer(b), EmuArg::buffer(a), EmuArg::buffer(c)});
+  for (int blk = 0; blk < blocks; ++blk)
+    for (int t = 0; t < 64; ++t) {
+      for (int l = 0; l < 4; ++l)
+        ASSERT_EQ(b[blk * 256 + t * 4 + l], a[blk * 256 + (63 - t) * 4 + l]) << blk << "," << t << "," << l;
+      ASSERT_FLOAT_EQ(c[blk * 64 + t], a[blk * 256] + a[blk * 256 + t * 4 + 1]);
+    }
+}
+
+TEST(EmulatorKernels, HalfElementwiseAddRelu) {
+  auto ck = compile(std::string(kHalfHeader) + kHalfAddRelu);
+  const int n = 256;
+  auto af = random_floats(n, 7), bf = random_floats(n, 8);
+  std::vector<uint16_t> a(n), b(n), c(n, 0xffff);
+  for (int i = 0; i < n; ++i) {
+    a[i] = double_to_half_bits(af[i] * 100.0);
+    b[i] = double_to_half_bits(bf[i] * 100.0);
+  }
+  launch(*ck, "hadd_relu_kernel0", {2, 1, 1}, {128, 1, 1}, {EmuArg::buffer(c), EmuArg::buffer(a), EmuArg::buffer(b)});
+  for (int i = 0; i < n; ++i) {
+    const double sum = half_bits_to_double(a[i]) + half_bits_to_double(b[i]);
+    ASSERT_EQ(c[i], sum > 0 ? double_to_half_bits(sum) : double_to_half_bits(0.0)) << i << ": " << sum;
+  }
+}
+
+TEST(EmulatorKernels, HalfMeanWithFloatAccumulation) {
+  auto ck = compile(std::string(kHalfHeader) + kHalfMean);
+  const int rows = 64;
+  auto f = random_floats(rows * 64, 9);
+  std::vector<uint16_t> in(rows * 64), out(rows, 0);
+  for (size_t i = 0; i < in.size(); ++i) in[i] = double_to_half_bits(f[i]);
+  launch(*ck, "hmean_kernel0", {rows / 32, 1, 1}, {32, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)});
+  for (int r = 0; r < rows; ++r) {
+    float acc = 0.0f;  // float accumulation in the kernel's order
+    for (int k = 0; k < 64; ++k) acc += static_cast<float>(half_bits_to_double(in[r * 64 + k]));
+    ASSERT_EQ(out[r], double_to_half_bits(acc * 0.015625f)) << r;
+  }
+}
+
+TEST(EmulatorKernels, TwoDimensionalGridInt64IndicesScalarsAndMath) {
+  auto ck = compile(kActivation);
+  const int64_t n = 8000;
+  auto x = random_floats(8192, 10);
+  for (auto& v : x) v *= 4.0f;
+  std::vector<float> y(8192, -7.0f);
+  const float alpha = 0.75f;
+  launch(*ck, "act_kernel0", {8, 2, 1}, {32, 8, 1},
+         {EmuArg::buffer(y), EmuArg::buffer(x), EmuArg::scalar_float(alpha), EmuArg::scalar_int(n)});
+  for (int64_t i = 0; i < 8192; ++i) {
+    if (i >= n) {
+      ASSERT_EQ(y[i], -7.0f) << i;
+      continue;
+    }
+    const double xv = x[i];
+    const double ref = std::max(xv * alpha, std::min(std::sqrt(std::fabs(xv)), 0.5)) + std::exp(xv) * 0.125;
+    ASSERT_NEAR(y[i], ref, 1e-5 * std::max(1.0, std::fabs(ref))) << i;
+  }
+}
+
+TEST(EmulatorKernels, CompiledSourcesAreCachedInProcess) {
+  auto a = compile(kVectorAdd);
+  auto b = compile(kVectorAdd);
+  EXPECT_EQ(a.get(), b.get());
+  ASSERT_EQ(kernels(*a).size(), 1u);
+  EXPECT_EQ(kernels(*a)[0].name, "vadd_kernel0");
+  EXPECT_EQ(kernels(*a)[0].launch_bounds, 64);
+}
+
+// About 1e7 multiply-adds with 2 checked shared reads each and ~3.4e5 fiber switches.
+TEST(EmulatorKernels, LargerMatmulRunsInAFewSeconds) {
+  const int M = 256, N = 256, K = 160;
+  auto ck = compile(matmul_source(M, N, K));
+  auto a = random_floats(M * K, 11), b = random_floats(K * N, 12);
+  std::vector<float> c(M * N, 0.0f);
+  const auto t0 = std::chrono::steady_clock::now();
+  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1}, {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("256x256x160 matmul on the emulator: %.3f s\n", secs);
+  EXPECT_LT(secs, 10.0);
+  for (int i = 0; i < M; i += 37)
+    for (int j = 0; j < N; ++j) {
+      double ref = 0;
+      for (int k = 0; k < K; ++k) ref += double(a[i * K + k]) * b[k * N + j];
+      ASSERT_NEAR(c[i * N + j], ref, 1e-4) << i << "," << j;
+    }
 }
