@@ -241,8 +241,14 @@ Record decode_record(const std::string& line_in) {
   if (!line.empty() && line.back() == '\r') line.pop_back();
   MINITVM_USER_CHECK(line.size() <= kMaxLineBytes) << "line longer than " << kMaxLineBytes << " bytes";
   MINITVM_USER_CHECK(json_depth(line) <= kMaxDepth) << "JSON nested deeper than " << kMaxDepth;
-  Json j = Json::parse(line, nullptr, /*allow_exceptions=*/false);
-  MINITVM_USER_CHECK(!j.is_discarded()) << "bad JSON";
+  Json j;
+  try {
+    j = Json::parse(line);
+  } catch (const Json::exception& e) {
+    std::string what = e.what();
+    if (auto p = what.find("] "); p != std::string::npos) what = what.substr(p + 2);
+    MINITVM_USER_ERROR << "bad JSON (" << what << ")";
+  }
   MINITVM_USER_CHECK(j.is_object()) << "record is not a JSON object";
   Record rec;
   if (j.contains("i")) decode_v01(j, rec);
