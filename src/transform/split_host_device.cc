@@ -1,0 +1,216 @@
+// split_host_device: host code + one device kernel per outermost thread_extent region
+// (see include/minitvm/transform/split_host_device.h).
+#include "minitvm/transform/split_host_device.h"
+
+#include <unordered_map>
+#include <unordered_set>
+
+#include "minitvm/ir/functor.h"
+#include "minitvm/ir/ir_util.h"
+
+namespace minitvm::transform {
+
+using namespace ir;
+
+runtime::FunctionSignature function_signature(const PrimFunc& f) {
+  runtime::FunctionSignature sig;
+  sig.name = f.name();
+  for (const Var& p : f->params) {
+    runtime::ArgSpec a;
+    auto it = f->buffer_map.find(p.get());
+    if (it != f->buffer_map.end()) {
+      const Buffer& b = it->second;
+      a.kind = runtime::ArgSpec::Kind::Buffer;
+      a.name = b->name;
+      a.dtype = b->dtype;
+      for (const Expr& d : b->shape) {
+        const int64_t* c = as_const_int(d);
+        MINITVM_USER_CHECK(c) << "function " << f.name() << ": buffer '" << b->name
+                              << "' has a non-constant shape; only static shapes are supported";
+        a.shape.push_back(*c);
+      }
+    } else if (p.dtype().is_handle()) {
+      a.kind = runtime::ArgSpec::Kind::Buffer;
+      a.name = p.name();
+      a.dtype = p->pointee;
+    } else {
+      a.kind = runtime::ArgSpec::Kind::Scalar;
+      a.name = p.name();
+      a.dtype = p.dtype();
+    }
+    sig.args.push_back(std::move(a));
+  }
+  return sig;
+}
+
+namespace {
+
+/** Slot of a thread tag: 0..2 grid (blockIdx.x/y/z), 3..5 block (threadIdx.x/y/z), -1 other. */
+int thread_slot(const std::string& tag) {
+  if (tag.size() != 10 && tag.size() != 11) return -1;
+  char last = tag.back();
+  if (tag.size() < 2 || tag[tag.size() - 2] != '.' || last < 'x' || last > 'z') return -1;
+  std::string rank = tag.substr(0, tag.size() - 2);
+  if (rank == "blockIdx") return last - 'x';
+  if (rank == "threadIdx") return 3 + (last - 'x');
+  return -1;
+}
+
+/** Undefined variables of a kernel region in order of first use, and its thread axes. */
+class KernelScanner : public IRVisitor {
+ public:
+  std::vector<Var> uses;
+  std::vector<IterVar> thread_axes;
+  std::vector<int64_t> axis_extents;
+
+ protected:
+  void visit(const VarNode* op) override {
+    if (defined_.count(op) || used_.count(op)) return;
+    used_.insert(op);
+    uses.push_back(Var(Ref<VarNode>(op)));
+  }
+  void visit(const AttrStmtNode* op) override {
+    if (op->attr_kind == AttrKind::ThreadExtent) {
+      auto* iv = op->node.as<IterVarNode>();
+      MINITVM_ICHECK(iv) << "thread_extent attribute without an IterVar";
+      visit_expr(op->value);
+      if (!defined_.count(iv->var.get())) {
+        defined_.insert(iv->var.get());
+        thread_axes.push_back(IterVar(Ref<IterVarNode>(iv)));
+        const int64_t* c = as_const_int(op->value);
+        MINITVM_USER_CHECK(c) << "the extent of thread axis '" << iv->thread_tag
+                              << "' must be a constant for CUDA code generation, got " << op->value;
+        axis_extents.push_back(*c);
+      }
+      visit_stmt(op->body);
+      return;
+    }
+    IRVisitor::visit(op);
+  }
+  void visit(const ForNode* op) override {
+    visit_expr(op->min);
+    visit_expr(op->extent);
+    defined_.insert(op->loop_var.get());
+    visit_stmt(op->body);
+  }
+  void visit(const LetStmtNode* op) override {
+    visit_expr(op->value);
+    defined_.insert(op->var.get());
+    visit_stmt(op->body);
+  }
+  void visit(const LetNode* op) override {
+    visit_expr(op->value);
+    defined_.insert(op->var.get());
+    visit_expr(op->body);
+  }
+  void visit(const AllocateNode* op) override {
+    defined_.insert(op->buffer_var.get());
+    for (auto& e : op->extents) visit_expr(e);
+    if (op->condition.defined()) visit_expr(op->condition);
+    visit_stmt(op->body);
+  }
+
+ private:
+  std::unordered_set<const VarNode*> defined_, used_;
+};
+
+class HostDeviceSplitter : public IRMutator {
+ public:
+  explicit HostDeviceSplitter(const PrimFunc& f) : func_(f) {
+    for (size_t i = 0; i < f->params.size(); ++i) {
+      const Var& p = f->params[i];
+      param_index_[p.get()] = static_cast<int>(i);
+      auto it = f->buffer_map.find(p.get());
+      if (it != f->buffer_map.end()) {
+        buffer_of_[p.get()] = it->second;
+        const VarNode* data = it->second->data.get();
+        if (data && !param_index_.count(data)) {
+          param_index_[data] = static_cast<int>(i);
+          buffer_of_[data] = it->second;
+        }
+      }
+    }
+  }
+
+  std::vector<PrimFunc> kernels;
+  std::vector<runtime::KernelLaunch> launches;
+
+ protected:
+  Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
+    if (op->attr_kind != AttrKind::ThreadExtent) return IRMutator::visit(op, self);
+    return make_kernel(self);
+  }
+
+ private:
+  Stmt make_kernel(const Stmt& region) {
+    std::string name = func_.name() + "_kernel" + std::to_string(kernels.size());
+    KernelScanner scan;
+    scan.visit_stmt(region);
+
+    std::vector<Var> params;
+    for (const Var& v : scan.uses)
+      if (v.dtype().is_handle()) params.push_back(v);
+    for (const Var& v : scan.uses)
+      if (!v.dtype().is_handle()) params.push_back(v);
+
+    runtime::KernelLaunch launch;
+    launch.kernel = name;
+    std::map<const VarNode*, Buffer> bmap;
+    for (const Var& v : params) {
+      auto it = param_index_.find(v.get());
+      MINITVM_USER_CHECK(it != param_index_.end())
+          << "kernel " << name << " uses '" << v.name() << "', which is not a parameter of "
+          << func_.name() << "; values computed on the host cannot be passed to kernels";
+      launch.args.push_back(it->second);
+      auto b = buffer_of_.find(v.get());
+      if (b != buffer_of_.end()) bmap[v.get()] = b->second;
+    }
+    std::array<bool, 6> seen{};
+    for (size_t i = 0; i < scan.thread_axes.size(); ++i) {
+      const std::string& tag = scan.thread_axes[i].thread_tag();
+      int slot = thread_slot(tag);
+      MINITVM_USER_CHECK(slot >= 0) << "kernel " << name << ": thread axis tag '" << tag
+                                    << "' is not blockIdx.x/y/z or threadIdx.x/y/z (vthreads must be injected first)";
+      int64_t ext = scan.axis_extents[i];
+      MINITVM_USER_CHECK(ext > 0) << "kernel " << name << ": " << tag << " has extent " << ext;
+      int64_t& dim = slot < 3 ? launch.grid[slot] : launch.block[slot - 3];
+      MINITVM_USER_CHECK(!seen[slot] || dim == ext)
+          << "kernel " << name << ": " << tag << " is bound with extents " << dim << " and " << ext;
+      dim = ext;
+      seen[slot] = true;
+    }
+
+    auto* n = new PrimFuncNode();
+    n->name = name;
+    n->params = params;
+    n->buffer_map = std::move(bmap);
+    n->body = region;
+    n->thread_axes = scan.thread_axes;
+    kernels.push_back(PrimFunc(Ref<PrimFuncNode>(n)));
+    launches.push_back(launch);
+
+    std::vector<Expr> call_args{StringImmNode::make(name)};
+    for (const Var& v : params) call_args.push_back(v);
+    for (int64_t e : scan.axis_extents) call_args.push_back(make_const(DataType::Int(32), e));
+    return EvaluateNode::make(CallNode::make_extern(DataType::Int(32), "tvm_call_packed", call_args));
+  }
+
+  PrimFunc func_;
+  std::unordered_map<const VarNode*, int> param_index_;
+  std::unordered_map<const VarNode*, Buffer> buffer_of_;
+};
+
+}  // namespace
+
+HostDeviceSplit split_host_device(const PrimFunc& f) {
+  HostDeviceSplitter splitter(f);
+  Stmt host_body = splitter.mutate(f->body);
+  HostDeviceSplit out;
+  out.host = f.with_body(host_body);
+  out.kernels = std::move(splitter.kernels);
+  out.info.signature = function_signature(f);
+  out.info.launches = std::move(splitter.launches);
+  return out;
+}
+
+}  // namespace minitvm::transform
