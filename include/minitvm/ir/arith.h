@@ -48,7 +48,10 @@ Expr simplify(const Expr& e, const RangeMap& ranges = {});
 Stmt simplify(const Stmt& s, const RangeMap& ranges = {});
 /** True only if cond is provably true for all values in ranges. */
 bool can_prove(const Expr& cond, const RangeMap& ranges = {});
-/** A constant upper bound of e over the ranges (e.g. a buffer extent), or nullopt-like -1 flag. */
+/** A constant upper bound (inclusive) of the integer e over the ranges (e.g. for a buffer
+ *  extent): stores it in *out and returns true, or returns false when e is unbounded above. */
 bool const_upper_bound(const Expr& e, const RangeMap& ranges, int64_t* out);
+/** A constant lower bound (inclusive) of the integer e over the ranges; false when unbounded. */
+bool const_lower_bound(const Expr& e, const RangeMap& ranges, int64_t* out);
 
 }  // namespace minitvm::ir

@@ -46,17 +46,19 @@ class ConstBoundAnalyzer {
  public:
   explicit ConstBoundAnalyzer(const RangeMap* ranges) : ranges_(ranges) {}
   ConstBound bound(const Expr& e);
+  /** The values of a type (+-infinity for 64-bit and non-integers). */
+  static ConstBound type_bound(DataType t);
   /** Override the bound of v (e.g. a let variable); returns the previous entry for restore(). */
   std::optional<ConstBound> set(const VarNode* v, ConstBound b);
   void restore(const VarNode* v, std::optional<ConstBound> prev);
-  /** Forget the memo for v (its range changed). */
-  void forget(const VarNode* v) { memo_.erase(v); }
+  /** Forget memoised range bounds (a range changed). */
+  void clear_memo() { memo_.clear(); }
 
  private:
   ConstBound var_bound(const VarNode* v);
-  ConstBound type_bound(DataType t);
   const RangeMap* ranges_;
   std::unordered_map<const VarNode*, ConstBound> memo_;
+  std::unordered_map<const VarNode*, ConstBound> overrides_;
 };
 
 struct Term {
