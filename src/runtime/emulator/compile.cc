@@ -25,7 +25,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kCompileFlags[] = {"-std=c++17", "-O1", "-fPIC", "-shared", "-w",
+const char* const kCompileFlags[] = {"-std=c++17", "-O1", "-fPIC", "-w",
                                      "-fno-strict-aliasing", "-fwrapv", "-fno-math-errno"};
 
 uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
@@ -119,20 +119,35 @@ std::string prelude_text() {
   return std::string(detail::kPreludeCore) + detail::kPreludeMath;
 }
 
+class TempDir;
+
+/**
+ * The prelude and stand-in headers with a precompiled prelude when the compiler can make one (it
+ * halves the per-kernel compile time). Shared by all processes of this user: the directory
+ * $TMPDIR/minitvm-emu-<uid>-<hash of the prelude, compiler and flags> is built under a temporary
+ * name and renamed into place, so it is either complete or absent; it is never modified after.
+ */
+struct IncludeDir {
+  fs::path path;
+  IncludeDir();
+};
+
+const IncludeDir& include_dir() {
+  static IncludeDir dir;
+  return dir;
+}
+
 /** Compiles `text` into `so_path` in `dir`; throws EmulatorError with the log on failure. */
 void host_compile(const fs::path& dir, const std::string& text, const fs::path& so_path,
                   const std::string& cuda_source) {
-  write_file(dir / "minitvm_emu_prelude.h", prelude_text());
-  write_file(dir / "cuda_fp16.h", std::string("#pragma once\n") + detail::kFp16Header);
-  write_file(dir / "math_constants.h", detail::kMathConstantsHeader);
-  write_file(dir / "cuda_runtime.h", "#pragma once\n");
-  write_file(dir / "sm_61_intrinsics.h", "#pragma once\n");
+  const fs::path inc = include_dir().path;
   write_file(dir / "kernel.cc", text);
   std::vector<std::string> cmd = compiler_command();
   for (const char* f : kCompileFlags) cmd.push_back(f);
-  cmd.push_back("-I" + dir.string());
+  cmd.push_back("-shared");
+  cmd.push_back("-I" + inc.string());
   cmd.push_back("-include");
-  cmd.push_back((dir / "minitvm_emu_prelude.h").string());
+  cmd.push_back((inc / "minitvm_emu_prelude.h").string());
   cmd.push_back((dir / "kernel.cc").string());
   cmd.push_back("-o");
   cmd.push_back(so_path.string());
@@ -165,6 +180,53 @@ class TempDir {
  private:
   fs::path path_;
 };
+
+IncludeDir::IncludeDir() {
+  std::string key = prelude_text() + detail::kFp16Header + detail::kMathConstantsHeader;
+  for (const auto& w : compiler_command()) key += "\n" + w;
+  for (const char* f : kCompileFlags) key += std::string("\n") + f;
+  char hex[32];
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  const char* tmp = std::getenv("TMPDIR");
+  const fs::path root = tmp && *tmp ? tmp : "/tmp";
+  const fs::path final_path = root / ("minitvm-emu-" + std::to_string(getuid()) + "-" + hex);
+  std::error_code ec;
+  if (fs::exists(final_path / "ready", ec)) {
+    path = final_path;
+    return;
+  }
+  std::string templ = final_path.string() + ".tmp-XXXXXX";
+  std::vector<char> buf(templ.begin(), templ.end());
+  buf.push_back('\0');
+  if (!mkdtemp(buf.data())) throw EmulatorError("CUDA emulator: cannot create a temporary directory in " + templ);
+  const fs::path work = buf.data();
+  write_file(work / "minitvm_emu_prelude.h", prelude_text());
+  write_file(work / "cuda_fp16.h", std::string("#pragma once\n") + detail::kFp16Header);
+  write_file(work / "math_constants.h", detail::kMathConstantsHeader);
+  write_file(work / "cuda_runtime.h", "#pragma once\n");
+  write_file(work / "sm_61_intrinsics.h", "#pragma once\n");
+  // Precompiled prelude; when it cannot be built or used the compiler reads the header instead.
+  std::vector<std::string> cmd = compiler_command();
+  for (const char* f : kCompileFlags) cmd.push_back(f);
+  cmd.push_back("-x");
+  cmd.push_back("c++-header");
+  cmd.push_back((work / "minitvm_emu_prelude.h").string());
+  cmd.push_back("-o");
+  cmd.push_back((work / "minitvm_emu_prelude.h.gch").string());
+  if (run_process(cmd, work / "pch.log") != 0) fs::remove(work / "minitvm_emu_prelude.h.gch", ec);
+  write_file(work / "ready", "");
+  fs::rename(work, final_path, ec);
+  if (ec) {
+    if (fs::exists(final_path / "ready")) {  // another process won the race
+      fs::remove_all(work, ec);
+      path = final_path;
+    } else {
+      path = work;  // unusual; use the private copy (left behind)
+    }
+    return;
+  }
+  path = final_path;
+}
 
 std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string& source, RewrittenSource rw) {
   auto ck = std::make_shared<CompiledKernels>();
