@@ -187,6 +187,7 @@ TEST(Simplify, MinMaxLogicSelect) {
   EXPECT_EQ(S(max(x, 0), r), "x");
   EXPECT_EQ(S(min(x, 16), r), "x");
   EXPECT_EQ(S(min(x, y), r), "min(x, y)");
+  EXPECT_EQ(S(min(min(x, 4), 8)), "min(x, 4)");
   EXPECT_EQ(S(x < 10 && y < 3, r), "(y < 3)");
   EXPECT_EQ(S(x < 10 || y < 3, r), "(bool)1");
   EXPECT_EQ(S(!(x < 0), r), "(bool)1");
@@ -258,6 +259,24 @@ TEST(SimplifyStmt, LikelyGuards) {
   auto* f = s2.as<ForNode>();
   ASSERT_TRUE(f);
   EXPECT_TRUE(f->body.as<StoreNode>());
+}
+
+TEST(SimplifyStmt, BranchConditionsBoundTheThenCase) {
+  Var buf = Var::buffer("A", DataType::Float(32));
+  Var i("i");
+  // if (likely(i < 1000)) { if (likely(i < 1000)) A[i] = ...; A[min(i, 999)] = ... }
+  Stmt inner = BlockNode::make({guarded_store(buf, i, 1000), StoreNode::make(buf, Expr(2.0f), min(i, 999))});
+  Stmt s = ForNode::make(i, 0, 1024, ForKind::Serial, IfThenElseNode::make(likely(i < 1000), inner));
+  std::string text = to_string(simplify(s));
+  size_t first = text.find("likely");
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_EQ(text.find("likely", first + 1), std::string::npos) << text;
+  EXPECT_EQ(text.find("min("), std::string::npos) << text;
+  // The fact does not leak past the branch.
+  Stmt after = BlockNode::make({IfThenElseNode::make(i < 10, StoreNode::make(buf, Expr(1.0f), i)),
+                                guarded_store(buf, i, 1000)});
+  std::string t2 = to_string(simplify(ForNode::make(i, 0, 1024, ForKind::Serial, after)));
+  EXPECT_NE(t2.find("likely((i < 1000))"), std::string::npos) << t2;
 }
 
 TEST(SimplifyStmt, ThreadExtentRanges) {

@@ -102,6 +102,10 @@ class Simplifier : public IRMutator {
   /** floordiv/floormod (trunc: truncdiv/truncmod) of a simplified numerator by a constant c > 0. */
   Expr div_by_const(const Expr& num, int64_t c, bool is_mod, bool trunc);
 
+  /** Facts from a branch condition: constant bounds of variables compared with constants in a
+   *  conjunction (likely() unwrapped). Returns what to hand to unassume() when leaving the branch. */
+  std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> assume(const Expr& cond);
+  void unassume(const std::vector<std::pair<const VarNode*, std::optional<ConstBound>>>& saved);
   /** Scoped range of a variable. */
   void push_range(const VarNode* v, const Range& r);
   void pop_range(const VarNode* v);

@@ -230,13 +230,13 @@ Expr Simplifier::min_max(bool is_min, const Expr& a, const Expr& b) {
 Expr Simplifier::visit(const MinNode* op, const Expr& self) {
   Expr a = mutate(op->a), b = mutate(op->b);
   Expr r = min_max(true, a, b);
-  if (r->kind() == NodeKind::Min && a.same_as(op->a) && b.same_as(op->b)) return self;
+  if (auto* m = r.as<MinNode>(); m && m->a.same_as(op->a) && m->b.same_as(op->b)) return self;
   return r;
 }
 Expr Simplifier::visit(const MaxNode* op, const Expr& self) {
   Expr a = mutate(op->a), b = mutate(op->b);
   Expr r = min_max(false, a, b);
-  if (r->kind() == NodeKind::Max && a.same_as(op->a) && b.same_as(op->b)) return self;
+  if (auto* m = r.as<MaxNode>(); m && m->a.same_as(op->a) && m->b.same_as(op->b)) return self;
   return r;
 }
 
@@ -364,7 +364,10 @@ Expr Simplifier::visit(const NotNode* op, const Expr& self) {
 Expr Simplifier::visit(const SelectNode* op, const Expr& self) {
   Expr c = mutate(op->condition);
   if (auto* i = as_const_int(c)) return mutate(*i ? op->true_value : op->false_value);
-  Expr t = mutate(op->true_value), f = mutate(op->false_value);
+  auto facts = assume(c);
+  Expr t = mutate(op->true_value);
+  unassume(facts);
+  Expr f = mutate(op->false_value);
   if (structural_equal(t, f)) return t;
   if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
   return SelectNode::make(c, t, f);
@@ -392,6 +395,12 @@ Expr Simplifier::visit(const CallNode* op, const Expr& self) {
   if (op->op == Intrinsic::IfThenElse && op->args.size() == 3) {
     Expr c = mutate(op->args[0]);
     if (auto* i = as_const_int(c)) return mutate(*i ? op->args[1] : op->args[2]);
+    auto facts = assume(c);
+    Expr t = mutate(op->args[1]);
+    unassume(facts);
+    Expr f = mutate(op->args[2]);
+    if (c.same_as(op->args[0]) && t.same_as(op->args[1]) && f.same_as(op->args[2])) return self;
+    return CallNode::make(op->dtype, Intrinsic::IfThenElse, {c, t, f});
   }
   return IRMutator::visit(op, self);
 }

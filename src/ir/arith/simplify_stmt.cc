@@ -20,6 +20,41 @@ void Simplifier::pop_range(const VarNode* v) {
   bounds_.clear_memo();
 }
 
+std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> Simplifier::assume(const Expr& cond) {
+  std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> saved;
+  std::vector<Expr> work{cond};
+  auto tighten = [&](const Expr& v, int64_t lo, int64_t hi) {
+    auto* var = v.as<VarNode>();
+    if (!var || !var->dtype.is_integral()) return;
+    ConstBound cur = bound(v);
+    ConstBound nb{std::max(cur.lo, lo), std::min(cur.hi, hi)};
+    saved.emplace_back(var, bounds_.set(var, nb));
+  };
+  while (!work.empty()) {
+    Expr c = work.back();
+    work.pop_back();
+    if (auto* call = c.as<CallNode>(); call && call->op == Intrinsic::Likely && call->args.size() == 1) {
+      work.push_back(call->args[0]);
+    } else if (auto* a = c.as<AndNode>()) {
+      work.push_back(a->a);
+      work.push_back(a->b);
+    } else if (auto* lt = c.as<LTNode>()) {
+      if (auto* k = as_const_int(lt->b)) tighten(lt->a, kNegInf, *k - 1);
+      if (auto* k = as_const_int(lt->a)) tighten(lt->b, *k + 1, kPosInf);
+    } else if (auto* le = c.as<LENode>()) {
+      if (auto* k = as_const_int(le->b)) tighten(le->a, kNegInf, *k);
+      if (auto* k = as_const_int(le->a)) tighten(le->b, *k, kPosInf);
+    } else if (auto* eq = c.as<EQNode>()) {
+      if (auto* k = as_const_int(eq->b)) tighten(eq->a, *k, *k);
+    }
+  }
+  return saved;
+}
+
+void Simplifier::unassume(const std::vector<std::pair<const VarNode*, std::optional<ConstBound>>>& saved) {
+  for (auto it = saved.rbegin(); it != saved.rend(); ++it) bounds_.restore(it->first, it->second);
+}
+
 Stmt Simplifier::visit(const ForNode* op, const Stmt& self) {
   Expr mn = mutate(op->min), ex = mutate(op->extent);
   if (auto* n = as_const_int(ex)) {
@@ -62,7 +97,9 @@ Stmt Simplifier::visit(const IfThenElseNode* op, const Stmt& self) {
     if (*i) return mutate(op->then_case);
     return op->else_case.defined() ? mutate(op->else_case) : make_nop();
   }
+  auto facts = assume(c);
   Stmt t = mutate(op->then_case);
+  unassume(facts);
   Stmt e = mutate(op->else_case);
   if (e.defined() && is_nop(e)) e = Stmt();
   if (is_nop(t) && !e.defined()) return make_nop();
