@@ -180,3 +180,25 @@ TEST(EmulatorKernels, LargerMatmulRunsInAFewSeconds) {
       ASSERT_NEAR(c[i * N + j], ref, 1e-4) << i << "," << j;
     }
 }
+
+// Casts the printer emits on local and shared arrays: float4 over a local array, a volatile shared
+// pointer (allreduce style), and an extern __shared__ array sized at launch.
+TEST(EmulatorKernels, LocalVectorCastVolatileSharedAndDynamicShared) {
+  const char* src = R"(extern "C" __global__ void casts_kernel0( float* __restrict__ out,  float* __restrict__ in) {
+   float v_local[8];
+  extern __shared__ float dyn[];
+  ((float4*)(v_local + 4))[0] = ((float4*)(in + (((int)threadIdx.x) * 4)))[0];
+  ((volatile __shared__ float*)dyn)[((int)threadIdx.x)] = (v_local[4] + v_local[7]);
+  __syncthreads();
+  out[((int)threadIdx.x)] = (dyn[((int)threadIdx.x)] + dyn[(((int)threadIdx.x) ^ 1)]);
+}
+)";
+  auto ck = compile(src);
+  std::vector<float> in(64), out(16, 0.0f);
+  for (int i = 0; i < 64; ++i) in[i] = static_cast<float>(i * i);
+  LaunchOptions opt;
+  opt.dynamic_shared_bytes = 16 * sizeof(float);
+  launch(*ck, "casts_kernel0", {1, 1, 1}, {16, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)}, opt);
+  auto s = [&](int t) { return in[t * 4] + in[t * 4 + 3]; };
+  for (int t = 0; t < 16; ++t) EXPECT_EQ(out[t], s(t) + s(t ^ 1)) << t;
+}

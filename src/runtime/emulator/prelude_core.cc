@@ -255,8 +255,18 @@ struct __emu_sptr {
   __emu_sref<T> operator*() const { return __at(0); }
   template <class I, EMU_INTEGRAL(I)> __emu_sptr operator+(I i) const { return __emu_sptr(b, off + (int64_t)i); }
   template <class I, EMU_INTEGRAL(I)> __emu_sptr operator-(I i) const { return __emu_sptr(b, off - (int64_t)i); }
+  /* Casts to another element type open a window; a cast to the same element type (e.g.
+     `(volatile float*)red_buf`) may be subscripted freely, so it yields the raw address (those
+     accesses are not checked). */
   template <class U>
-  explicit operator U*() const { return __emu_win_open<U>(b, off * (int64_t)sizeof(T)); }
+  explicit operator U*() const {
+    if constexpr (std::is_same<typename std::remove_cv<U>::type, typename std::remove_cv<T>::type>::value) {
+      __emu_win_flush();
+      return (U*)(void*)((T*)b->base + off);
+    } else {
+      return __emu_win_open<U>(b, off * (int64_t)sizeof(T));
+    }
+  }
 };
 template <class I, class T, EMU_INTEGRAL(I)>
 static inline __emu_sptr<T> operator+(I i, const __emu_sptr<T>& p) { return p + i; }
