@@ -10,7 +10,15 @@
  *   bounds, removal of always-true/false conditions. `ranges` maps loop variables to their ranges.
  * - `can_prove(cond, ranges)`: true only when cond holds for every value in the ranges.
  *
- * All functions are pure and deterministic.
+ * Canonical integer form (signed scalar ints): a sum of `coeff*atom` terms plus a constant, atoms
+ * being the non-linear parts (variables, floordiv/floormod, min/max, loads, products of
+ * non-constants). Rebuilt as TVM prints it: positive terms in order of first appearance, then the
+ * constant (`(x + -1)`), then subtracted negative terms (`((y*2) + 1) - (x*2)`). Comparisons move
+ * constants right and divide by the coefficients' gcd (`(x + 1) < 5` -> `x < 4`, `x > 5` ->
+ * `5 < x`). Floats are only constant-folded, never reassociated. Proofs use constant bounds of
+ * the variables first and, when some range is symbolic (`i` in [0, n)), symbolic intervals.
+ *
+ * All functions are pure and deterministic (the implementation lives in src/ir/arith/).
  */
 #pragma once
 
@@ -42,9 +50,11 @@ IntervalSet interval_union(const IntervalSet& a, const IntervalSet& b);
 
 /** Simplify an expression under the given variable ranges. */
 Expr simplify(const Expr& e, const RangeMap& ranges = {});
-/** Simplify every expression of a statement; loop variables get their loop ranges; removes
- *  if-branches and likely() guards that are provably true/false, loops of extent 0, and
- *  constant-condition selects. */
+/** Simplify every expression of a statement. For loop variables get [min, min + extent) and
+ *  thread-extent AttrStmt IterVars [0, extent) while their bodies are simplified; a branch
+ *  condition `v < c` / `c < v` / `v == c` (inside likely() and &&) bounds v in the then-case.
+ *  Removes if-branches and likely() guards that are provably true/false, loops of extent 0 (and
+ *  loops/ifs left empty), substitutes loops of extent 1 and lets of constants/variables. */
 Stmt simplify(const Stmt& s, const RangeMap& ranges = {});
 /** True only if cond is provably true for all values in ranges. */
 bool can_prove(const Expr& cond, const RangeMap& ranges = {});
