@@ -1,7 +1,12 @@
-# Pooling frontend: parameter planning/validation, ONNX attributes, the reference executor and the
-# PyTorch golden conformance suite (tests/data/pool/<op>.jsonl).
+# Pooling frontend: parameter planning/validation, ONNX attributes, the reference executor, the
+# PyTorch golden conformance suite (tests/data/pool/<op>.jsonl) and ONNX's pooling node tests
+# (Debian libonnx-testdata; skipped with a message when absent or when built without ONNX).
+if(MINITVM_POOL_LOCAL_ONNX)  # local opt-in until the top CMakeLists.txt includes cmake/onnx.cmake
+  include(${PROJECT_SOURCE_DIR}/cmake/onnx.cmake)
+endif()
 minitvm_test(test_frontend LABEL unit MODULES frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_onnx_attrs.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_pool_reference.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_pool_reference.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_onnx_loader.cc)

@@ -1,0 +1,347 @@
+// frontend::onnx: ONNX model and TensorProto loading through libonnx-dev's protobuf classes, the
+// node -> PoolPlan mapping, and the node-test runner. Compiled to stubs without MINITVM_HAVE_ONNX.
+#include "minitvm/frontend/onnx_loader.h"
+
+#include <cmath>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <set>
+#include <sstream>
+
+#ifdef MINITVM_HAVE_ONNX
+#include <onnx/onnx_pb.h>
+#endif
+
+namespace minitvm {
+namespace frontend {
+namespace onnx {
+
+#ifndef MINITVM_HAVE_ONNX
+
+namespace {
+[[noreturn]] void no_onnx() {
+  throw CompileError("frontend::onnx: minitvm was built without ONNX support (libonnx-dev and protobuf; see cmake/onnx.cmake)");
+}
+}  // namespace
+
+bool available() { return false; }
+Model load_model(const std::string&) { no_onnx(); }
+HostArray load_tensor(const std::string&) { no_onnx(); }
+std::vector<HostArray> run_model(const Model&, const std::vector<HostArray>&, PoolExecutor&) { no_onnx(); }
+NodeTestResult run_node_test(const std::string& dir, PoolExecutor&) {
+  NodeTestResult r;
+  r.dir = dir;
+  r.failures.push_back(dir + ": built without ONNX support");
+  return r;
+}
+
+#else
+
+namespace {
+
+namespace fs = std::filesystem;
+
+DataType dtype_of(int32_t t, const std::string& what) {
+  switch (t) {
+    case ::onnx::TensorProto_DataType_FLOAT: return DataType::Float(32);
+    case ::onnx::TensorProto_DataType_DOUBLE: return DataType::Float(64);
+    case ::onnx::TensorProto_DataType_FLOAT16: return DataType::Float(16);
+    case ::onnx::TensorProto_DataType_BFLOAT16: return DataType::BFloat(16);
+    case ::onnx::TensorProto_DataType_INT64: return DataType::Int(64);
+    case ::onnx::TensorProto_DataType_INT32: return DataType::Int(32);
+    case ::onnx::TensorProto_DataType_INT8: return DataType::Int(8);
+    case ::onnx::TensorProto_DataType_UINT8: return DataType::UInt(8);
+    default: break;
+  }
+  MINITVM_USER_ERROR << "frontend::onnx: " << what << " has unsupported element type " << t;
+  return {};
+}
+
+HostArray tensor_from_proto(const ::onnx::TensorProto& t) {
+  std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+  DataType dt = dtype_of(t.data_type(), "tensor '" + t.name() + "'");
+  HostArray a(dt, shape);
+  if (!t.raw_data().empty()) {
+    MINITVM_USER_CHECK(t.raw_data().size() == a.nbytes())
+        << "frontend::onnx: tensor '" << t.name() << "' raw_data has " << t.raw_data().size() << " bytes, expected "
+        << a.nbytes();
+    std::memcpy(a.raw(), t.raw_data().data(), a.nbytes());
+    return a;
+  }
+  auto fill = [&](const auto& field) {
+    MINITVM_USER_CHECK(static_cast<int64_t>(field.size()) == a.numel())
+        << "frontend::onnx: tensor '" << t.name() << "' holds " << field.size() << " values for " << a.numel()
+        << " elements";
+    for (int64_t i = 0; i < a.numel(); ++i) a.set(i, static_cast<double>(field.Get(static_cast<int>(i))));
+  };
+  if (dt == DataType::Float(32)) fill(t.float_data());
+  else if (dt == DataType::Float(64)) fill(t.double_data());
+  else if (dt == DataType::Int(64)) fill(t.int64_data());
+  else if (dt == DataType::Int(32) || dt == DataType::Int(8) || dt == DataType::UInt(8)) fill(t.int32_data());
+  else MINITVM_USER_ERROR << "frontend::onnx: tensor '" << t.name() << "' of " << dt.str() << " needs raw_data";
+  return a;
+}
+
+ValueInfo value_info(const ::onnx::ValueInfoProto& v) {
+  ValueInfo info;
+  info.name = v.name();
+  const auto& tt = v.type().tensor_type();
+  info.dtype = dtype_of(tt.elem_type(), "graph value '" + v.name() + "'");
+  for (const auto& d : tt.shape().dim()) info.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+  return info;
+}
+
+std::string node_label(const ::onnx::NodeProto& n, int index) {
+  return "node '" + (n.name().empty() ? "#" + std::to_string(index) : n.name()) + "' (" + n.op_type() + ")";
+}
+
+const std::map<std::string, std::set<std::string>>& allowed_attributes() {
+  static const std::map<std::string, std::set<std::string>> m = {
+      {"MaxPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
+      {"AveragePool", {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}},
+      {"LpPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "p", "pads", "strides"}},
+      {"GlobalMaxPool", {}},
+      {"GlobalAveragePool", {}},
+      {"GlobalLpPool", {"p"}},
+      {"MaxUnpool", {"kernel_shape", "pads", "strides"}},
+  };
+  return m;
+}
+
+Node parse_node(const ::onnx::NodeProto& n, int index) {
+  const std::string label = node_label(n, index);
+  auto it = allowed_attributes().find(n.op_type());
+  MINITVM_USER_CHECK(it != allowed_attributes().end() && (n.domain().empty() || n.domain() == "ai.onnx"))
+      << "frontend::onnx: " << label << ": unsupported operator '" << n.op_type() << "'"
+      << (n.domain().empty() ? "" : " in domain '" + n.domain() + "'");
+  Node node;
+  node.name = n.name().empty() ? "#" + std::to_string(index) : n.name();
+  node.op_type = n.op_type();
+  node.inputs.assign(n.input().begin(), n.input().end());
+  node.outputs.assign(n.output().begin(), n.output().end());
+  OnnxPoolAttrs& a = node.attrs;
+  a.op_type = n.op_type();
+  a.node_name = node.name;
+  for (const auto& at : n.attribute()) {
+    const std::string& k = at.name();
+    MINITVM_USER_CHECK(it->second.count(k)) << "frontend::onnx: " << label << ": unsupported attribute '" << k << "'";
+    auto ints = [&] {
+      MINITVM_USER_CHECK(at.type() == ::onnx::AttributeProto_AttributeType_INTS)
+          << "frontend::onnx: " << label << ": attribute '" << k << "' must be a list of ints";
+      return std::vector<int64_t>(at.ints().begin(), at.ints().end());
+    };
+    auto one_int = [&] {
+      MINITVM_USER_CHECK(at.type() == ::onnx::AttributeProto_AttributeType_INT)
+          << "frontend::onnx: " << label << ": attribute '" << k << "' must be an int";
+      return static_cast<int64_t>(at.i());
+    };
+    if (k == "auto_pad") a.auto_pad = at.s();
+    else if (k == "kernel_shape") a.kernel_shape = ints();
+    else if (k == "strides") a.strides = ints();
+    else if (k == "pads") a.pads = ints();
+    else if (k == "dilations") a.dilations = ints();
+    else if (k == "ceil_mode") a.ceil_mode = one_int();
+    else if (k == "count_include_pad") a.count_include_pad = one_int();
+    else if (k == "storage_order") a.storage_order = one_int();
+    else if (k == "p") {
+      if (at.type() == ::onnx::AttributeProto_AttributeType_FLOAT) {  // LpPool-1 had a float p
+        MINITVM_USER_CHECK(at.f() == std::floor(at.f()) && at.f() > 0)
+            << "frontend::onnx: " << label << ": attribute 'p' = " << at.f() << " is not a positive integer";
+        a.p = static_cast<int64_t>(at.f());
+      } else {
+        a.p = one_int();
+      }
+    }
+  }
+  a.want_indices = n.op_type() == "MaxPool" && node.outputs.size() > 1 && !node.outputs[1].empty();
+  return node;
+}
+
+// ONNX MaxUnpool: zeros of the unpooled shape, then Y.flat[I[j]] = X[j].
+HostArray max_unpool(const Node& n, const HostArray& x, const HostArray& idx, const HostArray* out_shape) {
+  const auto& xs = x.shape();
+  int rank = static_cast<int>(xs.size()) - 2;
+  MINITVM_USER_CHECK(rank >= 1) << "frontend::onnx: node '" << n.name << "' (MaxUnpool): input rank must be >= 3";
+  MINITVM_USER_CHECK(static_cast<int>(n.attrs.kernel_shape.size()) == rank)
+      << "frontend::onnx: node '" << n.name << "' (MaxUnpool): attribute 'kernel_shape' must have " << rank << " values";
+  // Indices address the inferred unpooled shape; an explicit output_shape keeps each element's
+  // coordinates (ONNX's with_output_shape node test places them top-left in the larger output).
+  std::vector<int64_t> inferred = {xs[0], xs[1]};
+  for (int i = 0; i < rank; ++i) {
+    int64_t s = n.attrs.strides.empty() ? 1 : n.attrs.strides[i];
+    int64_t pb = n.attrs.pads.empty() ? 0 : n.attrs.pads[i];
+    int64_t pe = n.attrs.pads.empty() ? 0 : n.attrs.pads[rank + i];
+    inferred.push_back((xs[2 + i] - 1) * s - pb - pe + n.attrs.kernel_shape[i]);
+  }
+  std::vector<int64_t> shape = inferred;
+  if (out_shape) {
+    shape.clear();
+    for (int64_t i = 0; i < out_shape->numel(); ++i) shape.push_back(out_shape->get_int(i));
+    MINITVM_USER_CHECK(shape.size() == inferred.size())
+        << "frontend::onnx: node '" << n.name << "' (MaxUnpool): output_shape has rank " << shape.size()
+        << ", expected " << inferred.size();
+  }
+  auto remap = [&](int64_t flat) {
+    int64_t out = 0, scale = 1;
+    for (int d = static_cast<int>(inferred.size()) - 1; d >= 0; --d) {
+      int64_t c = flat % inferred[d];
+      flat /= inferred[d];
+      MINITVM_USER_CHECK(c < shape[d]) << "frontend::onnx: node '" << n.name
+                                       << "' (MaxUnpool): output_shape is smaller than the unpooled shape";
+      out += c * scale;
+      scale *= shape[d];
+    }
+    return out;
+  };
+  HostArray y(x.dtype(), shape);
+  MINITVM_USER_CHECK(idx.numel() == x.numel())
+      << "frontend::onnx: node '" << n.name << "' (MaxUnpool): I and X must have the same size";
+  for (int64_t j = 0; j < x.numel(); ++j) {
+    int64_t i = idx.get_int(j);
+    int64_t inferred_numel = 1;
+    for (int64_t v : inferred) inferred_numel *= v;
+    MINITVM_USER_CHECK(i >= 0 && i < inferred_numel)
+        << "frontend::onnx: node '" << n.name << "' (MaxUnpool): index " << i << " outside the output";
+    y.set(remap(i), x.get(j));
+  }
+  return y;
+}
+
+std::string fmt(double v) {
+  std::ostringstream os;
+  os.precision(9);
+  os << v;
+  return os.str();
+}
+
+std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefix) {
+  std::vector<fs::path> files;
+  for (const auto& e : fs::directory_iterator(dir))
+    if (e.path().filename().string().rfind(prefix, 0) == 0) files.push_back(e.path());
+  // input_10 after input_9: order by the number after the prefix.
+  std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
+    auto num = [&](const fs::path& p) {
+      std::string s = p.stem().string().substr(prefix.size());
+      return s.empty() ? 0L : std::stol(s);
+    };
+    return num(a) < num(b);
+  });
+  return files;
+}
+
+}  // namespace
+
+bool available() { return true; }
+
+Model load_model(const std::string& path) {
+  ::onnx::ModelProto proto;
+  std::ifstream in(path, std::ios::binary);
+  MINITVM_USER_CHECK(in.good()) << "frontend::onnx: cannot open model " << path;
+  MINITVM_USER_CHECK(proto.ParseFromIstream(&in)) << "frontend::onnx: " << path << " is not an ONNX ModelProto";
+  Model m;
+  for (const auto& o : proto.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") m.opset = o.version();
+  const auto& g = proto.graph();
+  std::set<std::string> inits;
+  for (const auto& t : g.initializer()) inits.insert(t.name());
+  MINITVM_USER_CHECK(g.initializer_size() == 0)
+      << "frontend::onnx: " << path << ": graph initializers are not supported (pooling graphs have none)";
+  for (const auto& v : g.input())
+    if (!inits.count(v.name())) m.inputs.push_back(value_info(v));
+  for (const auto& v : g.output()) m.outputs.push_back(value_info(v));
+  for (int i = 0; i < g.node_size(); ++i) m.nodes.push_back(parse_node(g.node(i), i));
+  return m;
+}
+
+HostArray load_tensor(const std::string& path) {
+  ::onnx::TensorProto t;
+  std::ifstream in(path, std::ios::binary);
+  MINITVM_USER_CHECK(in.good()) << "frontend::onnx: cannot open tensor " << path;
+  MINITVM_USER_CHECK(t.ParseFromIstream(&in)) << "frontend::onnx: " << path << " is not a TensorProto";
+  return tensor_from_proto(t);
+}
+
+std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray>& inputs, PoolExecutor& exec) {
+  MINITVM_USER_CHECK(inputs.size() == model.inputs.size())
+      << "frontend::onnx: the model has " << model.inputs.size() << " inputs, " << inputs.size() << " given";
+  std::map<std::string, HostArray> values;
+  for (size_t i = 0; i < inputs.size(); ++i) values[model.inputs[i].name] = inputs[i];
+  auto get = [&](const Node& n, size_t k) -> const HostArray& {
+    MINITVM_USER_CHECK(k < n.inputs.size() && values.count(n.inputs[k]))
+        << "frontend::onnx: node '" << n.name << "' (" << n.op_type << "): input " << k << " is not available";
+    return values.at(n.inputs[k]);
+  };
+  for (const Node& n : model.nodes) {
+    if (n.op_type == "MaxUnpool") {
+      const HostArray* shape = n.inputs.size() > 2 && !n.inputs[2].empty() ? &get(n, 2) : nullptr;
+      values[n.outputs.at(0)] = max_unpool(n, get(n, 0), get(n, 1), shape);
+      continue;
+    }
+    const HostArray& x = get(n, 0);
+    PoolPlan plan = plan_onnx_pool(n.attrs, x.shape(), x.dtype());
+    PoolForwardResult r = exec.forward(plan, x);
+    values[n.outputs.at(0)] = r.output;
+    if (plan.return_indices) values[n.outputs.at(1)] = r.indices;
+  }
+  std::vector<HostArray> outs;
+  for (const auto& o : model.outputs) {
+    MINITVM_USER_CHECK(values.count(o.name)) << "frontend::onnx: graph output '" << o.name << "' is never produced";
+    outs.push_back(values.at(o.name));
+  }
+  return outs;
+}
+
+NodeTestResult run_node_test(const std::string& dir, PoolExecutor& exec) {
+  NodeTestResult r;
+  r.dir = dir;
+  std::string name = fs::path(dir).filename().string();
+  try {
+    Model m = load_model((fs::path(dir) / "model.onnx").string());
+    auto sets = sorted_files(dir, "test_data_set_");
+    if (sets.empty()) r.failures.push_back(name + ": no test_data_set_* directory");
+    for (const auto& set : sets) {
+      std::vector<HostArray> ins, want;
+      for (const auto& f : sorted_files(set, "input_")) ins.push_back(load_tensor(f.string()));
+      for (const auto& f : sorted_files(set, "output_")) want.push_back(load_tensor(f.string()));
+      std::vector<HostArray> got = run_model(m, ins, exec);
+      std::string where = name + ": " + set.filename().string();
+      if (got.size() != want.size()) {
+        r.failures.push_back(where + ": " + std::to_string(got.size()) + " outputs, expected " + std::to_string(want.size()));
+        continue;
+      }
+      for (size_t k = 0; k < got.size(); ++k) {
+        const HostArray &g = got[k], &w = want[k];
+        std::string out = where + " output " + std::to_string(k);
+        if (g.dtype() != w.dtype() || g.shape() != w.shape()) {
+          r.failures.push_back(out + ": got " + g.dtype().str() + " of " + std::to_string(g.shape().size()) +
+                               "-d shape, expected " + w.dtype().str() + " (shape or dtype differs)");
+          continue;
+        }
+        int64_t bad = 0, first = -1;
+        for (int64_t i = 0; i < g.numel(); ++i) {
+          double a = g.get(i), b = w.get(i);
+          bool ok = w.dtype().is_floating()
+                        ? ((std::isnan(a) && std::isnan(b)) || a == b || std::abs(a - b) <= 1e-7 + 1e-3 * std::abs(b))
+                        : g.get_int(i) == w.get_int(i);
+          if (!ok && bad++ == 0) first = i;
+        }
+        if (bad)
+          r.failures.push_back(out + " differs at index " + std::to_string(first) + ": got " + fmt(g.get(first)) +
+                               ", expected " + fmt(w.get(first)) + " (" + std::to_string(bad) + " of " +
+                               std::to_string(g.numel()) + " differ)");
+      }
+    }
+  } catch (const std::exception& e) {
+    r.failures.push_back(name + ": " + e.what());
+  }
+  r.passed = r.failures.empty();
+  return r;
+}
+
+#endif  // MINITVM_HAVE_ONNX
+
+}  // namespace onnx
+}  // namespace frontend
+}  // namespace minitvm
