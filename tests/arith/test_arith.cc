@@ -177,6 +177,10 @@ TEST(Simplify, Comparisons) {
   EXPECT_TRUE(can_prove(i + 1 <= n, rn));
   EXPECT_FALSE(can_prove(i + 1 < n, rn));
   EXPECT_EQ(S(!(x < n)), "(n <= x)");
+  // An undefined range (an unbound thread axis) is just unknown.
+  RangeMap ru{{i.get(), Range()}, {x.get(), Range(0, n)}};
+  EXPECT_FALSE(can_prove(i < n, ru));
+  EXPECT_TRUE(can_prove(x < n, ru));
 }
 
 TEST(Simplify, MinMaxLogicSelect) {

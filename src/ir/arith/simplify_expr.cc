@@ -73,7 +73,7 @@ bool Simplifier::prove_symbolic_upper(const Expr& d, int64_t limit) {
     if (n->kind() != NodeKind::Var) return;
     auto* v = static_cast<const VarNode*>(n.get());
     auto it = ranges_.find(v);
-    if (it == ranges_.end() || dom.count(v)) return;
+    if (it == ranges_.end() || !it->second.defined() || dom.count(v)) return;
     IntervalSet iv = IntervalSet::from_range(it->second);
     if (!as_const_int(iv.min) || !as_const_int(iv.max)) symbolic = true;
     dom[v] = iv;
