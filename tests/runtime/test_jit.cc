@@ -9,6 +9,7 @@
 
 #include "minitvm/runtime/module.h"
 #include "minitvm/runtime/thread_pool.h"
+#include "minitvm/support/logging.h"
 #include "runtime/cpu/jit.h"
 
 using namespace minitvm;
@@ -141,6 +142,8 @@ TEST(Jit, ModulesAreIsolatedAndOutliveTheirHandles) {
 
 TEST(Jit, ManyModulesCompileAndRelease) {
   // Each module's code is released with its last handle; compiling many in a row must not fail.
+  WarningCapture warnings;
+  const int64_t baseline = runtime::cpu::jit_live_modules();
   for (int k = 0; k < 20; ++k) {
     auto b = build_vadd("loop_fn", float(k));
     auto jit = runtime::cpu::jit_compile(std::move(b.mod), std::move(b.ctx));
@@ -152,7 +155,28 @@ TEST(Jit, ManyModulesCompileAndRelease) {
     fn(args);
     EXPECT_EQ(c, 1 + 2 * float(k));
     EXPECT_EQ(jit->lookup("not_defined"), nullptr);
+    EXPECT_EQ(runtime::cpu::jit_live_modules(), baseline + 1);
   }
+  EXPECT_EQ(runtime::cpu::jit_live_modules(), baseline);
+  EXPECT_TRUE(warnings.messages().empty());
+}
+
+namespace {
+extern "C" int32_t test_helper_triple(int32_t x) { return 3 * x; }
+}  // namespace
+
+TEST(Jit, DefinedSymbolsResolveInLaterModules) {
+  runtime::cpu::jit_define_symbol("minitvm_test_triple", reinterpret_cast<void*>(&test_helper_triple));
+  EXPECT_THROW(runtime::cpu::jit_define_symbol("minitvm_test_triple", nullptr), CompileError);
+  const std::string ir = "declare i32 @minitvm_test_triple(i32)\n"
+                         "define void @use_helper(ptr %args) {\n"
+                         "  %p = load ptr, ptr %args\n  %x = load i32, ptr %p\n"
+                         "  %y = call i32 @minitvm_test_triple(i32 %x)\n  store i32 %y, ptr %p\n  ret void\n}\n";
+  FunctionSignature sig{"use_helper", {{"X", ArgSpec::Kind::Buffer, DataType::Int(32), {1}}}};
+  runtime::Module m = runtime::cpu::make_llvm_module(runtime::cpu::jit_compile_ir(ir), {sig}, ir);
+  NDArray X = NDArray::from_vector(std::vector<int32_t>{14}, {1});
+  m.get_function("use_helper")(X);
+  EXPECT_EQ(X.to_vector<int32_t>()[0], 42);
 }
 
 TEST(Jit, TextIrCompilesAndCallsLibm) {

@@ -173,15 +173,26 @@ class Jit {
   std::string triple_, cpu_;
 };
 
+std::atomic<int64_t> g_live_modules{0};
+
 class JitModuleImpl final : public JitModule {
  public:
   JitModuleImpl(llvm::orc::JITDylib* jd, llvm::orc::ResourceTrackerSP rt, std::set<std::string> defined)
-      : jd_(jd), rt_(std::move(rt)), defined_(std::move(defined)) {}
+      : jd_(jd), rt_(std::move(rt)), defined_(std::move(defined)) {
+    g_live_modules.fetch_add(1);
+  }
 
   ~JitModuleImpl() override {
-    if (auto err = rt_->remove()) log_warning("JIT: releasing module code failed: " + to_string(std::move(err)));
-    if (auto err = Jit::get().lljit().getExecutionSession().removeJITDylib(*jd_))
+    bool ok = true;
+    if (auto err = rt_->remove()) {
+      ok = false;
+      log_warning("JIT: releasing module code failed: " + to_string(std::move(err)));
+    }
+    if (auto err = Jit::get().lljit().getExecutionSession().removeJITDylib(*jd_)) {
+      ok = false;
       log_warning("JIT: removing module dylib failed: " + to_string(std::move(err)));
+    }
+    if (ok) g_live_modules.fetch_sub(1);
   }
 
   void* lookup(const std::string& name) override {
@@ -261,6 +272,17 @@ std::string jit_optimized_ir(const std::string& llvm_ir_text) {
   mod->print(os, nullptr);
   return os.str();
 }
+
+void jit_define_symbol(const std::string& name, void* address) {
+  auto& lljit = Jit::get().lljit();
+  llvm::orc::SymbolMap symbols;
+  symbols[lljit.mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
+      llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  if (auto err = lljit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
+    throw CompileError("JIT: cannot define symbol '" + name + "': " + to_string(std::move(err)));
+}
+
+int64_t jit_live_modules() { return g_live_modules.load(); }
 
 std::string jit_target_description() { return Jit::get().description(); }
 

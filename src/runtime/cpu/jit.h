@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <cstdint>
 #include <memory>
 #include <string>
 #include <vector>
@@ -46,6 +47,15 @@ std::shared_ptr<JitModule> jit_compile(std::unique_ptr<llvm::Module> module,
 /** Parse textual LLVM IR and compile it; CompileError carries the parser diagnostic. */
 std::shared_ptr<JitModule> jit_compile_ir(const std::string& llvm_ir_text,
                                           const std::string& module_name = "minitvm");
+
+/**
+ * Make `name` resolve to `address` in every module compiled afterwards (e.g. a runtime helper the
+ * code generator calls). Throws CompileError if the name is already defined.
+ */
+void jit_define_symbol(const std::string& name, void* address);
+
+/** Number of compiled modules whose code is currently held by the JIT (released ones excluded). */
+int64_t jit_live_modules();
 
 /** The IR after the JIT's optimisation pipeline (O3 for the host CPU), for inspection and tests. */
 std::string jit_optimized_ir(const std::string& llvm_ir_text);
