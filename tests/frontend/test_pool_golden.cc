@@ -45,6 +45,7 @@ TEST(PoolGolden, AdaptiveMaxPool2d) { run_file("adaptive_max_pool2d", PoolLayout
 TEST(PoolGoldenChannelsLast, MaxPool1d) { run_file("max_pool1d", PoolLayout::ChannelsLast, 96); }
 TEST(PoolGoldenChannelsLast, MaxPool2d) { run_file("max_pool2d", PoolLayout::ChannelsLast, 580); }
 TEST(PoolGoldenChannelsLast, MaxPool3d) { run_file("max_pool3d", PoolLayout::ChannelsLast, 61); }
+TEST(PoolGoldenChannelsLast, AvgPool1d) { run_file("avg_pool1d", PoolLayout::ChannelsLast, 73); }
 TEST(PoolGoldenChannelsLast, AvgPool2d) { run_file("avg_pool2d", PoolLayout::ChannelsLast, 511); }
 TEST(PoolGoldenChannelsLast, AvgPool3d) { run_file("avg_pool3d", PoolLayout::ChannelsLast, 54); }
 TEST(PoolGoldenChannelsLast, AdaptiveAvgPool2d) { run_file("adaptive_avg_pool2d", PoolLayout::ChannelsLast, 245); }
