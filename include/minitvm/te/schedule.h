@@ -126,6 +126,9 @@ class Schedule {
 
 /** A schedule for computing `outputs`, with every op in the graph as a root stage. */
 Schedule create_schedule(const std::vector<Operation>& outputs);
+inline Schedule create_schedule(std::initializer_list<Operation> outputs) {
+  return create_schedule(std::vector<Operation>(outputs));
+}
 
 /** "blockIdx.x" -> (rank 0, dim 0); "threadIdx.y" -> (1, 1); "vthread" -> (1, -1); else (-1,-1). */
 std::pair<int, int> thread_scope_of(const std::string& tag);

@@ -1,0 +1,477 @@
+// Bound inference and loop-nest construction (TVM's InferBound + ScheduleOps, simplified).
+#include "minitvm/te/schedule_ops.h"
+
+#include <algorithm>
+#include <functional>
+#include <set>
+
+namespace minitvm::te {
+
+using namespace ir;
+
+namespace {
+
+using StagePtr = std::shared_ptr<StageNode>;
+
+int scope_rank(const std::string& scope) {
+  if (scope.empty() || scope == "global") return 0;
+  if (scope == "shared") return 1;
+  if (scope == "warp") return 2;
+  return 3;  // local
+}
+
+class Lowerer {
+ public:
+  explicit Lowerer(Schedule sch) : sch_(std::move(sch)) {}
+
+  ScheduleLowering run() {
+    inline_stages();
+    for (auto it = sch_.stages().rbegin(); it != sch_.stages().rend(); ++it) infer_stage(*it);
+    ScheduleLowering out;
+    out.body = build_root();
+    out.bounds = dom_;
+    return out;
+  }
+
+ private:
+  // ---- inlining ----------------------------------------------------------------------------------
+  void inline_stages() {
+    for (auto& s : sch_.stages()) {
+      if (s->attach_type != AttachType::Inline) continue;
+      auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+      MINITVM_ICHECK(c && c->body.size() == 1) << "inline of a non-simple compute";
+      const OperationNode* target = s->op.get();
+      std::vector<Var> args;
+      for (auto& iv : c->axis) args.push_back(iv->var);
+      Expr body = c->body[0];
+      class Inliner : public IRMutator {
+       public:
+        const OperationNode* target;
+        std::vector<Var>* args;
+        Expr* body;
+        using IRMutator::mutate;
+
+       protected:
+        Expr visit(const ProducerLoadNode* op, const Expr& self) override {
+          Expr r = IRMutator::visit(op, self);
+          if (op->op.get() != target) return r;
+          auto* p = r.as<ProducerLoadNode>();
+          VarMap vm;
+          for (size_t i = 0; i < args->size(); ++i) vm[(*args)[i].get()] = p->indices[i];
+          return substitute(*body, vm);
+        }
+      } inl;
+      inl.target = target;
+      inl.args = &args;
+      inl.body = &body;
+      std::unordered_map<const OperationNode*, Operation> cascade;
+      for (auto& other : sch_.stages()) {
+        if (other == s) continue;
+        auto* oc = dynamic_cast<const ComputeOpNode*>(other->op.get());
+        if (!oc) continue;
+        bool changed = false;
+        std::vector<Expr> nb;
+        for (auto& b : oc->body) {
+          Expr x = inl.mutate(b);
+          changed |= !x.same_as(b);
+          nb.push_back(x);
+        }
+        if (!changed) continue;
+        auto* n = new ComputeOpNode();
+        n->name = oc->name;
+        n->tag = oc->tag;
+        n->axis = oc->axis;
+        n->reduce_axis = oc->reduce_axis;
+        n->body = nb;
+        other->op = Operation(Ref<OperationNode>(n));
+      }
+      s->attach_type = AttachType::InlinedAlready;
+    }
+  }
+
+  // ---- helpers -----------------------------------------------------------------------------------
+  static std::vector<IterVar> root_vars(const StagePtr& s) {
+    std::vector<IterVar> r = s->op.axis();
+    for (auto& iv : s->op.reduce_axis()) r.push_back(iv);
+    return r;
+  }
+  const IterVarAttr* attr_of(const StagePtr& s, const IterVar& iv) const {
+    auto it = s->iter_var_attrs.find(iv.get());
+    return it == s->iter_var_attrs.end() ? nullptr : &it->second;
+  }
+  IterVar bound_thread(const StagePtr& s, const IterVar& iv) const {
+    auto* a = attr_of(s, iv);
+    return a ? a->bind_thread : IterVar();
+  }
+  Expr extent_of(const IterVar& iv) const {
+    auto it = dom_.find(iv.get());
+    MINITVM_ICHECK(it != dom_.end()) << "no bound for " << iv->var->name_hint;
+    return it->second.extent();
+  }
+  bool is_live(const StagePtr& s) const {
+    return s->op.op_type() == OpType::Compute && s->attach_type != AttachType::InlinedAlready &&
+           s->attach_type != AttachType::Inline;
+  }
+
+  /** The expression each leaf var takes in generated code: its own var, its thread var, or 0. */
+  Expr leaf_value(const StagePtr& s, const IterVar& iv) const {
+    if (IterVar t = bound_thread(s, iv); t.defined()) return t->var;
+    if (is_one(extent_of(iv))) return make_zero(iv->var.dtype());
+    return iv->var;
+  }
+
+  /** Root-var values (absolute) in terms of leaf values, passing up through the relations. */
+  std::unordered_map<const IterVarNode*, Expr> pass_up(const StagePtr& s,
+                                                       const std::function<Expr(const IterVar&)>& leaf) const {
+    std::unordered_map<const IterVarNode*, Expr> v;
+    for (auto& iv : s->leaf_iter_vars) v[iv.get()] = leaf(iv);
+    for (auto it = s->relations.rbegin(); it != s->relations.rend(); ++it) {
+      auto& r = *it;
+      if (r.kind == IterVarRelation::Kind::Split) {
+        Expr f = extent_of(r.inner);
+        v[r.parent.get()] = v.at(r.outer.get()) * f + v.at(r.inner.get());
+      } else if (r.kind == IterVarRelation::Kind::Fuse) {
+        Expr ie = extent_of(r.inner);
+        Expr fv = v.at(r.fused.get());
+        v[r.outer.get()] = is_one(ie) ? fv : floordiv(fv, ie);
+        v[r.inner.get()] = is_one(ie) ? make_zero(fv.dtype()) : floormod(fv, ie);
+      }
+    }
+    for (auto& iv : root_vars(s)) {
+      Expr off = v.count(iv.get()) ? v.at(iv.get()) : make_zero(iv->var.dtype());
+      v[iv.get()] = simplify(dom_.at(iv.get()).min() + off);
+    }
+    return v;
+  }
+
+  /** Loops enclosing the attach point of s: (stage, leaf iter var) pairs, innermost last. */
+  std::vector<std::pair<StagePtr, IterVar>> enclosing_loops(const StagePtr& s) const {
+    std::vector<std::pair<StagePtr, IterVar>> out;
+    StagePtr cur = s;
+    while (cur && cur->attach_type == AttachType::Scope) {
+      StagePtr parent = cur->attach_stage;
+      std::vector<std::pair<StagePtr, IterVar>> part;
+      for (auto& iv : parent->leaf_iter_vars) {
+        part.push_back({parent, iv});
+        if (iv.same_as(cur->attach_ivar)) break;
+      }
+      out.insert(out.begin(), part.begin(), part.end());
+      cur = parent;
+    }
+    return out;
+  }
+
+  // ---- bound inference ---------------------------------------------------------------------------
+  void infer_stage(const StagePtr& s) {
+    if (!is_live(s)) return;
+    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    std::vector<IntervalSet> region(c->axis.size());
+    std::vector<bool> touched(c->axis.size(), false);
+    if (s->is_output) {
+      for (size_t i = 0; i < c->axis.size(); ++i) region[i] = IntervalSet::from_range(c->axis[i]->dom);
+      std::fill(touched.begin(), touched.end(), true);
+    } else {
+      // Loops enclosing s stay fixed when computing consumers' regions, except thread axes that the
+      // storage scope of s is shared across.
+      std::set<const IterVarNode*> fixed;
+      int rank = scope_rank(s->scope);
+      for (auto& [st, iv] : enclosing_loops(s)) {
+        IterVar t = bound_thread(st, iv);
+        if (t.defined()) {
+          auto [trank, dim] = thread_scope_of(t->thread_tag);
+          if (rank <= trank) continue;  // relaxed
+        }
+        fixed.insert(iv.get());
+      }
+      for (auto& cons : sch_.stages()) {
+        if (!is_live(cons) || cons == s) continue;
+        auto* cc = dynamic_cast<const ComputeOpNode*>(cons->op.get());
+        IntervalMap leaf_dom;
+        for (auto& lv : cons->leaf_iter_vars) {
+          Expr val = leaf_value(cons, lv);
+          if (fixed.count(lv.get())) {
+            leaf_dom[lv->var.get()] = IntervalSet::point(val);
+          } else {
+            Expr ext = extent_of(lv);
+            leaf_dom[lv->var.get()] = {make_zero(ext.dtype()), simplify(ext - 1)};
+          }
+        }
+        // Values of the consumer's root vars in terms of its leaf vars (not thread vars, so that
+        // relaxed leaf vars can be bounded).
+        auto vals = pass_up(cons, [&](const IterVar& lv) -> Expr {
+          if (is_one(extent_of(lv))) return make_zero(lv->var.dtype());
+          return lv->var;
+        });
+        VarMap vm;
+        for (auto& rv : root_vars(cons)) vm[rv->var.get()] = vals.at(rv.get());
+        auto visit_loads = [&](const Expr& e) {
+          post_order_visit(e, [&](const Ref<Object>& n) {
+            auto* p = n.as<ProducerLoadNode>();
+            if (!p || p->op.get() != s->op.get()) return;
+            for (size_t d = 0; d < p->indices.size(); ++d) {
+              IntervalSet is = eval_interval(substitute(p->indices[d], vm), leaf_dom);
+              region[d] = touched[d] ? interval_union(region[d], is) : is;
+              touched[d] = true;
+            }
+          });
+        };
+        for (auto& b : cc->body) {
+          if (auto* r = b.as<ReduceNode>()) {
+            for (auto& src : r->source) visit_loads(src);
+            visit_loads(r->condition);
+          } else {
+            visit_loads(b);
+          }
+        }
+      }
+    }
+    for (size_t i = 0; i < c->axis.size(); ++i) {
+      const Range& full = c->axis[i]->dom;
+      Range r = full;
+      if (touched[i] && region[i].is_bounded()) {
+        Expr mn = simplify(region[i].min);
+        Expr ext = simplify(region[i].max - region[i].min + 1);
+        if (!as_const_int(ext)) {
+          int64_t ub;
+          if (const_upper_bound(ext, all_ranges_, &ub)) ext = make_const(ext.dtype(), ub);
+        }
+        r = Range(mn, ext);
+      }
+      dom_[c->axis[i].get()] = r;
+    }
+    for (auto& iv : c->reduce_axis) dom_[iv.get()] = iv->dom;
+    pass_down(s);
+  }
+
+  void pass_down(const StagePtr& s) {
+    for (auto& r : s->relations) {
+      if (r.kind == IterVarRelation::Kind::Split) {
+        Expr e = dom_.at(r.parent.get()).extent();
+        Expr f, n;
+        if (r.factor.defined()) {
+          f = r.factor;
+          n = simplify(floordiv(e + f - 1, f));
+        } else {
+          n = r.nparts;
+          f = simplify(floordiv(e + n - 1, n));
+        }
+        dom_[r.outer.get()] = Range(make_zero(e.dtype()), n);
+        dom_[r.inner.get()] = Range(make_zero(e.dtype()), f);
+      } else if (r.kind == IterVarRelation::Kind::Fuse) {
+        Expr e = simplify(dom_.at(r.outer.get()).extent() * dom_.at(r.inner.get()).extent());
+        dom_[r.fused.get()] = Range(make_zero(e.dtype()), e);
+      }
+    }
+    for (auto& lv : s->leaf_iter_vars) {
+      Expr ext = dom_.at(lv.get()).extent();
+      all_ranges_[lv->var.get()] = Range(make_zero(ext.dtype()), ext);
+      if (IterVar t = bound_thread(s, lv); t.defined()) all_ranges_[t->var.get()] = Range(make_zero(ext.dtype()), ext);
+    }
+  }
+
+  // ---- loop nests --------------------------------------------------------------------------------
+  struct Loop {
+    IterVar iv;
+    std::function<Stmt(Stmt)> wrap;
+  };
+
+  std::function<Stmt(Stmt)> loop_wrapper(const StagePtr& s, const IterVar& iv, const Var& loop_var) {
+    Expr ext = extent_of(iv);
+    const IterVarAttr* a = attr_of(s, iv);
+    IterVar t = a ? a->bind_thread : IterVar();
+    std::vector<std::pair<std::string, Expr>> pragmas;
+    if (a) pragmas = a->pragmas;
+    ForKind kind = a ? a->for_kind : ForKind::Serial;
+    return [=](Stmt body) -> Stmt {
+      Stmt out;
+      if (t.defined()) {
+        AttrKind k = (t->thread_tag == "vthread" || t->thread_tag == "cthread") ? AttrKind::VirtualThread
+                                                                                : AttrKind::ThreadExtent;
+        out = AttrStmtNode::make(t, k, ext, body);
+      } else if (is_one(ext)) {
+        out = body;
+      } else {
+        out = ForNode::make(loop_var, make_zero(ext.dtype()), ext, kind, body);
+      }
+      for (auto it = pragmas.rbegin(); it != pragmas.rend(); ++it) {
+        AttrKind k = it->first == "auto_unroll_max_step" ? AttrKind::PragmaAutoUnrollMaxStep
+                     : it->first == "unroll_explicit"    ? AttrKind::PragmaUnrollExplicit
+                                                         : AttrKind::Pragma;
+        out = AttrStmtNode::make(iv, k, it->second, out, it->first);
+      }
+      return out;
+    };
+  }
+
+  /** Statements of stages attached at (s, iv), each realized around `rest`. */
+  Stmt attach_children(const StagePtr& s, const IterVar& iv, Stmt rest) {
+    std::vector<StagePtr> kids;
+    for (auto& c : sch_.stages())
+      if (is_live(c) && c->attach_type == AttachType::Scope && c->attach_stage == s && c->attach_ivar.same_as(iv))
+        kids.push_back(c);
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) rest = realize(*it, BlockNode::make({produce(*it), rest}));
+    return rest;
+  }
+
+  Stmt realize(const StagePtr& s, Stmt body) {
+    std::vector<Range> bounds;
+    for (auto& iv : s->op.axis()) bounds.push_back(dom_.at(iv.get()));
+    StorageScope scope = s->scope.empty() ? StorageScope::Global : parse_storage_scope(s->scope);
+    for (int i = s->op.num_outputs() - 1; i >= 0; --i)
+      body = RealizeNode::make(s->op, i, s->op->output_dtype(i), bounds, scope, Expr(), body);
+    return body;
+  }
+
+  /** Guards for root vars whose values may leave their inferred range or the tensor. */
+  Expr bound_predicate(const StagePtr& s, const std::unordered_map<const IterVarNode*, Expr>& vals,
+                       bool reduce_vars) {
+    RangeMap ranges = all_ranges_;
+    Expr pred;
+    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    auto check = [&](const IterVar& iv) {
+      Expr v = vals.at(iv.get());
+      const Range& inferred = dom_.at(iv.get());
+      for (const Range& r : {inferred, iv->dom}) {
+        Expr upper = simplify(r.min() + r.extent());
+        if (!can_prove(v < upper, ranges)) {
+          Expr p = v < upper;
+          pred = pred.defined() ? (pred && p) : p;
+        }
+        if (!can_prove(v >= r.min(), ranges)) {
+          Expr p = v >= r.min();
+          pred = pred.defined() ? (pred && p) : p;
+        }
+        if (&r == &inferred && structural_equal(r.min(), iv->dom.min()) && structural_equal(r.extent(), iv->dom.extent()))
+          break;
+      }
+    };
+    if (!reduce_vars) {
+      for (auto& iv : c->axis) check(iv);
+    } else {
+      for (auto& iv : c->reduce_axis) check(iv);
+    }
+    return pred;
+  }
+
+  Stmt guard(Expr pred, Stmt body) {
+    if (!pred.defined()) return body;
+    pred = simplify(pred, all_ranges_);
+    if (is_one(pred)) return body;
+    return IfThenElseNode::make(likely(pred), body);
+  }
+
+  Stmt produce(const StagePtr& s) {
+    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    const auto& leaves = s->leaf_iter_vars;
+    auto vals = pass_up(s, [&](const IterVar& lv) { return leaf_value(s, lv); });
+    std::vector<Expr> args;
+    for (auto& iv : c->axis) args.push_back(vals.at(iv.get()));
+    VarMap vm;
+    for (auto& rv : root_vars(s)) vm[rv->var.get()] = vals.at(rv.get());
+
+    Stmt body;
+    size_t first_red = leaves.size();
+    bool is_reduce = !c->reduce_axis.empty();
+    if (is_reduce) {
+      for (size_t i = 0; i < leaves.size(); ++i)
+        if (leaves[i]->iter_type == IterVarType::CommReduce) {
+          first_red = i;
+          break;
+        }
+      auto* red = c->body[0].as<ReduceNode>();
+      // update
+      std::vector<Expr> old_vals, srcs;
+      for (int i = 0; i < c->num_outputs(); ++i) old_vals.push_back(ProducerLoadNode::make(c->output_dtype(i), s->op, i, args));
+      for (auto& src : red->source) srcs.push_back(substitute(src, vm));
+      std::vector<Expr> combined = red->combiner->combine(old_vals, srcs);
+      Stmt update;
+      if (combined.size() == 1) {
+        update = ProvideNode::make(s->op, 0, combined[0], args);
+      } else {
+        std::vector<Var> tmps;
+        std::vector<Stmt> provides;
+        for (size_t i = 0; i < combined.size(); ++i) {
+          tmps.push_back(Var(s->op.name() + ".v" + std::to_string(i), combined[i].dtype()));
+          provides.push_back(ProvideNode::make(s->op, static_cast<int>(i), tmps.back(), args));
+        }
+        update = BlockNode::make(provides);
+        for (size_t i = combined.size(); i-- > 0;) update = LetStmtNode::make(tmps[i], combined[i], update);
+      }
+      Expr cond = substitute(red->condition, vm);
+      if (!is_one(cond)) update = IfThenElseNode::make(cond, update);
+      Expr pred = bound_predicate(s, vals, true);
+      Expr dpred = bound_predicate(s, vals, false);
+      if (pred.defined() && dpred.defined()) pred = pred && dpred;
+      else if (dpred.defined()) pred = dpred;
+      update = guard(pred, update);
+      // loops from first_red inward
+      for (size_t i = leaves.size(); i-- > first_red;) {
+        update = attach_children(s, leaves[i], update);
+        update = loop_wrapper(s, leaves[i], leaves[i]->var)(update);
+      }
+      // init: data-parallel leaves after first_red get fresh loop variables
+      VarMap init_vm;
+      std::vector<std::pair<IterVar, Var>> init_loops;
+      for (size_t i = first_red; i < leaves.size(); ++i) {
+        if (leaves[i]->iter_type == IterVarType::CommReduce) continue;
+        Var nv(leaves[i]->var->name_hint + ".init", leaves[i]->var.dtype());
+        init_vm[leaves[i]->var.get()] = nv;
+        init_loops.push_back({leaves[i], nv});
+        all_ranges_[nv.get()] = all_ranges_.at(leaves[i]->var.get());
+      }
+      std::vector<Expr> init_args;
+      for (auto& a : args) init_args.push_back(substitute(a, init_vm));
+      std::vector<Stmt> inits;
+      for (int i = 0; i < c->num_outputs(); ++i)
+        inits.push_back(ProvideNode::make(s->op, i, red->combiner->identity[i], init_args));
+      Stmt init = guard(dpred.defined() ? substitute(dpred, init_vm) : Expr(), BlockNode::make(inits));
+      for (auto it = init_loops.rbegin(); it != init_loops.rend(); ++it)
+        init = loop_wrapper(s, it->first, it->second)(init);
+      body = BlockNode::make({init, update});
+    } else {
+      std::vector<Stmt> provides;
+      for (int i = 0; i < c->num_outputs(); ++i)
+        provides.push_back(ProvideNode::make(s->op, i, substitute(c->body[i], vm), args));
+      body = guard(bound_predicate(s, vals, false), BlockNode::make(provides));
+    }
+    for (size_t i = first_red; i-- > 0;) {
+      body = attach_children(s, leaves[i], body);
+      body = loop_wrapper(s, leaves[i], leaves[i]->var)(body);
+    }
+    return ProducerConsumerNode::make(s->op, true, body);
+  }
+
+  Stmt build_root() {
+    Stmt body;
+    const auto& stages = sch_.stages();
+    for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
+      const StagePtr& s = *it;
+      if (!is_live(s) || s->attach_type == AttachType::Scope) continue;
+      Stmt p = produce(s);
+      Stmt seq = body.defined() ? BlockNode::make({p, body}) : p;
+      body = s->is_output ? seq : realize(s, seq);
+    }
+    MINITVM_USER_CHECK(body.defined()) << "the schedule computes nothing (no compute stage)";
+    return body;
+  }
+
+  Schedule sch_;
+  std::unordered_map<const IterVarNode*, Range> dom_;
+  RangeMap all_ranges_;
+};
+
+}  // namespace
+
+ScheduleLowering schedule_to_stmt(Schedule sch) {
+  // Validate attachments before doing anything: the attach target must still consume the stage.
+  for (auto& s : sch.stages()) {
+    if (s->attach_type != AttachType::Scope) continue;
+    bool consumes = false;
+    for (auto& t : s->attach_stage->op.input_tensors()) consumes |= t.op().same_as(s->op);
+    MINITVM_USER_CHECK(consumes) << "In schedule for " << s->op.name() << ": compute_at target "
+                                 << s->attach_stage->op.name() << " no longer reads it";
+  }
+  return Lowerer(std::move(sch)).run();
+}
+
+}  // namespace minitvm::te

@@ -1,0 +1,184 @@
+// Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not possible).
+#include "minitvm/ir/arith.h"
+#include "minitvm/ir/ir_util.h"
+#include "minitvm/transform/passes.h"
+
+namespace minitvm::transform {
+
+using namespace ir;
+
+namespace {
+
+struct CannotVectorize {};
+
+Expr broadcast_to(const Expr& e, int lanes) {
+  if (e.dtype().lanes() == lanes) return e;
+  MINITVM_ICHECK(e.dtype().is_scalar()) << "lanes mismatch in vectorizer";
+  return BroadcastNode::make(e, lanes);
+}
+
+/** Rewrites the body of one vectorized loop; throws CannotVectorize to fall back to a serial loop. */
+class Vectorizer : public IRMutator {
+ public:
+  Vectorizer(const VarNode* v, Expr min, int lanes) : v_(v), min_(std::move(min)), lanes_(lanes) {}
+  using IRMutator::mutate;
+
+ protected:
+  Expr visit(const VarNode* op, const Expr& self) override {
+    if (op != v_) return self;
+    return RampNode::make(min_, make_const(min_.dtype(), int64_t{1}), lanes_);
+  }
+  template <typename Node, typename F>
+  Expr binary(const Node* op, const Expr& self, F make) {
+    Expr a = mutate(op->a), b = mutate(op->b);
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;
+    int la = a.dtype().lanes(), lb = b.dtype().lanes();
+    int lanes = std::max(la, lb);
+    return make(broadcast_to(a, lanes), broadcast_to(b, lanes));
+  }
+  Expr visit(const AddNode* op, const Expr& self) override {
+    return binary(op, self, [](Expr a, Expr b) -> Expr {
+      auto *ra = a.as<RampNode>(), *rb = b.as<RampNode>();
+      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+      if (ra && bb) return RampNode::make(ra->base + bb->value, ra->stride, ra->lanes);
+      if (ba && rb) return RampNode::make(ba->value + rb->base, rb->stride, rb->lanes);
+      if (ra && rb) return RampNode::make(ra->base + rb->base, ra->stride + rb->stride, ra->lanes);
+      if (ba && bb) return BroadcastNode::make(ba->value + bb->value, ba->lanes);
+      return AddNode::make(a, b);
+    });
+  }
+  Expr visit(const SubNode* op, const Expr& self) override {
+    return binary(op, self, [](Expr a, Expr b) -> Expr {
+      auto *ra = a.as<RampNode>(), *rb = b.as<RampNode>();
+      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+      if (ra && bb) return RampNode::make(ra->base - bb->value, ra->stride, ra->lanes);
+      if (ba && rb) return RampNode::make(ba->value - rb->base, make_zero(rb->stride.dtype()) - rb->stride, rb->lanes);
+      if (ra && rb) return RampNode::make(ra->base - rb->base, ra->stride - rb->stride, ra->lanes);
+      if (ba && bb) return BroadcastNode::make(ba->value - bb->value, ba->lanes);
+      return SubNode::make(a, b);
+    });
+  }
+  Expr visit(const MulNode* op, const Expr& self) override {
+    return binary(op, self, [](Expr a, Expr b) -> Expr {
+      auto *ra = a.as<RampNode>(), *rb = b.as<RampNode>();
+      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
+      if (ra && bb) return RampNode::make(ra->base * bb->value, ra->stride * bb->value, ra->lanes);
+      if (ba && rb) return RampNode::make(ba->value * rb->base, ba->value * rb->stride, rb->lanes);
+      if (ba && bb) return BroadcastNode::make(ba->value * bb->value, ba->lanes);
+      return MulNode::make(a, b);
+    });
+  }
+#define MINITVM_VEC_BIN(N)                                                         \
+  Expr visit(const N##Node* op, const Expr& self) override {                       \
+    return binary(op, self, [](Expr a, Expr b) -> Expr {                           \
+      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();               \
+      if (ba && bb) return BroadcastNode::make(N##Node::make(ba->value, bb->value), ba->lanes); \
+      return N##Node::make(a, b);                                                  \
+    });                                                                            \
+  }
+  MINITVM_VEC_BIN(Div)
+  MINITVM_VEC_BIN(Mod)
+  MINITVM_VEC_BIN(FloorDiv)
+  MINITVM_VEC_BIN(FloorMod)
+  MINITVM_VEC_BIN(Min)
+  MINITVM_VEC_BIN(Max)
+  MINITVM_VEC_BIN(EQ)
+  MINITVM_VEC_BIN(NE)
+  MINITVM_VEC_BIN(LT)
+  MINITVM_VEC_BIN(LE)
+  MINITVM_VEC_BIN(GT)
+  MINITVM_VEC_BIN(GE)
+  MINITVM_VEC_BIN(And)
+  MINITVM_VEC_BIN(Or)
+#undef MINITVM_VEC_BIN
+  Expr visit(const NotNode* op, const Expr& self) override {
+    Expr a = mutate(op->a);
+    return a.same_as(op->a) ? self : NotNode::make(a);
+  }
+  Expr visit(const CastNode* op, const Expr& self) override {
+    Expr v = mutate(op->value);
+    if (v.same_as(op->value)) return self;
+    if (auto* b = v.as<BroadcastNode>()) return BroadcastNode::make(cast(op->dtype, b->value), b->lanes);
+    return CastNode::make(op->dtype.with_lanes(v.dtype().lanes()), v);
+  }
+  Expr visit(const SelectNode* op, const Expr& self) override {
+    Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+    int lanes = std::max({c.dtype().lanes(), t.dtype().lanes(), f.dtype().lanes()});
+    return SelectNode::make(broadcast_to(c, lanes), broadcast_to(t, lanes), broadcast_to(f, lanes));
+  }
+  Expr visit(const LoadNode* op, const Expr& self) override {
+    Expr idx = mutate(op->index);
+    if (idx.same_as(op->index)) return self;
+    if (idx.as<BroadcastNode>()) return BroadcastNode::make(LoadNode::make(op->dtype, op->buffer_var, idx.as<BroadcastNode>()->value), lanes_);
+    if (!idx.as<RampNode>()) throw CannotVectorize{};
+    return LoadNode::make(op->dtype.with_lanes(lanes_), op->buffer_var, idx);
+  }
+  Expr visit(const CallNode* op, const Expr& self) override {
+    bool changed = false;
+    auto args = mutate_all(op->args, &changed);
+    if (!changed) return self;
+    switch (op->op) {
+      case Intrinsic::Fabs: case Intrinsic::Sqrt: case Intrinsic::Floor: case Intrinsic::Ceil:
+      case Intrinsic::Round: case Intrinsic::Trunc: case Intrinsic::Exp: case Intrinsic::Log:
+      case Intrinsic::IsNan: case Intrinsic::IsInf: {
+        int lanes = args[0].dtype().lanes();
+        return make_object<CallNode>(op->dtype.with_lanes(lanes), op->op, op->name, std::move(args));
+      }
+      case Intrinsic::Likely: return args[0];
+      default: throw CannotVectorize{};
+    }
+  }
+  Expr visit(const LetNode*, const Expr&) override { throw CannotVectorize{}; }
+  Expr visit(const ReduceNode*, const Expr&) override { throw CannotVectorize{}; }
+
+  Stmt visit(const StoreNode* op, const Stmt& self) override {
+    Expr v = mutate(op->value), idx = mutate(op->index);
+    if (v.same_as(op->value) && idx.same_as(op->index)) return self;
+    if (!idx.as<RampNode>()) throw CannotVectorize{};  // scalar index with vector value: a reduction
+    return StoreNode::make(op->buffer_var, broadcast_to(v, lanes_), idx);
+  }
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    if (uses_var(Stmt(self), v_)) throw CannotVectorize{};
+    return self;
+  }
+  Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
+    if (uses_var(op->condition, v_)) throw CannotVectorize{};
+    return IRMutator::visit(op, self);
+  }
+  Stmt visit(const LetStmtNode* op, const Stmt& self) override {
+    if (uses_var(op->value, v_)) throw CannotVectorize{};
+    return IRMutator::visit(op, self);
+  }
+  Stmt visit(const AllocateNode*, const Stmt&) override { throw CannotVectorize{}; }
+
+ private:
+  const VarNode* v_;
+  Expr min_;
+  int lanes_;
+};
+
+class LoopVectorizer : public IRMutator {
+ public:
+  using IRMutator::mutate;
+
+ protected:
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    Stmt r = IRMutator::visit(op, self);
+    auto* f = r.as<ForNode>();
+    if (f->for_kind != ForKind::Vectorized) return r;
+    const int64_t* ext = as_const_int(f->extent);
+    if (ext && *ext > 1 && *ext <= 64) {
+      try {
+        return Vectorizer(f->loop_var.get(), f->min, static_cast<int>(*ext)).mutate(f->body);
+      } catch (const CannotVectorize&) {
+      }
+    }
+    return ForNode::make(f->loop_var, f->min, f->extent, ForKind::Serial, f->body);
+  }
+};
+}  // namespace
+
+Stmt vectorize_loop(const Stmt& s) { return LoopVectorizer().mutate(s); }
+
+}  // namespace minitvm::transform
