@@ -1,0 +1,392 @@
+// CodeGenLLVM: expressions (constants, arithmetic, comparisons, casts, vectors) and memory access.
+#include <llvm/IR/Intrinsics.h>
+
+#include <bit>
+#include <cstring>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "minitvm/support/error.h"
+
+namespace minitvm::codegen {
+
+using namespace ir;
+
+namespace {
+/** Round a float to the nearest bfloat16 (ties to even), as a float; NaN stays NaN. */
+float round_to_bf16(float f) {
+  uint32_t bits = std::bit_cast<uint32_t>(f);
+  if ((bits & 0x7fffffffu) > 0x7f800000u) {
+    bits |= 0x00400000u;
+  } else {
+    bits += 0x7fffu + ((bits >> 16) & 1u);
+  }
+  return std::bit_cast<float>(bits & 0xffff0000u);
+}
+}  // namespace
+
+llvm::Value* CodeGenLLVM::emit(const Expr& e) {
+  MINITVM_ICHECK(e.defined()) << "LLVM codegen: undefined expression";
+  switch (e->kind()) {
+#define MINITVM_CASE(N) \
+  case NodeKind::N: return emit_node(static_cast<const N##Node*>(e.get()));
+    MINITVM_FOR_EACH_EXPR(MINITVM_CASE)
+#undef MINITVM_CASE
+    default: MINITVM_INTERNAL_ERROR << "LLVM codegen: not an expression";
+  }
+  return nullptr;
+}
+
+// ---- bfloat16 helpers: registers hold float values exactly representable in bfloat16 ----------
+llvm::Value* CodeGenLLVM::round_bf16(llvm::Value* f) {
+  llvm::Type* it = f->getType()->isVectorTy()
+                       ? static_cast<llvm::Type*>(llvm::VectorType::get(i32_, llvm::cast<llvm::VectorType>(f->getType())))
+                       : i32_;
+  auto c = [&](uint32_t v) { return llvm::ConstantInt::get(it, v); };
+  llvm::Value* bits = builder_->CreateBitCast(f, it);
+  llvm::Value* lsb = builder_->CreateAnd(builder_->CreateLShr(bits, c(16)), c(1));
+  llvm::Value* rounded = builder_->CreateAdd(builder_->CreateAdd(bits, c(0x7fff)), lsb);
+  llvm::Value* quiet = builder_->CreateOr(bits, c(0x00400000));
+  llvm::Value* is_nan = builder_->CreateFCmpUNO(f, f);
+  llvm::Value* r = builder_->CreateAnd(builder_->CreateSelect(is_nan, quiet, rounded), c(0xffff0000u));
+  return builder_->CreateBitCast(r, f->getType());
+}
+
+llvm::Value* CodeGenLLVM::bf16_from_bits(llvm::Value* bits16) {
+  llvm::Type* it = i32_;
+  llvm::Type* ft = llvm::Type::getFloatTy(ctx_);
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(bits16->getType())) {
+    it = llvm::VectorType::get(i32_, vt);
+    ft = llvm::VectorType::get(ft, vt);
+  }
+  llvm::Value* w = builder_->CreateShl(builder_->CreateZExt(bits16, it), llvm::ConstantInt::get(it, 16));
+  return builder_->CreateBitCast(w, ft);
+}
+
+llvm::Value* CodeGenLLVM::bf16_to_bits(llvm::Value* f) {
+  llvm::Type* it = i32_;
+  llvm::Type* ht = llvm::Type::getInt16Ty(ctx_);
+  if (auto* vt = llvm::dyn_cast<llvm::VectorType>(f->getType())) {
+    it = llvm::VectorType::get(i32_, vt);
+    ht = llvm::VectorType::get(ht, vt);
+  }
+  llvm::Value* bits = builder_->CreateBitCast(round_bf16(f), it);
+  return builder_->CreateTrunc(builder_->CreateLShr(bits, llvm::ConstantInt::get(it, 16)), ht);
+}
+
+llvm::Value* CodeGenLLVM::fix_precision(DataType t, llvm::Value* v) {
+  return t.is_bfloat() ? round_bf16(v) : v;
+}
+
+llvm::Value* CodeGenLLVM::to_memory(DataType t, llvm::Value* v) {
+  if (t.is_bool()) return builder_->CreateZExt(v, storage_type(t));
+  if (t.is_bfloat()) return bf16_to_bits(v);
+  return v;
+}
+
+llvm::Value* CodeGenLLVM::from_memory(DataType t, llvm::Value* v) {
+  if (t.is_bool()) return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  if (t.is_bfloat()) return bf16_from_bits(v);
+  return v;
+}
+
+// ---- leaves ------------------------------------------------------------------------------------
+llvm::Value* CodeGenLLVM::emit_node(const IntImmNode* op) { return const_int(op->dtype, op->value); }
+
+llvm::Value* CodeGenLLVM::emit_node(const FloatImmNode* op) {
+  if (op->dtype.is_bfloat())
+    return llvm::ConstantFP::get(llvm_type(op->dtype), round_to_bf16(static_cast<float>(op->value)));
+  return llvm::ConstantFP::get(llvm_type(op->dtype), op->value);
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const StringImmNode* op) {
+  return builder_->CreateGlobalString(op->value, ".str", 0, &module_);
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const VarNode* op) {
+  auto it = vars_.find(op);
+  MINITVM_ICHECK(it != vars_.end()) << "LLVM codegen: variable '" << op->name_hint << "' used in '" << func_name_
+                                    << "' is not defined there";
+  return it->second;
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const CastNode* op) {
+  return emit_cast(op->value.dtype(), op->dtype, emit(op->value));
+}
+
+llvm::Value* CodeGenLLVM::emit_cast(DataType from, DataType to, llvm::Value* v) {
+  if (from == to) return v;
+  if (from.lanes() != to.lanes()) {
+    MINITVM_ICHECK(from.is_scalar()) << "cast " << from << " -> " << to;
+    return builder_->CreateVectorSplat(to.lanes(), emit_cast(from, to.element_of(), v));
+  }
+  llvm::Type* dst = llvm_type(to);
+  if (to.is_bool()) {
+    if (from.is_floating()) return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+    if (from.is_handle()) return builder_->CreateIsNotNull(v);
+    return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
+  }
+  if (from.is_handle() || to.is_handle()) {
+    if (from.is_handle() && to.is_integral()) return builder_->CreatePtrToInt(v, dst);
+    if (to.is_handle() && from.is_integral()) return builder_->CreateIntToPtr(v, dst);
+    MINITVM_USER_ERROR << "LLVM codegen: cannot cast " << from << " to " << to;
+  }
+  if (from.is_integral()) {
+    const bool is_signed = from.is_int();  // bool and uint extend with zeros
+    if (to.is_integral()) return builder_->CreateIntCast(v, dst, is_signed);
+    llvm::Value* f = is_signed ? builder_->CreateSIToFP(v, dst) : builder_->CreateUIToFP(v, dst);
+    return fix_precision(to, f);
+  }
+  // from a float type
+  if (to.is_integral()) return to.is_int() ? builder_->CreateFPToSI(v, dst) : builder_->CreateFPToUI(v, dst);
+  llvm::Value* f = builder_->CreateFPCast(v, dst);
+  return fix_precision(to, f);
+}
+
+// ---- arithmetic --------------------------------------------------------------------------------
+llvm::Value* CodeGenLLVM::emit_node(const AddNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  if (op->dtype.is_floating()) return fix_precision(op->dtype, builder_->CreateFAdd(a, b));
+  return builder_->CreateAdd(a, b, "", false, op->dtype.is_int());
+}
+llvm::Value* CodeGenLLVM::emit_node(const SubNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  if (op->dtype.is_floating()) return fix_precision(op->dtype, builder_->CreateFSub(a, b));
+  return builder_->CreateSub(a, b, "", false, op->dtype.is_int());
+}
+llvm::Value* CodeGenLLVM::emit_node(const MulNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  if (op->dtype.is_floating()) return fix_precision(op->dtype, builder_->CreateFMul(a, b));
+  return builder_->CreateMul(a, b, "", false, op->dtype.is_int());
+}
+llvm::Value* CodeGenLLVM::emit_node(const DivNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  if (op->dtype.is_floating()) return fix_precision(op->dtype, builder_->CreateFDiv(a, b));
+  return op->dtype.is_int() ? builder_->CreateSDiv(a, b) : builder_->CreateUDiv(a, b);
+}
+llvm::Value* CodeGenLLVM::emit_node(const ModNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  if (op->dtype.is_floating()) return fix_precision(op->dtype, builder_->CreateFRem(a, b));
+  return op->dtype.is_int() ? builder_->CreateSRem(a, b) : builder_->CreateURem(a, b);
+}
+llvm::Value* CodeGenLLVM::emit_node(const FloorDivNode* op) {
+  return emit_floordiv(op->dtype, emit(op->a), emit(op->b), false);
+}
+llvm::Value* CodeGenLLVM::emit_node(const FloorModNode* op) {
+  return emit_floordiv(op->dtype, emit(op->a), emit(op->b), true);
+}
+
+llvm::Value* CodeGenLLVM::emit_floordiv(DataType t, llvm::Value* a, llvm::Value* b, bool want_mod) {
+  if (t.is_floating()) {
+    llvm::Value* q = fix_precision(t, builder_->CreateFDiv(a, b));
+    q = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::floor, q);
+    if (!want_mod) return q;
+    return fix_precision(t, builder_->CreateFSub(a, fix_precision(t, builder_->CreateFMul(q, b))));
+  }
+  if (!t.is_int()) return want_mod ? builder_->CreateURem(a, b) : builder_->CreateUDiv(a, b);
+  // Truncating quotient and remainder, then step down by one when the remainder is non-zero and
+  // its sign differs from the divisor's.
+  llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
+  llvm::Value* r = builder_->CreateSRem(a, b);
+  llvm::Value* adjust = builder_->CreateAnd(builder_->CreateICmpNE(r, zero),
+                                            builder_->CreateICmpSLT(builder_->CreateXor(r, b), zero));
+  if (want_mod) return builder_->CreateSelect(adjust, builder_->CreateAdd(r, b), r);
+  llvm::Value* q = builder_->CreateSDiv(a, b);
+  return builder_->CreateAdd(q, builder_->CreateSExt(adjust, q->getType()));
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const MinNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  return builder_->CreateSelect(emit_compare(NodeKind::LT, op->a.dtype(), a, b), a, b);
+}
+llvm::Value* CodeGenLLVM::emit_node(const MaxNode* op) {
+  llvm::Value *a = emit(op->a), *b = emit(op->b);
+  return builder_->CreateSelect(emit_compare(NodeKind::GT, op->a.dtype(), a, b), a, b);
+}
+
+// ---- comparisons and logic ---------------------------------------------------------------------
+llvm::Value* CodeGenLLVM::emit_compare(NodeKind k, DataType t, llvm::Value* a, llvm::Value* b) {
+  using P = llvm::CmpInst::Predicate;
+  if (t.is_floating()) {
+    P p = k == NodeKind::EQ   ? P::FCMP_OEQ
+          : k == NodeKind::NE ? P::FCMP_UNE
+          : k == NodeKind::LT ? P::FCMP_OLT
+          : k == NodeKind::LE ? P::FCMP_OLE
+          : k == NodeKind::GT ? P::FCMP_OGT
+                              : P::FCMP_OGE;
+    return builder_->CreateFCmp(p, a, b);
+  }
+  const bool s = t.is_int();
+  P p = k == NodeKind::EQ   ? P::ICMP_EQ
+        : k == NodeKind::NE ? P::ICMP_NE
+        : k == NodeKind::LT ? (s ? P::ICMP_SLT : P::ICMP_ULT)
+        : k == NodeKind::LE ? (s ? P::ICMP_SLE : P::ICMP_ULE)
+        : k == NodeKind::GT ? (s ? P::ICMP_SGT : P::ICMP_UGT)
+                            : (s ? P::ICMP_SGE : P::ICMP_UGE);
+  return builder_->CreateICmp(p, a, b);
+}
+
+#define MINITVM_CMP(N) \
+  llvm::Value* CodeGenLLVM::emit_node(const N##Node* op) { \
+    return emit_compare(NodeKind::N, op->a.dtype(), emit(op->a), emit(op->b)); \
+  }
+MINITVM_CMP(EQ)
+MINITVM_CMP(NE)
+MINITVM_CMP(LT)
+MINITVM_CMP(LE)
+MINITVM_CMP(GT)
+MINITVM_CMP(GE)
+#undef MINITVM_CMP
+
+llvm::Value* CodeGenLLVM::emit_node(const AndNode* op) { return builder_->CreateAnd(emit(op->a), emit(op->b)); }
+llvm::Value* CodeGenLLVM::emit_node(const OrNode* op) { return builder_->CreateOr(emit(op->a), emit(op->b)); }
+llvm::Value* CodeGenLLVM::emit_node(const NotNode* op) { return builder_->CreateNot(emit(op->a)); }
+
+llvm::Value* CodeGenLLVM::emit_node(const SelectNode* op) {
+  llvm::Value* c = emit(op->condition);
+  llvm::Value* t = emit(op->true_value);
+  llvm::Value* f = emit(op->false_value);
+  return builder_->CreateSelect(c, t, f);
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const LetNode* op) {
+  llvm::Value* v = emit(op->value);
+  ScopedBind bind(this, op->var.get(), v);
+  return emit(op->body);
+}
+
+// ---- vectors -----------------------------------------------------------------------------------
+llvm::Value* CodeGenLLVM::emit_node(const RampNode* op) {
+  DataType et = op->base.dtype();
+  std::vector<llvm::Constant*> steps;
+  for (int i = 0; i < op->lanes; ++i) {
+    if (et.is_floating()) steps.push_back(llvm::ConstantFP::get(llvm_type(et), i));
+    else steps.push_back(llvm::ConstantInt::get(llvm_type(et), i));
+  }
+  llvm::Value* iota = llvm::ConstantVector::get(steps);
+  llvm::Value* base = builder_->CreateVectorSplat(op->lanes, emit(op->base));
+  llvm::Value* stride = builder_->CreateVectorSplat(op->lanes, emit(op->stride));
+  if (et.is_floating()) return builder_->CreateFAdd(base, builder_->CreateFMul(stride, iota));
+  return builder_->CreateAdd(base, builder_->CreateMul(stride, iota, "", false, et.is_int()), "", false, et.is_int());
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const BroadcastNode* op) {
+  return builder_->CreateVectorSplat(op->lanes, emit(op->value));
+}
+
+// ---- memory ------------------------------------------------------------------------------------
+llvm::Value* CodeGenLLVM::buffer_ptr(const Var& buffer_var) {
+  llvm::Value* p = emit_node(buffer_var.get());
+  MINITVM_ICHECK(p->getType()->isPointerTy())
+      << "LLVM codegen: '" << buffer_var->name_hint << "' in '" << func_name_ << "' is not a buffer";
+  return p;
+}
+
+llvm::Value* CodeGenLLVM::element_address(llvm::Value* base, DataType elem, const Expr& index) {
+  llvm::Value* idx = emit(index);
+  DataType it = index.dtype();
+  MINITVM_ICHECK(it.is_integral()) << "LLVM codegen: index of type " << it;
+  llvm::Type* i64 = it.is_vector() ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(i64_, it.lanes())) : i64_;
+  if (it.bits() != 64) idx = builder_->CreateIntCast(idx, i64, it.is_int());
+  return builder_->CreateInBoundsGEP(storage_type(elem), base, idx);
+}
+
+namespace {
+/** The stride-1 Ramp base of a dense vector index, or nullptr. */
+const RampNode* dense_ramp(const Expr& index) {
+  auto* r = index.as<RampNode>();
+  return r && is_one(r->stride) ? r : nullptr;
+}
+bool always_true(const Expr& pred) { return !pred.defined() || is_one(pred); }
+}  // namespace
+
+llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& index, const Expr& predicate,
+                                    llvm::Value* extra_mask, llvm::Value* passthru) {
+  DataType elem = t.element_of();
+  llvm::Value* base = buffer_ptr(buf);
+  llvm::Align align(std::max(1, elem.bytes()));
+  llvm::Value* mask = extra_mask;
+  if (!always_true(predicate)) {
+    llvm::Value* p = emit(predicate);
+    mask = mask ? builder_->CreateAnd(mask, p) : p;
+  }
+  llvm::Type* st = storage_type(t);
+  llvm::Value* raw;
+  if (t.is_scalar()) {
+    llvm::Value* addr = element_address(base, elem, index);
+    if (!mask) {
+      raw = builder_->CreateAlignedLoad(st, addr, align);
+    } else {
+      // Branch around the access so that a false predicate never touches memory.
+      llvm::BasicBlock* pre = builder_->GetInsertBlock();
+      auto* yes = llvm::BasicBlock::Create(ctx_, "load_yes", function_);
+      auto* done = llvm::BasicBlock::Create(ctx_, "load_done", function_);
+      builder_->CreateCondBr(mask, yes, done);
+      builder_->SetInsertPoint(yes);
+      llvm::Value* v = builder_->CreateAlignedLoad(st, addr, align);
+      builder_->CreateBr(done);
+      builder_->SetInsertPoint(done);
+      auto* phi = builder_->CreatePHI(st, 2);
+      phi->addIncoming(v, yes);
+      phi->addIncoming(llvm::Constant::getNullValue(st), pre);
+      raw = phi;
+    }
+  } else if (const RampNode* r = dense_ramp(index)) {
+    llvm::Value* addr = element_address(base, elem, r->base);
+    if (mask) raw = builder_->CreateMaskedLoad(st, addr, align, mask, llvm::Constant::getNullValue(st));
+    else raw = builder_->CreateAlignedLoad(st, addr, align);
+  } else {
+    llvm::Value* ptrs = element_address(base, elem, index);
+    raw = builder_->CreateMaskedGather(st, ptrs, align, mask, llvm::Constant::getNullValue(st));
+  }
+  llvm::Value* v = from_memory(t, raw);
+  if (passthru && mask) v = builder_->CreateSelect(mask, v, passthru);
+  return v;
+}
+
+llvm::Value* CodeGenLLVM::emit_node(const LoadNode* op) {
+  return emit_load(op->dtype, op->buffer_var, op->index, op->predicate, nullptr, nullptr);
+}
+
+void CodeGenLLVM::emit_store(const StoreNode* op) {
+  DataType t = op->value.dtype();
+  DataType elem = t.element_of();
+  MINITVM_ICHECK(op->index.dtype().lanes() == t.lanes())
+      << "LLVM codegen: store of " << t << " with index of type " << op->index.dtype();
+  llvm::Value* base = buffer_ptr(op->buffer_var);
+  llvm::Value* value = to_memory(t, emit(op->value));
+  llvm::Align align(std::max(1, elem.bytes()));
+  llvm::Value* mask = always_true(op->predicate) ? nullptr : emit(op->predicate);
+  if (t.is_scalar()) {
+    llvm::Value* addr = element_address(base, elem, op->index);
+    if (!mask) {
+      builder_->CreateAlignedStore(value, addr, align);
+      return;
+    }
+    auto* yes = llvm::BasicBlock::Create(ctx_, "store_yes", function_);
+    auto* done = llvm::BasicBlock::Create(ctx_, "store_done", function_);
+    builder_->CreateCondBr(mask, yes, done);
+    builder_->SetInsertPoint(yes);
+    builder_->CreateAlignedStore(value, addr, align);
+    builder_->CreateBr(done);
+    builder_->SetInsertPoint(done);
+  } else if (const RampNode* r = dense_ramp(op->index)) {
+    llvm::Value* addr = element_address(base, elem, r->base);
+    if (mask) builder_->CreateMaskedStore(value, addr, align, mask);
+    else builder_->CreateAlignedStore(value, addr, align);
+  } else {
+    llvm::Value* ptrs = element_address(base, elem, op->index);
+    builder_->CreateMaskedScatter(value, ptrs, align, mask);
+  }
+}
+
+// Tensor-level nodes must be gone before code generation.
+llvm::Value* CodeGenLLVM::emit_node(const ReduceNode*) {
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: Reduce in '" << func_name_ << "' was not lowered";
+  return nullptr;
+}
+llvm::Value* CodeGenLLVM::emit_node(const ProducerLoadNode*) {
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: ProducerLoad in '" << func_name_ << "': storage was not flattened";
+  return nullptr;
+}
+
+}  // namespace minitvm::codegen

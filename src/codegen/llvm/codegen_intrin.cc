@@ -1,0 +1,189 @@
+// CodeGenLLVM: calls (intrinsics, math functions, conditional evaluation, extern C functions).
+#include <llvm/IR/Intrinsics.h>
+
+#include <limits>
+
+#include "codegen/llvm/codegen_llvm.h"
+#include "minitvm/support/error.h"
+
+namespace minitvm::codegen {
+
+using namespace ir;
+
+llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
+  auto arg = [&](size_t i) {
+    MINITVM_ICHECK(i < op->args.size()) << "LLVM codegen: " << op->name << " needs " << i + 1 << " arguments";
+    return emit(op->args[i]);
+  };
+  switch (op->op) {
+    case Intrinsic::Extern: return emit_extern(op);
+    case Intrinsic::Likely: return arg(0);
+    case Intrinsic::IfThenElse: return emit_if_then_else(op);
+    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
+    case Intrinsic::Fabs: case Intrinsic::Floor: case Intrinsic::Ceil: case Intrinsic::Round:
+    case Intrinsic::Trunc: case Intrinsic::Pow: case Intrinsic::Erf: case Intrinsic::Sigmoid:
+    case Intrinsic::Exp2: case Intrinsic::Log2: case Intrinsic::Rsqrt:
+      return emit_math(op);
+    case Intrinsic::IsNan: {
+      llvm::Value* x = arg(0);
+      if (!op->args[0].dtype().is_floating()) return llvm::Constant::getNullValue(llvm_type(op->dtype));
+      return builder_->CreateFCmpUNO(x, x);
+    }
+    case Intrinsic::IsInf: {
+      llvm::Value* x = arg(0);
+      if (!op->args[0].dtype().is_floating()) return llvm::Constant::getNullValue(llvm_type(op->dtype));
+      llvm::Value* ax = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
+      return builder_->CreateFCmpOEQ(ax, llvm::ConstantFP::getInfinity(x->getType()));
+    }
+    case Intrinsic::Reinterpret: {
+      DataType from = op->args[0].dtype(), to = op->dtype;
+      llvm::Value* x = arg(0);
+      MINITVM_USER_CHECK(from.bits() * from.lanes() == to.bits() * to.lanes())
+          << "LLVM codegen: reinterpret " << from << " as " << to << " changes the size";
+      if (from.is_bfloat()) x = bf16_to_bits(x);
+      if (to.is_bfloat()) {
+        x = builder_->CreateBitCast(x, storage_type(to));
+        return bf16_from_bits(x);
+      }
+      if (from.is_handle()) return builder_->CreatePtrToInt(x, llvm_type(to));
+      if (to.is_handle()) return builder_->CreateIntToPtr(x, llvm_type(to));
+      return builder_->CreateBitCast(x, llvm_type(to));
+    }
+    case Intrinsic::BitwiseAnd: return builder_->CreateAnd(arg(0), arg(1));
+    case Intrinsic::BitwiseOr: return builder_->CreateOr(arg(0), arg(1));
+    case Intrinsic::BitwiseXor: return builder_->CreateXor(arg(0), arg(1));
+    case Intrinsic::BitwiseNot: return builder_->CreateNot(arg(0));
+    case Intrinsic::ShiftLeft: return builder_->CreateShl(arg(0), arg(1));
+    case Intrinsic::ShiftRight:
+      return op->dtype.is_int() ? builder_->CreateAShr(arg(0), arg(1)) : builder_->CreateLShr(arg(0), arg(1));
+    case Intrinsic::StorageSync:
+      // No shared memory between CPU threads of one task: nothing to synchronise.
+      return llvm::ConstantInt::get(i32_, 0);
+  }
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: unhandled intrinsic " << op->name;
+  return nullptr;
+}
+
+llvm::Value* CodeGenLLVM::call_libm(const std::string& name, DataType t, std::vector<llvm::Value*> args) {
+  // t is the compute type: float32 or float64 (scalar or vector); vectors call per lane.
+  llvm::Type* et = llvm_type(t.element_of());
+  std::string fname = t.bits() == 32 ? name + "f" : name;
+  std::vector<llvm::Type*> ats(args.size(), et);
+  auto callee = module_.getOrInsertFunction(fname, llvm::FunctionType::get(et, ats, false));
+  if (t.is_scalar()) return builder_->CreateCall(callee, args);
+  llvm::Value* out = llvm::PoisonValue::get(llvm_type(t));
+  for (int i = 0; i < t.lanes(); ++i) {
+    std::vector<llvm::Value*> lane;
+    for (llvm::Value* a : args) lane.push_back(builder_->CreateExtractElement(a, static_cast<uint64_t>(i)));
+    out = builder_->CreateInsertElement(out, builder_->CreateCall(callee, lane), static_cast<uint64_t>(i));
+  }
+  return out;
+}
+
+llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
+  DataType t = op->dtype;
+  MINITVM_USER_CHECK(t.is_floating()) << "LLVM codegen: " << op->name << " of type " << t << " (needs a float type)";
+  // float16 math computes in float32 and rounds once; bfloat16 registers are float32 already.
+  DataType ct = t.bits() == 64 ? t : DataType::Float(32, t.lanes());
+  std::vector<llvm::Value*> args;
+  for (const Expr& a : op->args) {
+    MINITVM_ICHECK(a.dtype() == t) << "LLVM codegen: " << op->name << " argument of type " << a.dtype();
+    args.push_back(emit_cast(t, ct, emit(a)));
+  }
+  llvm::Type* cty = llvm_type(ct);
+  auto unary = [&](llvm::Intrinsic::ID id) { return builder_->CreateUnaryIntrinsic(id, args.at(0)); };
+  llvm::Value* one = llvm::ConstantFP::get(cty, 1.0);
+  llvm::Value* r = nullptr;
+  switch (op->op) {
+    case Intrinsic::Exp: r = unary(llvm::Intrinsic::exp); break;
+    case Intrinsic::Exp2: r = unary(llvm::Intrinsic::exp2); break;
+    case Intrinsic::Log: r = unary(llvm::Intrinsic::log); break;
+    case Intrinsic::Log2: r = unary(llvm::Intrinsic::log2); break;
+    case Intrinsic::Sqrt: r = unary(llvm::Intrinsic::sqrt); break;
+    case Intrinsic::Fabs: r = unary(llvm::Intrinsic::fabs); break;
+    case Intrinsic::Floor: r = unary(llvm::Intrinsic::floor); break;
+    case Intrinsic::Ceil: r = unary(llvm::Intrinsic::ceil); break;
+    case Intrinsic::Round: r = unary(llvm::Intrinsic::round); break;
+    case Intrinsic::Trunc: r = unary(llvm::Intrinsic::trunc); break;
+    case Intrinsic::Pow: r = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1)); break;
+    case Intrinsic::Tanh: r = call_libm("tanh", ct, {args.at(0)}); break;
+    case Intrinsic::Erf: r = call_libm("erf", ct, {args.at(0)}); break;
+    case Intrinsic::Rsqrt: r = builder_->CreateFDiv(one, unary(llvm::Intrinsic::sqrt)); break;
+    case Intrinsic::Sigmoid: {
+      llvm::Value* e = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_->CreateFNeg(args.at(0)));
+      r = builder_->CreateFDiv(one, builder_->CreateFAdd(one, e));
+      break;
+    }
+    default: MINITVM_INTERNAL_ERROR << "LLVM codegen: " << op->name << " is not a math function";
+  }
+  return emit_cast(ct, t, r);
+}
+
+llvm::Value* CodeGenLLVM::emit_if_then_else(const CallNode* op) {
+  MINITVM_ICHECK(op->args.size() == 3) << "LLVM codegen: tvm_if_then_else takes 3 arguments";
+  const Expr& c = op->args[0];
+  if (c.dtype().is_vector()) {
+    // No per-lane branches: a Load in the true branch becomes a masked load (lanes with a false
+    // condition are not read), anything else a select over both evaluated branches.
+    llvm::Value* cond = emit(c);
+    llvm::Value* f = emit(op->args[2]);
+    if (auto* load = op->args[1].as<LoadNode>())
+      return emit_load(load->dtype, load->buffer_var, load->index, load->predicate, cond, f);
+    return builder_->CreateSelect(cond, emit(op->args[1]), f);
+  }
+  llvm::Value* cond = emit(c);
+  auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite_then", function_);
+  auto* else_bb = llvm::BasicBlock::Create(ctx_, "ite_else", function_);
+  auto* end_bb = llvm::BasicBlock::Create(ctx_, "ite_end", function_);
+  builder_->CreateCondBr(cond, then_bb, else_bb);
+  builder_->SetInsertPoint(then_bb);
+  llvm::Value* tv = emit(op->args[1]);
+  llvm::BasicBlock* then_end = builder_->GetInsertBlock();
+  builder_->CreateBr(end_bb);
+  else_bb->moveAfter(then_end);
+  builder_->SetInsertPoint(else_bb);
+  llvm::Value* fv = emit(op->args[2]);
+  llvm::BasicBlock* else_end = builder_->GetInsertBlock();
+  builder_->CreateBr(end_bb);
+  end_bb->moveAfter(else_end);
+  builder_->SetInsertPoint(end_bb);
+  llvm::PHINode* phi = builder_->CreatePHI(tv->getType(), 2);
+  phi->addIncoming(tv, then_end);
+  phi->addIncoming(fv, else_end);
+  return phi;
+}
+
+llvm::Value* CodeGenLLVM::emit_extern(const CallNode* op) {
+  DataType t = op->dtype;
+  MINITVM_USER_CHECK(!t.is_bfloat() && !t.element_of().is_bool())
+      << "LLVM codegen: extern call '" << op->name << "' returning " << t << " is not supported";
+  std::vector<llvm::Value*> args;
+  std::vector<DataType> arg_types;
+  for (const Expr& a : op->args) {
+    args.push_back(emit(a));
+    arg_types.push_back(a.dtype());
+  }
+  const int lanes = t.is_void() ? 1 : t.lanes();
+  // C functions are scalar: a vector call is made once per lane, vector arguments split by lane.
+  std::vector<llvm::Type*> ats;
+  for (size_t i = 0; i < args.size(); ++i) {
+    MINITVM_USER_CHECK(arg_types[i].is_scalar() || arg_types[i].lanes() == lanes)
+        << "LLVM codegen: extern call '" << op->name << "': argument " << i << " has " << arg_types[i].lanes()
+        << " lanes, the call " << lanes;
+    ats.push_back(llvm_type(arg_types[i].element_of()));
+  }
+  llvm::Type* rt = t.is_void() ? llvm::Type::getVoidTy(ctx_) : llvm_type(t.element_of());
+  auto callee = module_.getOrInsertFunction(op->name, llvm::FunctionType::get(rt, ats, false));
+  auto call_lane = [&](int lane) {
+    std::vector<llvm::Value*> a;
+    for (size_t i = 0; i < args.size(); ++i)
+      a.push_back(arg_types[i].is_scalar() ? args[i] : builder_->CreateExtractElement(args[i], static_cast<uint64_t>(lane)));
+    return builder_->CreateCall(callee, a);
+  };
+  if (lanes == 1) return call_lane(0);
+  llvm::Value* out = llvm::PoisonValue::get(llvm_type(t));
+  for (int i = 0; i < lanes; ++i) out = builder_->CreateInsertElement(out, call_lane(i), static_cast<uint64_t>(i));
+  return out;
+}
+
+}  // namespace minitvm::codegen

@@ -1,0 +1,315 @@
+// LLVM codegen: loops, integer arithmetic, vectors, allocation, control flow, scalar parameters.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdint>
+#include <random>
+
+#include "codegen_llvm/helpers.h"
+#include "minitvm/runtime/ndarray.h"
+
+namespace minitvm::codegen::test {
+namespace {
+
+using namespace ir;
+using runtime::NDArray;
+const DataType f32 = DataType::Float(32);
+const DataType i32 = DataType::Int(32);
+
+std::vector<float> random_floats(size_t n, uint32_t seed, float lo = -4.f, float hi = 4.f) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> d(lo, hi);
+  std::vector<float> v(n);
+  for (auto& x : v) x = d(rng);
+  return v;
+}
+
+TEST(CodegenLLVM, VectorAdd) {
+  const int64_t n = 1000;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), C = fb.buffer("C", f32, {n});
+  Var i("i");
+  PrimFunc f = fb.make("vadd", loop(i, n, store(C, load(f32, A, i) + load(f32, B, i), i)));
+  runtime::Module m = build_llvm({f});
+  EXPECT_EQ(m.type_key(), "llvm");
+  EXPECT_NE(m.get_source().find("define void @vadd(ptr"), std::string::npos);
+  EXPECT_NE(m.get_source().find("noalias"), std::string::npos);
+  auto a = random_floats(n, 1), b = random_floats(n, 2);
+  NDArray A_ = NDArray::from_vector(a, {n}), B_ = NDArray::from_vector(b, {n});
+  NDArray C_ = NDArray::empty({n}, f32);
+  m.get_function("vadd")(A_, B_, C_);
+  auto c = C_.to_vector<float>();
+  for (int64_t k = 0; k < n; ++k) ASSERT_EQ(c[k], a[k] + b[k]) << k;
+}
+
+int64_t ref_floordiv(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
+}
+int64_t ref_floormod(int64_t a, int64_t b) { return a - ref_floordiv(a, b) * b; }
+
+// A 2-d loop nest over int32 operands of both signs: floor and truncating division, by a
+// runtime divisor and by constants.
+TEST(CodegenLLVM, FloorDivModLoopNest) {
+  const int64_t H = 41, W = 13;
+  FuncBuilder fb;
+  Var X = fb.buffer("X", i32, {H, W}), D = fb.buffer("D", i32, {W});
+  std::vector<Var> outs;
+  for (int k = 0; k < 6; ++k) outs.push_back(fb.buffer("O" + std::to_string(k), i32, {H, W}));
+  Var i("i"), j("j");
+  Expr idx = i * static_cast<int>(W) + j;
+  Expr x = load(i32, X, idx), d = load(i32, D, j);
+  Stmt body = BlockNode::make({store(outs[0], floordiv(x, d), idx), store(outs[1], floormod(x, d), idx),
+                               store(outs[2], truncdiv(x, d), idx), store(outs[3], truncmod(x, d), idx),
+                               store(outs[4], floordiv(x, 4), idx), store(outs[5], floormod(x, -3), idx)});
+  PrimFunc f = fb.make("divmod", loop(i, H, loop(j, W, body)));
+  auto fn = build_one(f);
+
+  std::vector<int32_t> xs(H * W), ds(W);
+  for (int64_t k = 0; k < H * W; ++k) xs[k] = static_cast<int32_t>(k % 41) - 20;
+  for (int64_t k = 0; k < W; ++k) ds[k] = (k % 2 ? 1 : -1) * static_cast<int32_t>(k / 2 + 1);
+  std::vector<NDArray> o;
+  for (int k = 0; k < 6; ++k) o.push_back(NDArray::empty({H, W}, i32));
+  fn(NDArray::from_vector(xs, {H, W}), NDArray::from_vector(ds, {W}), o[0], o[1], o[2], o[3], o[4], o[5]);
+  std::vector<std::vector<int32_t>> r;
+  for (auto& a : o) r.push_back(a.to_vector<int32_t>());
+  for (int64_t a = 0; a < H; ++a) {
+    for (int64_t b = 0; b < W; ++b) {
+      int64_t k = a * W + b, xv = xs[k], dv = ds[b];
+      ASSERT_EQ(r[0][k], ref_floordiv(xv, dv)) << xv << " fdiv " << dv;
+      ASSERT_EQ(r[1][k], ref_floormod(xv, dv)) << xv << " fmod " << dv;
+      ASSERT_EQ(r[2][k], xv / dv) << xv << " / " << dv;
+      ASSERT_EQ(r[3][k], xv % dv) << xv << " % " << dv;
+      ASSERT_EQ(r[4][k], ref_floordiv(xv, 4)) << xv;
+      ASSERT_EQ(r[5][k], ref_floormod(xv, -3)) << xv;
+    }
+  }
+}
+
+// Ramp/Broadcast vector code: dense loads and stores, a reversed gather, a strided scatter, and a
+// predicated (masked) tail.
+TEST(CodegenLLVM, VectorRampBroadcast) {
+  const int64_t n = 1003, lanes = 8, chunks = (n + lanes - 1) / lanes;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {chunks * lanes}), B = fb.buffer("B", f32, {chunks * lanes});
+  Var C = fb.buffer("C", f32, {n}), D = fb.buffer("D", f32, {2 * chunks * lanes});
+  Var i("i");
+  Expr base = i * static_cast<int>(lanes);
+  Expr dense = RampNode::make(base, 1, lanes);
+  Expr reversed = RampNode::make(base + static_cast<int>(lanes - 1), -1, lanes);
+  Expr in_range = dense < BroadcastNode::make(static_cast<int>(n), lanes);
+  DataType v8 = f32.with_lanes(lanes);
+  Expr value = LoadNode::make(v8, A, dense) * BroadcastNode::make(Expr(2.5f), lanes) + LoadNode::make(v8, B, reversed);
+  Stmt body = BlockNode::make({
+      StoreNode::make(C, value, dense, in_range),
+      StoreNode::make(D, LoadNode::make(v8, A, dense), RampNode::make(base * 2, 2, lanes)),
+  });
+  auto fn = build_one(fb.make("vec", loop(i, chunks, body)));
+  auto a = random_floats(chunks * lanes, 3), b = random_floats(chunks * lanes, 4);
+  NDArray C_ = NDArray::from_vector(std::vector<float>(n, -7.f), {n});
+  NDArray D_ = NDArray::from_vector(std::vector<float>(2 * chunks * lanes, -1.f), {2 * chunks * lanes});
+  fn(NDArray::from_vector(a, {chunks * lanes}), NDArray::from_vector(b, {chunks * lanes}), C_, D_);
+  auto c = C_.to_vector<float>(), d = D_.to_vector<float>();
+  for (int64_t k = 0; k < n; ++k) {
+    int64_t chunk = k / lanes, lane = k % lanes;
+    ASSERT_EQ(c[k], a[k] * 2.5f + b[chunk * lanes + lanes - 1 - lane]) << k;
+  }
+  for (int64_t k = 0; k < chunks * lanes; ++k) {
+    ASSERT_EQ(d[2 * k], a[k]);
+    ASSERT_EQ(d[2 * k + 1], -1.f);
+  }
+}
+
+// Stack (small) and heap (large) temporaries.
+TEST(CodegenLLVM, AllocateTemporaries) {
+  for (int64_t n : {16, 40000}) {
+    FuncBuilder fb;
+    Var A = fb.buffer("A", f32, {n}), Out = fb.buffer("Out", f32, {n});
+    Var T = Var::buffer("T", f32), k("k"), m("m");
+    Stmt body = AllocateNode::make(
+        T, f32, {make_const(i32, n)}, StorageScope::Global, make_const(DataType::Bool(), 1),
+        BlockNode::make({loop(k, n, store(T, load(f32, A, k) * 2.f, k)),
+                         loop(m, n, store(Out, load(f32, T, static_cast<int>(n - 1) - m) + 1.f, m))}));
+    PrimFunc f = fb.make("alloc", body);
+    std::string ir = emit_llvm_ir({f});
+    if (n == 16) EXPECT_NE(ir.find("alloca float"), std::string::npos) << ir;
+    else EXPECT_NE(ir.find("aligned_alloc"), std::string::npos) << ir;
+    auto a = random_floats(n, 5);
+    NDArray O = NDArray::empty({n}, f32);
+    build_one(f)(NDArray::from_vector(a, {n}), O);
+    auto o = O.to_vector<float>();
+    for (int64_t q = 0; q < n; ++q) ASSERT_EQ(o[q], a[n - 1 - q] * 2.f + 1.f) << n << " " << q;
+  }
+}
+
+// IfThenElse statements, Select, and tvm_if_then_else guarding out-of-range reads (scalar and vector).
+TEST(CodegenLLVM, ConditionalsAndSelect) {
+  const int64_t n = 64;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n});
+  Var O1 = fb.buffer("O1", f32, {n}), O2 = fb.buffer("O2", i32, {n}), O3 = fb.buffer("O3", f32, {n});
+  Var O4 = fb.buffer("O4", f32, {n});
+  Var i("i"), c("c");
+  Expr a = load(f32, A, i);
+  Expr ramp = RampNode::make(c * 8 - 1, 1, 8);
+  Stmt body = BlockNode::make({
+      store(O1, select(a > 0.f, a, a * 0.125f), i),
+      IfThenElseNode::make(floormod(i, 3) == 0, store(O2, 1, i), store(O2, -1, i)),
+      IfThenElseNode::make(i >= 60, store(O3, 100.f, i)),
+      IfThenElseNode::make(i < 60, store(O3, if_then_else(i >= 1, load(f32, A, i - 1), Expr(-5.f)), i)),
+  });
+  Stmt vec = store(O4, if_then_else(ramp >= BroadcastNode::make(0, 8), LoadNode::make(f32.with_lanes(8), A, ramp),
+                                    BroadcastNode::make(Expr(-9.f), 8)),
+                   RampNode::make(c * 8, 1, 8));
+  auto fn = build_one(fb.make("cond", BlockNode::make({loop(i, n, body), loop(c, n / 8, vec)})));
+  auto av = random_floats(n, 6);
+  NDArray R1 = NDArray::empty({n}, f32), R2 = NDArray::empty({n}, i32), R3 = NDArray::empty({n}, f32);
+  NDArray R4 = NDArray::empty({n}, f32);
+  fn(NDArray::from_vector(av, {n}), R1, R2, R3, R4);
+  auto r1 = R1.to_vector<float>(), r3 = R3.to_vector<float>(), r4 = R4.to_vector<float>();
+  auto r2 = R2.to_vector<int32_t>();
+  for (int64_t k = 0; k < n; ++k) {
+    ASSERT_EQ(r1[k], av[k] > 0 ? av[k] : av[k] * 0.125f);
+    ASSERT_EQ(r2[k], k % 3 == 0 ? 1 : -1);
+    ASSERT_EQ(r3[k], k >= 60 ? 100.f : (k >= 1 ? av[k - 1] : -5.f)) << k;
+    ASSERT_EQ(r4[k], k >= 1 ? av[k - 1] : -9.f) << k;
+  }
+}
+
+// Scalar parameters of several dtypes, passed by pointer in the packed convention.
+TEST(CodegenLLVM, ScalarParameters) {
+  const int64_t n = 10;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n}), Out = fb.buffer("Out", DataType::Float(64), {n});
+  Var off = fb.scalar("off", i32), alpha = fb.scalar("alpha", f32), big = fb.scalar("big", DataType::Int(64));
+  Var beta = fb.scalar("beta", DataType::Float(64)), flag = fb.scalar("flag", DataType::Bool());
+  Var u8 = fb.scalar("u8", DataType::UInt(8));
+  Var i("i");
+  Expr v = cast(DataType::Float(64), load(f32, A, i) * alpha + cast(f32, off)) * beta +
+           cast(DataType::Float(64), big) + cast(DataType::Float(64), u8);
+  auto fn = build_one(fb.make("scalars", loop(i, n, store(Out, select(flag, v, make_const(DataType::Float(64), -1.0)), i))));
+  auto a = random_floats(n, 7);
+  NDArray O = NDArray::empty({n}, DataType::Float(64));
+  const int64_t bigv = int64_t{1} << 40;
+  fn(NDArray::from_vector(a, {n}), O, -3, 0.5, bigv, 0.25, 1, 200);
+  auto o = O.to_vector<double>();
+  for (int64_t k = 0; k < n; ++k)
+    ASSERT_EQ(o[k], static_cast<double>(a[k] * 0.5f + -3.f) * 0.25 + static_cast<double>(bigv) + 200.0);
+  fn(NDArray::from_vector(a, {n}), O, -3, 0.5, bigv, 0.25, 0, 200);
+  for (double x : O.to_vector<double>()) ASSERT_EQ(x, -1.0);
+}
+
+// Integer/float/bool conversions with C semantics.
+TEST(CodegenLLVM, Casts) {
+  const int64_t n = 8;
+  FuncBuilder fb;
+  Var F = fb.buffer("F", f32, {n}), I = fb.buffer("I", i32, {n}), U = fb.buffer("U", DataType::UInt(32), {n});
+  Var o_fi = fb.buffer("o_fi", i32, {n}), o_if = fb.buffer("o_if", f32, {n}), o_i8 = fb.buffer("o_i8", DataType::Int(8), {n});
+  Var o_u8 = fb.buffer("o_u8", DataType::Int(32), {n}), o_s8 = fb.buffer("o_s8", DataType::Int(64), {n});
+  Var o_fb = fb.buffer("o_fb", DataType::Bool(), {n}), o_bf = fb.buffer("o_bf", f32, {n});
+  Var o_uf = fb.buffer("o_uf", f32, {n}), o_fd = fb.buffer("o_fd", DataType::Float(64), {n});
+  Var i("i");
+  Expr f = load(f32, F, i), iv = load(i32, I, i), u = load(DataType::UInt(32), U, i);
+  Stmt body = BlockNode::make({
+      store(o_fi, cast(i32, f), i),
+      store(o_if, cast(f32, iv), i),
+      store(o_i8, cast(DataType::Int(8), iv), i),
+      store(o_u8, cast(i32, cast(DataType::UInt(8), iv)), i),
+      store(o_s8, cast(DataType::Int(64), cast(DataType::Int(8), iv)), i),
+      store(o_fb, cast(DataType::Bool(), f), i),
+      store(o_bf, cast(f32, cast(DataType::Bool(), iv)), i),
+      store(o_uf, cast(f32, u), i),
+      store(o_fd, cast(DataType::Float(64), f) / 3.0, i),
+  });
+  auto fn = build_one(fb.make("casts", loop(i, n, body)));
+  std::vector<float> fv{-2.75f, -0.5f, 0.f, 0.5f, 1.99f, 1e6f, -123.5f, 7.f};
+  std::vector<int32_t> ivs{-1, 255, 256, -129, 127, 0, 1000, -70000};
+  std::vector<uint32_t> uvs{0u, 1u, 4000000000u, 2147483648u, 77u, 4294967295u, 3u, 123456789u};
+  std::vector<NDArray> outs{NDArray::empty({n}, i32), NDArray::empty({n}, f32), NDArray::empty({n}, DataType::Int(8)),
+                            NDArray::empty({n}, i32), NDArray::empty({n}, DataType::Int(64)), NDArray::empty({n}, DataType::Bool()),
+                            NDArray::empty({n}, f32), NDArray::empty({n}, f32), NDArray::empty({n}, DataType::Float(64))};
+  fn(NDArray::from_vector(fv, {n}), NDArray::from_vector(ivs, {n}), NDArray::from_vector(uvs, {n}), outs[0], outs[1],
+     outs[2], outs[3], outs[4], outs[5], outs[6], outs[7], outs[8]);
+  auto fi = outs[0].to_vector<int32_t>();
+  auto iff = outs[1].to_vector<float>();
+  auto i8 = outs[2].to_vector<int8_t>();
+  auto u8 = outs[3].to_vector<int32_t>();
+  auto s8 = outs[4].to_vector<int64_t>();
+  auto fbv = outs[5].to_vector<bool>();
+  auto bf = outs[6].to_vector<float>();
+  auto uf = outs[7].to_vector<float>();
+  auto fd = outs[8].to_vector<double>();
+  for (int64_t k = 0; k < n; ++k) {
+    ASSERT_EQ(fi[k], static_cast<int32_t>(fv[k])) << k;
+    ASSERT_EQ(iff[k], static_cast<float>(ivs[k])) << k;
+    ASSERT_EQ(i8[k], static_cast<int8_t>(ivs[k])) << k;
+    ASSERT_EQ(u8[k], static_cast<int32_t>(static_cast<uint8_t>(ivs[k]))) << k;
+    ASSERT_EQ(s8[k], static_cast<int64_t>(static_cast<int8_t>(ivs[k]))) << k;
+    ASSERT_EQ(fbv[k], fv[k] != 0.f) << k;
+    ASSERT_EQ(bf[k], ivs[k] != 0 ? 1.f : 0.f) << k;
+    ASSERT_EQ(uf[k], static_cast<float>(uvs[k])) << k;
+    ASSERT_EQ(fd[k], static_cast<double>(fv[k]) / 3.0) << k;
+  }
+}
+
+// Unsigned arithmetic, comparisons, shifts and bitwise intrinsics.
+TEST(CodegenLLVM, UnsignedAndBitwise) {
+  const int64_t n = 6;
+  const DataType u32 = DataType::UInt(32);
+  FuncBuilder fb;
+  Var U = fb.buffer("U", u32, {n}), S = fb.buffer("S", i32, {n});
+  Var o1 = fb.buffer("o1", u32, {n}), o2 = fb.buffer("o2", i32, {n}), o3 = fb.buffer("o3", DataType::Bool(), {n});
+  Var o4 = fb.buffer("o4", u32, {n}), o5 = fb.buffer("o5", i32, {n});
+  Var i("i");
+  Expr u = load(u32, U, i), s = load(i32, S, i);
+  Expr three = make_const(u32, 3);
+  Stmt body = BlockNode::make({
+      store(o1, CallNode::make(u32, Intrinsic::ShiftRight, {u, three}), i),
+      store(o2, CallNode::make(i32, Intrinsic::ShiftRight, {s, make_const(i32, 2)}), i),
+      store(o3, u > make_const(u32, int64_t{2147483648LL}), i),
+      store(o4, CallNode::make(u32, Intrinsic::BitwiseXor, {CallNode::make(u32, Intrinsic::BitwiseAnd, {u, make_const(u32, int64_t{0xff00ff})}),
+                                                            CallNode::make(u32, Intrinsic::ShiftLeft, {u, three})}) /
+                    make_const(u32, 7), i),
+      store(o5, floordiv(s, 8) + CallNode::make(i32, Intrinsic::BitwiseNot, {s}), i),
+  });
+  auto fn = build_one(fb.make("bits", loop(i, n, body)));
+  std::vector<uint32_t> us{0u, 1u, 0x80000000u, 0xffffffffu, 12345678u, 0x80000001u};
+  std::vector<int32_t> ss{-1, -100, 100, INT32_MIN, INT32_MAX, 7};
+  NDArray r1 = NDArray::empty({n}, u32), r2 = NDArray::empty({n}, i32), r3 = NDArray::empty({n}, DataType::Bool());
+  NDArray r4 = NDArray::empty({n}, u32), r5 = NDArray::empty({n}, i32);
+  fn(NDArray::from_vector(us, {n}), NDArray::from_vector(ss, {n}), r1, r2, r3, r4, r5);
+  auto v1 = r1.to_vector<uint32_t>(), v4 = r4.to_vector<uint32_t>();
+  auto v2 = r2.to_vector<int32_t>(), v5 = r5.to_vector<int32_t>();
+  auto v3 = r3.to_vector<bool>();
+  for (int64_t k = 0; k < n; ++k) {
+    ASSERT_EQ(v1[k], us[k] >> 3);
+    ASSERT_EQ(v2[k], ss[k] >> 2);
+    ASSERT_EQ(v3[k], us[k] > 2147483648u);
+    ASSERT_EQ(v4[k], ((us[k] & 0xff00ffu) ^ (us[k] << 3)) / 7u);
+    ASSERT_EQ(v5[k], static_cast<int32_t>(ref_floordiv(ss[k], 8)) + ~ss[k]);
+  }
+}
+
+TEST(CodegenLLVM, Errors) {
+  {  // a buffer with a symbolic shape has no static signature
+    Var n("n");
+    Buffer b = Buffer::make("A", f32, {n});
+    PrimFunc f = PrimFunc::make("dyn", {b->data}, {{b->data.get(), b}}, make_nop());
+    EXPECT_THROW(signature_of(f), CompileError);
+  }
+  {  // a variable that is never bound
+    FuncBuilder fb;
+    Var A = fb.buffer("A", f32, {4});
+    Var ghost("ghost");
+    EXPECT_THROW(emit_llvm_ir({fb.make("bad", store(A, 1.f, ghost))}), InternalError);
+  }
+  {  // two functions with one name
+    FuncBuilder fb;
+    Var A = fb.buffer("A", f32, {4});
+    PrimFunc f = fb.make("twice", store(A, 1.f, 0));
+    EXPECT_THROW(emit_llvm_ir({f, f}), CompileError);
+  }
+}
+
+}  // namespace
+}  // namespace minitvm::codegen::test
