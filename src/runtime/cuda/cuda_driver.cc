@@ -5,7 +5,6 @@
 #include <dlfcn.h>
 
 #include <mutex>
-#include <set>
 #include <sstream>
 
 #include "minitvm/support/error.h"
