@@ -135,6 +135,34 @@ TEST(CodegenLLVM, VectorRampBroadcast) {
   }
 }
 
+// Vector indices that are Ramps in disguise (ramp + broadcast) load densely; broadcast indices load
+// one element; Unrolled/Vectorized loops that reach the backend run as loops with LLVM hints.
+TEST(CodegenLLVM, VectorIndexFormsAndLoopKinds) {
+  const int64_t chunks = 6, lanes = 8, n = chunks * lanes;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n + 3}), E = fb.buffer("E", f32, {n}), G = fb.buffer("G", f32, {n});
+  Var c("c"), u("u"), v("v");
+  DataType v8 = f32.with_lanes(lanes);
+  Expr dense = RampNode::make(c * static_cast<int>(lanes), 1, lanes);
+  Expr shifted = dense + BroadcastNode::make(3, lanes);
+  Stmt s1 = loop(c, chunks, StoreNode::make(E, LoadNode::make(v8, A, shifted) + LoadNode::make(v8, A, BroadcastNode::make(c, lanes)), dense));
+  Stmt s2 = loop(u, n / 4, loop(v, 4, store(G, load(f32, A, u * 4 + v) * 2.f, u * 4 + v), ForKind::Unrolled), ForKind::Vectorized);
+  PrimFunc f = fb.make("forms", BlockNode::make({s1, s2}));
+  std::string ir = emit_llvm_ir({f});
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("load <8 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("llvm.loop.unroll.full"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("llvm.loop.vectorize.enable"), std::string::npos) << ir;
+  auto a = random_floats(n + 3, 11);
+  NDArray E_ = NDArray::empty({n}, f32), G_ = NDArray::empty({n}, f32);
+  build_one(f)(NDArray::from_vector(a, {n + 3}), E_, G_);
+  auto e = E_.to_vector<float>(), g = G_.to_vector<float>();
+  for (int64_t k = 0; k < n; ++k) {
+    ASSERT_EQ(e[k], a[k + 3] + a[k / lanes]) << k;
+    ASSERT_EQ(g[k], a[k] * 2.f) << k;
+  }
+}
+
 // Stack (small) and heap (large) temporaries.
 TEST(CodegenLLVM, AllocateTemporaries) {
   for (int64_t n : {16, 40000}) {

@@ -3,6 +3,7 @@
 
 #include <bit>
 #include <cstring>
+#include <optional>
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "minitvm/support/error.h"
@@ -291,10 +292,44 @@ llvm::Value* CodeGenLLVM::element_address(llvm::Value* base, DataType elem, cons
 }
 
 namespace {
-/** The stride-1 Ramp base of a dense vector index, or nullptr. */
-const RampNode* dense_ramp(const Expr& index) {
-  auto* r = index.as<RampNode>();
-  return r && is_one(r->stride) ? r : nullptr;
+/** A vector index as base + stride * lane, when it is one (Ramp, Broadcast and their sums and
+ *  products with broadcasts, e.g. `ramp(x, 1, 8) + broadcast(y, 8)`). */
+struct RampForm {
+  Expr base, stride;
+};
+std::optional<RampForm> ramp_form(const Expr& e) {
+  if (auto* r = e.as<RampNode>()) return RampForm{r->base, r->stride};
+  if (auto* b = e.as<BroadcastNode>()) return RampForm{b->value, make_zero(b->value.dtype())};
+  auto both = [](const Expr& x, const Expr& y) -> std::optional<std::pair<RampForm, RampForm>> {
+    auto fx = ramp_form(x);
+    if (!fx) return std::nullopt;
+    auto fy = ramp_form(y);
+    if (!fy) return std::nullopt;
+    return std::make_pair(*fx, *fy);
+  };
+  if (auto* a = e.as<AddNode>()) {
+    if (auto p = both(a->a, a->b)) return RampForm{p->first.base + p->second.base, p->first.stride + p->second.stride};
+  } else if (auto* s = e.as<SubNode>()) {
+    if (auto p = both(s->a, s->b)) return RampForm{p->first.base - p->second.base, p->first.stride - p->second.stride};
+  } else if (auto* m = e.as<MulNode>()) {
+    auto* bx = m->b.as<BroadcastNode>();
+    const Expr* other = &m->a;
+    if (!bx) {
+      bx = m->a.as<BroadcastNode>();
+      other = &m->b;
+    }
+    if (bx) {
+      if (auto f = ramp_form(*other)) return RampForm{f->base * bx->value, f->stride * bx->value};
+    }
+  }
+  return std::nullopt;
+}
+
+/** The base of a dense (stride 1) vector index, or an undefined Expr. */
+Expr dense_base(const Expr& index) {
+  if (!index.dtype().is_vector()) return Expr();
+  auto f = ramp_form(index);
+  return f && is_one(f->stride) ? f->base : Expr();
 }
 bool always_true(const Expr& pred) { return !pred.defined() || is_one(pred); }
 }  // namespace
@@ -330,10 +365,14 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
       phi->addIncoming(llvm::Constant::getNullValue(st), pre);
       raw = phi;
     }
-  } else if (const RampNode* r = dense_ramp(index)) {
-    llvm::Value* addr = element_address(base, elem, r->base);
+  } else if (Expr dense = dense_base(index); dense.defined()) {
+    llvm::Value* addr = element_address(base, elem, dense);
     if (mask) raw = builder_->CreateMaskedLoad(st, addr, align, mask, llvm::Constant::getNullValue(st));
     else raw = builder_->CreateAlignedLoad(st, addr, align);
+  } else if (auto f = ramp_form(index); f && is_zero(f->stride) && !mask) {
+    // Every lane reads the same element: one scalar load, broadcast.
+    llvm::Value* addr = element_address(base, elem, f->base);
+    raw = builder_->CreateVectorSplat(t.lanes(), builder_->CreateAlignedLoad(storage_type(elem), addr, align));
   } else {
     llvm::Value* ptrs = element_address(base, elem, index);
     raw = builder_->CreateMaskedGather(st, ptrs, align, mask, llvm::Constant::getNullValue(st));
@@ -369,8 +408,8 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
     builder_->CreateAlignedStore(value, addr, align);
     builder_->CreateBr(done);
     builder_->SetInsertPoint(done);
-  } else if (const RampNode* r = dense_ramp(op->index)) {
-    llvm::Value* addr = element_address(base, elem, r->base);
+  } else if (Expr dense = dense_base(op->index); dense.defined()) {
+    llvm::Value* addr = element_address(base, elem, dense);
     if (mask) builder_->CreateMaskedStore(value, addr, align, mask);
     else builder_->CreateAlignedStore(value, addr, align);
   } else {

@@ -294,7 +294,19 @@ void CodeGenLLVM::emit_serial_loop(const ForNode* op) {
   }
   llvm::Value* next = builder_->CreateAdd(iv, llvm::ConstantInt::get(llvm_type(t), 1), "", false, t.is_int());
   iv->addIncoming(next, builder_->GetInsertBlock());
-  builder_->CreateBr(head);
+  llvm::BranchInst* back = builder_->CreateBr(head);
+  // Loops the schedule asked to unroll or vectorize (and that reached us as loops) carry the
+  // request to LLVM as loop metadata; LLVM may still decline (e.g. unknown trip count).
+  if (op->for_kind == ForKind::Unrolled || op->for_kind == ForKind::Vectorized) {
+    llvm::Metadata* hint =
+        op->for_kind == ForKind::Unrolled
+            ? llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")})
+            : llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                      llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx_))});
+    llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, hint});
+    loop_id->replaceOperandWith(0, loop_id);
+    back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);
+  }
   exit->moveAfter(builder_->GetInsertBlock());
   builder_->SetInsertPoint(exit);
 }
