@@ -143,7 +143,11 @@ class HostDeviceSplitter : public IRMutator {
 
  private:
   Stmt make_kernel(const Stmt& region) {
+    // Kernel names must be C identifiers ("fused_nn.conv2d" -> "fused_nn_conv2d_kernel0").
     std::string name = func_.name() + "_kernel" + std::to_string(kernels.size());
+    for (char& c : name)
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
+    if (name[0] >= '0' && name[0] <= '9') name = "_" + name;
     KernelScanner scan;
     scan.visit_stmt(region);
 

@@ -25,6 +25,7 @@
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
+#include <vector>
 
 #include "minitvm/ir/functor.h"
 #include "minitvm/ir/stmt.h"
@@ -142,6 +143,8 @@ class CodeGenC : public ir::IRVisitor {
   std::ostringstream stream_;   ///< function bodies
   int indent_ = 0;
   NameAllocator names_;
+  /** Names reserved in every function (function names, preamble helpers). */
+  std::vector<std::string> global_names_;
   bool restrict_params_ = true;
   /** Buffers accessed with vector loads/stores in the current function (for alignment). */
   std::unordered_set<const ir::VarNode*> vector_accessed_;

@@ -3,7 +3,8 @@
  * SplitHostDevice did.
  *
  * Each outermost `AttrStmt(IterVar, ThreadExtent, extent)` region becomes a kernel named
- * `<func>_kernel<k>` (k = 0, 1, ... in order of appearance). A kernel's `thread_axes` are the
+ * `<func>_kernel<k>` (k = 0, 1, ... in order of appearance; characters that are not valid in a C
+ * identifier become '_'). A kernel's `thread_axes` are the
  * thread IterVars in order of first appearance (keyed by variable, so a re-bound tag is listed
  * again). Its parameters are the variables it uses but does not define: buffer handles first, then
  * scalars, each group in order of first use (a Store uses its buffer before its value, so

@@ -31,7 +31,10 @@ void CodeGenC::add_function(const PrimFunc& f) {
   buffer_scopes_.clear();
   nonneg_vars_.clear();
   vector_accessed_.clear();
-  names_.reserve(f.name());
+  // Names are unique per function; function and helper names stay reserved in all of them.
+  global_names_.push_back(f.name());
+  names_.clear();
+  for (const auto& g : global_names_) names_.reserve(g);
 
   std::ostringstream head;
   print_func_prefix(f, head);

@@ -9,7 +9,7 @@ namespace minitvm::codegen {
 using namespace ir;
 
 CodeGenCUDA::CodeGenCUDA() {
-  for (const char* n : {"mtvm_min", "mtvm_max", "mtvm_floordiv", "mtvm_floormod"}) names_.reserve(n);
+  for (const char* n : {"mtvm_min", "mtvm_max", "mtvm_floordiv", "mtvm_floormod"}) global_names_.push_back(n);
 }
 
 int64_t kernel_block_threads(const PrimFunc& kernel) {

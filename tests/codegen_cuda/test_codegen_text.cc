@@ -1,0 +1,256 @@
+// CUDA codegen text, thread_sync placement and split_host_device on hand-built lowered IR.
+#include <gtest/gtest.h>
+
+#include "codegen_cuda/kernels.h"
+#include "minitvm/codegen/codegen_cuda.h"
+#include "minitvm/ir/functor.h"
+#include "minitvm/ir/ir_util.h"
+#include "minitvm/transform/split_host_device.h"
+#include "minitvm/transform/thread_sync.h"
+
+namespace minitvm {
+namespace {
+
+using namespace ir;
+using namespace testing;
+
+void expect_in_order(const std::string& text, const std::vector<std::string>& parts) {
+  size_t pos = 0;
+  for (const auto& p : parts) {
+    size_t f = text.find(p, pos);
+    ASSERT_NE(f, std::string::npos) << "missing `" << p << "` (in order) in:\n" << text;
+    pos = f + p.size();
+  }
+}
+
+int count(const std::string& text, const std::string& what) {
+  int n = 0;
+  for (size_t p = text.find(what); p != std::string::npos; p = text.find(what, p + 1)) ++n;
+  return n;
+}
+
+bool is_sync(const Stmt& s) {
+  auto* e = s.as<EvaluateNode>();
+  auto* c = e ? e->value.as<CallNode>() : nullptr;
+  return c && c->op == Intrinsic::StorageSync;
+}
+
+TEST(CodegenCuda, VectorAddText) {
+  auto r = codegen::build_cuda(vector_add());
+  // TVM v0.6 spelling (leading space, double space after commas), v0.8 launch bounds.
+  expect_in_order(r.cuda_source,
+                  {"extern \"C\" __global__ void __launch_bounds__(64) add_kernel0( float* __restrict__ C,  "
+                   "float* __restrict__ A,  float* __restrict__ B) {\n",
+                   "  if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < 1000) {\n",
+                   "    C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + "
+                   "((int)threadIdx.x))] + B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))]);\n",
+                   "  }\n", "}\n"});
+  EXPECT_EQ(r.cuda_source.find("#include"), std::string::npos) << "no header needed for float32";
+  EXPECT_EQ(r.cuda_source.find("__syncthreads"), std::string::npos);
+}
+
+TEST(CodegenCuda, SplitHostDeviceVectorAdd) {
+  auto split = transform::split_host_device(vector_add());
+  ASSERT_EQ(split.kernels.size(), 1u);
+  const PrimFunc& k = split.kernels[0];
+  EXPECT_EQ(k.name(), "add_kernel0");
+  ASSERT_EQ(k->params.size(), 3u);  // first use: C (stored), then A, B
+  EXPECT_EQ(k->params[0].name(), "C");
+  EXPECT_EQ(k->params[1].name(), "A");
+  EXPECT_EQ(k->params[2].name(), "B");
+  ASSERT_EQ(k->thread_axes.size(), 2u);
+  EXPECT_EQ(k->thread_axes[0].thread_tag(), "blockIdx.x");
+  EXPECT_EQ(k->thread_axes[1].thread_tag(), "threadIdx.x");
+  const auto& info = split.info;
+  EXPECT_EQ(info.signature.name, "add");
+  ASSERT_EQ(info.signature.args.size(), 3u);
+  EXPECT_EQ(info.signature.args[2].name, "C");
+  EXPECT_EQ(info.signature.args[2].shape, std::vector<int64_t>{kAddN});
+  ASSERT_EQ(info.launches.size(), 1u);
+  EXPECT_EQ(info.launches[0].kernel, "add_kernel0");
+  EXPECT_EQ(info.launches[0].args, (std::vector<int>{2, 0, 1}));
+  EXPECT_EQ(info.launches[0].grid, (std::array<int64_t, 3>{16, 1, 1}));
+  EXPECT_EQ(info.launches[0].block, (std::array<int64_t, 3>{64, 1, 1}));
+  // The host body launches the kernel by name with its arguments and the extents.
+  std::string host = to_string(split.host->body);
+  EXPECT_NE(host.find("tvm_call_packed"), std::string::npos) << host;
+  EXPECT_NE(host.find("add_kernel0"), std::string::npos) << host;
+}
+
+TEST(CodegenCuda, SplitTwoKernels) {
+  auto split = transform::split_host_device(two_kernels());
+  ASSERT_EQ(split.kernels.size(), 2u);
+  EXPECT_EQ(split.info.launches[0].kernel, "twok_kernel0");
+  EXPECT_EQ(split.info.launches[1].kernel, "twok_kernel1");
+  EXPECT_EQ(split.info.launches[0].args, (std::vector<int>{1, 0}));     // T, A
+  EXPECT_EQ(split.info.launches[1].args, (std::vector<int>{2, 1, 0}));  // B, T, A
+  EXPECT_EQ(split.info.launches[0].block[0], 128);
+  EXPECT_EQ(split.info.launches[1].grid[0], 4);
+  auto r = codegen::build_cuda(two_kernels());
+  expect_in_order(r.cuda_source, {"__launch_bounds__(128) twok_kernel0( float* __restrict__ T,  float* __restrict__ A)",
+                                  "__launch_bounds__(64) twok_kernel1( float* __restrict__ B,  float* __restrict__ T,"});
+}
+
+TEST(CodegenCuda, SplitRejectsNonConstantExtent) {
+  auto A = make_param("A", DataType::Float(32), {16});
+  Var n("n");
+  IterVar tx(Range(0, n), Var("threadIdx.x"), IterVarType::ThreadIndex, "threadIdx.x");
+  Stmt body = AttrStmtNode::make(tx, AttrKind::ThreadExtent, n,
+                                 StoreNode::make(A.var(), make_const(DataType::Float(32), 1.0), Expr(tx)));
+  PrimFunc f = PrimFunc::make("dyn", {A.var(), n}, {{A.var().get(), A.buf}}, body);
+  EXPECT_THROW(transform::split_host_device(f), CompileError);
+}
+
+TEST(ThreadSync, MatmulGetsLoopCarriedAndRawBarriers) {
+  PrimFunc f = tiled_matmul();
+  Stmt synced = transform::thread_sync(f->body, StorageScope::Shared);
+  // Find the k.outer loop and check its body: sync; A.shared = ..; B.shared = ..; sync; for k.inner
+  const ForNode* kloop = nullptr;
+  int syncs = 0;
+  post_order_visit(synced, [&](const Ref<Object>& n) {
+    if (auto* fl = n.as<ForNode>(); fl && fl->loop_var.name() == "k.outer") kloop = fl;
+    if (auto* e = n.as<EvaluateNode>(); e && is_sync(Stmt(e))) ++syncs;
+  });
+  ASSERT_NE(kloop, nullptr);
+  EXPECT_EQ(syncs, 2);
+  auto* blk = kloop->body.as<BlockNode>();
+  ASSERT_NE(blk, nullptr);
+  ASSERT_EQ(blk->stmts.size(), 5u) << to_string(kloop->body);
+  EXPECT_TRUE(is_sync(blk->stmts[0])) << "loop-carried WAR barrier first";
+  EXPECT_EQ(blk->stmts[1].as<StoreNode>()->buffer_var.name(), "A.shared");
+  EXPECT_EQ(blk->stmts[2].as<StoreNode>()->buffer_var.name(), "B.shared");
+  EXPECT_TRUE(is_sync(blk->stmts[3])) << "RAW barrier before the compute loop";
+  EXPECT_NE(blk->stmts[4].as<ForNode>(), nullptr);
+  // Idempotent: the barriers already present satisfy the pass.
+  Stmt again = transform::thread_sync(synced, StorageScope::Shared);
+  EXPECT_TRUE(again.same_as(synced));
+}
+
+TEST(ThreadSync, SameIndexNeedsNoBarrierAndConditionIsAnError) {
+  Var s = Var::buffer("S", DataType::Float(32));
+  auto O = make_param("O", DataType::Float(32), {32});
+  IterVar tx = thread_axis("threadIdx.x", 32);
+  Expr x = tx;
+  Expr ld = LoadNode::make(DataType::Float(32), s, x);
+  // Each thread reads back only its own element: no barrier.
+  Stmt own = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x), StoreNode::make(O.var(), ld, x)});
+  Stmt a = AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(), own);
+  EXPECT_TRUE(transform::thread_sync(a, StorageScope::Shared).same_as(a));
+  // Reading a neighbour's element: RAW barrier between the two statements.
+  Expr nb = LoadNode::make(DataType::Float(32), s, 31 - x);
+  Stmt other = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x), StoreNode::make(O.var(), nb, x)});
+  Stmt b = transform::thread_sync(AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(), other),
+                                  StorageScope::Shared);
+  auto* blk = b.as<AllocateNode>()->body.as<BlockNode>();
+  ASSERT_NE(blk, nullptr);
+  ASSERT_EQ(blk->stmts.size(), 3u);
+  EXPECT_TRUE(is_sync(blk->stmts[1]));
+  // The same exchange inside an if: a barrier there would be divergent -> CompileError.
+  Stmt cond = AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(),
+                                 IfThenElseNode::make(x < 16, other));
+  EXPECT_THROW(transform::thread_sync(cond, StorageScope::Shared), CompileError);
+  // Local buffers are not tracked.
+  Stmt loc = AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Local, Expr(), other);
+  EXPECT_TRUE(transform::thread_sync(loc, StorageScope::Shared).same_as(loc));
+}
+
+TEST(CodegenCuda, MatmulText) {
+  auto r = codegen::build_cuda(tiled_matmul());
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"extern \"C\" __global__ void __launch_bounds__(256) matmul_kernel0( float* __restrict__ A,  "
+                        "float* __restrict__ B,  float* __restrict__ C) {\n",
+                        "  __shared__ float A_shared[256];\n", "  __shared__ float B_shared[256];\n",
+                        "   float C_local[1];\n", "  C_local[0] = 0.000000e+00f;\n",
+                        "  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
+                        "    A_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = A[",
+                        "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = B[",
+                        "    __syncthreads();\n", "    #pragma unroll\n",
+                        "    for (int k_inner = 0; k_inner < 16; ++k_inner) {\n",
+                        "      C_local[0] = (C_local[0] + (A_shared[((((int)threadIdx.y) * 16) + k_inner)] * "
+                        "B_shared[((k_inner * 16) + ((int)threadIdx.x))]));\n",
+                        "  C[((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) * 64) + ((((int)blockIdx.x) * 16) + "
+                        "((int)threadIdx.x)))] = C_local[0];\n"});
+  EXPECT_EQ(count(src, "__syncthreads();"), 2);
+  EXPECT_EQ(r.info.launches[0].grid, (std::array<int64_t, 3>{4, 4, 1}));
+  EXPECT_EQ(r.info.launches[0].block, (std::array<int64_t, 3>{16, 16, 1}));
+}
+
+TEST(CodegenCuda, Float4Text) {
+  auto r = codegen::build_cuda(float4_scale());
+  expect_in_order(r.cuda_source,
+                  {"((float4*)(B + (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)))[0] = make_float4(",
+                   "(A[(((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)] * 2.000000e+00f), ",
+                   "(A[((((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4) + 3)] * 2.000000e+00f));\n"});
+  // A plain vector copy reads with one float4 load.
+  auto A = make_param("A", DataType::Float(32), {64});
+  auto B = make_param("B", DataType::Float(32), {64});
+  IterVar tx = thread_axis("threadIdx.x", 16);
+  Expr ramp = RampNode::make(Expr(tx) * 4, 1, 4);
+  Stmt s = StoreNode::make(B.var(), LoadNode::make(DataType::Float(32, 4), A.var(), ramp), ramp);
+  auto c = codegen::build_cuda(make_func("copy", {A, B}, bind(tx, s)));
+  expect_in_order(c.cuda_source, {"((float4*)(B + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) * 4)))[0];"});
+  // Unaligned base (4t + 1): split into scalar accesses instead of a misaligned float4.
+  Expr ramp1 = RampNode::make(Expr(tx) * 4 + 1, 1, 4);
+  Stmt s1 = StoreNode::make(B.var(), LoadNode::make(DataType::Float(32, 4), A.var(), ramp1), ramp1);
+  auto u = codegen::build_cuda(make_func("copy1", {A, B}, bind(tx, s1)));
+  EXPECT_EQ(u.cuda_source.find("float4"), std::string::npos) << u.cuda_source;
+  EXPECT_EQ(count(u.cuda_source, "] = A["), 4) << u.cuda_source;
+}
+
+TEST(CodegenCuda, Fp16Text) {
+  auto r = codegen::build_cuda(half_elementwise());
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"#include <cuda_fp16.h>\n", "half mtvm_max(half a, half b)",
+                        "__launch_bounds__(128) half_ew_kernel0( half* __restrict__ C,  half* __restrict__ A,  "
+                        "half* __restrict__ B,  float* __restrict__ D) {\n",
+                        "for (int j = 0; j < 4; ++j) {",
+                        "mtvm_max(((A[((j * 128) + ((int)threadIdx.x))] * B[((j * 128) + ((int)threadIdx.x))]) + "
+                        "__float2half_rn(1.000000e+00f)), __float2half_rn(0.000000e+00f))",
+                        "__ushort_as_half((unsigned short)0xFC00U)", "__half2float(A["});
+  EXPECT_EQ(src.find("volatile"), std::string::npos);
+  EXPECT_EQ(src.find(" max("), std::string::npos) << "no ambiguous max(half, half)";
+}
+
+TEST(CodegenCuda, MiscExpressions) {
+  auto A = make_param("A", DataType::Float(32), {256});
+  auto I = make_param("I", DataType::Int(64), {256});
+  IterVar tx = thread_axis("threadIdx.x", 256);
+  Expr x = tx;
+  Var l("len");
+  Expr fd = floordiv(x - 7, 3), fm = floormod(x, 8), sh = floordiv(x, 16);
+  Stmt body = BlockNode::make({
+      StoreNode::make(A.var(), exp(LoadNode::make(DataType::Float(32), A.var(), x)) +
+                                    cast(DataType::Float(32), fd + fm + sh), x),
+      StoreNode::make(I.var(), cast(DataType::Int(64), x) * make_const(DataType::Int(64), int64_t{1} << 40), x),
+      LetStmtNode::make(l, min(x, 100), StoreNode::make(A.var(), make_const(DataType::Float(32), 0.5), l)),
+  });
+  auto r = codegen::build_cuda(make_func("misc.fn", {A, I}, bind(tx, body)));
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"mtvm_floordiv(int a, int b)", "misc_fn_kernel0( float* __restrict__ A,  long long* __restrict__ I)",
+                        "expf(A[((int)threadIdx.x)])", "mtvm_floordiv((((int)threadIdx.x) - 7), 3)",
+                        "(((int)threadIdx.x) & 7)", "(((int)threadIdx.x) >> 4)",
+                        "(((long long)((int)threadIdx.x)) * 1099511627776LL)",
+                        "int len = min(((int)threadIdx.x), 100);", "A[len] = 5.000000e-01f;"});
+}
+
+TEST(CodegenCuda, NameAllocator) {
+  codegen::NameAllocator names;
+  EXPECT_EQ(names.fresh("pad_temp.shared"), "pad_temp_shared");
+  EXPECT_EQ(names.fresh("pad_temp.shared"), "pad_temp_shared1");
+  EXPECT_EQ(names.fresh("vthread.s"), "vthread_s");
+  EXPECT_EQ(names.fresh("vthread.s"), "vthread_s1");
+  EXPECT_EQ(names.fresh("1x"), "_1x");
+  EXPECT_EQ(names.fresh("int"), "int_");
+  EXPECT_EQ(names.fresh("threadIdx"), "threadIdx_");
+  EXPECT_EQ(names.fresh("__x"), "_x");
+}
+
+TEST(CodegenCuda, TargetOptions) {
+  auto o = codegen::CudaBuildOptions::from_target("cuda -emulate");
+  EXPECT_TRUE(o.emulate);
+  EXPECT_EQ(codegen::CudaBuildOptions::from_target("cuda -arch=sm_80").arch, "sm_80");
+  EXPECT_THROW(codegen::CudaBuildOptions::from_target("llvm"), CompileError);
+}
+
+}  // namespace
+}  // namespace minitvm
