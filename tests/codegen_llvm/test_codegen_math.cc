@@ -146,6 +146,25 @@ TEST(CodegenLLVMMath, MinMaxNaNRule) {
   }
 }
 
+// Fast-math is off: a * b + c is two rounded operations, never a fused multiply-add (the host
+// has FMA; fusing would give 2^-24 here instead of 0), in scalar and vectorized loops alike.
+TEST(CodegenLLVMMath, NoFloatContraction) {
+  const int64_t n = 64;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), C = fb.buffer("C", f32, {n});
+  Var O = fb.buffer("O", f32, {n});
+  Var i("i");
+  auto fn = build_one(fb.make("muladd", loop(i, n, store(O, load(f32, A, i) * load(f32, B, i) + load(f32, C, i), i))));
+  const float a = 1.f + std::ldexp(1.f, -12), c = -(1.f + std::ldexp(1.f, -11));
+  ASSERT_NE(std::fma(a, a, c), 0.f);
+  NDArray R = NDArray::empty({n}, f32);
+  fn(NDArray::from_vector(std::vector<float>(n, a), {n}), NDArray::from_vector(std::vector<float>(n, a), {n}),
+     NDArray::from_vector(std::vector<float>(n, c), {n}), R);
+  volatile float prod = a * a;  // rounded product, as C without contraction
+  for (float r : R.to_vector<float>()) ASSERT_EQ(r, prod + c);
+  for (float r : R.to_vector<float>()) ASSERT_EQ(r, 0.f);
+}
+
 uint16_t half_bits(_Float16 h) {
   uint16_t b;
   std::memcpy(&b, &h, 2);
