@@ -23,13 +23,17 @@
  *   registers as float rounded to bfloat16 precision (round to nearest even) after every operation.
  * - bool is i1 in registers and one byte in memory.
  * - Round is round-half-away-from-zero (std::round, CUDA round()); Erf/Tanh call libm.
- * - A vector Load with a stride-1 Ramp index is one vector load, other vector indices gather; a
+ * - A vector Load whose index is base + lane (a stride-1 Ramp, also written as ramp + broadcast)
+ *   is one vector load, a broadcast index one scalar load, other vector indices gather; a
  *   non-constant predicate makes the access masked. Vector `if_then_else` whose true branch is a
  *   Load becomes a masked load (no out-of-bounds read); other vector `if_then_else` is a select.
  * - Parallel For: the body is outlined into `void body(int64_t task, void* closure)` and run by
  *   minitvm_parallel_for(extent, body, closure); the closure holds every variable the body uses.
  *   A Parallel loop nested inside another runs serially. Vectorized/Unrolled loops that reach the
- *   code generator run as serial loops (LLVM's O3 pipeline in the JIT vectorizes and unrolls).
+ *   code generator run as serial loops carrying llvm.loop.vectorize.enable / unroll.full hints
+ *   (LLVM's O3 pipeline in the JIT vectorizes and unrolls plain loops anyway).
+ * - Signed integer add/sub/mul are `nsw` (overflow is undefined, as in TVM), which lets LLVM
+ *   widen int32 index arithmetic.
  * - Allocate: constant size up to 64 KiB is a 64-byte aligned stack slot in the function's entry
  *   block; otherwise aligned_alloc/free around the body.
  * - AssertStmt and AttrStmt are not checked on the CPU: only their body is emitted.
