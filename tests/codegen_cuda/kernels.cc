@@ -124,8 +124,53 @@ PrimFunc two_kernels() {
   return make_func("twok", {A, Tm, B}, BlockNode::make({k0, k1}));
 }
 
+PrimFunc guarded_matmul() {
+  const int T = static_cast<int>(kTile), n = static_cast<int>(kGM);
+  const int tiles = (n + T - 1) / T;
+  DataType f = DataType::Float(32);
+  auto A = make_param("A", f, {kGM, kGM});
+  auto B = make_param("B", f, {kGM, kGM});
+  auto C = make_param("C", f, {kGM, kGM});
+  IterVar by = thread_axis("blockIdx.y", tiles), bx = thread_axis("blockIdx.x", tiles);
+  IterVar ty = thread_axis("threadIdx.y", kTile), tx = thread_axis("threadIdx.x", kTile);
+  Var ash = Var::buffer("A.shared", f), bsh = Var::buffer("B.shared", f), cl = Var::buffer("C.local", f);
+  Var ko("k.outer"), ki("k.inner");
+  Expr row = Expr(by) * T + Expr(ty), col = Expr(bx) * T + Expr(tx);
+  Expr ka = Expr(ko) * T + Expr(tx), kb = Expr(ko) * T + Expr(ty);
+  Stmt load_a = IfThenElseNode::make(likely(row < n && ka < n),
+                                     StoreNode::make(ash, LoadNode::make(f, A.var(), row * n + ka), Expr(ty) * T + Expr(tx)));
+  Stmt load_b = StoreNode::make(
+      bsh, if_then_else(kb < n && col < n, LoadNode::make(f, B.var(), kb * n + col), make_const(f, 0.0)),
+      Expr(ty) * T + Expr(tx));
+  Expr acc = LoadNode::make(f, cl, 0);
+  Stmt compute = IfThenElseNode::make(
+      likely(Expr(ko) * T + Expr(ki) < n),
+      StoreNode::make(cl, acc + LoadNode::make(f, ash, Expr(ty) * T + Expr(ki)) * LoadNode::make(f, bsh, Expr(ki) * T + Expr(tx)), 0));
+  Stmt kloop = ForNode::make(ko, 0, tiles, ForKind::Serial,
+                             BlockNode::make({load_a, load_b, ForNode::make(ki, 0, T, ForKind::Serial, compute)}));
+  Stmt body = BlockNode::make({StoreNode::make(cl, make_const(f, 0.0), 0), kloop,
+                               IfThenElseNode::make(likely(row < n && col < n), store(C, acc, row * n + col))});
+  body = AllocateNode::make(cl, f, {1}, StorageScope::Local, Expr(), body);
+  body = AllocateNode::make(bsh, f, {T * T}, StorageScope::Shared, Expr(), body);
+  body = AllocateNode::make(ash, f, {T * T}, StorageScope::Shared, Expr(), body);
+  return make_func("gmatmul", {A, B, C}, bind(by, bind(bx, bind(ty, bind(tx, body)))));
+}
+
+PrimFunc half2_square() {
+  DataType h = DataType::Float(16), h2 = DataType::Float(16, 2);
+  auto A = make_param("A", h, {kHalf2N});
+  auto B = make_param("B", h, {kHalf2N});
+  auto C = make_param("C", h, {kHalf2N});
+  IterVar tx = thread_axis("threadIdx.x", kHalf2N / 2);
+  Expr ramp = RampNode::make(Expr(tx) * 2, 1, 2);
+  Expr a = LoadNode::make(h2, A.var(), ramp);
+  Stmt s = BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
+  return make_func("half2", {A, B, C}, bind(tx, s));
+}
+
 std::vector<PrimFunc> all_test_functions() {
-  return {vector_add(), tiled_matmul(), float4_scale(), half_elementwise(), max_pairs(), two_kernels()};
+  return {vector_add(), tiled_matmul(), float4_scale(), half_elementwise(), max_pairs(), two_kernels(),
+          guarded_matmul(), half2_square()};
 }
 
 }  // namespace minitvm::testing

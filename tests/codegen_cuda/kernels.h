@@ -52,6 +52,17 @@ constexpr int64_t kPoolN = 256;
 /** Two kernels in one function: T[i] = A[i] * 3 (kernel 0), B[i] = T[i] + A[i] (kernel 1). */
 ir::PrimFunc two_kernels();
 
+/**
+ * gmatmul(A, B, C): 50x50 matmul with 16x16 tiles (imperfect): shared loads guarded by
+ * `if (likely(...))` (A) and `tvm_if_then_else(..., B[..], 0)` (B), guarded compute and store.
+ */
+ir::PrimFunc guarded_matmul();
+constexpr int64_t kGM = 50;
+
+/** half2(A, B, C): B = A * A and C = A with half2 accesses (n = 256, 128 threads x 2 lanes). */
+ir::PrimFunc half2_square();
+constexpr int64_t kHalf2N = 256;
+
 /** The functions above, for "every kernel compiles" checks. */
 std::vector<ir::PrimFunc> all_test_functions();
 

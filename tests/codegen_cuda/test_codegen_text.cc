@@ -211,6 +211,26 @@ TEST(CodegenCuda, Fp16Text) {
   EXPECT_EQ(src.find(" max("), std::string::npos) << "no ambiguous max(half, half)";
 }
 
+TEST(CodegenCuda, GuardedSharedLoadsKeepBarriersOutsideConditions) {
+  auto r = codegen::build_cuda(guarded_matmul());
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
+                        "    if ((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) < 50) && (((k_outer * 16) + "
+                        "((int)threadIdx.x)) < 50)) {\n",
+                        "      A_shared[", "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = ((",
+                        " ? B[", " : 0.000000e+00f);\n", "    __syncthreads();\n", "    for (int k_inner = 0;",
+                        "      if (((k_outer * 16) + k_inner) < 50) {\n"});
+  EXPECT_EQ(count(src, "__syncthreads();"), 2);
+}
+
+TEST(CodegenCuda, Half2Text) {
+  auto r = codegen::build_cuda(half2_square());
+  expect_in_order(r.cuda_source,
+                  {"#include <cuda_fp16.h>", "((half2*)(B + (((int)threadIdx.x) * 2)))[0] = __halves2half2((A[(((int)threadIdx.x) * 2)] * "
+                   "A[(((int)threadIdx.x) * 2)]), (A[((((int)threadIdx.x) * 2) + 1)] * A[((((int)threadIdx.x) * 2) + 1)]));",
+                   "((half2*)(C + (((int)threadIdx.x) * 2)))[0] = ((half2*)(A + (((int)threadIdx.x) * 2)))[0];"});
+}
+
 TEST(CodegenCuda, MiscExpressions) {
   auto A = make_param("A", DataType::Float(32), {256});
   auto I = make_param("I", DataType::Int(64), {256});

@@ -128,6 +128,37 @@ TEST(CudaEmulate, MatmulWithoutBarriersIsCaughtAsRace) {
   }
 }
 
+TEST(CudaEmulate, GuardedMatmulImperfectTiles) {
+  const int64_t n = kGM;
+  auto a = random_floats(n * n, 11), b = random_floats(n * n, 12);
+  NDArray A = NDArray::from_vector(a, {n, n}), B = NDArray::from_vector(b, {n, n});
+  NDArray C = NDArray::empty({n, n}, DataType::Float(32));
+  // Out-of-bounds reads/writes of the imperfect tiles would be reported by the emulator.
+  emulated(guarded_matmul()).get_function("gmatmul")(A, B, C);
+  auto c = C.to_vector<float>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t j = 0; j < n; ++j) {
+      float acc = 0.0f;
+      for (int64_t k = 0; k < n; ++k) acc = acc + a[i * n + k] * b[k * n + j];
+      ASSERT_NEAR(c[i * n + j], acc, 1e-5f * (1.0f + std::fabs(acc))) << i << "," << j;
+    }
+}
+
+TEST(CudaEmulate, Half2Square) {
+  auto af = random_floats(kHalf2N, 13, -8.0f, 8.0f);
+  std::vector<uint16_t> a(kHalf2N);
+  for (int64_t i = 0; i < kHalf2N; ++i) a[i] = h_bits(static_cast<_Float16>(af[i]));
+  DataType h = DataType::Float(16);
+  NDArray A = NDArray::from_vector(a, {kHalf2N}, h), B = NDArray::empty({kHalf2N}, h), C = NDArray::empty({kHalf2N}, h);
+  emulated(half2_square()).get_function("half2")(A, B, C);
+  auto b = B.to_vector<uint16_t>(), c = C.to_vector<uint16_t>();
+  for (int64_t i = 0; i < kHalf2N; ++i) {
+    _Float16 x = h_from_bits(a[i]);
+    ASSERT_EQ(b[i], h_bits(static_cast<_Float16>(x * x))) << i;
+    ASSERT_EQ(c[i], a[i]) << i;
+  }
+}
+
 TEST(CudaEmulate, Float4Scale) {
   auto a = random_floats(kCopyN, 5);
   NDArray A = NDArray::from_vector(a, {kCopyN}), B = NDArray::empty({kCopyN}, DataType::Float(32));
