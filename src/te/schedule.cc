@@ -170,8 +170,18 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
   MINITVM_USER_CHECK(parent.n_ != n_) << "In schedule for " << name() << ": cannot compute_at itself";
   MINITVM_USER_CHECK(!n_->is_output) << "In schedule for " << name()
                                      << ": cannot compute_at an output stage (it is written to an argument buffer)";
-  bool consumes = false;
-  for (auto& t : parent.op().input_tensors()) consumes |= t.op().same_as(n_->op);
+  // The parent must read this stage, directly or through stages that will be inlined.
+  std::function<bool(const Operation&)> reads = [&](const Operation& op) {
+    for (auto& t : op.input_tensors()) {
+      if (t.op().same_as(n_->op)) return true;
+      if (n_->schedule) {
+        for (auto& st : n_->schedule->stages)
+          if (st->op.same_as(t.op()) && st->attach_type == AttachType::Inline && reads(st->op)) return true;
+      }
+    }
+    return false;
+  };
+  bool consumes = reads(parent.op());
   MINITVM_USER_CHECK(consumes) << "In schedule for " << name() << ": cannot compute_at stage " << parent.name()
                                << " at `" << iv_name(scope) << "`: " << parent.name() << " does not read "
                                << name();
@@ -242,6 +252,7 @@ Schedule create_schedule(const std::vector<Operation>& outputs) {
     MINITVM_USER_CHECK(op.defined()) << "create_schedule: undefined output operation";
     visit(op);
   }
+  for (auto& s : n->stages) s->schedule = n.get();
   for (auto& s : n->stages)
     for (auto& op : outputs)
       if (s->op.same_as(op)) s->is_output = true;
@@ -346,6 +357,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   // Insert the cache stage right after the source stage.
   auto cs = make_stage(cache.op());
   cs->scope = scope;
+  cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), src_stage);
   n_->stages.insert(pos + 1, cs);
   return cache;
@@ -412,6 +424,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   }
   auto cs = make_stage(cache_op);
   cs->scope = scope;
+  cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), st);
   n_->stages.insert(pos, cs);
   (void)old;

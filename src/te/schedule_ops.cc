@@ -47,6 +47,7 @@ class Lowerer {
       class Inliner : public IRMutator {
        public:
         const OperationNode* target;
+        std::unordered_map<const OperationNode*, Operation>* cascade;
         std::vector<Var>* args;
         Expr* body;
         using IRMutator::mutate;
@@ -54,8 +55,10 @@ class Lowerer {
        protected:
         Expr visit(const ProducerLoadNode* op, const Expr& self) override {
           Expr r = IRMutator::visit(op, self);
-          if (op->op.get() != target) return r;
           auto* p = r.as<ProducerLoadNode>();
+          auto cit = cascade->find(op->op.get());
+          if (cit != cascade->end()) return ProducerLoadNode::make(p->dtype, cit->second, p->value_index, p->indices);
+          if (op->op.get() != target) return r;
           VarMap vm;
           for (size_t i = 0; i < args->size(); ++i) vm[(*args)[i].get()] = p->indices[i];
           return substitute(*body, vm);
@@ -65,6 +68,7 @@ class Lowerer {
       inl.args = &args;
       inl.body = &body;
       std::unordered_map<const OperationNode*, Operation> cascade;
+      inl.cascade = &cascade;
       for (auto& other : sch_.stages()) {
         if (other == s) continue;
         auto* oc = dynamic_cast<const ComputeOpNode*>(other->op.get());
@@ -83,7 +87,9 @@ class Lowerer {
         n->axis = oc->axis;
         n->reduce_axis = oc->reduce_axis;
         n->body = nb;
-        other->op = Operation(Ref<OperationNode>(n));
+        Operation nop{Ref<OperationNode>(n)};
+        cascade[other->op.get()] = nop;
+        other->op = nop;
       }
       s->attach_type = AttachType::InlinedAlready;
     }
@@ -185,6 +191,9 @@ class Lowerer {
       }
       for (auto& cons : sch_.stages()) {
         if (!is_live(cons) || cons == s) continue;
+        bool reads = false;
+        for (auto& t : cons->op.input_tensors()) reads |= t.op().same_as(s->op);
+        if (!reads) continue;
         auto* cc = dynamic_cast<const ComputeOpNode*>(cons->op.get());
         IntervalMap leaf_dom;
         for (auto& lv : cons->leaf_iter_vars) {
@@ -464,13 +473,6 @@ class Lowerer {
 
 ScheduleLowering schedule_to_stmt(Schedule sch) {
   // Validate attachments before doing anything: the attach target must still consume the stage.
-  for (auto& s : sch.stages()) {
-    if (s->attach_type != AttachType::Scope) continue;
-    bool consumes = false;
-    for (auto& t : s->attach_stage->op.input_tensors()) consumes |= t.op().same_as(s->op);
-    MINITVM_USER_CHECK(consumes) << "In schedule for " << s->op.name() << ": compute_at target "
-                                 << s->attach_stage->op.name() << " no longer reads it";
-  }
   return Lowerer(std::move(sch)).run();
 }
 

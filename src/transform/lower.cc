@@ -59,6 +59,13 @@ std::vector<std::string> lower_pass_names() {
 PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& name,
                const LowerOptions& opt) {
   MINITVM_USER_CHECK(!name.empty()) << "lower: the function needs a name";
+  // Loop nests first: inlining may replace the operations of consumer stages, and the argument
+  // buffers are keyed by the final operations.
+  auto t0 = std::chrono::steady_clock::now();
+  for (auto& t : args) MINITVM_USER_CHECK(t.defined()) << "lower " << name << ": undefined tensor in the argument list";
+  Stmt scheduled = te::schedule_to_stmt(sch).body;
+  double sched_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  (void)sched_ms;
   // Arguments -> buffers. Outputs of the schedule are written to their argument buffers.
   std::map<std::pair<const OperationNode*, int>, Buffer> binds;
   std::vector<Var> params;
@@ -86,7 +93,7 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
   }
 
   LoweringLogger log(opt.print_after_each_pass);
-  Stmt s = log.run("schedule_ops", Stmt(), [&](const Stmt&) { return te::schedule_to_stmt(sch).body; });
+  Stmt s = log.run("schedule_ops", Stmt(), [&](const Stmt&) { return scheduled; });
   s = log.run("storage_flatten", s, [&](const Stmt& x) { return transform::storage_flatten(x, binds); });
   s = log.run("simplify", s, [](const Stmt& x) { return simplify(x); });
   s = log.run("vectorize_loop", s, [&](const Stmt& x) {

@@ -52,6 +52,7 @@ struct StageNode {
   std::shared_ptr<StageNode> attach_stage;
   std::string scope;  ///< "" (global), "shared", "local"
   bool is_output = false;
+  ScheduleNode* schedule = nullptr;  ///< owning schedule (non-owning back pointer)
 };
 
 /** A stage of a schedule: the primitives users call, as in TVM. */

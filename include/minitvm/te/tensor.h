@@ -176,7 +176,26 @@ std::vector<Expr> reduce_multi(ir::CommReducer combiner, std::vector<Expr> sourc
 ir::CommReducer comm_reducer(std::function<std::vector<Expr>(const std::vector<Var>&, const std::vector<Var>&)> f,
                              std::vector<Expr> identity, std::string name = "reducer");
 
+using ir::abs;
+using ir::cast;
+using ir::ceil;
+using ir::erf;
+using ir::exp;
+using ir::fabs;
+using ir::floor;
+using ir::floordiv;
+using ir::floormod;
 using ir::if_then_else;
+using ir::isinf;
+using ir::isnan;
+using ir::log;
+using ir::pow;
+using ir::round;
 using ir::select;
+using ir::sigmoid;
+using ir::sqrt;
+using ir::tanh;
+using ir::truncdiv;
+using ir::truncmod;
 
 }  // namespace minitvm::te
