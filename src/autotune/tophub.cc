@@ -140,10 +140,21 @@ std::vector<Record> load_reference_log(const std::string& backend, const std::st
   std::error_code ec;
   std::vector<Record> out;
   if (fs::exists(p, ec)) {
-    LoadOptions lo = opt.load;
-    lo.strict = false;
-    auto all = load_records(p.string(), lo);
-    out = select_reference_records(all, model, workload_name, template_key, opt.reference_rule);
+    // Parse each package file once per process (its skipped lines warn once).
+    static std::map<std::string, std::shared_ptr<const std::vector<Record>>> files;
+    std::shared_ptr<const std::vector<Record>> all;
+    {
+      std::lock_guard<std::mutex> lock(mu());
+      if (auto it = files.find(p.string()); it != files.end()) all = it->second;
+    }
+    if (!all) {
+      LoadOptions lo = opt.load;
+      lo.strict = false;
+      all = std::make_shared<const std::vector<Record>>(load_records(p.string(), lo));
+      std::lock_guard<std::mutex> lock(mu());
+      files.emplace(p.string(), all);
+    }
+    out = select_reference_records(*all, model, workload_name, template_key, opt.reference_rule);
   }
   std::lock_guard<std::mutex> lock(mu());
   cache.emplace(key, out);

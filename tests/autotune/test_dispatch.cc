@@ -2,6 +2,9 @@
 // fallback (spec §3, §4, §5.f).
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <sstream>
 
@@ -226,4 +229,25 @@ TEST(Tophub, ReferenceLogFromPackage) {
   tophub::Options v06;
   v06.reference_rule = ReferenceModelRule::LastRecord;
   EXPECT_TRUE(tophub::load_reference_log("cuda", "unknown", "depthwise_conv2d_nchw", "direct", v06).empty());
+}
+
+TEST(Tophub, RootOverrideAndNone) {
+  std::string dir = ::testing::TempDir() + "/tophub_root";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream idx(dir + "/index.json");
+    idx << R"({"tvm_versions": {"v0.6": {"cuda": "mine.log"}}})";
+    std::ofstream log(dir + "/mine.log");
+    log << "# my log\n" << encode_record(make("cuda -model=x", 1.0, 0, "direct", 5)) << "\n";
+  }
+  setenv("MINITVM_TOPHUB_ROOT", dir.c_str(), 1);
+  EXPECT_EQ(tophub::root(), dir);
+  auto best = tophub::context("cuda");
+  EXPECT_EQ(best->num_records(), 1u);
+  EXPECT_EQ(best->query(parse_target("cuda"), kWorkload)->index, 5);
+  setenv("MINITVM_TOPHUB_ROOT", "NONE", 1);
+  EXPECT_EQ(tophub::root(), "");
+  EXPECT_EQ(tophub::context("cuda")->num_records(), 0u);
+  unsetenv("MINITVM_TOPHUB_ROOT");
+  EXPECT_EQ(tophub::root(), repo("tophub"));
 }
