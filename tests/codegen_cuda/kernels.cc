@@ -168,9 +168,24 @@ PrimFunc half2_square() {
   return make_func("half2", {A, B, C}, bind(tx, s));
 }
 
+PrimFunc shared_float4_reverse() {
+  DataType f = DataType::Float(32);
+  auto A = make_param("A", f, {256});
+  auto B = make_param("B", f, {256});
+  IterVar tx = thread_axis("threadIdx.x", 64);
+  Var sh = Var::buffer("S.shared", f);
+  Var j("j");
+  Expr ramp = RampNode::make(Expr(tx) * 4, 1, 4);
+  Stmt fill = StoreNode::make(sh, LoadNode::make(DataType::Float(32, 4), A.var(), ramp), ramp);
+  Expr i = Expr(j) * 64 + Expr(tx);
+  Stmt rev = ForNode::make(j, 0, 4, ForKind::Serial, store(B, LoadNode::make(f, sh, 255 - i), i));
+  Stmt body = AllocateNode::make(sh, f, {256}, StorageScope::Shared, Expr(), BlockNode::make({fill, rev}));
+  return make_func("rev4", {A, B}, bind(tx, body));
+}
+
 std::vector<PrimFunc> all_test_functions() {
   return {vector_add(), tiled_matmul(), float4_scale(), half_elementwise(), max_pairs(), two_kernels(),
-          guarded_matmul(), half2_square()};
+          guarded_matmul(), half2_square(), shared_float4_reverse()};
 }
 
 }  // namespace minitvm::testing

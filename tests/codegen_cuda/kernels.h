@@ -63,6 +63,12 @@ constexpr int64_t kGM = 50;
 ir::PrimFunc half2_square();
 constexpr int64_t kHalf2N = 256;
 
+/**
+ * rev4(A, B): 64 threads copy A into S.shared with float4 stores, then B[i] = S[255 - i] read as
+ * scalars (one block, n = 256): needs a RAW barrier and an aligned shared array.
+ */
+ir::PrimFunc shared_float4_reverse();
+
 /** The functions above, for "every kernel compiles" checks. */
 std::vector<ir::PrimFunc> all_test_functions();
 

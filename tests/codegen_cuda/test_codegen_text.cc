@@ -223,6 +223,14 @@ TEST(CodegenCuda, GuardedSharedLoadsKeepBarriersOutsideConditions) {
   EXPECT_EQ(count(src, "__syncthreads();"), 2);
 }
 
+TEST(CodegenCuda, SharedVectorAccessIsAligned) {
+  auto r = codegen::build_cuda(shared_float4_reverse());
+  expect_in_order(r.cuda_source, {"  __shared__ __align__(16) float S_shared[256];\n",
+                                  "  ((float4*)(S_shared + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) * 4)))[0];\n",
+                                  "  __syncthreads();\n", "  for (int j = 0; j < 4; ++j) {\n",
+                                  "B[((j * 64) + ((int)threadIdx.x))] = S_shared[(255 - ((j * 64) + ((int)threadIdx.x)))];"});
+}
+
 TEST(CodegenCuda, Half2Text) {
   auto r = codegen::build_cuda(half2_square());
   expect_in_order(r.cuda_source,

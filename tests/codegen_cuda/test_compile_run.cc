@@ -159,6 +159,14 @@ TEST(CudaEmulate, Half2Square) {
   }
 }
 
+TEST(CudaEmulate, SharedFloat4ThenReverse) {
+  auto a = random_floats(256, 14);
+  NDArray A = NDArray::from_vector(a, {256}), B = NDArray::empty({256}, DataType::Float(32));
+  emulated(shared_float4_reverse()).get_function("rev4")(A, B);
+  auto b = B.to_vector<float>();
+  for (int i = 0; i < 256; ++i) ASSERT_EQ(b[i], a[255 - i]) << i;
+}
+
 TEST(CudaEmulate, Float4Scale) {
   auto a = random_floats(kCopyN, 5);
   NDArray A = NDArray::from_vector(a, {kCopyN}), B = NDArray::empty({kCopyN}, DataType::Float(32));
