@@ -196,6 +196,16 @@ class Lowerer {
         if (!reads) continue;
         auto* cc = dynamic_cast<const ComputeOpNode*>(cons->op.get());
         IntervalMap leaf_dom;
+        // Loops enclosing the consumer appear in its inferred ranges (through their loop or thread
+        // variables); relax those that do not enclose s.
+        for (auto& [st, iv] : enclosing_loops(cons)) {
+          if (fixed.count(iv.get())) continue;
+          Expr val = leaf_value(st, iv);
+          if (auto* v = val.as<VarNode>()) {
+            Expr ext = extent_of(iv);
+            leaf_dom[v] = {make_zero(ext.dtype()), simplify(ext - 1)};
+          }
+        }
         for (auto& lv : cons->leaf_iter_vars) {
           Expr val = leaf_value(cons, lv);
           if (fixed.count(lv.get())) {
