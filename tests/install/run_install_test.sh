@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Installs the build tree into a temporary prefix and builds/runs a consumer project against it.
+set -euo pipefail
+build_dir=$1; src_dir=$2
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+cmake --install "$build_dir" --prefix "$tmp/prefix" >/dev/null
+cmake -S "$src_dir/tests/install/consumer" -B "$tmp/consumer" -DCMAKE_PREFIX_PATH="$tmp/prefix" >/dev/null
+cmake --build "$tmp/consumer" >/dev/null
+LD_LIBRARY_PATH="$tmp/prefix/lib:${LD_LIBRARY_PATH:-}" "$tmp/consumer/consumer"
