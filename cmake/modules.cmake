@@ -2,9 +2,8 @@
 add_library(minitvm_headers INTERFACE)
 target_include_directories(minitvm_headers INTERFACE
   $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}/include>
-  $<BUILD_INTERFACE:${DLPACK_INCLUDE_DIR}>
   $<INSTALL_INTERFACE:include>)
-target_link_libraries(minitvm_headers INTERFACE nlohmann_json::nlohmann_json)
+target_link_libraries(minitvm_headers INTERFACE nlohmann_json::nlohmann_json dlpack::dlpack)
 target_compile_features(minitvm_headers INTERFACE cxx_std_20)
 
 set(MINITVM_MODULES "" CACHE INTERNAL "")

@@ -78,9 +78,10 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
     MINITVM_USER_CHECK(st->op.op_type() == te::OpType::Placeholder || st->is_output)
         << "lower " << name << ": argument " << t.name()
         << " is an intermediate tensor computed inside the function; pass placeholders and outputs";
-    MINITVM_USER_CHECK(names.insert(t.name()).second)
-        << "lower " << name << ": two arguments are named " << t.name();
-    Buffer b = Buffer::make(t.name(), t.dtype(), t.shape());
+    std::string bname = t.name();
+    if (st->op.num_outputs() > 1) bname += ".v" + std::to_string(t.value_index());
+    MINITVM_USER_CHECK(names.insert(bname).second) << "lower " << name << ": two arguments are named " << bname;
+    Buffer b = Buffer::make(bname, t.dtype(), t.shape());
     binds[{st->op.get(), t.value_index()}] = b;
     params.push_back(b->data);
     buffer_map[b->data.get()] = b;

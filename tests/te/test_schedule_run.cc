@@ -185,3 +185,77 @@ TEST(ScheduleRun, ArgumentMismatchIsAClearError) {
   EXPECT_THROW(mod.get_function("f")(ok, runtime::NDArray::empty({n}, DataType::Float(64))), Error);
   EXPECT_THROW(mod.get_function("nope"), Error);
 }
+
+TEST(ScheduleRun, ComputeRootSetScopeAndPragma) {
+  const int n = 40, m = 24;
+  auto A = te::placeholder({n, m}, f32, "A");
+  auto B = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  auto C = te::compute({n, m}, [&](Var i, Var j) { return B(i, j) * B(i, j); }, "C");
+  auto a = random_vec(n * m, 9);
+  std::vector<float> ref(n * m);
+  for (int i = 0; i < n * m; ++i) ref[i] = (a[i] + 1.0f) * (a[i] + 1.0f);
+  auto run = [&](te::Schedule s, const char* what) {
+    SCOPED_TRACE(what);
+    auto mod = build(s, {A, C}, "llvm", "f");
+    auto cn = runtime::NDArray::empty({n, m}, f32);
+    mod.get_function("f")(runtime::NDArray::from_vector(a, {n, m}), cn);
+    expect_close(cn.to_vector<float>(), ref, 1e-6f);
+  };
+  {
+    auto s = te::create_schedule({C.op()});
+    s[B].compute_at(s[C], C.op().axis()[0]);
+    s[B].compute_root();  // undoes the attachment
+    run(s, "compute_root");
+  }
+  {
+    auto s = te::create_schedule({C.op()});
+    s[B].compute_at(s[C], C.op().axis()[0]);
+    s[B].set_scope("local");
+    std::string text = ir::to_string(lower(s, {A, C}, "f"));
+    EXPECT_NE(text.find("storage_scope = \"local\""), std::string::npos) << text;
+    run(s, "set_scope local");
+  }
+  {
+    auto s = te::create_schedule({C.op()});
+    auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
+    s[C].pragma(jo, "auto_unroll_max_step", 16);
+    s[C].pragma(jo, "unroll_explicit", 1);
+    std::string text = ir::to_string(lower(s, {A, C}, "f"));
+    EXPECT_EQ(text.find("pragma_auto_unroll_max_step"), std::string::npos) << text;  // consumed by unroll_loop
+    EXPECT_EQ(text.find("for (i1.inner"), std::string::npos) << text;               // 4 stores <= 16: unrolled
+    run(s, "pragma unroll");
+  }
+}
+
+TEST(ScheduleRun, ArgmaxWithTupleReducer) {
+  const int n = 7, m = 33;
+  auto A = te::placeholder({n, m}, f32, "A");
+  auto k = te::reduce_axis({0, m}, "k");
+  // (index, value) pairs; the first maximum wins ties.
+  auto argmax = te::comm_reducer(
+      [](const std::vector<Var>& x, const std::vector<Var>& y) {
+        Expr take_y = y[1] > x[1];
+        return std::vector<Expr>{te::select(take_y, y[0], x[0]), te::select(take_y, y[1], x[1])};
+      },
+      {Expr(-1), ir::min_value(f32)}, "argmax");
+  auto outs = te::compute_multi({n}, [&](const std::vector<Var>& i) {
+    return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
+  }, "R");
+  auto s = te::create_schedule({outs[0].op()});
+  auto mod = build(s, {A, outs[0], outs[1]}, "llvm", "argmax");
+  auto a = random_vec(n * m, 11);
+  a[3 * m + 5] = 5.0f;
+  a[3 * m + 9] = 5.0f;  // tie: index 5 must win
+  auto idx = runtime::NDArray::empty({n}, DataType::Int(32));
+  auto val = runtime::NDArray::empty({n}, f32);
+  mod.get_function("argmax")(runtime::NDArray::from_vector(a, {n, m}), idx, val);
+  auto iv = idx.to_vector<int32_t>();
+  auto vv = val.to_vector<float>();
+  for (int i = 0; i < n; ++i) {
+    int best = 0;
+    for (int j = 1; j < m; ++j)
+      if (a[i * m + j] > a[i * m + best]) best = j;
+    EXPECT_EQ(iv[i], best) << "row " << i;
+    EXPECT_EQ(vv[i], a[i * m + best]) << "row " << i;
+  }
+}

@@ -1,4 +1,4 @@
-minitvm_test(test_te LABEL e2e LIBS minitvm SOURCES
+minitvm_test(test_te LABEL e2e MODULES codegen SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_schedule_run.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_schedule_errors.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_lower_golden.cc)
