@@ -72,13 +72,26 @@ TEST(RemoveNoOp, DropsEmptyLoopsAndBranches) {
   expect_ir_eq(remove_no_op(before), keep, before);
 }
 
-TEST(InjectVirtualThread, BecomesSerialLoop) {
-  Var vx("vx"), A = Var::buffer("A", f32);
+TEST(InjectVirtualThread, DuplicatesLeafStatementsAndExpandsPrivateBuffers) {
+  Var vx("vx"), i("i"), A = Var::buffer("A", f32), L = Var::buffer("L", f32), S = Var::buffer("S", f32);
   IterVar iv(Range(), vx, IterVarType::ThreadIndex, "vthread");
-  Stmt before = AttrStmtNode::make(iv, AttrKind::VirtualThread, Expr(2), store(A, Expr(1.0f), vx));
+  // S (shared) does not depend on vx: loaded once. L (local) is written with vx-dependent data: one copy
+  // per virtual thread, so it grows to 2 * 4 and accesses are offset by vx * 4.
+  Stmt body = AllocateNode::make(
+      L, f32, {Expr(4)}, StorageScope::Local, Expr(),
+      BlockNode::make({store(S, Expr(1.0f), 0),
+                       ForNode::make(i, 0, 4, ForKind::Serial, store(L, load(A, vx * 4 + i) + load(S, 0), i)),
+                       store(A, load(L, 0), vx)}));
+  Stmt before = AttrStmtNode::make(iv, AttrKind::VirtualThread, Expr(2), body);
   Var vs("vx.s");
-  Stmt expected = ForNode::make(vs, 0, 2, ForKind::Serial, store(A, Expr(1.0f), vs));
-  expect_ir_eq(inject_virtual_thread(before), expected, before);
+  Stmt expected = AllocateNode::make(
+      L, f32, {Expr(8)}, StorageScope::Local, Expr(),
+      BlockNode::make({store(S, Expr(1.0f), 0),
+                       ForNode::make(i, 0, 4, ForKind::Serial,
+                                     BlockNode::make({store(L, load(A, i) + load(S, 0), i),
+                                                      store(L, load(A, i + 4) + load(S, 0), i + 4)})),
+                       store(A, load(L, 0), 0), store(A, load(L, 4), 1)}));
+  expect_ir_eq(simplify(inject_virtual_thread(before)), simplify(expected), before);
 }
 
 TEST(StorageRewrite, HoistsKernelAllocations) {
