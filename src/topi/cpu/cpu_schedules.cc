@@ -1,0 +1,217 @@
+// CPU schedules: parallel outer, vectorized inner, register-blocked local accumulators.
+#include "minitvm/topi/cpu_schedule.h"
+
+#include "topi/schedule_util.h"
+
+namespace minitvm::topi::cpu {
+
+using namespace detail;
+
+namespace {
+
+std::vector<te::Operation> ops_of(const std::vector<te::Tensor>& outs) {
+  MINITVM_USER_CHECK(!outs.empty()) << "schedule: no output tensors";
+  std::vector<te::Operation> r;
+  for (auto& t : outs) r.push_back(t.op());
+  return r;
+}
+
+int64_t extent_of(const IterVar& iv) {
+  const int64_t* c = ir::as_const_int(iv->dom.extent());
+  MINITVM_USER_CHECK(c) << "schedule: axis " << iv->var.name() << " has a non-constant extent";
+  return *c;
+}
+
+// Parallelise the outermost axes of an injective stage and vectorize the innermost when it is
+// wide enough.
+void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
+  te::Stage st = s[op];
+  auto axes = st.leaf_iter_vars();
+  if (axes.empty()) return;
+  int64_t inner = extent_of(axes.back());
+  if (axes.size() >= 2) {
+    std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
+    IterVar f = outer.size() == 1 ? outer[0] : st.fuse(outer);
+    st.parallel(f);
+    int64_t v = largest_divisor_at_most(inner, 16);
+    if (v >= 4) {
+      auto [xo, xi] = st.split(axes.back(), Expr(v));
+      (void)xo;
+      st.vectorize(xi);
+    }
+  } else {
+    int64_t v = largest_divisor_at_most(inner, 16);
+    auto [xo, xi] = st.split(axes.back(), Expr(v));
+    st.parallel(xo);
+    if (v >= 4) st.vectorize(xi);
+  }
+}
+
+// Root-computed padding stage: parallel over its outer axes.
+void schedule_pad_root(te::Schedule& s, const te::Tensor& pad) {
+  if (pad.op().op_type() != te::OpType::Compute) return;
+  schedule_injective_stage(s, pad.op());
+}
+
+// The common conv/depthwise structure: output stage blocked by (f_tile, x_tile), accumulator
+// computed at the x-outer loop, reduction outside the register tile.
+void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Operation& out_op, int64_t f_cap,
+                        int64_t rc_split) {
+  te::Tensor conv_t = conv.output(0);
+  te::Tensor acc;
+  te::Operation out = out_op;
+  if (conv.same_as(out)) {
+    acc = s.cache_write(conv_t, "local");
+  } else {
+    s[conv].set_scope("local");
+    acc = conv_t;
+  }
+  te::Stage os = s[out];
+  auto ax = os.leaf_iter_vars();
+  MINITVM_ICHECK(ax.size() == 4);
+  int64_t F = extent_of(ax[1]), X = extent_of(ax[3]);
+  int64_t ft = largest_divisor_at_most(F, f_cap), xt = largest_divisor_at_most(X, 16);
+  auto [fo, fi] = os.split(ax[1], Expr(ft));
+  auto [xo, xi] = os.split(ax[3], Expr(xt));
+  os.reorder({ax[0], fo, ax[2], xo, fi, xi});
+  IterVar par = os.fuse(std::vector<IterVar>{ax[0], fo, ax[2]});
+  os.parallel(par);
+  os.vectorize(xi);
+  s[acc].compute_at(os, xo);
+  te::Stage as = s[acc];
+  auto cax = as.leaf_iter_vars();  // n, f, y, x, then reduce axes
+  auto rax = as.op().reduce_axis();
+  std::vector<IterVar> order;
+  if (rc_split > 0 && rax.size() == 3) {
+    int64_t rc = extent_of(rax[0]);
+    auto [rco, rci] = as.split(rax[0], Expr(largest_divisor_at_most(rc, rc_split)));
+    order = {rco, rax[1], rax[2], rci};
+  } else {
+    order.assign(rax.begin(), rax.end());
+  }
+  order.insert(order.end(), {cax[0], cax[1], cax[2], cax[3]});
+  as.reorder(order);
+  as.vectorize(cax[3]);
+  if (ft > 1) as.unroll(cax[1]);
+}
+
+}  // namespace
+
+te::Schedule schedule_conv2d_nchw(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation conv = find_op_by_tag(ops[0], "conv2d_nchw");
+  MINITVM_USER_CHECK(conv.defined()) << "schedule_conv2d_nchw: no conv2d_nchw op in the graph";
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  te::Tensor pad = conv.input_tensors()[0];
+  if (pad.op().op_type() == te::OpType::Compute) {
+    s[pad.op()].compute_root();
+    schedule_pad_root(s, pad);
+  }
+  schedule_conv_like(s, conv, ops[0], 8, 8);
+  return s;
+}
+
+te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation conv = find_op_by_tag(ops[0], "depthwise_conv2d_nchw");
+  MINITVM_USER_CHECK(conv.defined()) << "schedule_depthwise_conv2d_nchw: no depthwise_conv2d_nchw op in the graph";
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  te::Tensor pad = conv.input_tensors()[0];
+  if (pad.op().op_type() == te::OpType::Compute) {
+    s[pad.op()].compute_root();
+    schedule_pad_root(s, pad);
+  }
+  schedule_conv_like(s, conv, ops[0], 1, 0);
+  return s;
+}
+
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation d = find_op_by_tag(ops[0], "dense");
+  MINITVM_USER_CHECK(d.defined()) << "schedule_dense: no dense op in the graph";
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  te::Tensor acc;
+  if (d.same_as(ops[0])) {
+    acc = s.cache_write(d.output(0), "local");
+  } else {
+    s[d].set_scope("local");
+    acc = d.output(0);
+  }
+  te::Stage os = s[ops[0]];
+  auto ax = os.leaf_iter_vars();
+  int64_t J = extent_of(ax[1]);
+  int64_t jt = largest_divisor_at_most(J, 16);
+  auto [jo, ji] = os.split(ax[1], Expr(jt));
+  IterVar par = os.fuse(ax[0], jo);
+  os.parallel(par);
+  os.vectorize(ji);
+  s[acc].compute_at(os, par);
+  te::Stage as = s[acc];
+  auto cax = as.leaf_iter_vars();
+  auto k = as.op().reduce_axis()[0];
+  int64_t K = extent_of(k);
+  auto [ko, ki] = as.split(k, Expr(largest_divisor_at_most(K, 4)));
+  as.reorder({ko, cax[0], ki, cax[1]});
+  as.unroll(ki);
+  as.vectorize(cax[1]);
+  return s;
+}
+
+te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  // data_pad is read outside its extent by the last tiles: keep it inlined (guarded by its condition).
+  s[w.data_pad.op()].compute_inline();
+  s[w.d.op()].compute_inline();
+  for (const te::Tensor* t : {&w.kernel_pack, &w.data_pack, &w.bgemm, &w.inverse}) {
+    te::Stage st = s[t->op()];
+    auto ax = st.leaf_iter_vars();
+    // Parallel over the first two data axes fused; vectorize nothing in the small transforms.
+    IterVar f = st.fuse(ax[0], ax[1]);
+    st.parallel(f);
+  }
+  {
+    te::Stage st = s[w.bgemm.op()];
+    auto ax = w.bgemm.op().axis();
+    int64_t P = extent_of(ax[3]);
+    auto [po, pi] = st.split(ax[3], Expr(largest_divisor_at_most(P, 16)));
+    (void)po;
+    auto ci = st.op().reduce_axis()[0];
+    st.reorder({ax[2], po, ci, pi});
+    st.vectorize(pi);
+  }
+  if (!w.output.op().same_as(ops[0])) s[w.output.op()].compute_inline();
+  schedule_injective_stage(s, ops[0]);
+  return s;
+}
+
+te::Schedule schedule_injective(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  for (auto& op : ops) schedule_injective_stage(s, op);
+  return s;
+}
+
+te::Schedule schedule_softmax(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation norm = ops[0];
+  MINITVM_USER_CHECK(norm->name == "T_softmax_norm") << "schedule_softmax: output is not a softmax";
+  te::Tensor ex = norm.input_tensors()[0];
+  te::Tensor maxelem = ex.op().input_tensors()[1];
+  te::Tensor sum = norm.input_tensors()[1];
+  te::Stage os = s[norm];
+  auto ax = os.leaf_iter_vars();
+  os.parallel(ax[0]);
+  s[ex.op()].compute_at(os, ax[0]);
+  s[sum.op()].compute_at(os, ax[0]);
+  s[maxelem.op()].compute_at(s[ex.op()], s[ex.op()].leaf_iter_vars()[0]);
+  return s;
+}
+
+}  // namespace minitvm::topi::cpu

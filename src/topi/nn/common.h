@@ -1,0 +1,29 @@
+// Helpers shared by the topi computes: named axes and shape checks.
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "minitvm/support/error.h"
+#include "minitvm/te/tensor.h"
+
+namespace minitvm::topi::nn::detail {
+
+/** A compute whose axes get the given names (TOPI's lambda parameter names). */
+te::Tensor named_compute(const std::vector<int64_t>& shape, const std::vector<std::string>& axis_names,
+                         const std::function<Expr(const std::vector<Var>&)>& f, const std::string& name,
+                         const std::string& tag);
+
+inline std::vector<Expr> to_exprs(const std::vector<int64_t>& s) {
+  std::vector<Expr> r;
+  for (int64_t v : s) r.push_back(Expr(v));
+  return r;
+}
+
+/** Cast to `t` unless already of that type. */
+inline Expr cast_to(DataType t, Expr e) { return e.dtype() == t ? e : ir::cast(t, e); }
+
+/** Read pair attributes: 1 value -> both, 2 values as given. */
+std::pair<int64_t, int64_t> pair_of(const std::vector<int64_t>& v, const char* op, const char* what);
+
+}  // namespace minitvm::topi::nn::detail

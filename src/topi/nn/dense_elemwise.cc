@@ -1,0 +1,129 @@
+// dense and the elementwise / normalisation ops around convolutions.
+#include "topi/nn/common.h"
+
+#include "minitvm/topi/nn.h"
+
+namespace minitvm::topi::nn {
+
+using namespace detail;
+
+namespace {
+std::vector<std::string> ax_names(size_t n) {
+  std::vector<std::string> r;
+  for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
+  return r;
+}
+std::vector<Expr> as_exprs(const std::vector<Var>& v) { return std::vector<Expr>(v.begin(), v.end()); }
+}  // namespace
+
+Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataType out_dtype) {
+  auto ds = const_shape(data), ws = const_shape(weight);
+  MINITVM_USER_CHECK(ds.size() == 2) << "dense: data must be 2-D (batch, in_dim), got " << ds.size() << "-D";
+  MINITVM_USER_CHECK(ws.size() == 2) << "dense: weight must be 2-D (out_dim, in_dim), got " << ws.size() << "-D";
+  MINITVM_USER_CHECK(ds[1] == ws[1]) << "dense: data has in_dim " << ds[1] << " but weight has " << ws[1];
+  IterVar k = te::reduce_axis({0, ds[1]}, "k");
+  Tensor mm = named_compute(
+      {ds[0], ws[0]}, {"i", "j"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(cast_to(out_dtype, data(v[0], k)) * cast_to(out_dtype, weight(v[1], k)), {k});
+      },
+      "T_dense", "dense");
+  if (!bias.defined()) return mm;
+  auto bs = const_shape(bias);
+  MINITVM_USER_CHECK(bs.size() == 1 && bs[0] == ws[0])
+      << "dense: bias must have shape (" << ws[0] << "), got " << bs.size() << "-D";
+  return named_compute(
+      {ds[0], ws[0]}, {"i", "j"}, [&](const std::vector<Var>& v) { return mm(v[0], v[1]) + cast_to(out_dtype, bias(v[1])); },
+      "T_add", "broadcast");
+}
+
+Tensor bias_add(const Tensor& x, const Tensor& bias, int axis) {
+  auto xs = const_shape(x), bs = const_shape(bias);
+  if (axis < 0) axis += static_cast<int>(xs.size());
+  MINITVM_USER_CHECK(axis >= 0 && axis < static_cast<int>(xs.size())) << "bias_add: axis out of range";
+  MINITVM_USER_CHECK(bs.size() == 1 && bs[0] == xs[axis])
+      << "bias_add: bias must have shape (" << xs[axis] << ") for axis " << axis << " of " << x.name();
+  MINITVM_USER_CHECK(x.dtype() == bias.dtype()) << "bias_add: dtype mismatch";
+  return named_compute(
+      xs, ax_names(xs.size()), [&](const std::vector<Var>& v) { return x.read(as_exprs(v)) + bias(v[axis]); },
+      "T_add", "broadcast");
+}
+
+Tensor relu(const Tensor& x) {
+  auto xs = const_shape(x);
+  return named_compute(
+      xs, ax_names(xs.size()),
+      [&](const std::vector<Var>& v) { return ir::max(x.read(as_exprs(v)), ir::make_zero(x.dtype())); }, "T_relu",
+      "elemwise");
+}
+
+Tensor add(const Tensor& a, const Tensor& b) {
+  auto as = const_shape(a), bs = const_shape(b);
+  MINITVM_USER_CHECK(as == bs) << "add: shapes of " << a.name() << " and " << b.name() << " differ";
+  MINITVM_USER_CHECK(a.dtype() == b.dtype()) << "add: dtype mismatch";
+  return named_compute(
+      as, ax_names(as.size()), [&](const std::vector<Var>& v) { return a.read(as_exprs(v)) + b.read(as_exprs(v)); },
+      "T_add", "elemwise");
+}
+
+Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
+                            const Tensor& var, double epsilon) {
+  auto xs = const_shape(x);
+  MINITVM_USER_CHECK(xs.size() >= 2) << "batch_norm: input must have a channel axis (>= 2-D)";
+  for (const Tensor* t : {&gamma, &beta, &mean, &var}) {
+    auto s = const_shape(*t);
+    MINITVM_USER_CHECK(s.size() == 1 && s[0] == xs[1])
+        << "batch_norm: " << t->name() << " must have shape (" << xs[1] << ")";
+  }
+  DataType dt = x.dtype();
+  return named_compute(
+      xs, ax_names(xs.size()),
+      [&](const std::vector<Var>& v) {
+        Expr c = v[1];
+        Expr inv = ir::make_const(dt, 1.0) / ir::sqrt(var(c) + ir::make_const(dt, epsilon));
+        return (x.read(as_exprs(v)) - mean(c)) * inv * gamma(c) + beta(c);
+      },
+      "T_batch_norm", "broadcast");
+}
+
+Tensor softmax(const Tensor& x) {
+  auto xs = const_shape(x);
+  MINITVM_USER_CHECK(xs.size() == 2) << "softmax: input must be 2-D (batch, classes), got " << xs.size() << "-D";
+  IterVar k1 = te::reduce_axis({0, xs[1]}, "k");
+  Tensor maxelem = named_compute(
+      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::max(x(v[0], k1), {k1}); }, "T_softmax_maxelem",
+      "softmax_maxelem");
+  Tensor ex = named_compute(
+      xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ir::exp(x(v[0], v[1]) - maxelem(v[0])); },
+      "T_softmax_exp", "softmax_exp");
+  IterVar k2 = te::reduce_axis({0, xs[1]}, "k");
+  Tensor sum = named_compute(
+      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::sum(ex(v[0], k2), {k2}); }, "T_softmax_expsum",
+      "softmax_expsum");
+  return named_compute(
+      xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ex(v[0], v[1]) / sum(v[0]); }, "T_softmax_norm",
+      "softmax_output");
+}
+
+Tensor flatten(const Tensor& x) {
+  auto xs = const_shape(x);
+  MINITVM_USER_CHECK(xs.size() >= 2) << "flatten: input must be at least 2-D";
+  int64_t inner = 1;
+  for (size_t i = 1; i < xs.size(); ++i) inner *= xs[i];
+  return named_compute(
+      {xs[0], inner}, {"i", "j"},
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx{v[0]};
+        Expr rest = v[1];
+        std::vector<Expr> tail(xs.size() - 1);
+        for (size_t d = xs.size() - 1; d >= 1; --d) {
+          tail[d - 1] = d == 1 ? rest : ir::floormod(rest, Expr(xs[d]));
+          if (d > 1) rest = ir::floordiv(rest, Expr(xs[d]));
+        }
+        idx.insert(idx.end(), tail.begin(), tail.end());
+        return x.read(idx);
+      },
+      "T_flatten", "injective");
+}
+
+}  // namespace minitvm::topi::nn

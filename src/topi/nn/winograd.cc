@@ -1,0 +1,188 @@
+// Winograd F(m, r) conv2d compute and the Cook-Toom transform matrices (spec 5.b, 5.b.1).
+#include "topi/nn/common.h"
+
+#include <cmath>
+
+#include "minitvm/autotune/template_spaces.h"
+#include "minitvm/topi/nn.h"
+
+namespace minitvm::topi::nn {
+
+using namespace detail;
+using Mat = std::vector<std::vector<double>>;
+
+namespace {
+
+// Interpolation points by polynomial degree (number of finite points), Barabasz et al.'s table.
+std::vector<double> interpolation_points(int degree) {
+  static const std::vector<std::vector<double>> table = {
+      {0, -1, 1},
+      {0, -1, 1, 0.5},
+      {0, -1, 1, 0.5, -2},
+      {0, -1, 1, 0.5, -2, -0.5},
+      {0, -1, 1, 0.5, -0.5, 2, -2},
+      {0, -1, 1, 0.5, -0.5, 2, -2, -0.25},
+      {0, -1, 1, 0.5, -0.5, 2, -2, -0.25, 4},
+  };
+  MINITVM_USER_CHECK(degree >= 3 && degree <= 9) << "winograd: m + r - 2 = " << degree << " is not supported (3..9)";
+  return table[degree - 3];
+}
+
+Mat zeros(int r, int c) { return Mat(r, std::vector<double>(c, 0.0)); }
+
+}  // namespace
+
+WinogradMatrices winograd_transform_matrices(int m, int r) {
+  MINITVM_USER_CHECK(m > 1 && m < 9) << "winograd: tile size m must be in (1, 9), got " << m;
+  MINITVM_USER_CHECK(r > 2 && r < 8) << "winograd: kernel size r must be in (2, 8), got " << r;
+  int alpha = m + r - 1;
+  std::vector<double> a = interpolation_points(alpha - 1);
+  int n = alpha - 1;  // finite points
+  std::vector<double> F(n), f(alpha, 1.0);
+  for (int i = 0; i < n; ++i) {
+    double p = 1;
+    for (int k = 0; k < n; ++k)
+      if (k != i) p *= a[i] - a[k];
+    F[i] = p;
+    f[i] = p;
+  }
+  if (f[0] < 0) f[0] = -f[0];
+  WinogradMatrices w;
+  w.m = m;
+  w.r = r;
+  w.alpha = alpha;
+  w.A = zeros(alpha, m);
+  w.G = zeros(alpha, r);
+  for (int i = 0; i < n; ++i) {
+    for (int j = 0; j < m; ++j) w.A[i][j] = std::pow(a[i], j);
+    for (int j = 0; j < r; ++j) w.G[i][j] = std::pow(a[i], j) / f[i];
+  }
+  w.A[alpha - 1][m - 1] = 1;
+  w.G[alpha - 1][r - 1] = 1;
+  // Lagrange basis coefficients c[i][j] of x^j in L_i(x) = prod_{k != i} (x - a_k) / F_i.
+  Mat c = zeros(n, n);
+  for (int i = 0; i < n; ++i) {
+    std::vector<double> poly{1.0};
+    for (int k = 0; k < n; ++k) {
+      if (k == i) continue;
+      std::vector<double> next(poly.size() + 1, 0.0);
+      for (size_t j = 0; j < poly.size(); ++j) {
+        next[j + 1] += poly[j];
+        next[j] -= a[k] * poly[j];
+      }
+      poly = next;
+    }
+    for (int j = 0; j < n; ++j) c[i][j] = poly[j] / F[i];
+  }
+  // B0 = C^T [I | t], t_i = -a_i^(alpha-1); last row e_{alpha-1}; B = B0 * diag(f).
+  Mat b0 = zeros(alpha, alpha);
+  for (int j = 0; j < n; ++j) {
+    for (int i = 0; i < n; ++i) b0[j][i] = c[i][j];
+    double s = 0;
+    for (int i = 0; i < n; ++i) s += c[i][j] * -std::pow(a[i], alpha - 1);
+    b0[j][alpha - 1] = s;
+  }
+  b0[alpha - 1][alpha - 1] = 1;
+  w.B = zeros(alpha, alpha);
+  for (int i = 0; i < alpha; ++i)
+    for (int j = 0; j < alpha; ++j) w.B[i][j] = b0[i][j] * f[j];
+  return w;
+}
+
+Tensor const_matrix(const Mat& mat, DataType dtype, const std::string& name) {
+  int64_t rows = static_cast<int64_t>(mat.size()), cols = static_cast<int64_t>(mat.at(0).size());
+  return named_compute(
+      {rows, cols}, {"i", "j"},
+      [&](const std::vector<Var>& v) {
+        Expr now = ir::make_const(dtype, 0.0);
+        for (int64_t i = 0; i < rows; ++i)
+          for (int64_t j = 0; j < cols; ++j)
+            now = ir::select(ir::floormod(v[0], Expr(rows)) == Expr(i) && ir::floormod(v[1], Expr(cols)) == Expr(j),
+                             ir::make_const(dtype, mat[i][j]), now);
+        return now;
+      },
+      name, "const_matrix");
+}
+
+WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& padding,
+                                     DataType out_dtype, int tile_size) {
+  auto ds = const_shape(data), ks = const_shape(kernel);
+  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4) << "conv2d_winograd: data and kernel must be 4-D NCHW/OIHW";
+  MINITVM_USER_CHECK(ds[1] == ks[1]) << "conv2d_winograd: data has " << ds[1] << " input channels but kernel expects "
+                                     << ks[1];
+  MINITVM_USER_CHECK(ks[2] == ks[3]) << "conv2d_winograd: only square kernels are supported (got " << ks[2] << "x"
+                                     << ks[3] << ")";
+  auto p = get_pad_tuple(padding);
+  MINITVM_USER_CHECK(p[0] == p[2] && p[1] == p[3]) << "conv2d_winograd: padding must be symmetric";
+  WinogradTensors w;
+  int64_t N = ds[0], CI = ds[1], H = ds[2], W = ds[3], CO = ks[0], r = ks[2];
+  int64_t m = tile_size > 0 ? tile_size : autotune::winograd_tile_size(H);
+  WinogradMatrices mats = winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
+  int64_t alpha = mats.alpha;
+  int64_t OH = H + 2 * p[0] - r + 1, OW = W + 2 * p[1] - r + 1;
+  MINITVM_USER_CHECK(OH >= 1 && OW >= 1) << "conv2d_winograd: output would be empty";
+  int64_t nH = (OH + m - 1) / m, nW = (OW + m - 1) / m, P = N * nH * nW;
+  w.m = m;
+  w.alpha = alpha;
+  w.P = P;
+  w.nH = nH;
+  w.nW = nW;
+  w.data_pad = pad(data, {0, 0, p[0], p[1]}, {0, 0, p[0], p[1]}, 0.0, "data_pad");
+  w.A = const_matrix(mats.A, out_dtype, "A");
+  w.B = const_matrix(mats.B, out_dtype, "B");
+  w.G = const_matrix(mats.G, out_dtype, "G");
+  IterVar r_kh = te::reduce_axis({0, r}, "r_kh"), r_kw = te::reduce_axis({0, r}, "r_kw");
+  w.kernel_pack = named_compute(
+      {alpha, alpha, CI, CO}, {"eps", "nu", "ci", "co"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(cast_to(out_dtype, kernel(v[3], v[2], r_kh, r_kw)) * w.G(v[0], r_kh) * w.G(v[1], r_kw),
+                       {r_kh, r_kw});
+      },
+      "kernel_pack", "");
+  w.d = named_compute(
+      {CI, P, alpha, alpha}, {"c", "p", "eps", "nu"},
+      [&](const std::vector<Var>& v) {
+        Expr b = ir::floordiv(v[1], Expr(nH * nW));
+        Expr y = ir::floormod(ir::floordiv(v[1], Expr(nW)), Expr(nH)) * Expr(m) + v[2];
+        Expr x = ir::floormod(v[1], Expr(nW)) * Expr(m) + v[3];
+        // The last tiles may reach past the padded input (OH not a multiple of m): read zeros there.
+        int64_t hp = H + 2 * p[0], wp = W + 2 * p[1];
+        Expr cond;
+        if ((nH - 1) * m + alpha > hp) cond = y < Expr(hp);
+        if ((nW - 1) * m + alpha > wp) cond = cond.defined() ? (cond && x < Expr(wp)) : (x < Expr(wp));
+        Expr v0 = w.data_pad(b, v[0], y, x);
+        return cond.defined() ? ir::if_then_else(cond, v0, ir::make_zero(v0.dtype())) : v0;
+      },
+      "d", "");
+  IterVar ra = te::reduce_axis({0, alpha}, "r_a"), rb = te::reduce_axis({0, alpha}, "r_b");
+  w.data_pack = named_compute(
+      {alpha, alpha, CI, P}, {"eps", "nu", "ci", "p"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(cast_to(out_dtype, w.d(v[2], v[3], ra, rb)) * w.B(ra, v[0]) * w.B(rb, v[1]), {ra, rb});
+      },
+      "data_pack", "");
+  IterVar ci = te::reduce_axis({0, CI}, "ci");
+  w.bgemm = named_compute(
+      {alpha, alpha, CO, P}, {"eps", "nu", "co", "p"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(w.kernel_pack(v[0], v[1], ci, v[2]) * w.data_pack(v[0], v[1], ci, v[3]), {ci});
+      },
+      "bgemm", "");
+  IterVar ia = te::reduce_axis({0, alpha}, "r_a"), ib = te::reduce_axis({0, alpha}, "r_b");
+  w.inverse = named_compute(
+      {CO, P, m, m}, {"co", "p", "vh", "vw"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(w.bgemm(ia, ib, v[0], v[1]) * w.A(ia, v[2]) * w.A(ib, v[3]), {ia, ib});
+      },
+      "inverse", "");
+  w.output = named_compute(
+      {N, CO, OH, OW}, {"n", "co", "h", "w"},
+      [&](const std::vector<Var>& v) {
+        Expr pidx = v[0] * Expr(nH * nW) + ir::floordiv(v[2], Expr(m)) * Expr(nW) + ir::floordiv(v[3], Expr(m));
+        return w.inverse(v[1], pidx, ir::floormod(v[2], Expr(m)), ir::floormod(v[3], Expr(m)));
+      },
+      "output", "conv2d_nchw_winograd");
+  return w;
+}
+
+}  // namespace minitvm::topi::nn

@@ -1,0 +1,64 @@
+#include "topi/schedule_util.h"
+
+#include <set>
+
+namespace minitvm::topi::detail {
+
+bool is_output(const te::Schedule& s, const te::Operation& op) {
+  for (auto& o : s.outputs())
+    if (o.same_as(op)) return true;
+  return false;
+}
+
+void traverse_inline(te::Schedule& s, const te::Operation& out, const std::function<void(const te::Operation&)>& cb) {
+  std::set<const ir::OperationNode*> visited;
+  std::function<void(const te::Operation&)> visit = [&](const te::Operation& op) {
+    if (!visited.insert(op.get()).second) return;
+    if (op.op_type() != te::OpType::Compute) return;
+    if (nn::is_injective_tag(op->tag) && !is_output(s, op)) s[op].compute_inline();
+    for (auto& t : op.input_tensors()) visit(t.op());
+    cb(op);
+  };
+  visit(out);
+}
+
+te::Operation find_op_by_tag(const te::Operation& out, const std::string& tag) {
+  std::set<const ir::OperationNode*> visited;
+  te::Operation found;
+  std::function<void(const te::Operation&)> visit = [&](const te::Operation& op) {
+    if (found.defined() || !visited.insert(op.get()).second) return;
+    if (op->tag == tag) {
+      found = op;
+      return;
+    }
+    for (auto& t : op.input_tensors()) visit(t.op());
+  };
+  visit(out);
+  return found;
+}
+
+std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::SplitEntity& e) {
+  std::vector<IterVar> r;
+  for (int64_t f : autotune::split_factors(e)) {
+    auto [o, i] = st.split(axis, Expr(f));
+    r.push_back(o);
+    axis = i;
+  }
+  r.push_back(axis);
+  return r;
+}
+
+int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name) {
+  const auto& v = cfg.other(name).val;
+  if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
+  MINITVM_CONFIG_CHECK(v.is_number_integer()) << "knob " << name << " is not an integer";
+  return v.get<int64_t>();
+}
+
+int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
+  for (int64_t d = std::min(n, cap); d >= 1; --d)
+    if (n % d == 0) return d;
+  return 1;
+}
+
+}  // namespace minitvm::topi::detail

@@ -1,0 +1,34 @@
+// Helpers shared by the topi schedules: graph traversal, op lookup, applying split entities.
+#pragma once
+
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "minitvm/autotune/space.h"
+#include "minitvm/te/schedule.h"
+#include "minitvm/topi/nn.h"
+
+namespace minitvm::topi::detail {
+
+/** TVM traverse_inline: DFS from `out`; non-output injective compute ops are inlined; `cb` sees
+ *  every compute op (after its inputs). */
+void traverse_inline(te::Schedule& s, const te::Operation& out, const std::function<void(const te::Operation&)>& cb);
+
+/** First op with this tag reachable from `out` (DFS), or an undefined Operation. */
+te::Operation find_op_by_tag(const te::Operation& out, const std::string& tag);
+
+/** Whether `op` is one of the schedule outputs. */
+bool is_output(const te::Schedule& s, const te::Operation& op);
+
+/** Apply a SplitEntity as TVM does (size[0] ignored; later sizes as factors). Returns the
+ *  size().size() resulting axes, outermost first. */
+std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::SplitEntity& e);
+
+/** Integer value of an other-option knob. */
+int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name);
+
+/** The largest divisor of n that is <= cap. */
+int64_t largest_divisor_at_most(int64_t n, int64_t cap);
+
+}  // namespace minitvm::topi::detail

@@ -1,0 +1,106 @@
+// CPU schedules of topi ops, built for llvm and compared with naive references.
+#include "ref.h"
+
+#include <minitvm/topi/cpu_schedule.h>
+#include <minitvm/topi/nn.h>
+
+using namespace minitvm;
+using namespace topi_test;
+namespace nn = minitvm::topi::nn;
+namespace cpu = minitvm::topi::cpu;
+
+namespace {
+const DataType f32 = DataType::Float(32);
+
+void check(const ConvShape& s, int mult, bool relu, bool winograd = false) {
+  SCOPED_TRACE(testing::Message() << "conv " << s.n << "x" << s.ci << "x" << s.h << "x" << s.w << " co " << s.co
+                                  << " k " << s.kh << "x" << s.kw << " mult " << mult << " relu " << relu);
+  int co = mult > 0 ? s.ci * mult : s.co;
+  auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
+  auto kernel = mult > 0 ? te::placeholder({s.ci, mult, s.kh, s.kw}, f32, "placeholder")
+                         : te::placeholder({s.co, s.ci, s.kh, s.kw}, f32, "placeholder");
+  std::vector<int64_t> pad{s.pad[0], s.pad[1], s.pad[2], s.pad[3]};
+  te::Tensor conv;
+  nn::WinogradTensors wt;
+  if (winograd) {
+    wt = nn::conv2d_winograd_nchw(data, kernel, pad);
+    conv = wt.output;
+  } else {
+    conv = mult > 0 ? nn::depthwise_conv2d_nchw(data, kernel, {s.sh, s.sw}, pad, {s.dh, s.dw})
+                    : nn::conv2d_nchw(data, kernel, {s.sh, s.sw}, pad, {s.dh, s.dw});
+  }
+  te::Tensor out = relu ? nn::relu(conv) : conv;
+  te::Schedule sch = winograd ? cpu::schedule_conv2d_winograd(wt, {out})
+                     : mult > 0 ? cpu::schedule_depthwise_conv2d_nchw({out})
+                                : cpu::schedule_conv2d_nchw({out});
+  auto mod = build(sch, {data, kernel, out}, "llvm", "conv");
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 21);
+  auto k = rnd(size_t(co) * (mult > 0 ? 1 : s.ci) * s.kh * s.kw, 22);
+  auto on = runtime::NDArray::empty(nn::const_shape(out), f32);
+  mod.get_function("conv")(runtime::NDArray::from_vector(x, nn::const_shape(data)),
+                           runtime::NDArray::from_vector(k, nn::const_shape(kernel)), on);
+  auto ref = conv_ref(s, x, k, mult);
+  if (relu)
+    for (auto& v : ref) v = std::max(v, 0.f);
+  expect_close(on.to_vector<float>(), ref, 1e-4f);
+}
+}  // namespace
+
+TEST(TopiCpu, Conv2dShapes) {
+  check({1, 8, 14, 14, 16, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, false);
+  check({1, 16, 7, 7, 12, 1, 1}, 0, true);
+  check({2, 3, 15, 13, 5, 3, 3, 2, 2, {1, 0, 1, 2}}, 0, false);
+  check({1, 4, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 0, true);
+  check({1, 3, 23, 23, 8, 7, 7, 2, 2, {3, 3, 3, 3}}, 0, false);
+}
+
+TEST(TopiCpu, DepthwiseShapes) {
+  check({1, 8, 14, 14, 0, 3, 3, 1, 1, {1, 1, 1, 1}}, 1, true);
+  check({2, 3, 11, 9, 0, 3, 3, 2, 2, {1, 1, 1, 1}}, 2, false);
+}
+
+TEST(TopiCpu, WinogradShapes) {
+  check({1, 8, 8, 8, 8, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, false, true);
+  check({1, 4, 7, 7, 6, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, true, true);
+}
+
+TEST(TopiCpu, DenseShapes) {
+  for (auto [B, K, N] : std::vector<std::array<int, 3>>{{1, 64, 40}, {4, 30, 17}, {3, 128, 64}}) {
+    SCOPED_TRACE(testing::Message() << B << "x" << K << "x" << N);
+    auto x = te::placeholder({B, K}, f32, "x"), w = te::placeholder({N, K}, f32, "w");
+    auto b = te::placeholder({N}, f32, "b");
+    auto out = nn::relu(nn::dense(x, w, b));
+    auto mod = build(cpu::schedule_dense({out}), {x, w, b, out}, "llvm", "dense");
+    auto xv = rnd(B * K, 1), wv = rnd(N * K, 2), bv = rnd(N, 3);
+    auto on = runtime::NDArray::empty({B, N}, f32);
+    mod.get_function("dense")(runtime::NDArray::from_vector(xv, {B, K}), runtime::NDArray::from_vector(wv, {N, K}),
+                              runtime::NDArray::from_vector(bv, {N}), on);
+    auto ref = dense_ref(B, K, N, xv, wv, &bv);
+    for (auto& v : ref) v = std::max(v, 0.f);
+    expect_close(on.to_vector<float>(), ref);
+  }
+}
+
+TEST(TopiCpu, InjectiveAndSoftmax) {
+  const int N = 3, C = 37;
+  auto x = te::placeholder({N, C}, f32, "x"), y = te::placeholder({N, C}, f32, "y");
+  auto a = nn::relu(nn::add(x, y));
+  auto mod = build(cpu::schedule_injective({a}), {x, y, a}, "llvm", "f");
+  auto xv = rnd(N * C, 1), yv = rnd(N * C, 2);
+  auto on = runtime::NDArray::empty({N, C}, f32);
+  mod.get_function("f")(runtime::NDArray::from_vector(xv, {N, C}), runtime::NDArray::from_vector(yv, {N, C}), on);
+  std::vector<float> ref(N * C);
+  for (int i = 0; i < N * C; ++i) ref[i] = std::max(xv[i] + yv[i], 0.f);
+  expect_close(on.to_vector<float>(), ref, 0);
+
+  auto sm = nn::softmax(x);
+  auto mod2 = build(cpu::schedule_softmax({sm}), {x, sm}, "llvm", "sm");
+  mod2.get_function("sm")(runtime::NDArray::from_vector(xv, {N, C}), on);
+  for (int n = 0; n < N; ++n) {
+    float mx = *std::max_element(xv.begin() + n * C, xv.begin() + (n + 1) * C);
+    double s = 0;
+    for (int j = 0; j < C; ++j) s += std::exp(xv[n * C + j] - mx);
+    for (int j = 0; j < C; ++j) ref[n * C + j] = float(std::exp(xv[n * C + j] - mx) / s);
+  }
+  expect_close(on.to_vector<float>(), ref, 1e-5f);
+}
