@@ -170,13 +170,21 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
   MINITVM_USER_CHECK(parent.n_ != n_) << "In schedule for " << name() << ": cannot compute_at itself";
   MINITVM_USER_CHECK(!n_->is_output) << "In schedule for " << name()
                                      << ": cannot compute_at an output stage (it is written to an argument buffer)";
-  // The parent must read this stage, directly or through stages that will be inlined.
+  // The parent must read this stage, directly or through stages that will be inlined or that live
+  // inside the parent's loops: attached ones, or "local"/"shared" caches (TVM's GPU recipe computes
+  // A.shared at C.local's reduction axis and C.local reads it through A.local, usually attached
+  // later). A path through a root stage in global memory is rejected.
+  std::set<const OperationNode*> visited;
   std::function<bool(const Operation&)> reads = [&](const Operation& op) {
+    if (!visited.insert(op.get()).second) return false;
     for (auto& t : op.input_tensors()) {
       if (t.op().same_as(n_->op)) return true;
       if (n_->schedule) {
         for (auto& st : n_->schedule->stages)
-          if (st->op.same_as(t.op()) && st->attach_type == AttachType::Inline && reads(st->op)) return true;
+          if (st->op.same_as(t.op()) &&
+              (st->attach_type == AttachType::Inline || st->attach_type == AttachType::Scope || !st->scope.empty()) &&
+              reads(st->op))
+            return true;
       }
     }
     return false;
