@@ -1,0 +1,117 @@
+/** \file
+ * Pooling operators (TOPI): tensor-expression computes built from a resolved frontend::PoolPlan,
+ * their CPU schedule templates (AutoTVM templates, see docs/POOLING.md "Kernels"), and
+ * `build_pool`, which schedules, lowers and compiles one plan for a target.
+ *
+ * Tensors are always batched here: an unbatched plan uses N = 1 (the memory layout is the same).
+ * ChannelsFirst tensors are [N, C, spatial...], ChannelsLast [N, spatial..., C].
+ *
+ * Forward: max (NaN wins, ties keep the first maximum, the first in-range tap is the initial
+ * index; padding is skipped through the reduction's condition), avg (every divisor rule, int64
+ * with truncating division), adaptive avg/max, lp (PyTorch and ONNX rules). Padded reads of
+ * avg/lp go through an inlined `pad_temp` stage (if_then_else of a clamped read).
+ *
+ * Backward is a gather: each input gradient sums, in output order, the contributions of the
+ * windows that contain it (for max: only windows whose index names it). When no two windows
+ * overlap (stride >= kernel on every axis) there is no reduction at all: each input gradient is
+ * one select, written once. No scatter, no atomics.
+ */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/space.h"
+#include "minitvm/frontend/pool_plan.h"
+#include "minitvm/ir/stmt.h"
+#include "minitvm/runtime/module.h"
+#include "minitvm/te/schedule.h"
+#include "minitvm/te/tensor.h"
+
+namespace minitvm::topi {
+
+/** Which pass a kernel computes. */
+enum class PoolDirection { Forward, Backward };
+
+/** Batched shapes of a plan (N = 1 for unbatched plans), in the plan's layout. */
+std::vector<int64_t> pool_input_shape(const frontend::PoolPlan& plan);
+std::vector<int64_t> pool_output_shape(const frontend::PoolPlan& plan);
+
+/** The tensors of a forward pool. `indices` (int64, output shape) is defined when requested. */
+struct PoolForward {
+  te::Tensor input;
+  te::Tensor output;
+  te::Tensor indices;
+};
+
+/** Forward compute of a plan on `input` (batched shape, plan dtype). With `with_indices` (max
+ * modes only) the output and indices are the two outputs of one reduction; indices follow
+ * plan.index_base. */
+PoolForward pool_forward(const frontend::PoolPlan& plan, const te::Tensor& input, bool with_indices);
+
+/** The tensors of a backward pool. */
+struct PoolBackward {
+  te::Tensor grad_output;
+  te::Tensor input;    ///< defined for lp (the forward input is needed)
+  te::Tensor indices;  ///< defined for max modes: per-plane (PyTorch) indices of the forward
+  te::Tensor grad_input;
+  /** Arguments of the compiled function, in order: grad_output, [input], [indices], grad_input. */
+  std::vector<te::Tensor> args() const;
+};
+
+/** Backward (gather) compute of a plan. Max modes read per-plane indices (IndexBase::PerPlane
+ * numbering whatever plan.index_base says); lp reads the input. Throws CompileError for integer
+ * dtypes. */
+PoolBackward pool_backward(const frontend::PoolPlan& plan);
+
+/** True when no input element lies in two windows (every axis fixed with stride >= effective
+ * kernel): the backward is then a single select per input element. */
+bool pool_windows_disjoint(const frontend::PoolPlan& plan);
+
+/** AutoTVM task name of a plan's CPU template, e.g. "pool2d_nchw_fwd.llvm". */
+std::string pool_task_name(const frontend::PoolPlan& plan, PoolDirection dir);
+/** Workload of a plan (TVM v0.2 style): (task_name, ("TENSOR", input shape, dtype), mode,
+ * kernel, stride, pad_begin, pad_end, dilation, adaptive output, extra) — see docs/POOLING.md. */
+autotune::Json pool_workload(const frontend::PoolPlan& plan, PoolDirection dir);
+
+/** Define the knobs of the CPU template on `cfg` (space collection or a concrete config). */
+void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+/** Overwrite a fallback config's knobs with the hand-picked defaults for this plan. */
+void pool_cpu_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+
+/** Schedule the CPU template: `outputs` are the computes to schedule (forward: output [+
+ * indices]; backward: grad_input), `cfg` a config of define_pool_cpu_space's space. */
+te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+                               PoolDirection dir, const std::vector<te::Tensor>& outputs);
+
+/** A compiled pool kernel. */
+struct PooledKernel {
+  runtime::Module module;
+  std::string func_name;
+  /** Function arguments in call order. Forward: input, output, [indices]. Backward: see
+   * PoolBackward::args(). */
+  std::vector<te::Tensor> args;
+  bool with_indices = false;  ///< forward: the function also writes indices
+  autotune::Json workload;
+  autotune::ConfigEntity config;  ///< the config that was applied
+  ir::PrimFunc lowered;
+};
+
+/** Options of build_pool. */
+struct BuildPoolOptions {
+  bool with_indices = false;  ///< forward of max modes: also output indices
+  /** Use this config instead of querying the dispatch context. */
+  const autotune::ConfigEntity* config = nullptr;
+};
+
+/**
+ * Schedule, lower and compile one plan. target: "llvm" (the CPU template; config from
+ * DispatchContext::current() for pool_workload(plan, dir), fallback when none) or
+ * "cuda -emulate" / "cuda" (a simple one-thread-per-output schedule, built when the CUDA backend
+ * is available). Throws CompileError for unsupported plans (integer backward, float16 on llvm).
+ */
+PooledKernel build_pool(const frontend::PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt = {});
+
+}  // namespace minitvm::topi

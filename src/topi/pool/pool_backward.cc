@@ -1,0 +1,183 @@
+// Backward pool computes as gathers: grad_input[q] sums, over the windows o that contain q (in
+// ascending output order, the order PyTorch's scatter adds them), the contribution of o:
+//  - max: grad_output[o] when the per-plane index of o names q,
+//  - avg: grad_output[o] / divisor(o) (adaptive: divided by each axis' window length in turn),
+//  - lp:  outer(o) * d|x|^p/dx at q, outer(o) = grad_output[o] * S(o)^(1/p-1) * scale(o).
+// Per axis the candidate windows are o in [o_lo(q), o_hi(q)]; a reduction axis j walks them.
+// When windows are disjoint there is at most one candidate per axis and no reduction at all.
+#include "minitvm/topi/pool.h"
+#include "pool_util.h"
+
+namespace minitvm::topi {
+
+using namespace detail;
+using frontend::DivisorRule;
+using frontend::LpRule;
+using frontend::PoolMode;
+
+std::vector<te::Tensor> PoolBackward::args() const {
+  std::vector<te::Tensor> a{grad_output};
+  if (input.defined()) a.push_back(input);
+  if (indices.defined()) a.push_back(indices);
+  a.push_back(grad_input);
+  return a;
+}
+
+namespace {
+
+// Candidate windows of input position q on one axis: first window and the number of slots.
+Expr first_window(const PoolAxis& ax, Expr q) {
+  if (ax.adaptive) return truncdiv(q * ci(ax.out), ci(ax.in));
+  Expr t = q + ci(ax.pad_begin);
+  return max(floordiv(t - ci(ax.effective_kernel() - 1) + ci(ax.stride - 1), ci(ax.stride)), ci(0));
+}
+Expr last_window(const PoolAxis& ax, Expr q) {
+  if (ax.adaptive) return truncdiv((q + 1) * ci(ax.out) - 1, ci(ax.in));
+  return min(floordiv(q + ci(ax.pad_begin), ci(ax.stride)), ci(ax.out - 1));
+}
+int64_t window_slots(const PoolAxis& ax) {
+  if (ax.adaptive) {
+    int64_t m = 0;
+    for (int64_t q = 0; q < ax.in; ++q)
+      m = std::max(m, ((q + 1) * ax.out - 1) / ax.in - (q * ax.out) / ax.in + 1);
+    return std::max<int64_t>(m, 1);
+  }
+  int64_t ke = ax.effective_kernel();
+  return std::max<int64_t>(1, std::min(ax.out, (ke + ax.stride - 1) / ax.stride));
+}
+
+}  // namespace
+
+PoolBackward pool_backward(const PoolPlan& plan) {
+  DataType T = plan.dtype;
+  MINITVM_USER_CHECK(T.is_floating()) << plan.op << ": no gradient for " << T.str() << " input";
+  MINITVM_USER_CHECK(T.bits() != 16) << plan.op << ": " << T.str() << " pooling is only compiled for CUDA";
+  PoolBackward b;
+  int R = plan.spatial_rank();
+  std::vector<int64_t> ishape = pool_input_shape(plan), oshape = pool_output_shape(plan);
+  b.grad_output = te::placeholder(to_exprs(oshape), T, "grad_output");
+  if (plan.mode == PoolMode::Max) b.indices = te::placeholder(to_exprs(oshape), DataType::Int(64), "indices");
+  if (plan.mode == PoolMode::Lp) b.input = te::placeholder(to_exprs(ishape), T, "data");
+  for (auto& ax : plan.axes)
+    if (ax.out == 0) {
+      b.grad_input = te::compute(to_exprs(ishape), [&](const std::vector<Var>&) { return make_zero(T); }, "grad_input");
+      return b;
+    }
+
+  // Lp: per-window factor outer(o), computed once per output.
+  te::Tensor outer;
+  if (plan.mode == PoolMode::Lp) {
+    bool onnx = plan.lp_rule == LpRule::Onnx;
+    double pn = plan.lp_norm;
+    std::vector<te::IterVar> r;
+    for (int a = 0; a < R; ++a) r.push_back(te::reduce_axis({0, ci(plan.axes[a].kernel)}, "rv" + std::to_string(a)));
+    auto in_range_sum = [&](const std::vector<Var>& v) {
+      std::vector<Expr> pos;
+      Expr cond;
+      for (int a = 0; a < R; ++a) {
+        const PoolAxis& ax = plan.axes[a];
+        Expr p = Expr(v[spatial_pos(plan, a)]) * ci(ax.stride) - ci(ax.pad_begin) + Expr(r[a]->var) * ci(ax.dilation);
+        Expr c = p >= 0 && p < ci(ax.in);
+        cond = cond.defined() ? (cond && c) : c;
+        pos.push_back(min(max(p, ci(0)), ci(ax.in - 1)));
+      }
+      Expr x = b.input.read(layout_index(plan, v[0], v[channel_pos(plan)], pos));
+      Expr t = onnx ? pow(abs(x), make_const(T, pn)) : pow(x, make_const(T, pn));
+      return te::sum(t, r, cond);
+    };
+    te::Tensor S = te::compute(to_exprs(oshape), in_range_sum, "lp_sum");
+    outer = te::compute(
+        to_exprs(oshape),
+        [&](const std::vector<Var>& v) {
+          Expr scale = make_const(T, 1.0);
+          if (!onnx) {
+            double area = 1;
+            for (auto& ax : plan.axes) area *= static_cast<double>(ax.kernel);
+            Expr d;
+            for (int a = 0; a < R; ++a) {
+              Expr k = pool_count_expr(plan.axes[a], v[spatial_pos(plan, a)]);
+              d = d.defined() ? d * k : k;
+            }
+            scale = make_const(T, area) / cast(T, d);
+          }
+          Expr s = S.read(std::vector<Expr>(v.begin(), v.end())) * scale;
+          Expr e = make_const(T, 1.0) / make_const(T, pn) - make_const(T, 1.0);
+          return b.grad_output.read(std::vector<Expr>(v.begin(), v.end())) * pow(s, e) * scale;
+        },
+        "lp_outer");
+  }
+
+  std::vector<te::IterVar> j;
+  bool disjoint = pool_windows_disjoint(plan);
+  for (int a = 0; a < R && !disjoint; ++a)
+    j.push_back(te::reduce_axis({0, ci(window_slots(plan.axes[a]))}, "j" + std::to_string(a)));
+
+  auto body = [&](const std::vector<Var>& v) -> Expr {
+    Expr n = v[0], c = v[channel_pos(plan)];
+    std::vector<Expr> q, o;
+    Expr valid;
+    auto add = [&](Expr e) { valid = valid.defined() ? (valid && e) : e; };
+    for (int a = 0; a < R; ++a) {
+      const PoolAxis& ax = plan.axes[a];
+      Expr qa = v[spatial_pos(plan, a)];
+      q.push_back(qa);
+      Expr oa;
+      if (disjoint) {
+        Expr t = qa + ci(ax.pad_begin);
+        oa = truncdiv(t, ci(ax.stride));  // t >= 0
+        Expr tap = t - oa * ci(ax.stride);
+        if (ax.effective_kernel() < ax.stride) add(tap < ci(ax.effective_kernel()));
+        if (ax.dilation > 1) add(truncmod(tap, ci(ax.dilation)) == 0);
+        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add(oa < ci(ax.out));
+      } else {
+        oa = first_window(ax, qa) + j[a]->var;
+        add(oa <= last_window(ax, qa));
+        if (!ax.adaptive && ax.dilation > 1)
+          add(truncmod(qa + ci(ax.pad_begin) - oa * ci(ax.stride), ci(ax.dilation)) == 0);
+      }
+      o.push_back(oa);
+    }
+    // reads at o are only evaluated where `valid` holds: clamp for disjoint selects
+    std::vector<Expr> oc = o;
+    if (disjoint)
+      for (int a = 0; a < R; ++a) oc[a] = min(o[a], ci(plan.axes[a].out - 1));
+    std::vector<Expr> oidx = layout_index(plan, n, c, oc);
+    Expr contrib;
+    if (plan.mode == PoolMode::Max) {
+      DataType i64 = DataType::Int(64);
+      Expr flat = make_const(i64, int64_t{0});
+      for (int a = 0; a < R; ++a) flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, q[a]);
+      add(b.indices.read(oidx) == flat);
+      contrib = b.grad_output.read(oidx);
+    } else if (plan.mode == PoolMode::Avg) {
+      Expr go = b.grad_output.read(oidx);
+      if (plan.divisor_rule == DivisorRule::AdaptiveEachAxis) {
+        for (int a = 0; a < R; ++a) go = go / cast(T, pool_count_expr(plan.axes[a], oc[a]));
+      } else if (plan.divisor_rule == DivisorRule::Override) {
+        go = go / make_const(T, static_cast<double>(plan.divisor_override));
+      } else {
+        Expr d;
+        for (int a = 0; a < R; ++a) {
+          Expr k = plan.divisor_rule == DivisorRule::CountIncludePad ? pool_count_expr(plan.axes[a], oc[a])
+                                                                     : real_count_expr(plan.axes[a], oc[a]);
+          d = d.defined() ? d * k : k;
+        }
+        go = go / cast(T, d);
+      }
+      contrib = go;
+    } else {
+      Expr x = b.input.read(layout_index(plan, n, c, q));
+      double pn = plan.lp_norm;
+      Expr dx = plan.lp_rule == LpRule::Onnx
+                    ? pow(abs(x), make_const(T, pn - 1.0)) * select(x < make_zero(T), make_const(T, -1.0), make_const(T, 1.0))
+                    : pow(x, make_const(T, pn) - make_const(T, 1.0));
+      contrib = outer.read(oidx) * dx;
+    }
+    if (disjoint) return valid.defined() ? select(valid, contrib, make_zero(T)) : contrib;
+    return te::sum(contrib, j, valid);
+  };
+  b.grad_input = te::compute(to_exprs(ishape), body, "grad_input", "pool_grad");
+  return b;
+}
+
+}  // namespace minitvm::topi

@@ -1,0 +1,244 @@
+// CPU schedule template of the pool computes (an AutoTVM template) and build_pool.
+//
+// Knobs (defined in this order, so "tile_inner" is the least significant digit of the flat index):
+//   tile_inner  split of the innermost output axis (W for channels-first, C for channels-last)
+//   vec         vectorize the inner part of that split (0/1); reduction axes are moved outside it
+//   fuse_level  how many outer axes are fused into the parallel loop (1..outer axes)
+//   unroll_win  unroll the window (reduction) loops (0/1)
+// Workload: (task name, ("TENSOR", batched input shape, dtype), mode, kernel, stride, pad_begin,
+// pad_end, dilation, output lengths, rule string) — see docs/POOLING.md "Kernels".
+#include <sstream>
+
+#include "minitvm/autotune/target.h"
+#include "minitvm/codegen/build.h"
+#include "minitvm/topi/pool.h"
+#include "pool_util.h"
+
+namespace minitvm::topi {
+
+using namespace detail;
+using autotune::Json;
+using frontend::PoolMode;
+
+namespace {
+
+int64_t inner_length(const PoolPlan& plan, PoolDirection dir) {
+  bool fwd = dir == PoolDirection::Forward;
+  if (plan.layout == PoolLayout::ChannelsLast) return plan.channels;
+  const PoolAxis& ax = plan.axes.back();
+  return fwd ? ax.out : ax.in;
+}
+
+int outer_axes(const PoolPlan& plan) { return 1 + plan.spatial_rank(); }  // all but the innermost
+
+const char* mode_name(PoolMode m) { return m == PoolMode::Max ? "max" : m == PoolMode::Avg ? "avg" : "lp"; }
+
+std::string rule_string(const PoolPlan& plan) {
+  std::ostringstream os;
+  os << "div" << static_cast<int>(plan.divisor_rule);
+  if (plan.divisor_rule == frontend::DivisorRule::Override) os << "=" << plan.divisor_override;
+  if (plan.mode == PoolMode::Lp) os << ",lp" << static_cast<int>(plan.lp_rule) << "=" << plan.lp_norm;
+  if (plan.mode == PoolMode::Max) os << ",idx" << static_cast<int>(plan.index_base);
+  return os.str();
+}
+
+}  // namespace
+
+std::string pool_task_name(const PoolPlan& plan, PoolDirection dir) {
+  std::string lay = frontend::layout_name(plan.layout, plan.spatial_rank());
+  for (auto& ch : lay) ch = static_cast<char>(std::tolower(ch));
+  return "pool" + std::to_string(plan.spatial_rank()) + "d_" + lay + (dir == PoolDirection::Forward ? "_fwd" : "_bwd") +
+         ".llvm";
+}
+
+Json pool_workload(const PoolPlan& plan, PoolDirection dir) {
+  Json args = Json::array();
+  Json shape = Json::array();
+  for (auto v : pool_input_shape(plan)) shape.push_back(v);
+  args.push_back(Json::array({"TENSOR", shape, plan.dtype.str()}));
+  args.push_back(mode_name(plan.mode));
+  Json k = Json::array(), s = Json::array(), pb = Json::array(), pe = Json::array(), d = Json::array(),
+       o = Json::array();
+  for (auto& ax : plan.axes) {
+    k.push_back(ax.adaptive ? 0 : ax.kernel);
+    s.push_back(ax.adaptive ? 0 : ax.stride);
+    pb.push_back(ax.pad_begin);
+    pe.push_back(ax.pad_end);
+    d.push_back(ax.dilation);
+    o.push_back(ax.out);
+  }
+  for (auto* j : {&k, &s, &pb, &pe, &d, &o}) args.push_back(*j);
+  args.push_back(rule_string(plan));
+  return autotune::workload_v02(pool_task_name(plan, dir), args);
+}
+
+void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir) {
+  int64_t L = std::max<int64_t>(1, inner_length(plan, dir));
+  autotune::SplitOptions so;
+  so.num_outputs = 2;
+  so.max_factor = 64;
+  cfg.define_split("tile_inner", L, so);
+  cfg.define_knob("vec", {0, 1});
+  std::vector<Json> levels;
+  for (int i = 1; i <= outer_axes(plan); ++i) levels.push_back(i);
+  cfg.define_knob("fuse_level", levels);
+  cfg.define_knob("unroll_win", {0, 1});
+}
+
+void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {
+  define_pool_cpu_space(cfg, plan, dir);
+  int64_t L = std::max<int64_t>(1, inner_length(plan, dir));
+  // Inner tile: the largest factor of L up to 16 (channels-last: up to 32, a few vectors).
+  int64_t cap = plan.layout == PoolLayout::ChannelsLast ? 32 : 16;
+  int64_t f = 1;
+  for (int64_t x : autotune::get_factors(L))
+    if (x <= cap) f = x;
+  cfg.set("tile_inner", autotune::SplitEntity{{-1, f}});
+  bool vec = plan.layout == PoolLayout::ChannelsLast || dir == PoolDirection::Backward;
+  cfg.set("vec", autotune::OtherOptionEntity{vec && f > 1 ? 1 : 0});
+  cfg.set("fuse_level", autotune::OtherOptionEntity{outer_axes(plan)});
+  cfg.set("unroll_win", autotune::OtherOptionEntity{1});
+}
+
+namespace {
+
+// Tile a stage whose data axes are `axes` (layout order) and reduction axes `raxes`:
+// inner axis split, outer axes fused to `fuse_level` and parallel, reductions just outside the
+// vectorized inner loop. Returns the axis at which helper stages can be attached (the outer part
+// of the inner split).
+IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::vector<IterVar>& raxes,
+                   const autotune::ConfigEntity& cfg, bool parallel) {
+  int64_t factor = cfg.split("tile_inner").size.back();
+  bool vec = cfg.knob_int("vec") != 0;
+  int level = static_cast<int>(cfg.knob_int("fuse_level"));
+  bool unroll = cfg.knob_int("unroll_win") != 0;
+  std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
+  auto [io, ii] = st.split(axes.back(), Expr(static_cast<int>(factor)));
+  std::vector<IterVar> order = outer;
+  order.push_back(io);
+  for (auto& r : raxes) order.push_back(r);
+  order.push_back(ii);
+  st.reorder(order);
+  level = std::min<int>(level, static_cast<int>(outer.size()));
+  if (parallel && level >= 1) {
+    std::vector<IterVar> f(outer.begin(), outer.begin() + level);
+    IterVar fused = f.size() == 1 ? f[0] : st.fuse(f);
+    st.parallel(fused);
+  }
+  if (unroll)
+    for (auto& r : raxes) st.unroll(r);
+  if (vec && factor > 1) st.vectorize(ii);
+  return io;
+}
+
+}  // namespace
+
+te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir,
+                               const std::vector<te::Tensor>& outputs) {
+  std::vector<te::Operation> ops;
+  for (auto& t : outputs) ops.push_back(t.op());
+  te::Schedule s = te::create_schedule(ops);
+  te::Tensor out = outputs[0];
+  // Inline padding; put helper reductions (avg sums) at the output's inner tile.
+  te::Tensor sum;
+  for (auto& t : out.op().input_tensors()) {
+    if (t.op().name() == "pool_sum") sum = t;
+  }
+  for (auto& st : s.stages()) {
+    if (st->op.name() == "pad_temp") te::Stage(st).compute_inline();
+  }
+  bool reduce_out = !out.op().reduce_axis().empty();
+  IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true);
+  if (sum.defined()) {
+    s[sum].compute_at(s[out], at);
+    // the attached sum covers one inner tile: reductions outside its vectorized last axis
+    const auto& ax = sum.op().axis();
+    std::vector<IterVar> order(ax.begin(), ax.end() - 1);
+    for (auto& r : sum.op().reduce_axis()) order.push_back(r);
+    order.push_back(ax.back());
+    s[sum].reorder(order);
+    if (cfg.knob_int("unroll_win"))
+      for (auto& r : sum.op().reduce_axis()) s[sum].unroll(r);
+    if (cfg.knob_int("vec") && cfg.split("tile_inner").size.back() > 1) s[sum].vectorize(ax.back());
+  }
+  // Remaining root stages (lp helpers of the backward): parallel over their outer axis.
+  for (auto& st : s.stages()) {
+    te::Stage stage(st);
+    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
+    if (st->op.same_as(out.op()) || (sum.defined() && st->op.same_as(sum.op()))) continue;
+    stage.parallel(st->op.axis()[0]);
+  }
+  (void)reduce_out;
+  return s;
+}
+
+namespace {
+
+// One-thread-per-output schedule for CUDA targets: every root compute stage fuses its data axes
+// and binds them to blocks of 64 threads.
+te::Schedule schedule_pool_gpu(const std::vector<te::Tensor>& outputs) {
+  std::vector<te::Operation> ops;
+  for (auto& t : outputs) ops.push_back(t.op());
+  te::Schedule s = te::create_schedule(ops);
+  for (auto& st : s.stages())
+    if (st->op.name() == "pad_temp") te::Stage(st).compute_inline();
+  for (auto& st : s.stages()) {
+    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
+    te::Stage stage(st);
+    IterVar f = stage.fuse(st->op.axis());
+    auto [bx, tx] = stage.split(f, Expr(64));
+    stage.bind(bx, te::thread_axis("blockIdx.x"));
+    stage.bind(tx, te::thread_axis("threadIdx.x"));
+  }
+  return s;
+}
+
+}  // namespace
+
+PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt) {
+  PooledKernel k;
+  std::vector<te::Tensor> outputs;
+  if (dir == PoolDirection::Forward) {
+    bool idx = opt.with_indices && plan.mode == PoolMode::Max;
+    te::Tensor x = te::placeholder(to_exprs(pool_input_shape(plan)), plan.dtype, "data");
+    PoolForward f = pool_forward(plan, x, idx);
+    outputs.push_back(f.output);
+    if (idx) outputs.push_back(f.indices);
+    k.args = {x, f.output};
+    if (idx) k.args.push_back(f.indices);
+    k.with_indices = idx;
+  } else {
+    PoolBackward b = pool_backward(plan);
+    outputs.push_back(b.grad_input);
+    k.args = b.args();
+  }
+  k.workload = pool_workload(plan, dir);
+  k.func_name = dir == PoolDirection::Forward ? "pool_fwd" : "pool_bwd";
+  autotune::Target tgt = autotune::parse_target(target);
+  te::Schedule s;
+  if (tgt.name == "llvm") {
+    if (opt.config) {
+      k.config = *opt.config;
+    } else {
+      // Under the bare root context every plan would fall back (with one warning per plan); go
+      // straight to the hand-picked fallback then. Entered contexts are queried as usual.
+      autotune::DispatchContext& ctx = autotune::DispatchContext::current();
+      bool bare = &ctx == static_cast<autotune::DispatchContext*>(&autotune::root_fallback_context());
+      if (!bare) k.config = *ctx.query(tgt, k.workload);
+      if (bare || k.config.is_fallback()) {
+        autotune::FallbackConfigEntity fb;
+        pool_cpu_fallback(fb, plan, dir);
+        k.config = fb;
+      }
+    }
+    s = schedule_pool_cpu(k.config, plan, dir, outputs);
+  } else {
+    s = schedule_pool_gpu(outputs);
+  }
+  k.lowered = lower(s, k.args, k.func_name);
+  k.module = build(std::vector<ir::PrimFunc>{k.lowered}, target);
+  return k;
+}
+
+}  // namespace minitvm::topi
