@@ -40,7 +40,7 @@ te::Operation find_op_by_tag(const te::Operation& out, const std::string& tag) {
 std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::SplitEntity& e) {
   std::vector<IterVar> r;
   for (int64_t f : autotune::split_factors(e)) {
-    auto [o, i] = st.split(axis, Expr(f));
+    auto [o, i] = st.split(axis, I(f));
     r.push_back(o);
     axis = i;
   }

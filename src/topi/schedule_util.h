@@ -1,6 +1,8 @@
 // Helpers shared by the topi schedules: graph traversal, op lookup, applying split entities.
 #pragma once
 
+#include <climits>
+#include <cstdint>
 #include <functional>
 #include <string>
 #include <vector>
@@ -10,6 +12,9 @@
 #include "minitvm/topi/nn.h"
 
 namespace minitvm::topi::detail {
+
+/** An int32 constant when it fits (schedule factors and extents, as TVM's). */
+inline Expr I(int64_t v) { return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(static_cast<int>(v)) : Expr(v); }
 
 /** TVM traverse_inline: DFS from `out`; non-output injective compute ops are inlined; `cb` sees
  *  every compute op (after its inputs). */

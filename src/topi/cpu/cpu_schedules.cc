@@ -35,13 +35,13 @@ void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
     st.parallel(f);
     int64_t v = largest_divisor_at_most(inner, 16);
     if (v >= 4) {
-      auto [xo, xi] = st.split(axes.back(), Expr(v));
+      auto [xo, xi] = st.split(axes.back(), I(v));
       (void)xo;
       st.vectorize(xi);
     }
   } else {
     int64_t v = largest_divisor_at_most(inner, 16);
-    auto [xo, xi] = st.split(axes.back(), Expr(v));
+    auto [xo, xi] = st.split(axes.back(), I(v));
     st.parallel(xo);
     if (v >= 4) st.vectorize(xi);
   }
@@ -71,8 +71,8 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   MINITVM_ICHECK(ax.size() == 4);
   int64_t F = extent_of(ax[1]), X = extent_of(ax[3]);
   int64_t ft = largest_divisor_at_most(F, f_cap), xt = largest_divisor_at_most(X, 16);
-  auto [fo, fi] = os.split(ax[1], Expr(ft));
-  auto [xo, xi] = os.split(ax[3], Expr(xt));
+  auto [fo, fi] = os.split(ax[1], I(ft));
+  auto [xo, xi] = os.split(ax[3], I(xt));
   os.reorder({ax[0], fo, ax[2], xo, fi, xi});
   IterVar par = os.fuse(std::vector<IterVar>{ax[0], fo, ax[2]});
   os.parallel(par);
@@ -84,7 +84,7 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   std::vector<IterVar> order;
   if (rc_split > 0 && rax.size() == 3) {
     int64_t rc = extent_of(rax[0]);
-    auto [rco, rci] = as.split(rax[0], Expr(largest_divisor_at_most(rc, rc_split)));
+    auto [rco, rci] = as.split(rax[0], I(largest_divisor_at_most(rc, rc_split)));
     order = {rco, rax[1], rax[2], rci};
   } else {
     order.assign(rax.begin(), rax.end());
@@ -144,7 +144,7 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
   auto ax = os.leaf_iter_vars();
   int64_t J = extent_of(ax[1]);
   int64_t jt = largest_divisor_at_most(J, 16);
-  auto [jo, ji] = os.split(ax[1], Expr(jt));
+  auto [jo, ji] = os.split(ax[1], I(jt));
   IterVar par = os.fuse(ax[0], jo);
   os.parallel(par);
   os.vectorize(ji);
@@ -153,7 +153,7 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
   auto cax = as.leaf_iter_vars();
   auto k = as.op().reduce_axis()[0];
   int64_t K = extent_of(k);
-  auto [ko, ki] = as.split(k, Expr(largest_divisor_at_most(K, 4)));
+  auto [ko, ki] = as.split(k, I(largest_divisor_at_most(K, 4)));
   as.reorder({ko, cax[0], ki, cax[1]});
   as.unroll(ki);
   as.vectorize(cax[1]);
@@ -178,7 +178,7 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
     te::Stage st = s[w.bgemm.op()];
     auto ax = w.bgemm.op().axis();
     int64_t P = extent_of(ax[3]);
-    auto [po, pi] = st.split(ax[3], Expr(largest_divisor_at_most(P, 16)));
+    auto [po, pi] = st.split(ax[3], I(largest_divisor_at_most(P, 16)));
     (void)po;
     auto ci = st.op().reduce_axis()[0];
     st.reorder({ax[2], po, ci, pi});

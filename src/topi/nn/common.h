@@ -1,6 +1,7 @@
 // Helpers shared by the topi computes: named axes and shape checks.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -14,9 +15,14 @@ te::Tensor named_compute(const std::vector<int64_t>& shape, const std::vector<st
                          const std::function<Expr(const std::vector<Var>&)>& f, const std::string& name,
                          const std::string& tag);
 
+/** An int32 constant (TVM's shapes and indices are int32); int64 only when it does not fit. */
+inline Expr I(int64_t v) {
+  return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(static_cast<int>(v)) : Expr(v);
+}
+
 inline std::vector<Expr> to_exprs(const std::vector<int64_t>& s) {
   std::vector<Expr> r;
-  for (int64_t v : s) r.push_back(Expr(v));
+  for (int64_t v : s) r.push_back(I(v));
   return r;
 }
 

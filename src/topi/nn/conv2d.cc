@@ -18,7 +18,7 @@ te::Tensor named_compute(const std::vector<int64_t>& shape, const std::vector<st
   for (size_t i = 0; i < shape.size(); ++i) {
     DataType t = DataType::Int(32);
     Var v(axis_names[i], t);
-    axes.push_back(IterVar(Range(Expr(0), Expr(shape[i])), v, ir::IterVarType::DataPar));
+    axes.push_back(IterVar(Range(I(0), I(shape[i])), v, ir::IterVarType::DataPar));
     vars.push_back(v);
   }
   Expr body = f(vars);
@@ -84,10 +84,10 @@ Tensor pad(const Tensor& t, const std::vector<int64_t>& before, const std::vecto
             idx.push_back(iv[i]);
             continue;
           }
-          idx.push_back(iv[i] - Expr(before[i]));
-          Expr c = before[i] > 0 ? (iv[i] >= Expr(before[i])) : Expr();
+          idx.push_back(iv[i] - I(before[i]));
+          Expr c = before[i] > 0 ? (iv[i] >= I(before[i])) : Expr();
           if (after[i] > 0) {
-            Expr c2 = iv[i] < Expr(before[i] + shape[i]);
+            Expr c2 = iv[i] < I(before[i] + shape[i]);
             c = c.defined() ? (c && c2) : c2;
           }
           if (c.defined()) cond = cond.defined() ? (cond && c) : c;
@@ -115,13 +115,13 @@ Tensor conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<i
   MINITVM_USER_CHECK(oh >= 1 && ow >= 1) << "conv2d_nchw: output would be empty (" << oh << "x" << ow
                                          << "): the dilated kernel is larger than the padded input";
   Tensor temp = pad(data, {0, 0, p[0], p[1]}, {0, 0, p[2], p[3]}, 0.0, "pad_temp");
-  IterVar rc = te::reduce_axis({0, ks[1]}, "rc");
-  IterVar ry = te::reduce_axis({0, ks[2]}, "ry");
-  IterVar rx = te::reduce_axis({0, ks[3]}, "rx");
+  IterVar rc = te::reduce_axis({0, I(ks[1])}, "rc");
+  IterVar ry = te::reduce_axis({0, I(ks[2])}, "ry");
+  IterVar rx = te::reduce_axis({0, I(ks[3])}, "rx");
   return named_compute(
       {ds[0], ks[0], oh, ow}, {"nn", "ff", "yy", "xx"},
       [&](const std::vector<Var>& v) {
-        Expr a = temp(v[0], rc, v[2] * Expr(sh) + Expr(ry) * Expr(dh), v[3] * Expr(sw) + Expr(rx) * Expr(dw));
+        Expr a = temp(v[0], rc, v[2] * I(sh) + Expr(ry) * I(dh), v[3] * I(sw) + Expr(rx) * I(dw));
         Expr b = kernel(v[1], rc, ry, rx);
         return te::sum(cast_to(out_dtype, a) * cast_to(out_dtype, b), {rc, ry, rx});
       },
@@ -147,14 +147,14 @@ Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std
                                          << ")";
   int64_t mult = ks[1];
   Tensor padded = pad(data, {0, 0, p[0], p[1]}, {0, 0, p[2], p[3]}, 0.0, "PaddedInput");
-  IterVar di = te::reduce_axis({0, ks[2]}, "di");
-  IterVar dj = te::reduce_axis({0, ks[3]}, "dj");
+  IterVar di = te::reduce_axis({0, I(ks[2])}, "di");
+  IterVar dj = te::reduce_axis({0, I(ks[3])}, "dj");
   return named_compute(
       {ds[0], ds[1] * mult, oh, ow}, {"b", "c", "i", "j"},
       [&](const std::vector<Var>& v) {
-        Expr ch = ir::floordiv(v[1], Expr(mult));
-        Expr a = padded(v[0], ch, v[2] * Expr(sh) + Expr(di) * Expr(dh), v[3] * Expr(sw) + Expr(dj) * Expr(dw));
-        Expr b = kernel(ch, ir::floormod(v[1], Expr(mult)), di, dj);
+        Expr ch = ir::floordiv(v[1], I(mult));
+        Expr a = padded(v[0], ch, v[2] * I(sh) + Expr(di) * I(dh), v[3] * I(sw) + Expr(dj) * I(dw));
+        Expr b = kernel(ch, ir::floormod(v[1], I(mult)), di, dj);
         return te::sum(cast_to(out_dtype, a) * cast_to(out_dtype, b), {di, dj});
       },
       "DepthwiseConv2d", "depthwise_conv2d_nchw");

@@ -21,7 +21,7 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
   MINITVM_USER_CHECK(ds.size() == 2) << "dense: data must be 2-D (batch, in_dim), got " << ds.size() << "-D";
   MINITVM_USER_CHECK(ws.size() == 2) << "dense: weight must be 2-D (out_dim, in_dim), got " << ws.size() << "-D";
   MINITVM_USER_CHECK(ds[1] == ws[1]) << "dense: data has in_dim " << ds[1] << " but weight has " << ws[1];
-  IterVar k = te::reduce_axis({0, ds[1]}, "k");
+  IterVar k = te::reduce_axis({0, I(ds[1])}, "k");
   Tensor mm = named_compute(
       {ds[0], ws[0]}, {"i", "j"},
       [&](const std::vector<Var>& v) {
@@ -89,14 +89,14 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& 
 Tensor softmax(const Tensor& x) {
   auto xs = const_shape(x);
   MINITVM_USER_CHECK(xs.size() == 2) << "softmax: input must be 2-D (batch, classes), got " << xs.size() << "-D";
-  IterVar k1 = te::reduce_axis({0, xs[1]}, "k");
+  IterVar k1 = te::reduce_axis({0, I(xs[1])}, "k");
   Tensor maxelem = named_compute(
       {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::max(x(v[0], k1), {k1}); }, "T_softmax_maxelem",
       "softmax_maxelem");
   Tensor ex = named_compute(
       xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ir::exp(x(v[0], v[1]) - maxelem(v[0])); },
       "T_softmax_exp", "softmax_exp");
-  IterVar k2 = te::reduce_axis({0, xs[1]}, "k");
+  IterVar k2 = te::reduce_axis({0, I(xs[1])}, "k");
   Tensor sum = named_compute(
       {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::sum(ex(v[0], k2), {k2}); }, "T_softmax_expsum",
       "softmax_expsum");
@@ -117,8 +117,8 @@ Tensor flatten(const Tensor& x) {
         Expr rest = v[1];
         std::vector<Expr> tail(xs.size() - 1);
         for (size_t d = xs.size() - 1; d >= 1; --d) {
-          tail[d - 1] = d == 1 ? rest : ir::floormod(rest, Expr(xs[d]));
-          if (d > 1) rest = ir::floordiv(rest, Expr(xs[d]));
+          tail[d - 1] = d == 1 ? rest : ir::floormod(rest, I(xs[d]));
+          if (d > 1) rest = ir::floordiv(rest, I(xs[d]));
         }
         idx.insert(idx.end(), tail.begin(), tail.end());
         return x.read(idx);

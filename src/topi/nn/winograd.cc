@@ -97,7 +97,7 @@ Tensor const_matrix(const Mat& mat, DataType dtype, const std::string& name) {
         Expr now = ir::make_const(dtype, 0.0);
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j)
-            now = ir::select(ir::floormod(v[0], Expr(rows)) == Expr(i) && ir::floormod(v[1], Expr(cols)) == Expr(j),
+            now = ir::select(ir::floormod(v[0], I(rows)) == I(i) && ir::floormod(v[1], I(cols)) == I(j),
                              ir::make_const(dtype, mat[i][j]), now);
         return now;
       },
@@ -131,7 +131,7 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
   w.A = const_matrix(mats.A, out_dtype, "A");
   w.B = const_matrix(mats.B, out_dtype, "B");
   w.G = const_matrix(mats.G, out_dtype, "G");
-  IterVar r_kh = te::reduce_axis({0, r}, "r_kh"), r_kw = te::reduce_axis({0, r}, "r_kw");
+  IterVar r_kh = te::reduce_axis({0, I(r)}, "r_kh"), r_kw = te::reduce_axis({0, I(r)}, "r_kw");
   w.kernel_pack = named_compute(
       {alpha, alpha, CI, CO}, {"eps", "nu", "ci", "co"},
       [&](const std::vector<Var>& v) {
@@ -142,33 +142,33 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
   w.d = named_compute(
       {CI, P, alpha, alpha}, {"c", "p", "eps", "nu"},
       [&](const std::vector<Var>& v) {
-        Expr b = ir::floordiv(v[1], Expr(nH * nW));
-        Expr y = ir::floormod(ir::floordiv(v[1], Expr(nW)), Expr(nH)) * Expr(m) + v[2];
-        Expr x = ir::floormod(v[1], Expr(nW)) * Expr(m) + v[3];
+        Expr b = ir::floordiv(v[1], I(nH * nW));
+        Expr y = ir::floormod(ir::floordiv(v[1], I(nW)), I(nH)) * I(m) + v[2];
+        Expr x = ir::floormod(v[1], I(nW)) * I(m) + v[3];
         // The last tiles may reach past the padded input (OH not a multiple of m): read zeros there.
         int64_t hp = H + 2 * p[0], wp = W + 2 * p[1];
         Expr cond;
-        if ((nH - 1) * m + alpha > hp) cond = y < Expr(hp);
-        if ((nW - 1) * m + alpha > wp) cond = cond.defined() ? (cond && x < Expr(wp)) : (x < Expr(wp));
+        if ((nH - 1) * m + alpha > hp) cond = y < I(hp);
+        if ((nW - 1) * m + alpha > wp) cond = cond.defined() ? (cond && x < I(wp)) : (x < I(wp));
         Expr v0 = w.data_pad(b, v[0], y, x);
         return cond.defined() ? ir::if_then_else(cond, v0, ir::make_zero(v0.dtype())) : v0;
       },
       "d", "");
-  IterVar ra = te::reduce_axis({0, alpha}, "r_a"), rb = te::reduce_axis({0, alpha}, "r_b");
+  IterVar ra = te::reduce_axis({0, I(alpha)}, "r_a"), rb = te::reduce_axis({0, I(alpha)}, "r_b");
   w.data_pack = named_compute(
       {alpha, alpha, CI, P}, {"eps", "nu", "ci", "p"},
       [&](const std::vector<Var>& v) {
         return te::sum(cast_to(out_dtype, w.d(v[2], v[3], ra, rb)) * w.B(ra, v[0]) * w.B(rb, v[1]), {ra, rb});
       },
       "data_pack", "");
-  IterVar ci = te::reduce_axis({0, CI}, "ci");
+  IterVar ci = te::reduce_axis({0, I(CI)}, "ci");
   w.bgemm = named_compute(
       {alpha, alpha, CO, P}, {"eps", "nu", "co", "p"},
       [&](const std::vector<Var>& v) {
         return te::sum(w.kernel_pack(v[0], v[1], ci, v[2]) * w.data_pack(v[0], v[1], ci, v[3]), {ci});
       },
       "bgemm", "");
-  IterVar ia = te::reduce_axis({0, alpha}, "r_a"), ib = te::reduce_axis({0, alpha}, "r_b");
+  IterVar ia = te::reduce_axis({0, I(alpha)}, "r_a"), ib = te::reduce_axis({0, I(alpha)}, "r_b");
   w.inverse = named_compute(
       {CO, P, m, m}, {"co", "p", "vh", "vw"},
       [&](const std::vector<Var>& v) {
@@ -178,8 +178,8 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
   w.output = named_compute(
       {N, CO, OH, OW}, {"n", "co", "h", "w"},
       [&](const std::vector<Var>& v) {
-        Expr pidx = v[0] * Expr(nH * nW) + ir::floordiv(v[2], Expr(m)) * Expr(nW) + ir::floordiv(v[3], Expr(m));
-        return w.inverse(v[1], pidx, ir::floormod(v[2], Expr(m)), ir::floormod(v[3], Expr(m)));
+        Expr pidx = v[0] * I(nH * nW) + ir::floordiv(v[2], I(m)) * I(nW) + ir::floordiv(v[3], I(m));
+        return w.inverse(v[1], pidx, ir::floormod(v[2], I(m)), ir::floormod(v[3], I(m)));
       },
       "output", "conv2d_nchw_winograd");
   return w;
