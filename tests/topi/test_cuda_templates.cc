@@ -93,3 +93,69 @@ TEST(TopiCuda, Conv2dDirectEmulatedWithConfig) {
   auto x = rnd(8 * 14 * 14, 1), k = rnd(16 * 8 * 9, 2);
   expect_close(run_layer(L, {x, k}), conv_ref(s, x, k), 1e-4f);
 }
+
+TEST(TopiCuda, DepthwiseEmulatedWithConfig) {
+  ConvShape s{1, 8, 14, 14, 0, 3, 3, 1, 1, {1, 1, 1, 1}};
+  ConfigEntity c;
+  c.set("tile_f", SplitEntity{{-1, 1, 2, 1}});
+  c.set("tile_y", SplitEntity{{-1, 1, 2, 7}});
+  c.set("tile_x", SplitEntity{{-1, 1, 4, 1}});
+  c.set("auto_unroll_max_step", OtherOptionEntity{256});
+  c.set("unroll_explicit", OtherOptionEntity{1});
+  autotune::ApplyConfig ctx(c);
+  autotune::DispatchScope scope(ctx);
+  auto L = topi::build_depthwise_conv2d({1, 8, 14, 14}, {8, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate");
+  auto x = rnd(8 * 14 * 14, 3), k = rnd(8 * 9, 4);
+  expect_close(run_layer(L, {x, k}), conv_ref(s, x, k, 1), 1e-4f);
+}
+
+TEST(TopiCuda, WinogradEmulatedWithConfig) {
+  ConvShape s{1, 4, 8, 8, 8, 3, 3, 1, 1, {1, 1, 1, 1}};
+  ConfigEntity c;
+  c.template_key = "winograd";
+  c.set("tile_b", SplitEntity{{-1, 1, 1, 1}});
+  c.set("tile_y", SplitEntity{{-1, 1, 4, 2}});
+  c.set("tile_x", SplitEntity{{-1, 1, 4, 1}});
+  c.set("tile_rc", SplitEntity{{-1, 2}});
+  c.set("auto_unroll_max_step", OtherOptionEntity{128});
+  c.set("unroll_explicit", OtherOptionEntity{1});
+  autotune::ApplyConfig ctx(c);
+  autotune::DispatchScope scope(ctx);
+  // Lowered only: the core's split_host_device cannot yet pass intermediate global buffers
+  // (kernel_pack, data_pack, bgemm) between kernels, which running the winograd pipeline needs.
+  topi::LayerOptions opt;
+  opt.lower_only = true;
+  auto L = topi::build_conv2d({1, 4, 8, 8}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", opt);
+  EXPECT_EQ(L.template_key, "winograd");
+  EXPECT_EQ(alloc_size(L.ir, "bgemm.local"), 2) << L.ir;  // y1*y3 * x1*x3 = 1*2 * 1*1
+  EXPECT_NE(L.ir.find("produce kernel_pack"), std::string::npos);
+  EXPECT_NE(L.ir.find("threadIdx.y, , threadIdx.y)] thread_extent = 4"), std::string::npos);
+  (void)s;
+}
+
+TEST(TopiCuda, DenseSmallAndLargeBatchEmulated) {
+  for (auto [B, K, N] : std::vector<std::array<int, 3>>{{1, 100, 40}, {32, 16, 32}}) {
+    SCOPED_TRACE(testing::Message() << B << "x" << K << "x" << N);
+    autotune::FallbackContext fb;
+    fb.silent = true;
+    autotune::DispatchScope scope(fb);
+    auto L = topi::build_dense(B, K, N, true, "cuda -emulate");
+    EXPECT_TRUE(L.is_fallback);
+    auto x = rnd(B * K, 7), w = rnd(N * K, 8), b = rnd(N, 9);
+    expect_close(run_layer(L, {x, w, b}), dense_ref(B, K, N, x, w, &b), 1e-4f);
+  }
+}
+
+TEST(TopiCuda, SeedLogRecordIsAppliedExactly) {
+  // vgg16 batch 1 first layer: the seed record's tile sizes show up as launch extents.
+  autotune::ApplyHistoryBest best;
+  best.load(std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/vgg16_bs_1.log");
+  autotune::DispatchScope scope(best);
+  topi::LayerOptions opt;
+  opt.lower_only = true;
+  auto L = topi::build_conv2d({1, 3, 224, 224}, {64, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda", opt);
+  EXPECT_FALSE(L.is_fallback);
+  EXPECT_EQ(L.config.split("tile_x").size, (std::vector<int64_t>{-1, 1, 28, 1}));
+  EXPECT_NE(L.ir.find("blockIdx.x, , blockIdx.x)] thread_extent = 8"), std::string::npos) << L.ir.substr(0, 2000);
+  EXPECT_NE(L.ir.find("threadIdx.x, , threadIdx.x)] thread_extent = 28"), std::string::npos);
+}
