@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <functional>
 #include <set>
+#include <unordered_set>
 
 namespace minitvm::te {
 
@@ -344,30 +345,40 @@ class Lowerer {
   /** Guards for root vars whose values may leave their inferred range or the tensor. */
   Expr bound_predicate(const StagePtr& s, const std::unordered_map<const IterVarNode*, Expr>& vals,
                        bool reduce_vars) {
-    RangeMap ranges = all_ranges_;
+    const RangeMap& ranges = all_ranges_;
     Expr pred;
+    auto add = [&](Expr p) {
+      if (can_prove(p, ranges)) return;
+      for (auto& seen : preds_seen_)
+        if (structural_equal(seen, p)) return;
+      preds_seen_.push_back(p);
+      pred = pred.defined() ? (pred && p) : p;
+    };
+    auto check_range = [&](const Expr& v, const Range& r) {
+      add(v < simplify(r.min() + r.extent()));
+      add(v >= r.min());
+    };
+    preds_seen_.clear();
     auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
-    auto check = [&](const IterVar& iv) {
+    // Root axes: within the inferred range and within the tensor.
+    for (auto& iv : reduce_vars ? c->reduce_axis : c->axis) {
       Expr v = vals.at(iv.get());
       const Range& inferred = dom_.at(iv.get());
-      for (const Range& r : {inferred, iv->dom}) {
-        Expr upper = simplify(r.min() + r.extent());
-        if (!can_prove(v < upper, ranges)) {
-          Expr p = v < upper;
-          pred = pred.defined() ? (pred && p) : p;
-        }
-        if (!can_prove(v >= r.min(), ranges)) {
-          Expr p = v >= r.min();
-          pred = pred.defined() ? (pred && p) : p;
-        }
-        if (&r == &inferred && structural_equal(r.min(), iv->dom.min()) && structural_equal(r.extent(), iv->dom.extent()))
-          break;
-      }
-    };
-    if (!reduce_vars) {
-      for (auto& iv : c->axis) check(iv);
-    } else {
-      for (auto& iv : c->reduce_axis) check(iv);
+      check_range(v, inferred);
+      if (!structural_equal(inferred.min(), iv->dom.min()) || !structural_equal(inferred.extent(), iv->dom.extent()))
+        check_range(v, iv->dom);
+    }
+    // Intermediate axes that were split again (e.g. a fused cooperative-fetch axis split by thread
+    // counts): when the split does not divide, the leaf loops overrun the parent, which floordiv/floormod
+    // would fold back onto valid (duplicate) elements. Guard the parent's offset, as TVM's
+    // PassUpBoundCheck does.
+    std::unordered_set<const IterVarNode*> roots;
+    for (auto& iv : c->axis) roots.insert(iv.get());
+    for (auto& iv : c->reduce_axis) roots.insert(iv.get());
+    for (auto& r : s->relations) {
+      if (r.kind != IterVarRelation::Kind::Split || roots.count(r.parent.get())) continue;
+      if ((r.parent->iter_type == IterVarType::CommReduce) != reduce_vars) continue;
+      add(vals.at(r.parent.get()) < dom_.at(r.parent.get()).extent());
     }
     return pred;
   }
@@ -475,6 +486,7 @@ class Lowerer {
   }
 
   Schedule sch_;
+  std::vector<Expr> preds_seen_;
   std::unordered_map<const IterVarNode*, Range> dom_;
   RangeMap all_ranges_;
 };

@@ -70,7 +70,6 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
   std::map<std::pair<const OperationNode*, int>, Buffer> binds;
   std::vector<Var> params;
   std::map<const VarNode*, Buffer> buffer_map;
-  std::set<std::string> names;
   for (auto& t : args) {
     MINITVM_USER_CHECK(t.defined()) << "lower " << name << ": undefined tensor in the argument list";
     auto st = sch.find_stage(t.op());
@@ -80,7 +79,6 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
         << " is an intermediate tensor computed inside the function; pass placeholders and outputs";
     std::string bname = t.name();
     if (st->op.num_outputs() > 1) bname += ".v" + std::to_string(t.value_index());
-    MINITVM_USER_CHECK(names.insert(bname).second) << "lower " << name << ": two arguments are named " << bname;
     Buffer b = Buffer::make(bname, t.dtype(), t.shape());
     binds[{st->op.get(), t.value_index()}] = b;
     params.push_back(b->data);

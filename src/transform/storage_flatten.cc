@@ -41,7 +41,10 @@ class Flattener : public IRMutator {
     info_[key] = {b, mins};
     Stmt body = mutate(op->body);
     info_.erase(key);
-    return AllocateNode::make(b->data, op->dtype, shape, op->scope, Expr(), body);
+    // One flat extent, as TVM prints it: allocate B[float32 * 16].
+    Expr size = make_const(DataType::Int(32), int64_t{1});
+    for (auto& e : shape) size = size * e;
+    return AllocateNode::make(b->data, op->dtype, {simplify(size)}, op->scope, Expr(), body);
   }
   Stmt visit(const ProvideNode* op, const Stmt& self) override {
     Expr value = mutate(op->value);

@@ -85,7 +85,7 @@ TEST(LowerGolden, ComputeAtInferBoundDoc) {
   (void)fi;
   std::string text = ir::to_string(lower(s, {A, C}, "f"));
   expect_ordered_lines(text, {"produce C {", "for (i0.i1.fused.outer, 0, 4) {", "// attr [B] storage_scope = \"global\"",
-                              "allocate B[float32 * 1 * 4]", "produce B {", "for (i1, 0, 4) {",
+                              "allocate B[float32 * 4]", "produce B {", "for (i1, 0, 4) {",
                               "for (i0.i1.fused.inner, 0, 4) {"});
   EXPECT_NE(text.find("*3f)"), std::string::npos) << text;
 }
@@ -100,7 +100,7 @@ TEST(LowerGolden, CacheWriteLocal) {
   s[CL].compute_at(s[C], t[1]);
   expect_ordered_lines(ir::to_string(lower(s, {A, B, C}, "mm")),
                        {"produce C {", "for (i0.outer, 0, 4) {", "for (i1.outer, 0, 4) {",
-                        "// attr [C.local] storage_scope = \"local\"", "allocate C.local[float32 * 8 * 8]",
+                        "// attr [C.local] storage_scope = \"local\"", "allocate C.local[float32 * 64]",
                         "produce C.local {", "for (k, 0, 32) {", "for (i0.inner, 0, 8) {", "for (i1.inner, 0, 8) {"});
 }
 
