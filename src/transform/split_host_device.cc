@@ -2,6 +2,8 @@
 // (see include/minitvm/transform/split_host_device.h).
 #include "minitvm/transform/split_host_device.h"
 
+#include <climits>
+#include <sstream>
 #include <unordered_map>
 #include <unordered_set>
 
@@ -134,11 +136,44 @@ class HostDeviceSplitter : public IRMutator {
 
   std::vector<PrimFunc> kernels;
   std::vector<runtime::KernelLaunch> launches;
+  std::vector<runtime::TempBuffer> temporaries;
 
  protected:
   Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
     if (op->attr_kind != AttrKind::ThreadExtent) return IRMutator::visit(op, self);
     return make_kernel(self);
+  }
+
+  // Only allocations outside every kernel get here (kernel regions are not traversed by the
+  // mutator). Global ones become temporaries of the host function; the Allocate stays in the host
+  // body, where it stands for the host's device allocation around the launches.
+  Stmt visit(const AllocateNode* op, const Stmt& self) override {
+    const VarNode* v = op->buffer_var.get();
+    if (op->scope != StorageScope::Global) {
+      misplaced_[v] = op->scope;
+      return IRMutator::visit(op, self);
+    }
+    int64_t n = op->constant_size();
+    if (n < 0) {
+      std::ostringstream ext;
+      for (size_t i = 0; i < op->extents.size(); ++i) ext << (i ? " * " : "") << op->extents[i];
+      MINITVM_USER_CHECK(false) << "function " << func_.name() << ": global buffer '" << op->buffer_var.name()
+                                << "' allocated outside the kernels has the non-constant size " << ext.str()
+                                << "; buffers passed between kernels need constant sizes";
+    }
+    runtime::TempBuffer t;
+    t.name = op->buffer_var.name();
+    t.dtype = op->dtype;
+    t.elements = n;
+    param_index_[v] = static_cast<int>(func_->params.size() + temporaries.size());
+    temporaries.push_back(t);
+    auto* b = new BufferNode();
+    b->data = op->buffer_var;
+    b->dtype = op->dtype;
+    b->shape = {make_const(n <= INT32_MAX ? DataType::Int(32) : DataType::Int(64), n)};
+    b->name = t.name;
+    buffer_of_[v] = Buffer(Ref<BufferNode>(b));
+    return IRMutator::visit(op, self);
   }
 
  private:
@@ -162,6 +197,11 @@ class HostDeviceSplitter : public IRMutator {
     std::map<const VarNode*, Buffer> bmap;
     for (const Var& v : params) {
       auto it = param_index_.find(v.get());
+      auto mis = misplaced_.find(v.get());
+      MINITVM_USER_CHECK(mis == misplaced_.end())
+          << "kernel " << name << " uses '" << v.name() << "', which is allocated in "
+          << storage_scope_name(mis->second) << " memory outside any kernel of " << func_.name()
+          << "; only global buffers can be shared between kernels";
       MINITVM_USER_CHECK(it != param_index_.end())
           << "kernel " << name << " uses '" << v.name() << "', which is not a parameter of "
           << func_.name() << "; values computed on the host cannot be passed to kernels";
@@ -202,6 +242,7 @@ class HostDeviceSplitter : public IRMutator {
   PrimFunc func_;
   std::unordered_map<const VarNode*, int> param_index_;
   std::unordered_map<const VarNode*, Buffer> buffer_of_;
+  std::unordered_map<const VarNode*, StorageScope> misplaced_;
 };
 
 }  // namespace
@@ -214,6 +255,7 @@ HostDeviceSplit split_host_device(const PrimFunc& f) {
   out.kernels = std::move(splitter.kernels);
   out.info.signature = function_signature(f);
   out.info.launches = std::move(splitter.launches);
+  out.info.temporaries = std::move(splitter.temporaries);
   return out;
 }
 

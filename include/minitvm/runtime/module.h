@@ -43,19 +43,38 @@ struct FunctionSignature {
   std::vector<ArgSpec> args;
 };
 
-/** One kernel launch of a CUDA host function (static launch dimensions). */
+/**
+ * One kernel launch of a CUDA host function (static launch dimensions).
+ *
+ * Argument indices: with S = signature.args.size(), an index i < S is the function's own argument
+ * i; an index S + t is CudaFunctionInfo::temporaries[t] (a device buffer the host function
+ * allocates, see TempBuffer).
+ */
 struct KernelLaunch {
   std::string kernel;                 ///< e.g. "matmul_kernel0"
-  std::vector<int> args;              ///< indices into FunctionSignature::args, kernel order
+  std::vector<int> args;              ///< kernel order; signature args, then temporaries (above)
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t dynamic_shared_bytes = 0;
 };
 
-/** A CUDA host function: its signature and the kernels it launches, in order. */
+/**
+ * A global-memory buffer that a CUDA host function allocates itself (an intermediate tensor that
+ * one kernel writes and a later kernel reads, e.g. winograd's data_pack). Its contents are
+ * undefined at the start of each call; it is not visible to the caller.
+ */
+struct TempBuffer {
+  std::string name;      ///< the allocation's name in the lowered IR, e.g. "B"
+  DataType dtype;        ///< element type (lanes included)
+  int64_t elements = 0;  ///< number of elements of `dtype`
+};
+
+/** A CUDA host function: its signature, its temporaries and the kernels it launches, in order. */
 struct CudaFunctionInfo {
   FunctionSignature signature;
   std::vector<KernelLaunch> launches;
+  /** Device buffers allocated by the host function; KernelLaunch::args index S + t is entry t. */
+  std::vector<TempBuffer> temporaries;
 };
 
 /** An argument of a PackedFunc call. */

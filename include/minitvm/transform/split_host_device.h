@@ -11,6 +11,16 @@
  * `C[i] = A[i] + B[i]` gives (C, A, B)). In the host function the region is replaced by
  * `tvm_call_packed("<kernel>", args..., extent_0, extent_1, ...)`.
  *
+ * Temporaries: an `Allocate` of global scope outside every kernel (an intermediate tensor written
+ * by one kernel and read by a later one, e.g. two root stages both bound to threads) becomes a
+ * temporary of the host function, `info.temporaries[t]` (name, dtype, constant element count;
+ * a non-constant size is a CompileError), in order of appearance in the host body. Kernels that
+ * use it take it as a handle parameter like any buffer (same first-use order, with a Buffer in
+ * their buffer_map), and their KernelLaunch::args refer to it as index `params.size() + t`. The
+ * Allocate stays in the host function, around the launches, as the host's device allocation; the
+ * runtime modules allocate the memory per function and never show it to the caller. A shared or
+ * local allocation outside the kernels that a kernel uses is a CompileError.
+ *
  * Launch dimensions come from the thread_extent values, which must be constants here:
  * blockIdx.{x,y,z} -> grid[0..2], threadIdx.{x,y,z} -> block[0..2]; unused dims are 1. A tag bound
  * twice in one kernel must have the same extent.
@@ -29,12 +39,14 @@ struct HostDeviceSplit {
   ir::PrimFunc host;
   /** Device kernels in launch order (with thread_axes and buffer_map of their handle params). */
   std::vector<ir::PrimFunc> kernels;
-  /** Signature of the host function and one KernelLaunch per kernel (args index the signature). */
+  /** Signature of the host function, its temporaries and one KernelLaunch per kernel (args index
+   *  the signature's arguments followed by the temporaries). */
   runtime::CudaFunctionInfo info;
 };
 
-/** Split `f`. Throws CompileError for non-constant launch extents or a kernel that needs a value
- *  that is not a parameter of `f`. */
+/** Split `f`. Throws CompileError for non-constant launch extents, a non-constant temporary size,
+ *  or a kernel that needs a value that is neither a parameter of `f` nor a host-level global
+ *  allocation. */
 HostDeviceSplit split_host_device(const ir::PrimFunc& f);
 
 /** The call signature of a lowered function: buffers (name, dtype, constant shape) and scalars. */

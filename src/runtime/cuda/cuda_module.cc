@@ -21,12 +21,19 @@ constexpr int kVersion = 1;
 void validate(const CudaFunctionInfo& info, const std::string& origin) {
   const auto& sig = info.signature;
   MINITVM_RUNTIME_CHECK(!sig.name.empty()) << origin << ": CUDA function without a name";
+  for (const auto& t : info.temporaries)
+    MINITVM_RUNTIME_CHECK(t.elements >= 0 && t.dtype.bytes() > 0 &&
+                          t.elements <= (int64_t(1) << 48) / t.dtype.bytes())
+        << origin << ": " << sig.name << ": temporary '" << t.name << "' has an invalid size (" << t.elements
+        << " x " << t.dtype.str() << ")";
+  const size_t n_args = sig.args.size() + info.temporaries.size();
   for (const auto& l : info.launches) {
     MINITVM_RUNTIME_CHECK(!l.kernel.empty()) << origin << ": " << sig.name << ": launch without a kernel name";
     for (int a : l.args)
-      MINITVM_RUNTIME_CHECK(a >= 0 && a < static_cast<int>(sig.args.size()))
+      MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < n_args)
           << origin << ": " << sig.name << ": kernel " << l.kernel << " uses argument index " << a
-          << " but the function has " << sig.args.size() << " arguments";
+          << " but the function has " << sig.args.size() << " arguments and " << info.temporaries.size()
+          << " temporaries";
     for (int d = 0; d < 3; ++d)
       MINITVM_RUNTIME_CHECK(l.grid[d] >= 1 && l.block[d] >= 1 && l.grid[d] <= 0x7fffffff &&
                             l.block[d] <= 1024)
@@ -50,8 +57,10 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
   }
 
   ~CudaModuleNode() override {
-    if (loaded_.empty()) return;
-    auto& drv = cuda::CudaDriver::get();  // loaded_ is non-empty only if the driver exists
+    if (loaded_.empty() && temps_.empty()) return;
+    auto& drv = cuda::CudaDriver::get();  // non-empty only if the driver exists
+    for (auto& [key, ptrs] : temps_)
+      for (cuda::CUdeviceptr p : ptrs) drv.mem_free(p, key.second);
     for (auto& [dev, state] : loaded_) {
       try {
         drv.set_device(dev);
@@ -118,7 +127,8 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
         break;
       }
     check_arguments(sig, args, dev);
-    std::vector<uint64_t> slots(args.size());
+    // Slots: the arguments, then the temporaries (KernelLaunch::args index both, see module.h).
+    std::vector<uint64_t> slots(args.size() + info.temporaries.size());
     for (size_t i = 0; i < args.size(); ++i) {
       if (sig.args[i].kind == ArgSpec::Kind::Buffer) {
         slots[i] = reinterpret_cast<uintptr_t>(std::get<NDArray>(args[i]).data());
@@ -127,6 +137,15 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
       }
     }
     auto& drv = cuda::CudaDriver::get();
+    // Temporaries are allocated once per (function, device) and reused by every call. All launches
+    // go to the legacy default stream, which orders them across host threads, so holding the lock
+    // while one call enqueues its launches keeps calls from interleaving on shared temporaries.
+    std::unique_lock<std::mutex> temps_lock(temps_mu_, std::defer_lock);
+    if (!info.temporaries.empty()) {
+      temps_lock.lock();
+      const std::vector<cuda::CUdeviceptr>& ptrs = temporaries(info, dev.id);
+      for (size_t t = 0; t < ptrs.size(); ++t) slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
+    }
     for (const KernelLaunch& l : info.launches) {
       cuda::CUfunction f = kernel(dev.id, l.kernel);
       std::vector<void*> params;
@@ -136,11 +155,32 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
     }
   }
 
+  /** The device buffers of `info`'s temporaries on `dev` (allocated on first use); temps_mu_ held. */
+  const std::vector<cuda::CUdeviceptr>& temporaries(const CudaFunctionInfo& info, int dev) {
+    auto key = std::make_pair(info.signature.name, dev);
+    auto it = temps_.find(key);
+    if (it != temps_.end()) return it->second;
+    auto& drv = cuda::CudaDriver::get();
+    std::vector<cuda::CUdeviceptr> ptrs;
+    try {
+      for (const TempBuffer& t : info.temporaries) {
+        size_t bytes = static_cast<size_t>(t.elements) * static_cast<size_t>(t.dtype.bytes());
+        ptrs.push_back(drv.mem_alloc(bytes > 0 ? bytes : 1, dev));
+      }
+    } catch (...) {
+      for (cuda::CUdeviceptr p : ptrs) drv.mem_free(p, dev);
+      throw;
+    }
+    return temps_.emplace(key, std::move(ptrs)).first->second;
+  }
+
   std::string ptx_, source_, arch_;
   std::vector<std::string> names_;
   std::map<std::string, CudaFunctionInfo> functions_;
   std::mutex mu_;
   std::map<int, Loaded> loaded_;
+  std::mutex temps_mu_;
+  std::map<std::pair<std::string, int>, std::vector<cuda::CUdeviceptr>> temps_;
 };
 
 json to_json(const CudaFunctionInfo& info) {
@@ -160,7 +200,15 @@ json to_json(const CudaFunctionInfo& info) {
                         {"block", l.block},
                         {"dynamic_shared_bytes", l.dynamic_shared_bytes}});
   }
-  return {{"name", info.signature.name}, {"args", args}, {"launches", launches}};
+  json j = {{"name", info.signature.name}, {"args", args}, {"launches", launches}};
+  // Written only when there are temporaries, so files of functions without them are unchanged.
+  if (!info.temporaries.empty()) {
+    json temps = json::array();
+    for (const auto& t : info.temporaries)
+      temps.push_back({{"name", t.name}, {"dtype", t.dtype.str()}, {"elements", t.elements}});
+    j["temporaries"] = temps;
+  }
+  return j;
 }
 
 CudaFunctionInfo from_json(const json& j) {
@@ -184,6 +232,16 @@ CudaFunctionInfo from_json(const json& j) {
     k.block = l.at("block").get<std::array<int64_t, 3>>();
     k.dynamic_shared_bytes = l.value("dynamic_shared_bytes", int64_t(0));
     info.launches.push_back(std::move(k));
+  }
+  // Optional (older files have none).
+  if (j.contains("temporaries")) {
+    for (const auto& t : j.at("temporaries")) {
+      TempBuffer b;
+      b.name = t.at("name").get<std::string>();
+      b.dtype = DataType::parse(t.at("dtype").get<std::string>());
+      b.elements = t.at("elements").get<int64_t>();
+      info.temporaries.push_back(std::move(b));
+    }
   }
   return info;
 }

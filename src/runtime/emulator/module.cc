@@ -23,11 +23,18 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
         MINITVM_RUNTIME_CHECK(it->params.size() == l.args.size())
             << "cuda-emulator module: kernel " << l.kernel << " has " << it->params.size() << " parameters but "
             << f.signature.name << " passes " << l.args.size();
+        const size_t n_args = f.signature.args.size() + f.temporaries.size();
         for (int a : l.args)
-          MINITVM_RUNTIME_CHECK(a >= 0 && a < static_cast<int>(f.signature.args.size()))
+          MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < n_args)
               << "cuda-emulator module: kernel " << l.kernel << " takes argument " << a << " of " << f.signature.name
-              << ", which has " << f.signature.args.size() << " arguments";
+              << ", which has " << f.signature.args.size() << " arguments and " << f.temporaries.size()
+              << " temporaries";
       }
+      for (const auto& t : f.temporaries)
+        MINITVM_RUNTIME_CHECK(t.elements >= 0 && t.dtype.bytes() > 0 &&
+                              t.elements <= (int64_t(1) << 40) / t.dtype.bytes())
+            << "cuda-emulator module: " << f.signature.name << ": temporary '" << t.name << "' has an invalid size ("
+            << t.elements << " x " << t.dtype.str() << ")";
     }
   }
 
@@ -40,9 +47,20 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
       const runtime::CudaFunctionInfo info = f;
       auto body = [compiled, info](const std::vector<runtime::ArgValue>& args) {
         runtime::check_arguments(info.signature, args, Device::cpu());
+        // Temporaries live for this call only. They start filled with 0xff bytes (NaN for floats,
+        // -1 for integers) so that a kernel reading what no kernel wrote shows up in the results.
+        std::vector<std::vector<unsigned char>> temps;
+        for (const auto& t : info.temporaries)
+          temps.emplace_back(static_cast<size_t>(t.elements * t.dtype.bytes()), static_cast<unsigned char>(0xff));
+        const size_t n_sig = info.signature.args.size();
         for (const auto& l : info.launches) {
           std::vector<emulator::EmuArg> kargs;
           for (int a : l.args) {
+            if (static_cast<size_t>(a) >= n_sig) {
+              auto& buf = temps[static_cast<size_t>(a) - n_sig];
+              kargs.push_back(emulator::EmuArg::buffer(buf.data(), static_cast<int64_t>(buf.size())));
+              continue;
+            }
             const runtime::ArgValue& v = args[static_cast<size_t>(a)];
             if (const auto* nd = std::get_if<runtime::NDArray>(&v)) {
               kargs.push_back(emulator::EmuArg::buffer(nd->data(), nd->nbytes()));
