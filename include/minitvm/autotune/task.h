@@ -1,0 +1,134 @@
+/** \file
+ * Tuning tasks and the template registry (TVM `autotvm.task.Task`, `@autotvm.template`).
+ *
+ * A template is a function of a config and the task arguments that returns a schedule, the
+ * tensors to pass to the compiled function, and the work it does (flop or bytes). Templates
+ * register under a name, by convention `<op>.<target kind>` ("matmul.llvm", "pool.llvm"):
+ *
+ *   MINITVM_REGISTER_TEMPLATE("matmul.llvm", [](ConfigEntity& cfg, const Json& args) {
+ *     ... cfg.define_split("tile_x", n, {.num_outputs = 2}); ...
+ *     auto [xo, xi] = s[C].split(C.op().axis()[1], cfg.split("tile_x").size[1]);
+ *     return TemplateResult{s, {A, B, C}, 2.0 * m * n * k};
+ *   });
+ *
+ * While the space is being built the template receives a FallbackConfigEntity: define_* calls
+ * collect the knobs and every knob reads as its first candidate. For a candidate it receives a
+ * plain ConfigEntity (define_* are no-ops, reads return the candidate's values). A template may
+ * throw InvalidConfig (MINITVM_CONFIG_CHECK) to reject a config; the tuner records that as a failed
+ * measurement (error 1, INSTANTIATION_ERROR).
+ *
+ * A Task is (template name, args, target): its workload is TVM 0.2's `(name,) + args`, so the
+ * records it produces dispatch like TVM v0.7 records.
+ */
+#pragma once
+
+#include <functional>
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "minitvm/autotune/space.h"
+#include "minitvm/autotune/target.h"
+#include "minitvm/runtime/ndarray.h"
+#include "minitvm/te/schedule.h"
+#include "minitvm/transform/lower.h"
+
+namespace minitvm::autotune {
+
+/** What a template returns for one config. */
+struct TemplateResult {
+  te::Schedule schedule;
+  /** Arguments of the compiled function, inputs first, outputs last (see num_outputs). */
+  std::vector<te::Tensor> args;
+  /** Floating-point operations of one call (0 when the op is memory bound; then `bytes`). */
+  double flop = 0;
+  /** Bytes moved by one call (used for GB/s when flop is 0). */
+  double bytes = 0;
+  /** How many trailing entries of `args` are outputs (checked for correctness). */
+  int num_outputs = 1;
+  /** Options for lower() (unroll settings picked by knobs, ...). */
+  LowerOptions lower_options{};
+  /** Optional host reference: fills the outputs from the inputs (all CPU arrays, in `args`
+   *  order). When absent, the reference is the fallback config compiled for llvm. */
+  std::function<void(std::vector<runtime::NDArray>&)> reference;
+};
+
+/** A template function; see the file comment. */
+using TemplateFn = std::function<TemplateResult(ConfigEntity& cfg, const Json& args)>;
+
+/** Register a template; re-registering a name replaces it (returns true, for static init). */
+bool register_template(const std::string& name, TemplateFn fn);
+/** The template registered under name, or nullptr. */
+const TemplateFn* find_template(const std::string& name);
+/** Names of all registered templates, sorted. */
+std::vector<std::string> template_names();
+
+/** A template instance: template name, arguments and target. */
+class Task {
+ public:
+  Task() = default;
+  /** Build the task and its config space by running the template once with a fallback config
+   *  (nothing is lowered or compiled). Throws CompileError for an unknown template. */
+  Task(std::string name, Json args, const std::string& target);
+
+  const std::string& name() const { return name_; }
+  const Json& args() const { return args_; }
+  const std::string& target_str() const { return target_str_; }
+  const Target& target() const { return target_; }
+  /** `(name,) + args` as TVM 0.2 computes it. */
+  const Json& workload() const { return workload_; }
+  /** Python repr of the workload (TVM's dispatch key text). */
+  std::string workload_key() const;
+  const ConfigSpace& config_space() const { return space_; }
+  /** flop (or bytes when flop is 0) of one call, from the fallback instantiation. */
+  double flop() const { return flop_; }
+  double bytes() const { return bytes_; }
+  /** "GFLOP/s" or "GB/s": the unit in which throughput is reported. */
+  std::string throughput_unit() const { return flop_ > 0 ? "GFLOP/s" : "GB/s"; }
+  /** Work units per second / 1e9 for a cost in seconds (0 for a non-positive cost). */
+  double throughput(double seconds) const;
+
+  /** Run the template for a config (may throw InvalidConfig or CompileError). */
+  TemplateResult instantiate(ConfigEntity& cfg) const;
+  /** Config at a flat index of the space. */
+  ConfigEntity config(int64_t index) const { return space_.get(index); }
+
+ private:
+  std::string name_;
+  Json args_ = Json::array();
+  std::string target_str_;
+  Target target_;
+  Json workload_ = Json::array();
+  ConfigSpace space_;
+  double flop_ = 0, bytes_ = 0;
+  const TemplateFn* fn_ = nullptr;
+};
+
+/**
+ * Tasks of a network description, without building anything. The description is a JSON object
+ * `{"layers": [...]}` (or a bare array) whose entries are either `{"template": NAME, "args": [...]}`
+ * or `{"op": OP, "args": [...]}` with OP one of conv2d, dense, pool, matmul (or any other prefix):
+ * the template is `<prefix>.<target kind>` with prefix conv2d -> "conv2d_nchw", others unchanged
+ * (an explicit "template" wins). Identical (template, args) layers become one task. Layers whose
+ * template is not registered are skipped with a warning (their names are added to `skipped`).
+ */
+std::vector<Task> extract_tasks(const Json& network, const std::string& target,
+                                std::vector<std::string>* skipped = nullptr);
+
+/** Parse a command-line argument as JSON (`512`, `[1,2]`, `"x"`), falling back to a string. */
+Json parse_cli_arg(const std::string& text);
+
+}  // namespace minitvm::autotune
+
+/** Register a template at static-initialisation time. */
+#define MINITVM_REGISTER_TEMPLATE(name, fn)                                                    \
+  static const bool MINITVM_TPL_CONCAT(minitvm_template_reg_, __LINE__) =                      \
+      ::minitvm::autotune::register_template(name, fn)
+#define MINITVM_TPL_CONCAT2(a, b) a##b
+#define MINITVM_TPL_CONCAT(a, b) MINITVM_TPL_CONCAT2(a, b)
+
+namespace minitvm {
+/** TVM spelling: `autotvm::Task`, `autotvm::ConfigSpace`, ... */
+namespace autotvm = autotune;
+}  // namespace minitvm

@@ -1,0 +1,406 @@
+// LocalMeasurer: parallel builds with deadlines, serial timed runs, optional correctness checks.
+#include "minitvm/autotune/measure.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+#include <thread>
+
+#include "minitvm/codegen/build.h"
+#include "minitvm/runtime/cuda.h"
+#include "minitvm/runtime/time_evaluator.h"
+#include "minitvm/support/error.h"
+#include "minitvm/support/logging.h"
+
+namespace minitvm::autotune {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+
+double unix_now() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+double seconds_since(Clock::time_point t0) {
+  return std::chrono::duration<double>(Clock::now() - t0).count();
+}
+
+/** Result of one build, shared with its (possibly abandoned) worker thread. */
+struct BuildState {
+  std::mutex mu;
+  std::condition_variable cv;
+  bool done = false;
+  runtime::Module mod;
+  runtime::PackedFunc func;
+  int num_outputs = 1;
+  std::string func_name;
+  int error_no = 0;
+  std::string error;
+  double seconds = 0;
+};
+
+const char* kFuncName = "tune_kernel";
+
+/** Held while a candidate is instantiated, lowered and compiled. Concurrent builds corrupt memory
+ *  in the LLVM JIT layer today (duplicate-symbol errors, crashes), so builds run one at a time;
+ *  the worker threads still give every build its own deadline. */
+std::mutex& front_end_mutex() {
+  static std::mutex mu;
+  return mu;
+}
+
+/** A function name no other candidate uses: JIT symbols of concurrently built modules must not
+ *  collide. */
+std::string unique_func_name() {
+  static std::atomic<uint64_t> counter{0};
+  return std::string(kFuncName) + "_" + std::to_string(counter.fetch_add(1));
+}
+
+void run_build(const Task& task, ConfigEntity cfg, const std::shared_ptr<BuildState>& st) {
+  auto t0 = Clock::now();
+  const std::string fname = unique_func_name();
+  int err = 0;
+  std::string msg;
+  runtime::Module mod;
+  runtime::PackedFunc func;
+  int num_outputs = 1;
+  TemplateResult tr;
+  bool instantiated = false;
+  try {
+    // Serialised for now: concurrent builds crash in the JIT (see the file comment of measure.h).
+    std::lock_guard<std::mutex> lock(front_end_mutex());
+    tr = task.instantiate(cfg);
+    instantiated = true;
+    num_outputs = tr.num_outputs;
+    ir::PrimFunc f = lower(tr.schedule, tr.args, fname, tr.lower_options);
+    tr = TemplateResult();
+    mod = build(std::vector<ir::PrimFunc>{f}, task.target_str());
+    func = mod.get_function(fname);
+  } catch (const std::exception& e) {
+    err = static_cast<int>(classify_build_error(e, !instantiated));
+    if (err == static_cast<int>(MeasureErrorNo::CompileHost) && instantiated && task.target().name == "cuda" &&
+        !dynamic_cast<const CompileError*>(&e) && !dynamic_cast<const InternalError*>(&e))
+      err = static_cast<int>(MeasureErrorNo::CompileDevice);
+    msg = e.what();
+  }
+  std::lock_guard<std::mutex> lock(st->mu);
+  st->mod = mod;
+  st->func = func;
+  st->num_outputs = num_outputs;
+  st->error_no = err;
+  st->error = msg;
+  st->seconds = seconds_since(t0);
+  st->done = true;
+  st->cv.notify_all();
+}
+
+/** Deterministic inputs: uniform in [-1, 1] for floats, small integers otherwise. */
+runtime::NDArray make_input(const runtime::ArgSpec& spec, uint32_t seed) {
+  runtime::NDArray a = runtime::NDArray::empty(spec.shape, spec.dtype, Device::cpu());
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<double> u(-1.0, 1.0);
+  int64_t n = a.size();
+  DataType dt = spec.dtype;
+  if (dt.is_float() && dt.bits() == 32) {
+    std::vector<float> v(n);
+    for (auto& x : v) x = static_cast<float>(u(rng));
+    a.copy_from_bytes(v.data(), v.size() * sizeof(float));
+  } else if (dt.is_float() && dt.bits() == 64) {
+    std::vector<double> v(n);
+    for (auto& x : v) x = u(rng);
+    a.copy_from_bytes(v.data(), v.size() * sizeof(double));
+  } else {
+    std::vector<uint8_t> bytes(static_cast<size_t>(a.nbytes()));
+    for (auto& b : bytes) b = static_cast<uint8_t>(rng() % 4);
+    a.copy_from_bytes(bytes.data(), bytes.size());
+  }
+  return a;
+}
+
+std::vector<double> as_doubles(const runtime::NDArray& a) {
+  DataType dt = a.dtype();
+  std::vector<double> out;
+  if (dt.is_float() && dt.bits() == 32) {
+    for (float x : a.to_vector<float>()) out.push_back(x);
+  } else if (dt.is_float() && dt.bits() == 64) {
+    out = a.to_vector<double>();
+  } else if (dt.is_int() && dt.bits() == 32) {
+    for (int32_t x : a.to_vector<int32_t>()) out.push_back(x);
+  } else if (dt.is_int() && dt.bits() == 64) {
+    for (int64_t x : a.to_vector<int64_t>()) out.push_back(static_cast<double>(x));
+  } else {
+    std::vector<uint8_t> bytes(static_cast<size_t>(a.nbytes()));
+    a.copy_to_bytes(bytes.data(), bytes.size());
+    for (uint8_t b : bytes) out.push_back(b);
+  }
+  return out;
+}
+
+}  // namespace
+
+MeasureErrorNo classify_build_error(const std::exception& e, bool in_template) {
+  if (in_template) return MeasureErrorNo::InstantiationError;
+  if (dynamic_cast<const InvalidConfig*>(&e)) return MeasureErrorNo::InstantiationError;
+  return MeasureErrorNo::CompileHost;
+}
+
+struct LocalMeasurer::Impl {
+  Task task;
+  MeasureOption opt;
+  bool emulate = false, cuda = false;
+  Device dev = Device::cpu();
+  // Inputs shared by every candidate, and the reference outputs (empty: no check possible).
+  std::vector<runtime::NDArray> host_args;
+  std::vector<std::vector<double>> ref_outputs;
+  bool ref_ready = false, ref_failed = false;
+
+  void prepare_reference(const runtime::FunctionSignature& sig, int num_outputs);
+  MeasureOutcome run_one(const ConfigEntity& cfg, const BuildState& b);
+};
+
+LocalMeasurer::LocalMeasurer(Task task, MeasureOption opt) : impl_(std::make_unique<Impl>()) {
+  impl_->task = std::move(task);
+  impl_->opt = opt;
+  const Target& t = impl_->task.target();
+  impl_->cuda = t.name == "cuda" || t.name == "nvptx";
+  impl_->emulate = impl_->cuda && std::find(t.options.begin(), t.options.end(), "-emulate") != t.options.end();
+  if (impl_->cuda && !impl_->emulate) {
+    MINITVM_USER_CHECK(runtime::cuda_available())
+        << "tuning for '" << t.str() << "' needs a CUDA device (" << runtime::cuda_unavailable_reason()
+        << "); use target \"cuda -emulate\" to check candidates on the CPU";
+    impl_->dev = Device::cuda();
+  }
+  MINITVM_USER_CHECK(opt.number >= 1 && opt.repeat >= 1) << "measure option: number and repeat must be >= 1";
+}
+
+LocalMeasurer::~LocalMeasurer() = default;
+
+bool LocalMeasurer::timed() const { return !impl_->emulate; }
+
+void LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& sig, int num_outputs) {
+  if (ref_ready || ref_failed) return;
+  host_args.clear();
+  for (size_t i = 0; i < sig.args.size(); ++i) {
+    MINITVM_USER_CHECK(sig.args[i].kind == runtime::ArgSpec::Kind::Buffer)
+        << "tuning: template " << task.name() << " has a scalar argument '" << sig.args[i].name << "'";
+    host_args.push_back(make_input(sig.args[i], 1234u + static_cast<uint32_t>(i)));
+  }
+  if (!(opt.check_correctness || emulate)) {
+    ref_ready = true;
+    return;
+  }
+  try {
+    std::lock_guard<std::mutex> lock(front_end_mutex());
+    FallbackConfigEntity fb;
+    TemplateResult tr = task.instantiate(fb);
+    std::vector<runtime::NDArray> arrs;
+    for (const auto& a : host_args) arrs.push_back(a.copy_to(Device::cpu()));
+    if (tr.reference) {
+      tr.reference(arrs);
+    } else {
+      MINITVM_USER_CHECK(task.target().name == "llvm")
+          << "template " << task.name() << " has no host reference for correctness checks";
+      const std::string fname = unique_func_name();
+      runtime::Module m = build(tr.schedule, tr.args, "llvm", fname, tr.lower_options);
+      std::vector<runtime::ArgValue> call(arrs.begin(), arrs.end());
+      m.get_function(fname).call(call);
+    }
+    for (size_t i = arrs.size() - static_cast<size_t>(num_outputs); i < arrs.size(); ++i)
+      ref_outputs.push_back(as_doubles(arrs[i]));
+    ref_ready = true;
+  } catch (const std::exception& e) {
+    log_warning(std::string("tuning: no reference for correctness checks of ") + task.name() + ": " + e.what());
+    ref_failed = true;
+  }
+}
+
+MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const BuildState& b) {
+  MeasureOutcome out;
+  out.config = cfg;
+  auto t0 = Clock::now();
+  auto fail = [&](MeasureErrorNo no, std::string msg) {
+    out.result.error_no = static_cast<int>(no);
+    out.result.costs = {1e9};
+    out.error = std::move(msg);
+  };
+  try {
+    prepare_reference(b.func.signature(), b.num_outputs);
+  } catch (const std::exception& e) {
+    fail(MeasureErrorNo::RuntimeDevice, e.what());
+    return out;
+  }
+  // Fresh outputs per candidate so that a stale result cannot pass the check.
+  std::vector<runtime::NDArray> args;
+  size_t first_out = host_args.size() - static_cast<size_t>(b.num_outputs);
+  for (size_t i = 0; i < host_args.size(); ++i) {
+    runtime::NDArray a = host_args[i];
+    if (i >= first_out) {
+      a = runtime::NDArray::empty(host_args[i].shape(), host_args[i].dtype(), Device::cpu());
+      std::vector<uint8_t> zero(static_cast<size_t>(a.nbytes()), 0);
+      a.copy_from_bytes(zero.data(), zero.size());
+    }
+    args.push_back(dev.is_cpu() ? a : a.copy_to(dev));
+  }
+
+  struct RunState {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    runtime::ProfileResult prof;
+    std::string error;
+  };
+  auto rs = std::make_shared<RunState>();
+  runtime::PackedFunc f = b.func;
+  bool time_it = !emulate;
+  MeasureOption o = opt;
+  Device d = dev;
+  std::thread worker([rs, f, args, time_it, o, d] {
+    runtime::ProfileResult prof;
+    std::string err;
+    try {
+      std::vector<runtime::ArgValue> call(args.begin(), args.end());
+      f.call(call);  // first call: produces the outputs checked below
+      if (time_it) prof = runtime::time_evaluator(f, d, o.number, o.repeat, o.min_repeat_ms).call(call);
+    } catch (const std::exception& e) {
+      err = e.what();
+      if (err.empty()) err = "unknown error";
+    }
+    std::lock_guard<std::mutex> lock(rs->mu);
+    rs->prof = prof;
+    rs->error = err;
+    rs->done = true;
+    rs->cv.notify_all();
+  });
+  {
+    std::unique_lock<std::mutex> lock(rs->mu);
+    bool finished = rs->cv.wait_for(lock, std::chrono::duration<double>(opt.run_timeout_s), [&] { return rs->done; });
+    if (!finished) {
+      lock.unlock();
+      worker.detach();
+      fail(MeasureErrorNo::RunTimeout, "run exceeded " + std::to_string(opt.run_timeout_s) + " s");
+      return out;
+    }
+  }
+  worker.join();
+  if (!rs->error.empty()) {
+    fail(MeasureErrorNo::RuntimeDevice, rs->error);
+    return out;
+  }
+  if (ref_ready && !ref_outputs.empty()) {
+    for (size_t k = 0; k < ref_outputs.size(); ++k) {
+      std::vector<double> got = as_doubles(args[first_out + k].copy_to(Device::cpu()));
+      const auto& want = ref_outputs[k];
+      for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
+        if (!(std::abs(got[i] - want[i]) <= opt.atol + opt.rtol * std::abs(want[i]))) {
+          fail(MeasureErrorNo::WrongAnswer, "output " + std::to_string(k) + " element " + std::to_string(i) +
+                                                ": got " + std::to_string(got[i]) + ", expected " +
+                                                std::to_string(want[i]));
+          return out;
+        }
+      }
+    }
+  }
+  if (emulate) {
+    out.result.costs = {kEmulatedCost};
+  } else {
+    std::vector<double> c = rs->prof.results;
+    if (c.size() > 2) {  // TVM drops the largest and smallest repeat
+      std::sort(c.begin(), c.end());
+      c = std::vector<double>(c.begin() + 1, c.end() - 1);
+    }
+    out.result.costs = c;
+  }
+  out.result.all_cost = seconds_since(t0);
+  return out;
+}
+
+std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntity>& configs) {
+  Impl& m = *impl_;
+  int threads = m.opt.n_parallel > 0 ? m.opt.n_parallel : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::shared_ptr<BuildState>> states;
+  std::vector<Clock::time_point> started(configs.size());
+  std::vector<std::thread> workers(configs.size());
+  std::vector<bool> abandoned(configs.size(), false);
+  size_t next = 0, waiting = 0;
+  for (size_t i = 0; i < configs.size(); ++i) states.push_back(std::make_shared<BuildState>());
+  auto launch = [&](size_t i) {
+    started[i] = Clock::now();
+    auto st = states[i];
+    Task task = m.task;
+    ConfigEntity cfg = configs[i];
+    workers[i] = std::thread([task, cfg, st] { run_build(task, cfg, st); });
+  };
+  // At most `threads` builds in flight; wait for them in order, each against its own deadline.
+  for (; next < configs.size() && static_cast<int>(next) < threads; ++next) launch(next);
+  for (waiting = 0; waiting < configs.size(); ++waiting) {
+    auto& st = states[waiting];
+    std::unique_lock<std::mutex> lock(st->mu);
+    auto deadline = started[waiting] + std::chrono::duration_cast<Clock::duration>(
+                                           std::chrono::duration<double>(m.opt.build_timeout_s));
+    bool finished = st->cv.wait_until(lock, deadline, [&] { return st->done; });
+    lock.unlock();
+    if (finished) {
+      workers[waiting].join();
+    } else {
+      workers[waiting].detach();
+      abandoned[waiting] = true;
+    }
+    if (next < configs.size()) launch(next++);
+  }
+
+  std::vector<MeasureOutcome> outs;
+  for (size_t i = 0; i < configs.size(); ++i) {
+    BuildState& b = *states[i];
+    MeasureOutcome o;
+    o.config = configs[i];
+    if (abandoned[i]) {
+      o.result.error_no = static_cast<int>(MeasureErrorNo::BuildTimeout);
+      o.result.costs = {1e9};
+      o.result.all_cost = m.opt.build_timeout_s;
+      o.error = "build exceeded " + std::to_string(m.opt.build_timeout_s) + " s";
+    } else if (b.error_no != 0) {
+      o.result.error_no = b.error_no;
+      o.result.costs = {1e9};
+      o.result.all_cost = b.seconds;
+      o.error = b.error;
+    } else {
+      o = m.run_one(configs[i], b);
+      o.result.all_cost += b.seconds;
+      b.mod = runtime::Module();  // release the JIT code now
+      b.func = runtime::PackedFunc();
+    }
+    o.result.timestamp = unix_now();
+    outs.push_back(std::move(o));
+  }
+  return outs;
+}
+
+Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result, double version) {
+  MINITVM_USER_CHECK(version == 0.1 || version == 0.2) << "record version must be 0.1 or 0.2";
+  Record r;
+  r.version = version;
+  r.input.target_str = task.target_str();
+  r.input.target = task.target();
+  r.input.task_name = task.name();
+  r.input.args = task.args();
+  r.input.kwargs = Json::object();
+  r.input.config = cfg;
+  r.input.config.code_hash.reset();
+  if (version == 0.2) {
+    r.input.workload = task.workload();
+    r.input.config.template_key.clear();
+    r.tvm_version = "0.7.dev1";
+  } else {
+    r.input.workload = workload_v01(task.name(), task.args());
+    if (r.input.config.template_key.empty()) r.input.config.template_key = "direct";
+  }
+  r.result = result;
+  if (r.result.error_no != 0) r.result.costs = {1e9};
+  if (r.result.costs.empty()) r.result.costs = {1e9};
+  return r;
+}
+
+}  // namespace minitvm::autotune
