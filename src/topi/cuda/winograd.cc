@@ -35,6 +35,10 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
     dp.bind(bb, te::thread_axis("blockIdx.x"));
     dp.bind(tt, te::thread_axis("threadIdx.x"));
     s[data_l].compute_at(dp, pi);
+    // TVM infers the storage scope of a stage without one from its attach path (InferStorageScope:
+    // under threadIdx -> local). Our bound inference treats it as global and relaxes it over all
+    // threads (d becomes the whole tensor in every thread), so say "local" explicitly.
+    s[w.d.op()].set_scope("local");
     s[w.d.op()].compute_at(dp, pi);
     s[w.data_pad.op()].compute_inline();
   }
@@ -107,6 +111,7 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
   te::Stage inv = s[w.inverse];
   auto iax = inv.leaf_iter_vars();  // co, p, vh, vw, r_a, r_b
   for (int i : {2, 3, 4, 5}) inv.unroll(iax[i]);
+  inv.set_scope("local");  // what TVM infers under threadIdx (see d above)
   inv.compute_at(os, tt);
   return s;
 }
