@@ -2,6 +2,8 @@
 # and cuda modules), built for "cuda -emulate" against naive references.
 minitvm_test(test_cuda_temps LABEL unit MODULES codegen SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_temps.cc)
+minitvm_test(test_cuda_temps_gpu LABEL gpu MODULES codegen SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_temps_gpu.cc)
 
 # Winograd through the topi CUDA templates. The topi operator objects (minitvm_topi_ops) are
 # defined by tests/topi/tests.cmake, which is included after this file, so the test is added at
