@@ -1,17 +1,19 @@
 // minitvm-bench-pool: max_pool2d (kernel 3, stride 3, NCHW, float32) over the seed grid
 // N=32, C in {3,32,128,256}, H=W in {7,28,56,112}, forward and backward, against oneDNN (its best
 // blocked layout and plain NCHW) and a memcpy of the same byte count. Times are the minimum of
-// the repeats. `--json FILE` writes one object per measurement; `--quick` runs C<=32 only.
+// the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement; `--quick` runs C<=32 only.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "minitvm/frontend/pool_plan.h"
+#include "minitvm/ir/ir_util.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/topi/pool.h"
 
@@ -23,18 +25,6 @@ using namespace minitvm;
 
 namespace {
 
-template <typename F>
-double time_min(F&& f, int repeats) {
-  f();  // warm-up
-  double best = 1e30;
-  for (int i = 0; i < repeats; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
-  }
-  return best;
-}
-
 struct Row {
   int64_t N, C, H, W;
   std::string direction;
@@ -43,38 +33,46 @@ struct Row {
 };
 
 #ifdef MINITVM_BENCH_HAVE_DNNL
-// oneDNN max pooling with src in `fmt` (any = oneDNN picks), forward (training, with workspace)
-// and backward. Returns {forward_s, backward_s}.
-std::pair<double, double> dnnl_pool(int64_t N, int64_t C, int64_t H, int64_t W, bool any_layout, int repeats) {
-  using namespace dnnl;
-  engine eng(engine::kind::cpu, 0);
-  stream s(eng);
-  int64_t OH = (H - 3) / 3 + 1, OW = (W - 3) / 3 + 1;
-  memory::dims src_d{N, C, H, W}, dst_d{N, C, OH, OW};
-  // oneDNN's best layout: blocked nChw16c (nChw8c when C is not a multiple of 16); else plain nchw
-  auto tag = !any_layout ? memory::format_tag::nchw
-                         : (C % 16 == 0 ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
-  memory::desc src_md(src_d, memory::data_type::f32, tag), dst_md(dst_d, memory::data_type::f32, tag);
-  pooling_forward::desc fd(prop_kind::forward_training, algorithm::pooling_max, src_md, dst_md, {3, 3}, {3, 3},
-                           {0, 0}, {0, 0});
-  pooling_forward::primitive_desc fpd(fd, eng);
-  memory src(fpd.src_desc(), eng), dst(fpd.dst_desc(), eng), ws(fpd.workspace_desc(), eng);
-  std::memset(src.get_data_handle(), 0, fpd.src_desc().get_size());
-  pooling_forward fwd(fpd);
-  double tf = time_min([&] { fwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_WORKSPACE, ws}}); s.wait(); },
-                       repeats);
-  pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3}, {3, 3}, {0, 0}, {0, 0});
-  pooling_backward::primitive_desc bpd(bd, eng, fpd);
-  memory dsrc(bpd.diff_src_desc(), eng), ddst(bpd.diff_dst_desc(), eng);
-  pooling_backward bwd(bpd);
-  double tb = time_min(
-      [&] {
-        bwd.execute(s, {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}, {DNNL_ARG_WORKSPACE, ws}});
-        s.wait();
-      },
-      repeats);
-  return {tf, tb};
-}
+// oneDNN max pooling with src in `tag`-layout (blocked = oneDNN's best, or plain nchw): forward
+// (training, with workspace) and backward primitives, ready to run.
+struct DnnlPool {
+  dnnl::engine eng{dnnl::engine::kind::cpu, 0};
+  dnnl::stream s{eng};
+  dnnl::pooling_forward fwd;
+  dnnl::pooling_backward bwd;
+  dnnl::memory src, dst, ws, dsrc, ddst;
+  DnnlPool(int64_t N, int64_t C, int64_t H, int64_t W, bool blocked) {
+    using namespace dnnl;
+    int64_t OH = (H - 3) / 3 + 1, OW = (W - 3) / 3 + 1;
+    memory::dims src_d{N, C, H, W}, dst_d{N, C, OH, OW};
+    // blocked nChw16c (nChw8c when C is not a multiple of 16); else plain nchw
+    auto tag = !blocked ? memory::format_tag::nchw
+                        : (C % 16 == 0 ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
+    memory::desc src_md(src_d, memory::data_type::f32, tag), dst_md(dst_d, memory::data_type::f32, tag);
+    pooling_forward::desc fd(prop_kind::forward_training, algorithm::pooling_max, src_md, dst_md, {3, 3}, {3, 3},
+                             {0, 0}, {0, 0});
+    pooling_forward::primitive_desc fpd(fd, eng);
+    src = memory(fpd.src_desc(), eng);
+    dst = memory(fpd.dst_desc(), eng);
+    ws = memory(fpd.workspace_desc(), eng);
+    std::memset(src.get_data_handle(), 0, fpd.src_desc().get_size());
+    fwd = pooling_forward(fpd);
+    pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3}, {3, 3}, {0, 0}, {0, 0});
+    pooling_backward::primitive_desc bpd(bd, eng, fpd);
+    dsrc = memory(bpd.diff_src_desc(), eng);
+    ddst = memory(bpd.diff_dst_desc(), eng);
+    std::memset(ddst.get_data_handle(), 0, bpd.diff_dst_desc().get_size());
+    bwd = pooling_backward(bpd);
+  }
+  void forward() {
+    fwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_WORKSPACE, ws}});
+    s.wait();
+  }
+  void backward() {
+    bwd.execute(s, {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}, {DNNL_ARG_WORKSPACE, ws}});
+    s.wait();
+  }
+};
 #endif
 
 }  // namespace
@@ -82,16 +80,32 @@ std::pair<double, double> dnnl_pool(int64_t N, int64_t C, int64_t H, int64_t W, 
 int main(int argc, char** argv) {
   std::string json_path;
   bool quick = false;
-  int repeats = 5;
+  int repeats = 15;
+  int64_t dump_c = 0, dump_h = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--quick") quick = true;
     else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
+    else if (a == "--dump" && i + 2 < argc) {
+      dump_c = std::stoll(argv[++i]);
+      dump_h = std::stoll(argv[++i]);
+    }
     else {
-      std::cerr << "usage: minitvm-bench-pool [--json FILE] [--quick] [--repeats N]\n";
+      std::cerr << "usage: minitvm-bench-pool [--json FILE] [--quick] [--repeats N] [--dump C H]\n";
       return 2;
     }
+  }
+  if (dump_c > 0) {  // print the lowered IR and LLVM IR of one grid shape's kernels, then exit
+    frontend::PoolInput in{{32, dump_c, dump_h, dump_h}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
+    frontend::MaxPoolParams mp;
+    mp.kernel_size = {3};
+    frontend::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+    for (auto dir : {topi::PoolDirection::Forward, topi::PoolDirection::Backward}) {
+      topi::PooledKernel k = topi::build_pool(plan, "llvm", dir);
+      std::cout << k.config.str() << "\n" << k.lowered << "\n" << k.module.get_source("ll") << "\n";
+    }
+    return 0;
   }
   std::vector<Row> rows;
   std::vector<int64_t> Cs{3, 32, 128, 256}, HWs{7, 28, 56, 112};
@@ -119,22 +133,40 @@ int main(int argc, char** argv) {
       topi::PooledKernel bk = topi::build_pool(plan, "llvm", topi::PoolDirection::Backward);
       auto ff = fk.module.get_function(fk.func_name);
       auto bf = bk.module.get_function(bk.func_name);
+      // Interleaved rounds: every candidate runs once per round and keeps its minimum, so that
+      // a busy machine (shared cores) slows all of them alike rather than one column.
+      std::vector<std::function<void()>> cand;
+      cand.push_back([&] { ff(x, y); });
+      cand.push_back([&] { bf(gy, idx, gx); });
+      size_t fwd_bytes = x.nbytes() + y.nbytes(), bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
+      // copy kernels: memcpy of half the bytes (each byte read once and written once)
+      std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1), db(da.size(), 0);
+      cand.push_back([&] { std::memcpy(cb.data(), ca.data(), ca.size()); });
+      cand.push_back([&] { std::memcpy(db.data(), da.data(), da.size()); });
 #ifdef MINITVM_BENCH_HAVE_DNNL
-      auto best = dnnl_pool(N, C, H, H, true, repeats);
-      auto plain = dnnl_pool(N, C, H, H, false, repeats);
+      DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
+      cand.push_back([&] { best.forward(); });
+      cand.push_back([&] { best.backward(); });
+      cand.push_back([&] { plain.forward(); });
+      cand.push_back([&] { plain.backward(); });
 #endif
+      std::vector<double> tmin(cand.size(), 1e30);
+      for (auto& c : cand) c();  // warm-up (first touch, caches)
+      for (int rep = 0; rep < repeats; ++rep)
+        for (size_t i = 0; i < cand.size(); ++i) {
+          auto t0 = std::chrono::steady_clock::now();
+          cand[i]();
+          tmin[i] = std::min(tmin[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+        }
       for (int dir = 0; dir < 2; ++dir) {
         Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
         // bytes moved: forward reads x, writes y; backward reads gy and indices, writes gx
-        r.bytes = dir == 0 ? x.nbytes() + y.nbytes() : gy.nbytes() + idx.nbytes() + gx.nbytes();
-        if (dir == 0) r.ours = time_min([&] { ff(x, y); }, repeats);
-        else r.ours = time_min([&] { bf(gy, idx, gx); }, repeats);
-        std::vector<char> a(static_cast<size_t>(r.bytes / 2)), b(a.size());
-        std::memset(a.data(), 1, a.size());
-        r.copy = time_min([&] { std::memcpy(b.data(), a.data(), a.size()); }, repeats);
+        r.bytes = static_cast<int64_t>(dir == 0 ? fwd_bytes : bwd_bytes);
+        r.ours = tmin[dir];
+        r.copy = tmin[2 + dir];
 #ifdef MINITVM_BENCH_HAVE_DNNL
-        r.dnnl_best = dir == 0 ? best.first : best.second;
-        r.dnnl_nchw = dir == 0 ? plain.first : plain.second;
+        r.dnnl_best = tmin[4 + dir];
+        r.dnnl_nchw = tmin[6 + dir];
 #endif
         double gbs = r.bytes / r.ours / 1e9, copy_gbs = r.bytes / r.copy / 1e9;
         std::printf("%-22s %-8s %10.3f %8.2f %6.0f%% %10.3f %10.3f %8.2f\n",

@@ -31,6 +31,15 @@ void check_array(const PoolPlan& plan, const HostArray& a, DataType dt, const st
 
 }  // namespace
 
+namespace {
+std::string kernel_key(const std::string& target, const PoolPlan& plan, topi::PoolDirection dir, bool with_indices) {
+  return target + "|" + (with_indices ? "i|" : "-|") + topi::pool_workload(plan, dir).dump();
+}
+bool empty_plan(const PoolPlan& plan) {
+  return plan.output_plane_size() == 0 || plan.input_plane_size() == 0 || plan.channels * plan.batch == 0;
+}
+}  // namespace
+
 CompiledPoolExecutor::CompiledPoolExecutor(std::string target) : target_(std::move(target)) {}
 
 std::string CompiledPoolExecutor::name() const {
@@ -43,13 +52,70 @@ std::string CompiledPoolExecutor::name() const {
 
 const topi::PooledKernel& CompiledPoolExecutor::kernel(const PoolPlan& plan, topi::PoolDirection dir,
                                                       bool with_indices) {
-  std::string key = target_ + "|" + (with_indices ? "i|" : "-|") + topi::pool_workload(plan, dir).dump();
+  std::string key = kernel_key(target_, plan, dir, with_indices);
   auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
   topi::BuildPoolOptions opt;
   opt.with_indices = with_indices;
   auto k = std::make_unique<topi::PooledKernel>(topi::build_pool(plan, target_, dir, opt));
   return *cache_.emplace(key, std::move(k)).first->second;
+}
+
+
+size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool backward, size_t batch) {
+  struct Want {
+    PoolPlan owned;
+    topi::PoolDirection dir;
+    bool idx;
+  };
+  std::vector<Want> wants;
+  std::map<std::string, bool> seen;
+  auto want = [&](const PoolPlan& p, topi::PoolDirection dir, bool idx) {
+    std::string key = kernel_key(target_, p, dir, idx);
+    if (cache_.count(key) || seen.count(key)) return;
+    seen[key] = true;
+    wants.push_back(Want{p, dir, idx});
+  };
+  for (const PoolPlan& plan : plans) {
+    if (empty_plan(plan)) continue;
+    bool want_idx = plan.mode == PoolMode::Max && plan.return_indices;
+    want(plan, topi::PoolDirection::Forward, want_idx);
+    if (!backward || !plan.dtype.is_floating()) continue;
+    try {
+      check_backward(plan);
+    } catch (const CompileError&) {
+      continue;
+    }
+    want(plan, topi::PoolDirection::Backward, false);
+    if (plan.mode == PoolMode::Max) {  // the backward may recompute per-plane indices
+      PoolPlan p = plan;
+      p.return_indices = true;
+      p.index_base = IndexBase::PerPlane;
+      want(p, topi::PoolDirection::Forward, true);
+    }
+  }
+  size_t compiled = 0;
+  for (size_t b = 0; b < wants.size(); b += batch) {
+    std::vector<std::pair<std::string, std::unique_ptr<topi::PooledKernel>>> group;
+    for (size_t i = b; i < std::min(wants.size(), b + batch); ++i) {
+      const Want& w = wants[i];
+      topi::BuildPoolOptions opt;
+      opt.with_indices = w.idx;
+      opt.func_name = "pool_k" + std::to_string(i);
+      try {
+        auto k = std::make_unique<topi::PooledKernel>(topi::lower_pool(w.owned, target_, w.dir, opt));
+        group.emplace_back(kernel_key(target_, w.owned, w.dir, w.idx), std::move(k));
+      } catch (const CompileError&) {
+        // reported when the plan runs
+      }
+    }
+    std::vector<topi::PooledKernel*> ks;
+    for (auto& g : group) ks.push_back(g.second.get());
+    topi::build_pool_batch(ks, target_);
+    for (auto& g : group) cache_.emplace(g.first, std::move(g.second));
+    compiled += group.size();
+  }
+  return compiled;
 }
 
 PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const HostArray& input) {

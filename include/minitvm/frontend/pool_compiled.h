@@ -9,6 +9,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "minitvm/frontend/pool_executor.h"
 #include "minitvm/topi/pool.h"
@@ -30,6 +31,11 @@ class CompiledPoolExecutor : public PoolExecutor {
 
   /** The kernel for a plan (compiled on first use). */
   const topi::PooledKernel& kernel(const PoolPlan& plan, topi::PoolDirection dir, bool with_indices);
+  /** Compile, in batches of `batch` kernels per module, every kernel that running these plans
+   * (forward, and backward when `backward`) will need and that is not cached yet. Plans that
+   * cannot be compiled are skipped (running them reports the error as usual). Returns the number
+   * of kernels compiled. Only an optimisation: forward()/backward() compile on demand anyway. */
+  size_t precompile(const std::vector<PoolPlan>& plans, bool backward, size_t batch = 64);
   /** Number of distinct kernels compiled so far. */
   size_t num_compiled() const { return cache_.size(); }
   const std::string& target() const { return target_; }

@@ -103,6 +103,9 @@ struct BuildPoolOptions {
   bool with_indices = false;  ///< forward of max modes: also output indices
   /** Use this config instead of querying the dispatch context. */
   const autotune::ConfigEntity* config = nullptr;
+  /** Name of the compiled function (default "pool_fwd" / "pool_bwd"); kernels compiled into one
+   * module by build_pool_batch need distinct names. */
+  std::string func_name;
 };
 
 /**
@@ -113,5 +116,15 @@ struct BuildPoolOptions {
  */
 PooledKernel build_pool(const frontend::PoolPlan& plan, const std::string& target, PoolDirection dir,
                         const BuildPoolOptions& opt = {});
+
+/** build_pool without the compilation: the kernel is scheduled and lowered (`lowered`, `args`,
+ * `config`, ...) but `module` is left undefined. */
+PooledKernel lower_pool(const frontend::PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt = {});
+
+/** Compile lowered kernels (lower_pool, distinct function names) into one module for `target` and
+ * set each kernel's `module`. One code generation and JIT pass for all of them: much cheaper than
+ * one build_pool per kernel when many small kernels are needed (test suites). */
+void build_pool_batch(const std::vector<PooledKernel*>& kernels, const std::string& target);
 
 }  // namespace minitvm::topi

@@ -128,7 +128,8 @@ PoolBackward pool_backward(const PoolPlan& plan) {
         Expr tap = t - oa * ci(ax.stride);
         if (ax.effective_kernel() < ax.stride) add(tap < ci(ax.effective_kernel()));
         if (ax.dilation > 1) add(truncmod(tap, ci(ax.dilation)) == 0);
-        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add(oa < ci(ax.out));
+        // oa < out, without a division: t < out * stride
+        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add(t < ci(ax.out * ax.stride));
       } else {
         oa = first_window(ax, qa) + j[a]->var;
         add(oa <= last_window(ax, qa));

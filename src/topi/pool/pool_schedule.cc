@@ -2,7 +2,10 @@
 //
 // Knobs (defined in this order, so "tile_inner" is the least significant digit of the flat index):
 //   tile_inner  split of the innermost output axis (W for channels-first, C for channels-last)
-//   vec         vectorize the inner part of that split (0/1); reduction axes are moved outside it
+//   vec         1: vectorize the inner part of that split, reduction axes moved outside it;
+//               0: scalar loops with the window (reduction) innermost, so that each output is
+//               reduced in registers and LLVM's loop vectorizer vectorizes the output loop
+//               (strided window reads become wide loads + shuffles)
 //   fuse_level  how many outer axes are fused into the parallel loop (1..outer axes)
 //   unroll_win  unroll the window (reduction) loops (0/1)
 // Workload: (task name, ("TENSOR", batched input shape, dtype), mode, kernel, stride, pad_begin,
@@ -93,10 +96,19 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   int64_t f = 1;
   for (int64_t x : autotune::get_factors(L))
     if (x <= cap) f = x;
+  // Channels-first: the innermost output axis is strided in the input (forward) or reads the
+  // outputs at q/stride (backward); a plain scalar loop with the window innermost is what LLVM's
+  // loop vectorizer turns into interleaved wide loads, so no explicit split/vectorize there.
+  bool vec = plan.layout == PoolLayout::ChannelsLast;
+  if (!vec) f = 1;
   cfg.set("tile_inner", autotune::SplitEntity{{-1, f}});
-  bool vec = plan.layout == PoolLayout::ChannelsLast || dir == PoolDirection::Backward;
   cfg.set("vec", autotune::OtherOptionEntity{vec && f > 1 ? 1 : 0});
-  cfg.set("fuse_level", autotune::OtherOptionEntity{outer_axes(plan)});
+  // Parallel tasks: whole planes (N*C fused) when there are enough of them; each task then runs
+  // its rows with cheap index arithmetic. Otherwise fuse every outer axis.
+  int64_t planes = (plan.batched ? plan.batch : 1) * (plan.layout == PoolLayout::ChannelsFirst ? plan.channels : 1);
+  int level = outer_axes(plan);
+  if (plan.layout == PoolLayout::ChannelsFirst && planes >= 64) level = 2;
+  cfg.set("fuse_level", autotune::OtherOptionEntity{level});
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
 }
 
@@ -116,8 +128,13 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::ve
   auto [io, ii] = st.split(axes.back(), Expr(static_cast<int>(factor)));
   std::vector<IterVar> order = outer;
   order.push_back(io);
-  for (auto& r : raxes) order.push_back(r);
-  order.push_back(ii);
+  if (vec) {
+    for (auto& r : raxes) order.push_back(r);
+    order.push_back(ii);
+  } else {
+    order.push_back(ii);
+    for (auto& r : raxes) order.push_back(r);
+  }
   st.reorder(order);
   level = std::min<int>(level, static_cast<int>(outer.size()));
   if (parallel && level >= 1) {
@@ -154,8 +171,10 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     // the attached sum covers one inner tile: reductions outside its vectorized last axis
     const auto& ax = sum.op().axis();
     std::vector<IterVar> order(ax.begin(), ax.end() - 1);
+    bool vec = cfg.knob_int("vec") != 0;
+    if (!vec) order.push_back(ax.back());
     for (auto& r : sum.op().reduce_axis()) order.push_back(r);
-    order.push_back(ax.back());
+    if (vec) order.push_back(ax.back());
     s[sum].reorder(order);
     if (cfg.knob_int("unroll_win"))
       for (auto& r : sum.op().reduce_axis()) s[sum].unroll(r);
@@ -195,7 +214,7 @@ te::Schedule schedule_pool_gpu(const std::vector<te::Tensor>& outputs) {
 
 }  // namespace
 
-PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
+PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
                         const BuildPoolOptions& opt) {
   PooledKernel k;
   std::vector<te::Tensor> outputs;
@@ -214,7 +233,7 @@ PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDir
     k.args = b.args();
   }
   k.workload = pool_workload(plan, dir);
-  k.func_name = dir == PoolDirection::Forward ? "pool_fwd" : "pool_bwd";
+  k.func_name = !opt.func_name.empty() ? opt.func_name : dir == PoolDirection::Forward ? "pool_fwd" : "pool_bwd";
   autotune::Target tgt = autotune::parse_target(target);
   te::Schedule s;
   if (tgt.name == "llvm") {
@@ -237,8 +256,22 @@ PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDir
     s = schedule_pool_gpu(outputs);
   }
   k.lowered = lower(s, k.args, k.func_name);
+  return k;
+}
+
+PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt) {
+  PooledKernel k = lower_pool(plan, target, dir, opt);
   k.module = build(std::vector<ir::PrimFunc>{k.lowered}, target);
   return k;
+}
+
+void build_pool_batch(const std::vector<PooledKernel*>& kernels, const std::string& target) {
+  if (kernels.empty()) return;
+  std::vector<ir::PrimFunc> funcs;
+  for (auto* k : kernels) funcs.push_back(k->lowered);
+  runtime::Module m = build(funcs, target);
+  for (auto* k : kernels) k->module = m;
 }
 
 }  // namespace minitvm::topi
