@@ -154,21 +154,13 @@ void CodeGenCUDA::print_min_max(bool is_max, const Expr& a, const Expr& b, std::
 
 namespace {
 const char* math_name(Intrinsic op) {
+  // The C math functions CUDA provides under the same names as the IR's intrinsics.
   switch (op) {
-    case Intrinsic::Exp: return "exp";
-    case Intrinsic::Log: return "log";
-    case Intrinsic::Sqrt: return "sqrt";
-    case Intrinsic::Tanh: return "tanh";
-    case Intrinsic::Fabs: return "fabs";
-    case Intrinsic::Floor: return "floor";
-    case Intrinsic::Ceil: return "ceil";
-    case Intrinsic::Round: return "round";
-    case Intrinsic::Trunc: return "trunc";
-    case Intrinsic::Pow: return "pow";
-    case Intrinsic::Erf: return "erf";
-    case Intrinsic::Exp2: return "exp2";
-    case Intrinsic::Log2: return "log2";
-    case Intrinsic::Rsqrt: return "rsqrt";
+    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
+    case Intrinsic::Fabs: case Intrinsic::Floor: case Intrinsic::Ceil: case Intrinsic::Round:
+    case Intrinsic::Trunc: case Intrinsic::Pow: case Intrinsic::Erf: case Intrinsic::Exp2:
+    case Intrinsic::Log2: case Intrinsic::Rsqrt:
+      return intrinsic_name(op);
     default: return nullptr;
   }
 }
