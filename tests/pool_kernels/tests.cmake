@@ -2,6 +2,9 @@
 # kernels, compute/schedule unit tests against the reference executor.
 minitvm_test(test_pool_kernels LABEL unit MODULES frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden_llvm.cc)
+# Every 12th golden case on "cuda -emulate" (the CUDA schedules, run by the emulator).
+minitvm_test(test_pool_kernels_emulate LABEL unit MODULES frontend SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden_emulate.cc)
 
 # ONNX's own pooling node tests (Debian libonnx-testdata) through `minitvm onnx-test` on llvm.
 file(GLOB _onnx_pool_dirs LIST_DIRECTORIES true /usr/share/libonnx-testdata/data/node/test_*pool*)
