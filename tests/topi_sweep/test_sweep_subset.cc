@@ -61,9 +61,7 @@ TEST_P(SeedWorkload, BuildsCompilesAndMatchesOnEmulator) {
   auto r = sweep::check_workload(*w, best, opt);
   std::string kind = c.kind;
   if (kind == "winograd") {
-    EXPECT_EQ(r.template_key, "winograd");
-    if (!r.passed && r.stage == "build" && r.reason.find("split_host_device") != std::string::npos)
-      GTEST_SKIP() << "winograd needs multi-kernel schedules with intermediate global buffers: " << r.reason;
+    EXPECT_EQ(r.template_key, "winograd");  // 4 kernels with intermediate global buffers
   } else if (kind == "direct") {
     EXPECT_EQ(r.template_key, "direct");
   }
