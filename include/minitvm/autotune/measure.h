@@ -2,10 +2,8 @@
  * Measuring tuning candidates (TVM `autotvm.measure`): build in parallel, then run one by one.
  *
  * The builder instantiates the template for each config, lowers and compiles it on a pool of
- * threads (`n_parallel`), each candidate with a deadline (`build_timeout_s`). The compilations
- * themselves currently take turns behind one lock: concurrent builds crash in the LLVM JIT layer
- * (runtime/cpu/jit.cc), so `n_parallel` only overlaps waiting, not compiling, until that is fixed.
- * A candidate's deadline counts from when its worker starts, so waiting for the lock counts too. The runner then calls
+ * threads (`n_parallel`), each candidate with a deadline (`build_timeout_s`, counted from when its
+ * worker starts). The runner then calls
  * the compiled functions one at a time with time_evaluator (llvm on the CPU; cuda on a GPU when a
  * driver and device exist). Targets whose code runs in the CUDA emulator ("cuda -emulate") are
  * never timed: their candidates are only checked for correctness, and an error-free result carries

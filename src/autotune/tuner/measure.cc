@@ -44,14 +44,6 @@ struct BuildState {
 
 const char* kFuncName = "tune_kernel";
 
-/** Held while a candidate is instantiated, lowered and compiled. Concurrent builds corrupt memory
- *  in the LLVM JIT layer today (duplicate-symbol errors, crashes), so builds run one at a time;
- *  the worker threads still give every build its own deadline. */
-std::mutex& front_end_mutex() {
-  static std::mutex mu;
-  return mu;
-}
-
 /** A function name no other candidate uses: JIT symbols of concurrently built modules must not
  *  collide. */
 std::string unique_func_name() {
@@ -70,8 +62,6 @@ void run_build(const Task& task, ConfigEntity cfg, const std::shared_ptr<BuildSt
   TemplateResult tr;
   bool instantiated = false;
   try {
-    // Serialised for now: concurrent builds crash in the JIT (see the file comment of measure.h).
-    std::lock_guard<std::mutex> lock(front_end_mutex());
     tr = task.instantiate(cfg);
     instantiated = true;
     num_outputs = tr.num_outputs;
@@ -193,7 +183,6 @@ void LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& si
     return;
   }
   try {
-    std::lock_guard<std::mutex> lock(front_end_mutex());
     FallbackConfigEntity fb;
     TemplateResult tr = task.instantiate(fb);
     std::vector<runtime::NDArray> arrs;

@@ -28,6 +28,8 @@
 #include <cmath>
 #include <cstring>
 #include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/CompileUtils.h>
 #include <set>
 
 #include "minitvm/runtime/thread_pool.h"
@@ -134,7 +136,16 @@ class Jit {
     auto tm = jtmb->createTargetMachine();
     if (!tm) throw RuntimeError(to_string(tm.takeError()));
     tm_ = std::move(*tm);
-    auto jit = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*jtmb)).create();
+    // Modules are materialised on first lookup, in whichever thread asks (the tuner builds on several
+    // threads). The default compiler shares one TargetMachine, whose MC state is not thread safe;
+    // ConcurrentIRCompiler makes a TargetMachine per compilation.
+    auto jit = llvm::orc::LLJITBuilder()
+                   .setJITTargetMachineBuilder(std::move(*jtmb))
+                   .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
+                                                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                     return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
+                   })
+                   .create();
     if (!jit) throw RuntimeError(to_string(jit.takeError()));
     lljit_ = std::move(*jit);
 
