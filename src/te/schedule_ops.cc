@@ -151,6 +151,20 @@ class Lowerer {
     return v;
   }
 
+  /** The storage scope of a stage: its own, or (as TVM infers it) "local" when it is computed inside a
+   *  threadIdx/vthread loop, "shared" inside only blockIdx loops, else global. */
+  std::string effective_scope(const StagePtr& s) const {
+    if (!s->scope.empty()) return s->scope;
+    int max_rank = -1;
+    for (auto& [st, iv] : enclosing_loops(s)) {
+      IterVar t = bound_thread(st, iv);
+      if (t.defined()) max_rank = std::max(max_rank, thread_scope_of(t->thread_tag).first);
+    }
+    if (max_rank >= 1) return "local";
+    if (max_rank == 0) return "shared";
+    return "";
+  }
+
   /** Loops enclosing the attach point of s: (stage, leaf iter var) pairs, innermost last. */
   std::vector<std::pair<StagePtr, IterVar>> enclosing_loops(const StagePtr& s) const {
     std::vector<std::pair<StagePtr, IterVar>> out;
@@ -181,7 +195,7 @@ class Lowerer {
       // Loops enclosing s stay fixed when computing consumers' regions, except thread axes that the
       // storage scope of s is shared across.
       std::set<const IterVarNode*> fixed;
-      int rank = scope_rank(s->scope);
+      int rank = scope_rank(effective_scope(s));
       for (auto& [st, iv] : enclosing_loops(s)) {
         IterVar t = bound_thread(st, iv);
         if (t.defined()) {
@@ -336,7 +350,8 @@ class Lowerer {
   Stmt realize(const StagePtr& s, Stmt body) {
     std::vector<Range> bounds;
     for (auto& iv : s->op.axis()) bounds.push_back(dom_.at(iv.get()));
-    StorageScope scope = s->scope.empty() ? StorageScope::Global : parse_storage_scope(s->scope);
+    std::string sc = effective_scope(s);
+    StorageScope scope = sc.empty() ? StorageScope::Global : parse_storage_scope(sc);
     for (int i = s->op.num_outputs() - 1; i >= 0; --i)
       body = RealizeNode::make(s->op, i, s->op->output_dtype(i), bounds, scope, Expr(), body);
     return body;

@@ -114,3 +114,19 @@ TEST(LowerGolden, PrintAfterEachPass) {
   lower(s, {A, C}, "f", opt);
   for (auto& name : lower_pass_names()) EXPECT_NE(log.str().find("after " + name), std::string::npos) << name;
 }
+
+TEST(LowerGolden, UnscopedStageUnderThreadsIsLocal) {
+  // TVM infers the scope of a stage attached inside thread loops: local under threadIdx.
+  auto A = te::placeholder({64, 4}, f32, "A");
+  auto B = te::compute({64, 4}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  auto C = te::compute({64}, [&](Var i) { return B(i, 0) * 2.0f + B(i, 3); }, "C");
+  auto D = te::compute({64}, [&](Var i) { return C(i) * 3.0f; }, "D");
+  auto s = te::create_schedule({D.op()});
+  auto [o, in] = s[D].split(D.op().axis()[0], 1);
+  s[D].bind(o, te::thread_axis("threadIdx.x"));
+  s[C].compute_at(s[D], in);
+  s[B].compute_at(s[D], in);
+  std::string text = ir::to_string(lower(s, {A, D}, "f"));
+  expect_ordered_lines(text, {"// attr [B] storage_scope = \"local\"", "allocate B[float32 * 4]"});
+  expect_ordered_lines(text, {"// attr [C] storage_scope = \"local\"", "allocate C[float32 * 1]"});
+}
