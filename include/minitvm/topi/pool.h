@@ -85,6 +85,30 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& pl
 te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
                                PoolDirection dir, const std::vector<te::Tensor>& outputs);
 
+/** AutoTVM task name of a plan's CUDA template, e.g. "pool2d_nchw_fwd.cuda". */
+std::string pool_cuda_task_name(const frontend::PoolPlan& plan, PoolDirection dir);
+/** Workload of the CUDA template: pool_workload with the CUDA task name. */
+autotune::Json pool_cuda_workload(const frontend::PoolPlan& plan, PoolDirection dir);
+
+/** Define the knobs of the CUDA template on `cfg`, in this order: `threads` (threads per block,
+ * 64..1024), `per_thread` (outputs — backward: input gradients — per thread, 1/2/4/8, strided by
+ * the block size so that stores stay coalesced), `unroll_win` (unroll the window loops, 0/1). */
+void define_pool_cuda_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+/** Overwrite a fallback config's knobs with the CUDA defaults: 256 threads, 1-4 elements per
+ * thread (as many as keep >= 1024 blocks), window unrolled unless it has more than 64 taps. */
+void pool_cuda_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+/** The config of the CUDA template for `target`: DispatchContext::current()'s answer for
+ * pool_cuda_workload(plan, dir), or pool_cuda_fallback when it has none (bare root context: the
+ * fallback directly). */
+autotune::ConfigEntity pool_cuda_config(const frontend::PoolPlan& plan, PoolDirection dir, const std::string& target);
+
+/** Schedule the CUDA template (see docs/POOLING.md "CUDA schedules"): the output's data axes are
+ * fused and split into (block, per-thread, thread); window sums (pool_sum, the float32 grad_acc
+ * of 16-bit backwards) are attached per element in local memory; lp helper stages get one
+ * thread per element. `outputs` as for schedule_pool_cpu. */
+te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+                                PoolDirection dir, const std::vector<te::Tensor>& outputs);
+
 /** A compiled pool kernel. */
 struct PooledKernel {
   runtime::Module module;

@@ -51,7 +51,10 @@ int64_t window_slots(const PoolAxis& ax) {
 PoolBackward pool_backward(const PoolPlan& plan) {
   DataType T = plan.dtype;
   MINITVM_USER_CHECK(T.is_floating()) << plan.op << ": no gradient for " << T.str() << " input";
-  MINITVM_USER_CHECK(T.bits() != 16) << plan.op << ": " << T.str() << " pooling is only compiled for CUDA";
+  // float16/bfloat16: gradients are accumulated and divided in float32 and rounded once.
+  bool half = T.bits() == 16;
+  DataType A = half ? DataType::Float(32) : T;
+  auto widen = [&](Expr e) { return e.dtype() == A ? e : cast(A, e); };
   PoolBackward b;
   int R = plan.spatial_rank();
   std::vector<int64_t> ishape = pool_input_shape(plan), oshape = pool_output_shape(plan);
@@ -81,15 +84,15 @@ PoolBackward pool_backward(const PoolPlan& plan) {
         cond = cond.defined() ? (cond && c) : c;
         pos.push_back(min(max(p, ci(0)), ci(ax.in - 1)));
       }
-      Expr x = b.input.read(layout_index(plan, v[0], v[channel_pos(plan)], pos));
-      Expr t = onnx ? pow(abs(x), make_const(T, pn)) : pow(x, make_const(T, pn));
+      Expr x = widen(b.input.read(layout_index(plan, v[0], v[channel_pos(plan)], pos)));
+      Expr t = onnx ? pow(abs(x), make_const(A, pn)) : pow(x, make_const(A, pn));
       return te::sum(t, r, cond);
     };
     te::Tensor S = te::compute(to_exprs(oshape), in_range_sum, "lp_sum");
     outer = te::compute(
         to_exprs(oshape),
         [&](const std::vector<Var>& v) {
-          Expr scale = make_const(T, 1.0);
+          Expr scale = make_const(A, 1.0);
           if (!onnx) {
             double area = 1;
             for (auto& ax : plan.axes) area *= static_cast<double>(ax.kernel);
@@ -98,11 +101,11 @@ PoolBackward pool_backward(const PoolPlan& plan) {
               Expr k = pool_count_expr(plan.axes[a], v[spatial_pos(plan, a)]);
               d = d.defined() ? d * k : k;
             }
-            scale = make_const(T, area) / cast(T, d);
+            scale = make_const(A, area) / cast(A, d);
           }
           Expr s = S.read(std::vector<Expr>(v.begin(), v.end())) * scale;
-          Expr e = make_const(T, 1.0) / make_const(T, pn) - make_const(T, 1.0);
-          return b.grad_output.read(std::vector<Expr>(v.begin(), v.end())) * pow(s, e) * scale;
+          Expr e = make_const(A, 1.0) / make_const(A, pn) - make_const(A, 1.0);
+          return widen(b.grad_output.read(std::vector<Expr>(v.begin(), v.end()))) * pow(s, e) * scale;
         },
         "lp_outer");
   }
@@ -149,13 +152,13 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       Expr flat = make_const(i64, int64_t{0});
       for (int a = 0; a < R; ++a) flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, q[a]);
       add(b.indices.read(oidx) == flat);
-      contrib = b.grad_output.read(oidx);
+      contrib = widen(b.grad_output.read(oidx));
     } else if (plan.mode == PoolMode::Avg) {
-      Expr go = b.grad_output.read(oidx);
+      Expr go = widen(b.grad_output.read(oidx));
       if (plan.divisor_rule == DivisorRule::AdaptiveEachAxis) {
-        for (int a = 0; a < R; ++a) go = go / cast(T, pool_count_expr(plan.axes[a], oc[a]));
+        for (int a = 0; a < R; ++a) go = go / cast(A, pool_count_expr(plan.axes[a], oc[a]));
       } else if (plan.divisor_rule == DivisorRule::Override) {
-        go = go / make_const(T, static_cast<double>(plan.divisor_override));
+        go = go / make_const(A, static_cast<double>(plan.divisor_override));
       } else {
         Expr d;
         for (int a = 0; a < R; ++a) {
@@ -163,20 +166,31 @@ PoolBackward pool_backward(const PoolPlan& plan) {
                                                                      : real_count_expr(plan.axes[a], oc[a]);
           d = d.defined() ? d * k : k;
         }
-        go = go / cast(T, d);
+        go = go / cast(A, d);
       }
       contrib = go;
     } else {
-      Expr x = b.input.read(layout_index(plan, n, c, q));
+      Expr x = widen(b.input.read(layout_index(plan, n, c, q)));
       double pn = plan.lp_norm;
       Expr dx = plan.lp_rule == LpRule::Onnx
-                    ? pow(abs(x), make_const(T, pn - 1.0)) * select(x < make_zero(T), make_const(T, -1.0), make_const(T, 1.0))
-                    : pow(x, make_const(T, pn) - make_const(T, 1.0));
+                    ? pow(abs(x), make_const(A, pn - 1.0)) * select(x < make_zero(A), make_const(A, -1.0), make_const(A, 1.0))
+                    : pow(x, make_const(A, pn) - make_const(A, 1.0));
       contrib = outer.read(oidx) * dx;
     }
-    if (disjoint) return valid.defined() ? select(valid, contrib, make_zero(T)) : contrib;
+    if (disjoint) {
+      Expr g = valid.defined() ? select(valid, contrib, make_zero(A)) : contrib;
+      return half ? cast(T, g) : g;
+    }
     return te::sum(contrib, j, valid);
   };
+  if (half && !disjoint) {
+    // the float32 gather, then one rounding (schedules attach grad_acc to grad_input)
+    te::Tensor acc = te::compute(to_exprs(ishape), body, "grad_acc", "pool_grad_acc");
+    b.grad_input = te::compute(
+        to_exprs(ishape), [&](const std::vector<Var>& v) { return cast(T, acc.read(std::vector<Expr>(v.begin(), v.end()))); },
+        "grad_input", "pool_grad");
+    return b;
+  }
   b.grad_input = te::compute(to_exprs(ishape), body, "grad_input", "pool_grad");
   return b;
 }

@@ -143,8 +143,6 @@ bool pool_windows_disjoint(const PoolPlan& plan) {
 PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices) {
   MINITVM_USER_CHECK(plan.spatial_rank() >= 1 && plan.spatial_rank() <= 3)
       << "pool: spatial rank " << plan.spatial_rank() << " is not supported";
-  MINITVM_USER_CHECK(!(plan.dtype.is_floating() && plan.dtype.bits() == 16))
-      << plan.op << ": " << plan.dtype.str() << " pooling is only compiled for CUDA";
   PoolForward r;
   r.input = input;
   DataType T = plan.dtype;
@@ -212,7 +210,10 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
   bool any_pad = false;
   for (auto& ax : plan.axes) any_pad = any_pad || needs_low_check(ax) || needs_high_check(ax);
   bool mean = plan.mode == PoolMode::Avg && plan.divisor_rule == DivisorRule::Mean;
-  DataType acc = mean ? DataType::Float(64) : T;
+  // float16/bfloat16: sums, divisions and powers in float32, one rounding at the end.
+  bool half = T.is_floating() && T.bits() == 16;
+  DataType A = half ? DataType::Float(32) : T;
+  DataType acc = mean ? DataType::Float(64) : A;
   // pad_temp: the input extended by the padding (inlined by the schedules).
   te::Tensor src = input;
   std::vector<int64_t> shift(plan.spatial_rank(), 0);
@@ -255,7 +256,7 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
         for (int a = 0; a < plan.spatial_rank(); ++a) pos[a] = pos[a] + ci(shift[a]);
         Expr x = src.read(layout_index(plan, n, c, pos));
         if (T.is_int()) x = cast(DataType::Int(64), x);
-        if (mean) x = cast(acc, x);
+        if (mean || half) x = cast(acc, x);
         if (plan.mode == PoolMode::Lp) x = plan.lp_rule == LpRule::Onnx ? pow_const(abs(x), pn) : pow_const(x, pn);
         return te::sum(x, r_axes, cond);
       },
@@ -267,24 +268,25 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
         std::vector<Expr> o;
         split_vars(plan, v, n, c, o);
         Expr s = sum.read(std::vector<Expr>(v.begin(), v.end()));
+        auto out = [&](Expr e) { return half && e.dtype() != T ? cast(T, e) : e; };
         if (plan.mode == PoolMode::Lp) {
-          if (plan.lp_rule == LpRule::Onnx) return pow(s, make_const(T, static_cast<double>(T == DataType::Float(32) ? 1.0f / static_cast<float>(pn) : 1.0 / pn)));
+          if (plan.lp_rule == LpRule::Onnx) return out(pow(s, make_const(A, static_cast<double>(A == DataType::Float(32) ? 1.0f / static_cast<float>(pn) : 1.0 / pn))));
           double area = 1;
           for (auto& ax : plan.axes) area *= static_cast<double>(ax.kernel);
-          Expr a = s / cast(T, divisor_expr(plan, o));
-          a = select(a == make_zero(T), make_zero(T), a);
+          Expr a = s / cast(A, divisor_expr(plan, o));
+          a = select(a == make_zero(A), make_zero(A), a);
           double e = 1.0 / pn;
-          return pow(a * make_const(T, area), make_const(T, e));
+          return out(pow(a * make_const(A, area), make_const(A, e)));
         }
         if (plan.divisor_rule == DivisorRule::AdaptiveEachAxis) {
-          for (int a = 0; a < plan.spatial_rank(); ++a) s = s / cast(T, pool_count_expr(plan.axes[a], o[a]));
-          return s;
+          for (int a = 0; a < plan.spatial_rank(); ++a) s = s / cast(A, pool_count_expr(plan.axes[a], o[a]));
+          return out(s);
         }
         Expr d = divisor_expr(plan, o);
         Expr q;
         if (T.is_int()) q = cast(T, truncdiv(s, cast(DataType::Int(64), d)));
         else if (mean) q = cast(T, s / cast(acc, d));
-        else q = make_zero(T) + s / cast(T, d);
+        else q = out(make_zero(A) + s / cast(A, d));
         if (plan.has_empty_window) q = select(d == ci(0), make_zero(T), q);
         return q;
       },

@@ -191,32 +191,12 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
   return s;
 }
 
-namespace {
-
-// One-thread-per-output schedule for CUDA targets: every root compute stage fuses its data axes
-// and binds them to blocks of 64 threads.
-te::Schedule schedule_pool_gpu(const std::vector<te::Tensor>& outputs) {
-  std::vector<te::Operation> ops;
-  for (auto& t : outputs) ops.push_back(t.op());
-  te::Schedule s = te::create_schedule(ops);
-  for (auto& st : s.stages())
-    if (st->op.name() == "pad_temp") te::Stage(st).compute_inline();
-  for (auto& st : s.stages()) {
-    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
-    te::Stage stage(st);
-    IterVar f = stage.fuse(st->op.axis());
-    auto [bx, tx] = stage.split(f, Expr(64));
-    stage.bind(bx, te::thread_axis("blockIdx.x"));
-    stage.bind(tx, te::thread_axis("threadIdx.x"));
-  }
-  return s;
-}
-
-}  // namespace
-
 PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
                         const BuildPoolOptions& opt) {
   PooledKernel k;
+  autotune::Target tgt = autotune::parse_target(target);
+  MINITVM_USER_CHECK(!(tgt.name == "llvm" && plan.dtype.is_floating() && plan.dtype.bits() == 16))
+      << plan.op << ": " << plan.dtype.str() << " pooling is only compiled for CUDA";
   std::vector<te::Tensor> outputs;
   if (dir == PoolDirection::Forward) {
     bool idx = opt.with_indices && plan.mode == PoolMode::Max;
@@ -234,7 +214,6 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
   }
   k.workload = pool_workload(plan, dir);
   k.func_name = !opt.func_name.empty() ? opt.func_name : dir == PoolDirection::Forward ? "pool_fwd" : "pool_bwd";
-  autotune::Target tgt = autotune::parse_target(target);
   te::Schedule s;
   if (tgt.name == "llvm") {
     if (opt.config) {
@@ -252,8 +231,10 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
       }
     }
     s = schedule_pool_cpu(k.config, plan, dir, outputs);
-  } else {
-    s = schedule_pool_gpu(outputs);
+  } else {  // CUDA targets: the CUDA template (pool_schedule_cuda.cc)
+    k.workload = pool_cuda_workload(plan, dir);
+    k.config = opt.config ? *opt.config : pool_cuda_config(plan, dir, target);
+    s = schedule_pool_cuda(k.config, plan, dir, outputs);
   }
   k.lowered = lower(s, k.args, k.func_name);
   return k;

@@ -1,0 +1,350 @@
+// The CUDA pool template (src/topi/pool/pool_schedule_cuda.cc): its knobs, fallback and dispatch;
+// NVRTC + ptxas (sm_90) accept the kernels of several plans; non-default configs and float16
+// plans run on the CUDA emulator and match the reference executor (float16 within one float16
+// rounding of the float32 result, which only float32 accumulation achieves). bfloat16 is not
+// tested: the CUDA code generator does not emit bfloat16 yet.
+#include <gtest/gtest.h>
+
+#include <bit>
+#include <cmath>
+#include <random>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/space.h"
+#include "minitvm/frontend/pool_executor.h"
+#include "minitvm/frontend/pool_plan.h"
+#include "minitvm/runtime/ndarray.h"
+#include "minitvm/runtime/nvrtc.h"
+#include "minitvm/runtime/ptxas.h"
+#include "minitvm/topi/pool.h"
+
+using namespace minitvm;
+using namespace minitvm::frontend;
+using topi::PoolDirection;
+
+namespace {
+
+const DataType kF32 = DataType::Float(32);
+const DataType kF16 = DataType::Float(16);
+
+PoolPlan max2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad, bool idx,
+               PoolLayout lay = PoolLayout::ChannelsFirst) {
+  MaxPoolParams p;
+  p.kernel_size = {k};
+  p.stride = {s};
+  p.padding = {pad};
+  p.return_indices = idx;
+  return plan_max_pool(2, PoolInput{shape, dt, lay}, p);
+}
+
+PoolPlan avg2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad, bool include_pad,
+               PoolLayout lay = PoolLayout::ChannelsFirst) {
+  AvgPoolParams p;
+  p.kernel_size = {k};
+  p.stride = {s};
+  p.padding = {pad};
+  p.count_include_pad = include_pad;
+  return plan_avg_pool(2, PoolInput{shape, dt, lay}, p);
+}
+
+PoolPlan adaptive2d(bool max, std::vector<int64_t> shape, DataType dt, int64_t o0, int64_t o1,
+                    PoolLayout lay = PoolLayout::ChannelsFirst) {
+  AdaptivePoolParams p;
+  p.output_size = {o0, o1};
+  return max ? plan_adaptive_max_pool(2, PoolInput{shape, dt, lay}, p)
+             : plan_adaptive_avg_pool(2, PoolInput{shape, dt, lay}, p);
+}
+
+PoolPlan with_dtype(PoolPlan p, DataType dt) {
+  p.dtype = dt;
+  return p;
+}
+
+// float <-> 16-bit patterns (round to nearest even).
+uint16_t to_bits(float v, DataType dt) {
+  if (dt.is_bfloat()) {
+    uint32_t u = std::bit_cast<uint32_t>(v);
+    u += 0x7fffu + ((u >> 16) & 1u);
+    return static_cast<uint16_t>(u >> 16);
+  }
+  return std::bit_cast<uint16_t>(static_cast<_Float16>(v));
+}
+float from_bits(uint16_t b, DataType dt) {
+  if (dt.is_bfloat()) return std::bit_cast<float>(static_cast<uint32_t>(b) << 16);
+  return static_cast<float>(std::bit_cast<_Float16>(b));
+}
+
+// Random values already representable in dt (so the float32 reference sees the same inputs).
+std::vector<float> random_values(int64_t n, DataType dt, uint32_t seed) {
+  std::mt19937 rng(seed);
+  std::uniform_real_distribution<float> u(-4.f, 4.f);
+  std::vector<float> v(static_cast<size_t>(n));
+  for (auto& x : v) x = from_bits(to_bits(u(rng), dt), dt);
+  return v;
+}
+
+int64_t numel(const std::vector<int64_t>& s) {
+  int64_t n = 1;
+  for (auto x : s) n *= x;
+  return n;
+}
+
+runtime::NDArray half_array(const std::vector<float>& v, const std::vector<int64_t>& shape, DataType dt) {
+  std::vector<uint16_t> b;
+  for (float x : v) b.push_back(to_bits(x, dt));
+  return runtime::NDArray::from_vector(b, shape, dt);
+}
+
+std::vector<float> half_values(const runtime::NDArray& a, DataType dt) {
+  std::vector<float> r;
+  for (uint16_t b : a.to_vector<uint16_t>()) r.push_back(from_bits(b, dt));
+  return r;
+}
+
+// |got - ref| within `ulps` units of the 16-bit type's last place at |ref| (denormal floor).
+void expect_close_half(const std::vector<float>& got, const std::vector<double>& ref, DataType dt, double ulps,
+                       const std::string& what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  double eps = dt.is_bfloat() ? std::ldexp(1.0, -7) : std::ldexp(1.0, -10);
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    double tol = ulps * eps * std::max(std::fabs(ref[i]), 1.25e-4);
+    if (!(std::fabs(got[i] - ref[i]) <= tol)) {
+      if (++bad <= 3) ADD_FAILURE() << what << ": index " << i << ": got " << got[i] << ", expected " << ref[i];
+    }
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+// ---- knobs, fallback, dispatch -------------------------------------------------------------------
+
+TEST(PoolCudaTemplate, TaskNameWorkloadAndSpace) {
+  PoolPlan p = max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false);
+  EXPECT_EQ(topi::pool_cuda_task_name(p, PoolDirection::Forward), "pool2d_nchw_fwd.cuda");
+  PoolPlan q = avg2d({2, 9, 9, 16}, kF16, 3, 2, 1, true, PoolLayout::ChannelsLast);
+  EXPECT_EQ(topi::pool_cuda_task_name(q, PoolDirection::Backward), "pool2d_nhwc_bwd.cuda");
+  autotune::Json w = topi::pool_cuda_workload(q, PoolDirection::Backward);
+  EXPECT_EQ(w[0], "pool2d_nhwc_bwd.cuda");
+  EXPECT_EQ(w[1][2], "float16");
+  // same arguments as the CPU workload
+  autotune::Json wc = topi::pool_workload(q, PoolDirection::Backward);
+  for (size_t i = 1; i < w.size(); ++i) EXPECT_EQ(w[i], wc[i]) << i;
+
+  autotune::ConfigSpace space;
+  topi::define_pool_cuda_space(space, p, PoolDirection::Forward);
+  ASSERT_EQ(space.knobs().size(), 3u);
+  EXPECT_EQ(space.size(), 5 * 4 * 2);
+  // first-defined knob (threads) is the least significant digit
+  autotune::ConfigEntity c = space.get(1 + 5 * (3 + 4 * 1));
+  EXPECT_EQ(c.knob_int("threads"), 128);
+  EXPECT_EQ(c.knob_int("per_thread"), 8);
+  EXPECT_EQ(c.knob_int("unroll_win"), 1);
+}
+
+TEST(PoolCudaTemplate, Fallback) {
+  // 32x128x18x18 = 1.3M outputs: 4 per thread still gives >= 1024 blocks of 256
+  autotune::FallbackConfigEntity big;
+  topi::pool_cuda_fallback(big, max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false), PoolDirection::Forward);
+  EXPECT_EQ(big.knob_int("threads"), 256);
+  EXPECT_EQ(big.knob_int("per_thread"), 4);
+  EXPECT_EQ(big.knob_int("unroll_win"), 1);
+  // 32x3x2x2 outputs: one per thread
+  autotune::FallbackConfigEntity small;
+  topi::pool_cuda_fallback(small, max2d({32, 3, 7, 7}, kF32, 3, 3, 0, false), PoolDirection::Forward);
+  EXPECT_EQ(small.knob_int("threads"), 256);
+  EXPECT_EQ(small.knob_int("per_thread"), 1);
+  // a 100x100 adaptive window is not unrolled
+  autotune::FallbackConfigEntity wide;
+  topi::pool_cuda_fallback(wide, adaptive2d(false, {1, 4, 100, 100}, kF32, 1, 1), PoolDirection::Forward);
+  EXPECT_EQ(wide.knob_int("unroll_win"), 0);
+}
+
+TEST(PoolCudaTemplate, DispatchContextAndLaunchBounds) {
+  PoolPlan p = max2d({2, 3, 10, 10}, kF32, 3, 2, 1, true);
+  // bare root context: the fallback (256 threads)
+  topi::PooledKernel fb = topi::lower_pool(p, "cuda -emulate", PoolDirection::Forward, {true});
+  EXPECT_EQ(fb.config.knob_int("threads"), 256);
+  EXPECT_EQ(fb.workload[0], "pool2d_nchw_fwd.cuda");
+  // an entered context answers
+  autotune::ConfigSpace space;
+  topi::define_pool_cuda_space(space, p, PoolDirection::Forward);
+  autotune::ApplyConfig ctx(space.get(0 + 5 * (2 + 4 * 0)));  // 64 threads, 4 per thread, no unroll
+  autotune::DispatchScope scope(ctx);
+  topi::BuildPoolOptions o;
+  o.with_indices = true;
+  topi::PooledKernel k = topi::build_pool(p, "cuda -emulate", PoolDirection::Forward, o);
+  EXPECT_EQ(k.config.knob_int("threads"), 64);
+  EXPECT_EQ(k.config.knob_int("per_thread"), 4);
+  EXPECT_NE(k.module.get_source("cuda").find("__launch_bounds__(64)"), std::string::npos);
+}
+
+TEST(PoolCudaTemplate, Float16RejectedOnLlvm) {
+  EXPECT_THROW(topi::lower_pool(avg2d({1, 2, 6, 6}, kF16, 2, 2, 0, true), "llvm", PoolDirection::Forward),
+               CompileError);
+}
+
+// ---- NVRTC + ptxas ---------------------------------------------------------------------------------
+
+struct PtxCase {
+  std::string name;
+  PoolPlan plan;
+  PoolDirection dir;
+  bool indices = false;
+};
+
+TEST(PoolCudaPtx, NvrtcAndPtxasAcceptKernels) {
+  if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available";
+  std::vector<PtxCase> cases = {
+      {"max_fwd_nchw_f32_idx", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, true), PoolDirection::Forward, true},
+      {"max_fwd_nhwc_f16", max2d({4, 28, 28, 32}, kF16, 3, 2, 1, false, PoolLayout::ChannelsLast),
+       PoolDirection::Forward},
+      {"avg_fwd_nchw_f16_pad", avg2d({4, 32, 28, 28}, kF16, 3, 2, 1, false), PoolDirection::Forward},
+      {"avg_fwd_nhwc_f32", avg2d({4, 28, 28, 32}, kF32, 3, 3, 0, true, PoolLayout::ChannelsLast),
+       PoolDirection::Forward},
+      {"adaptive_avg_fwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7), PoolDirection::Forward},
+      {"adaptive_max_fwd_f32_idx", adaptive2d(true, {2, 8, 13, 17}, kF32, 5, 7), PoolDirection::Forward, true},
+      {"max_bwd_nchw_f16_overlap", max2d({4, 32, 28, 28}, kF16, 3, 2, 1, false), PoolDirection::Backward},
+      {"max_bwd_nchw_f32_disjoint", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false), PoolDirection::Backward},
+      {"avg_bwd_nhwc_f16", avg2d({4, 28, 28, 32}, kF16, 3, 2, 1, true, PoolLayout::ChannelsLast),
+       PoolDirection::Backward},
+      {"avg_bwd_nchw_f32", avg2d({4, 32, 28, 28}, kF32, 3, 3, 0, true), PoolDirection::Backward},
+      {"adaptive_avg_bwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7), PoolDirection::Backward},
+  };
+  for (auto& c : cases) {
+    SCOPED_TRACE(c.name);
+    topi::BuildPoolOptions o;
+    o.with_indices = c.indices;
+    topi::PooledKernel k;
+    ASSERT_NO_THROW(k = topi::build_pool(c.plan, "cuda -arch=sm_90", c.dir, o));
+    std::string ptx = k.module.get_source("ptx");
+    ASSERT_NE(ptx.find(".entry"), std::string::npos);
+    runtime::PtxasReport rep;
+    try {
+      rep = runtime::ptxas_check(ptx, "sm_90");
+    } catch (const RuntimeError& e) {
+      GTEST_SKIP() << "ptxas not available: " << e.what();
+    }
+    ASSERT_FALSE(rep.kernels.empty());
+    for (auto& kin : rep.kernels) {
+      EXPECT_LE(kin.registers, 255) << kin.name;
+      EXPECT_EQ(kin.spill_stores, 0) << kin.name;
+      EXPECT_EQ(kin.shared_bytes, 0) << kin.name;
+    }
+  }
+}
+
+// ---- emulator: non-default configs (float32) ---------------------------------------------------------
+
+std::vector<double> run_fp32_forward(const PoolPlan& plan, const autotune::ConfigEntity& cfg,
+                                     const std::vector<float>& x, std::vector<int64_t>* idx) {
+  topi::BuildPoolOptions o;
+  o.with_indices = idx != nullptr;
+  o.config = &cfg;
+  topi::PooledKernel k = topi::build_pool(plan, "cuda -emulate", PoolDirection::Forward, o);
+  auto in = runtime::NDArray::from_vector(x, topi::pool_input_shape(plan));
+  auto oshape = topi::pool_output_shape(plan);
+  auto out = runtime::NDArray::empty(oshape, kF32, Device::cpu());
+  if (idx) {
+    auto ind = runtime::NDArray::empty(oshape, DataType::Int(64), Device::cpu());
+    k.module.get_function(k.func_name)(in, out, ind);
+    *idx = ind.to_vector<int64_t>();
+  } else {
+    k.module.get_function(k.func_name)(in, out);
+  }
+  std::vector<double> r;
+  for (float v : out.to_vector<float>()) r.push_back(v);
+  return r;
+}
+
+HostArray host(const PoolPlan& plan, const std::vector<float>& x, std::vector<int64_t> shape) {
+  std::vector<double> d(x.begin(), x.end());
+  return HostArray::from_doubles(plan.dtype, std::move(shape), d);
+}
+
+TEST(PoolCudaEmulate, ConfigsMatchReference) {
+  ReferencePoolExecutor ref;
+  std::vector<PoolPlan> plans = {max2d({2, 3, 11, 9}, kF32, 3, 2, 1, true),
+                                 avg2d({2, 5, 9, 7}, kF32, 3, 2, 1, false, PoolLayout::ChannelsLast),
+                                 adaptive2d(false, {1, 3, 10, 7}, kF32, 3, 4)};
+  autotune::ConfigSpace space;
+  topi::define_pool_cuda_space(space, plans[0], PoolDirection::Forward);
+  for (int64_t index : {0, 5 * 3, 4 + 5 * (1 + 4 * 1), 2 + 5 * (2 + 4 * 0)}) {
+    autotune::ConfigEntity cfg = space.get(index);
+    for (auto& plan : plans) {
+      SCOPED_TRACE(plan.op + " config " + std::to_string(index));
+      auto x = random_values(numel(topi::pool_input_shape(plan)), kF32, 7);
+      bool idx = plan.mode == PoolMode::Max;
+      std::vector<int64_t> got_idx;
+      auto got = run_fp32_forward(plan, cfg, x, idx ? &got_idx : nullptr);
+      PoolPlan rp = plan;
+      rp.batched = true;
+      PoolForwardResult want = ref.forward(rp, host(rp, x, topi::pool_input_shape(plan)));
+      auto w = want.output.to_doubles();
+      ASSERT_EQ(got.size(), w.size());
+      for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 2e-6 * std::fabs(w[i]) + 1e-7) << i;
+      if (idx)
+        for (size_t i = 0; i < got_idx.size(); ++i) EXPECT_EQ(got_idx[i], want.indices.get_int(i)) << i;
+    }
+  }
+}
+
+// ---- emulator: float16 / bfloat16 ------------------------------------------------------------------
+
+// Forward of a 16-bit plan on the emulator against the float32 reference on the same values.
+void check_half_forward(const PoolPlan& half_plan, double ulps) {
+  DataType dt = half_plan.dtype;
+  PoolPlan fp = with_dtype(half_plan, kF32);
+  auto ishape = topi::pool_input_shape(half_plan);
+  auto x = random_values(numel(ishape), dt, 11);
+  topi::PooledKernel k = topi::build_pool(half_plan, "cuda -emulate", PoolDirection::Forward);
+  auto out = runtime::NDArray::empty(topi::pool_output_shape(half_plan), dt, Device::cpu());
+  k.module.get_function(k.func_name)(half_array(x, ishape, dt), out);
+  ReferencePoolExecutor ref;
+  auto want = ref.forward(fp, host(fp, x, ishape)).output.to_doubles();
+  expect_close_half(half_values(out, dt), want, dt, ulps, half_plan.op + " " + dt.str());
+}
+
+// Backward of a 16-bit plan against the float32 reference backward (max: the reference's indices).
+void check_half_backward(const PoolPlan& half_plan, double ulps) {
+  DataType dt = half_plan.dtype;
+  PoolPlan fp = with_dtype(half_plan, kF32);
+  if (fp.mode == PoolMode::Max) fp.return_indices = true;
+  auto ishape = topi::pool_input_shape(half_plan), oshape = topi::pool_output_shape(half_plan);
+  auto x = random_values(numel(ishape), dt, 3);
+  auto g = random_values(numel(oshape), dt, 5);
+  ReferencePoolExecutor ref;
+  HostArray hx = host(fp, x, ishape), hg = host(fp, g, oshape);
+  PoolForwardResult f = ref.forward(fp, hx);
+  auto want = ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
+
+  topi::PooledKernel k = topi::build_pool(half_plan, "cuda -emulate", PoolDirection::Backward);
+  auto gi = runtime::NDArray::empty(ishape, dt, Device::cpu());
+  auto go = half_array(g, oshape, dt);
+  if (half_plan.mode == PoolMode::Max) {
+    std::vector<int64_t> ind(static_cast<size_t>(f.indices.numel()));
+    for (size_t i = 0; i < ind.size(); ++i) ind[i] = f.indices.get_int(static_cast<int64_t>(i));
+    k.module.get_function(k.func_name)(go, runtime::NDArray::from_vector(ind, oshape), gi);
+  } else {
+    k.module.get_function(k.func_name)(go, gi);
+  }
+  expect_close_half(half_values(gi, dt), want, dt, ulps, half_plan.op + " backward " + dt.str());
+}
+
+TEST(PoolCudaEmulate, Float16Forward) {
+  check_half_forward(max2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.0);  // exact
+  check_half_forward(max2d({1, 7, 6, 8}, kF16, 2, 2, 0, false, PoolLayout::ChannelsLast), 0.0);
+  // averages: float32 sums, one rounding -> within half an ulp (+ the float32 error)
+  check_half_forward(avg2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);
+  check_half_forward(avg2d({2, 3, 11, 9}, kF16, 3, 1, 1, true, PoolLayout::ChannelsLast), 0.5001);
+  check_half_forward(adaptive2d(false, {1, 4, 13, 10}, kF16, 4, 3), 0.5001);
+  check_half_forward(adaptive2d(true, {1, 4, 13, 10}, kF16, 4, 3), 0.0);
+}
+
+TEST(PoolCudaEmulate, Float16Backward) {
+  check_half_backward(avg2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);  // overlapping: grad_acc
+  check_half_backward(avg2d({1, 5, 9, 9}, kF16, 3, 3, 0, true, PoolLayout::ChannelsLast), 0.5001);  // disjoint
+  check_half_backward(max2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);
+  check_half_backward(adaptive2d(false, {1, 4, 13, 10}, kF16, 4, 3), 0.5001);
+}
+
+}  // namespace
