@@ -12,8 +12,10 @@
 //   threads     threads per block: 64, 128, 256, 512, 1024
 //   per_thread  elements per thread: 1, 2, 4, 8
 //   unroll_win  unroll the window (reduction) loops: 0, 1
-// Window sums (avg/lp forward: pool_sum; float16/bfloat16 overlapping backward: grad_acc, float32)
-// are attached at v in local memory, i.e. accumulated in a register per element. The lp backward
+// Reductions are accumulated in a register per element and stored once: window sums (avg/lp
+// forward: pool_sum; float16/bfloat16 overlapping backward: grad_acc, float32) are attached at v
+// in local scope, and an output that is itself a reduction (max/argmax forward, overlapping
+// backward) is cache_write'n to local scope and attached there too. The lp backward
 // helpers (lp_sum, lp_outer) are separate kernels with one thread per element.
 #include "minitvm/autotune/target.h"
 #include "minitvm/topi/pool.h"
@@ -129,8 +131,14 @@ te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPla
   for (auto& t : out.op().input_tensors())
     if (t.op().name() == "pool_sum" || t.op().name() == "grad_acc") acc = t;
 
+  // A reduction that is the output itself (max, overlapping backward) is computed into a local
+  // cache (a register per element) and stored once.
+  te::Tensor red;
+  if (!out.op().reduce_axis().empty()) red = s.cache_write(out, "local");
+
   te::Stage so = s[out];
-  const auto& axes = out.op().axis();
+  std::shared_ptr<te::StageNode> out_stage = s.find_stage(out.op());
+  const std::vector<IterVar> axes = out_stage->op.axis();
   IterVar fused = axes.size() == 1 ? axes[0] : so.fuse(axes);
   auto [bx, inner] = so.split(fused, Expr(threads * per));
   auto [v, tx] = so.split(inner, Expr(threads));
@@ -138,8 +146,12 @@ te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPla
   so.bind(bx, te::thread_axis("blockIdx.x"));
   so.bind(tx, te::thread_axis("threadIdx.x"));
   if (per > 1) so.unroll(v);
-  if (unroll)
-    for (auto& r : out.op().reduce_axis()) so.unroll(r);
+  if (red.defined()) {
+    te::Stage sr = s[red];
+    sr.compute_at(so, v);
+    if (unroll)
+      for (auto& r : red.op().reduce_axis()) sr.unroll(r);
+  }
 
   if (acc.defined()) {
     te::Stage sa = s[acc];
@@ -151,7 +163,7 @@ te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPla
   // Remaining root stages (lp backward helpers): one thread per element.
   for (auto& st : s.stages()) {
     if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
-    if (st->op.same_as(out.op()) || (acc.defined() && st->op.same_as(acc.op()))) continue;
+    if (st == out_stage) continue;  // acc and red are attached, not roots
     bind_flat(te::Stage(st), st->op.axis(), 256);
   }
   return s;
