@@ -73,8 +73,11 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   int64_t ft = largest_divisor_at_most(F, f_cap), xt = largest_divisor_at_most(X, 16);
   auto [fo, fi] = os.split(ax[1], I(ft));
   auto [xo, xi] = os.split(ax[3], I(xt));
-  os.reorder({ax[0], fo, ax[2], xo, fi, xi});
-  IterVar par = os.fuse(std::vector<IterVar>{ax[0], fo, ax[2]});
+  // Output rows outside the channel blocks: consecutive parallel iterations share the same input
+  // rows (ci x kh x W, cache resident) instead of sweeping the whole input once per channel block,
+  // which made strided 1x1 layers memory bound.
+  os.reorder({ax[0], ax[2], fo, xo, fi, xi});
+  IterVar par = os.fuse(std::vector<IterVar>{ax[0], ax[2], fo});
   os.parallel(par);
   os.vectorize(xi);
   s[acc].compute_at(os, xo);
