@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <iostream>
 #include <random>
 #include <vector>
@@ -57,7 +58,12 @@ double best_time(int reps, F&& fn) {
 
 bool demo_pool() {
   std::cout << "== pooling frontend: PyTorch MaxPool2d / AvgPool2d for llvm (TopHub) and cuda -emulate ==\n";
-  auto best = autotune::tophub::context("llvm");
+  // The llvm TopHub package plus the project's pool configs (index.json "extra_packages"; passed
+  // explicitly as well while tophub::context() does not read that key yet; loading twice is harmless).
+  std::vector<std::string> extra;
+  std::string pool_log = autotune::tophub::root() + "/pool_llvm_v0.01.log";
+  if (!autotune::tophub::root().empty() && std::filesystem::exists(pool_log)) extra.push_back(pool_log);
+  auto best = autotune::tophub::context("llvm", extra);
   autotune::DispatchScope scope(*best);
   PoolInput in{{2, 4, 13, 12}, DataType::Float(32), PoolLayout::ChannelsFirst};
   MaxPoolParams mp;
