@@ -110,8 +110,34 @@ const std::map<std::string, std::set<std::string>>& allowed_attributes() {
   return m;
 }
 
+// Tensor ops (onnx_ops.h): attributes kept by kind for run_tensor_op.
+Node parse_tensor_op_node(const ::onnx::NodeProto& n, int index, const std::string& label) {
+  Node node;
+  node.name = n.name().empty() ? "#" + std::to_string(index) : n.name();
+  node.op_type = n.op_type();
+  node.inputs.assign(n.input().begin(), n.input().end());
+  node.outputs.assign(n.output().begin(), n.output().end());
+  const auto& allowed = tensor_op_attribute_names(n.op_type());
+  for (const auto& at : n.attribute()) {
+    const std::string& k = at.name();
+    MINITVM_USER_CHECK(allowed.count(k)) << "frontend::onnx: " << label << ": unsupported attribute '" << k << "'";
+    switch (at.type()) {
+      case ::onnx::AttributeProto_AttributeType_INT: node.op_attrs.ints[k] = at.i(); break;
+      case ::onnx::AttributeProto_AttributeType_FLOAT: node.op_attrs.floats[k] = at.f(); break;
+      case ::onnx::AttributeProto_AttributeType_STRING: node.op_attrs.strings[k] = at.s(); break;
+      case ::onnx::AttributeProto_AttributeType_INTS:
+        node.op_attrs.int_lists[k].assign(at.ints().begin(), at.ints().end());
+        break;
+      default: MINITVM_USER_ERROR << "frontend::onnx: " << label << ": attribute '" << k << "' has an unsupported type";
+    }
+  }
+  return node;
+}
+
 Node parse_node(const ::onnx::NodeProto& n, int index) {
   const std::string label = node_label(n, index);
+  if ((n.domain().empty() || n.domain() == "ai.onnx") && is_tensor_op(n.op_type()))
+    return parse_tensor_op_node(n, index, label);
   auto it = allowed_attributes().find(n.op_type());
   MINITVM_USER_CHECK(it != allowed_attributes().end() && (n.domain().empty() || n.domain() == "ai.onnx"))
       << "frontend::onnx: " << label << ": unsupported operator '" << n.op_type() << "'"
@@ -274,6 +300,14 @@ std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray
     return values.at(n.inputs[k]);
   };
   for (const Node& n : model.nodes) {
+    if (is_tensor_op(n.op_type)) {
+      std::vector<const HostArray*> ins;
+      for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(n.inputs[k].empty() ? nullptr : &get(n, k));
+      auto outs = run_tensor_op(n.name, n.op_type, n.op_attrs, ins);
+      for (size_t k = 0; k < outs.size() && k < n.outputs.size(); ++k)
+        if (!n.outputs[k].empty()) values[n.outputs[k]] = outs[k];
+      continue;
+    }
     if (n.op_type == "MaxUnpool") {
       const HostArray* shape = n.inputs.size() > 2 && !n.inputs[2].empty() ? &get(n, 2) : nullptr;
       values[n.outputs.at(0)] = max_unpool(n, get(n, 0), get(n, 1), shape);

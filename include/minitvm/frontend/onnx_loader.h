@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include "minitvm/frontend/onnx_ops.h"
 #include "minitvm/frontend/onnx_pool_attrs.h"
 #include "minitvm/frontend/pool_executor.h"
 
@@ -39,6 +40,7 @@ struct Node {
   std::vector<std::string> inputs;   ///< "" for an omitted optional input
   std::vector<std::string> outputs;  ///< "" for an omitted optional output
   OnnxPoolAttrs attrs;
+  TensorOpAttrs op_attrs;  ///< attributes of tensor ops (onnx_ops.h: Conv, Gemm, Relu, Add, ...)
 };
 
 /** A loaded model: the graph's nodes in order, its inputs/outputs and the default-domain opset. */
