@@ -72,7 +72,7 @@ TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
   if (!mo::available()) GTEST_SKIP() << "minitvm built without ONNX support";
   if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << " missing)";
   const std::vector<std::string> prefixes = {"test_conv_with_", "test_gemm_", "test_flatten_"};
-  const std::vector<std::string> exact = {"test_relu", "test_add", "test_add_bcast", "test_batchnorm_epsilon",
+  const std::vector<std::string> exact = {"test_relu", "test_add", "test_add_bcast", "test_add_uint8", "test_batchnorm_epsilon",
                                           "test_batchnorm_example"};
   std::vector<std::string> dirs;
   for (const auto& e : fs::directory_iterator(kNodeTests)) {
@@ -82,7 +82,7 @@ TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
     if (take) dirs.push_back(e.path().string());
   }
   std::sort(dirs.begin(), dirs.end());
-  ASSERT_GE(dirs.size(), 20u);  // 4 conv + 11 gemm + 9 flatten + relu/add/batchnorm in 1.12
+  ASSERT_GE(dirs.size(), 20u);  // 1.12: 4 conv + 11 gemm + 9 flatten + relu, 3 add, 2 batchnorm = 30
   ReferencePoolExecutor ref;
   int passed = 0;
   for (const auto& d : dirs) {
@@ -95,15 +95,18 @@ TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
 
 TEST(OnnxOps, DepthwiseAndSameUpperConvMatchNaive) {
   std::mt19937 rng(3);
-  HostArray x = random_array({1, 4, 7, 6}, rng), w = random_array({8, 1, 3, 3}, rng), b = random_array({8}, rng);
+  HostArray x = random_array({1, 4, 8, 6}, rng), w = random_array({8, 1, 3, 3}, rng), b = random_array({8}, rng);
   mo::TensorOpAttrs a;
   a.ints["group"] = 4;
   a.int_lists["strides"] = {2, 1};
   a.strings["auto_pad"] = "SAME_UPPER";
   auto out = mo::run_tensor_op("dw", "Conv", a, {&x, &w, &b});
-  // SAME_UPPER: out = ceil(in / stride); rows: 4 outputs need 9 rows -> pad 1 top, 1 bottom;
-  // cols: 6 outputs need 8 -> pad 1 left, 1 right.
-  expect_close(out.at(0), naive_conv(x, w, &b, 4, {2, 1}, {1, 1, 1, 1}, {1, 1}));
+  // out = ceil(in / stride); rows: 4 outputs need 9 of 8 rows -> one pad row, at the bottom for
+  // SAME_UPPER, at the top for SAME_LOWER; cols: 6 outputs need 8 -> pad 1 left, 1 right.
+  expect_close(out.at(0), naive_conv(x, w, &b, 4, {2, 1}, {0, 1, 1, 1}, {1, 1}));
+  a.strings["auto_pad"] = "SAME_LOWER";
+  auto lower = mo::run_tensor_op("dw", "Conv", a, {&x, &w, &b});
+  expect_close(lower.at(0), naive_conv(x, w, &b, 4, {2, 1}, {1, 1, 0, 1}, {1, 1}));
 
   mo::TensorOpAttrs g1;
   g1.int_lists["pads"] = {0, 1, 2, 1};

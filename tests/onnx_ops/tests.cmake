@@ -4,7 +4,7 @@
 # test data is absent), plus the same directories through `minitvm onnx-test` when the CLI exists.
 minitvm_test(test_onnx_ops LABEL unit MODULES frontend SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_onnx_ops.cc)
 
-set(_onnx_ops_pattern "test_conv_with_*;test_gemm_*;test_relu;test_add;test_add_bcast;test_flatten_*;test_batchnorm_epsilon;test_batchnorm_example")
+set(_onnx_ops_pattern "test_conv_with_*;test_gemm_*;test_relu;test_add;test_add_bcast;test_add_uint8;test_flatten_*;test_batchnorm_epsilon;test_batchnorm_example")
 set(_onnx_ops_dirs)
 foreach(p IN LISTS _onnx_ops_pattern)
   file(GLOB _d LIST_DIRECTORIES true /usr/share/libonnx-testdata/data/node/${p})
