@@ -109,7 +109,17 @@ std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets, co
       fs::path p = fs::path(r) / file;
       if (!fs::exists(p, ec)) continue;  // TVM would download it; we never do
       best->load(p.string(), opt.load);
-      break;  // only one file per target
+      // minitvm's own packages for this backend (e.g. tuned pooling configs), listed in index.json
+      // under "extra_packages"; TVM's files never contain those workloads, so nothing is shadowed.
+      const Json& idx = index_of(r);
+      if (auto x = idx.find("extra_packages"); x != idx.end() && x->is_object() && x->contains(c) && (*x)[c].is_array()) {
+        for (const auto& f : (*x)[c]) {
+          if (!f.is_string()) continue;
+          fs::path extra = fs::path(r) / f.get<std::string>();
+          if (fs::exists(extra, ec)) best->load(extra.string(), opt.load);
+        }
+      }
+      break;  // one TVM package file per target
     }
   }
   if (opt.include_seed_logs && fs::is_directory(fs::path(r) / "seed", ec)) best->load((fs::path(r) / "seed").string(), opt.load);

@@ -194,7 +194,7 @@ TEST(PoolTophub, BuildPoolUsesShippedConfigWithTophubFile) {
 
 // Needs src/autotune/tophub.cc to load index.json's "extra_packages" (see the lead's note);
 // enable when that lands.
-TEST(PoolTophub, DISABLED_BuildPoolUsesShippedConfigUnderTophubContext) {
+TEST(PoolTophub, BuildPoolUsesShippedConfigUnderTophubContext) {
   auto ctx = autotune::tophub::context("llvm");
   expect_tuned_config(*ctx);
 }
