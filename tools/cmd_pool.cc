@@ -1,6 +1,6 @@
 // `minitvm pool-conformance FILE.jsonl... [--target llvm|"cuda -emulate"]` and
 // `minitvm onnx-test DIR... [--target ...]`: run PyTorch golden pooling cases / ONNX backend node
-// tests through compiled pool kernels (CompiledPoolExecutor), one line per failure, then
+// tests through compiled kernels (pooling via CompiledPoolExecutor, tensor ops via onnx_ops), one line per failure, then
 // "N passed, N failed". Exit code 0 only when nothing failed.
 #include <iostream>
 
@@ -98,4 +98,4 @@ int run_onnx_test(const std::vector<std::string>& args) {
 
 MINITVM_COMMAND("pool-conformance", "run PyTorch golden pooling cases (.jsonl) through compiled kernels",
                 run_pool_conformance);
-MINITVM_COMMAND("onnx-test", "run ONNX backend node-test directories through compiled pool kernels", run_onnx_test);
+MINITVM_COMMAND("onnx-test", "run ONNX backend node-test directories through compiled kernels (pooling and tensor ops)", run_onnx_test);
