@@ -91,27 +91,44 @@ void unroll_pragmas(te::Stage os, const IterVar& scope, const ConfigEntity& cfg)
   os.pragma(scope, "unroll_explicit", I(knob_int(cfg, "unroll_explicit")));
 }
 
+/** Steps 1-2 of TVM's conv templates (spec 5.a): find the conv op by tag, inline the elementwise ops and
+ *  the padding, and make the local accumulator (a cache_write when the conv is the output, else the conv
+ *  itself in local scope under a fused epilogue). */
+struct ConvStages {
+  te::Schedule s;
+  te::Operation conv, output;
+  te::Tensor pad_data, kernel, OL;
+};
+
+ConvStages prepare_conv_stages(const std::vector<te::Tensor>& outs, const char* tag, const char* template_name) {
+  ConvStages c;
+  auto ops = ops_of(outs);
+  c.s = te::create_schedule(ops);
+  c.conv = find_op_by_tag(ops[0], tag);
+  MINITVM_USER_CHECK(c.conv.defined()) << template_name << " template: no " << tag << " op in the graph";
+  traverse_inline(c.s, ops[0], [](const te::Operation&) {});
+  c.pad_data = c.conv.input_tensors()[0];
+  c.kernel = c.conv.input_tensors()[1];
+  if (c.pad_data.op().op_type() == te::OpType::Compute) c.s[c.pad_data.op()].compute_inline();
+  if (is_output(c.s, c.conv)) {
+    c.output = c.conv;
+    c.OL = c.s.cache_write(c.conv.output(0), "local");
+  } else {
+    c.output = ops[0];
+    c.s[c.conv].set_scope("local");
+    c.OL = c.conv.output(0);
+  }
+  return c;
+}
+
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                          const autotune::ConvGeometry& g, const Target& target) {
   autotune::define_conv2d_direct_space(cfg, g, target);
   if (cfg.is_fallback()) reference_fallback(cfg, target, "conv2d");
-  auto ops = ops_of(outs);
-  te::Schedule s = te::create_schedule(ops);
-  te::Operation conv = find_op_by_tag(ops[0], "conv2d_nchw");
-  MINITVM_USER_CHECK(conv.defined()) << "conv2d direct template: no conv2d_nchw op in the graph";
-  traverse_inline(s, ops[0], [](const te::Operation&) {});
-  te::Tensor pad_data = conv.input_tensors()[0], kernel = conv.input_tensors()[1];
-  if (pad_data.op().op_type() == te::OpType::Compute) s[pad_data.op()].compute_inline();
-  te::Tensor OL;
-  te::Operation output;
-  if (is_output(s, conv)) {
-    output = conv;
-    OL = s.cache_write(conv.output(0), "local");
-  } else {
-    output = ops[0];
-    s[conv].set_scope("local");
-    OL = conv.output(0);
-  }
+  ConvStages cs = prepare_conv_stages(outs, "conv2d_nchw", "conv2d direct");
+  te::Schedule s = cs.s;
+  te::Tensor pad_data = cs.pad_data, kernel = cs.kernel, OL = cs.OL;
+  te::Operation output = cs.output;
   te::Tensor AA = s.cache_read(pad_data, "shared", {OL.op()});
   te::Tensor WW = s.cache_read(kernel, "shared", {OL.op()});
   te::Stage os = s[output];
@@ -141,23 +158,10 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs,
     reference_fallback(cfg, target, "depthwise_conv2d_nchw");
     cfg.set("unroll_explicit", autotune::OtherOptionEntity{0});
   }
-  auto ops = ops_of(outs);
-  te::Schedule s = te::create_schedule(ops);
-  te::Operation conv = find_op_by_tag(ops[0], "depthwise_conv2d_nchw");
-  MINITVM_USER_CHECK(conv.defined()) << "depthwise template: no depthwise_conv2d_nchw op in the graph";
-  traverse_inline(s, ops[0], [](const te::Operation&) {});
-  te::Tensor pad_data = conv.input_tensors()[0], kernel = conv.input_tensors()[1];
-  if (pad_data.op().op_type() == te::OpType::Compute) s[pad_data.op()].compute_inline();
-  te::Tensor OL;
-  te::Operation output;
-  if (is_output(s, conv)) {
-    output = conv;
-    OL = s.cache_write(conv.output(0), "local");
-  } else {
-    output = ops[0];
-    s[conv].set_scope("local");
-    OL = conv.output(0);
-  }
+  ConvStages cs = prepare_conv_stages(outs, "depthwise_conv2d_nchw", "depthwise");
+  te::Schedule s = cs.s;
+  te::Tensor pad_data = cs.pad_data, kernel = cs.kernel, OL = cs.OL;
+  te::Operation output = cs.output;
   te::Tensor AA = s.cache_read(pad_data, "shared", {OL.op()});
   te::Tensor WW = s.cache_read(kernel, "shared", {OL.op()});
   te::Tensor AL = s.cache_read(AA, "local", {OL.op()});
