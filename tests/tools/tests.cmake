@@ -1,0 +1,3 @@
+# The main job: `minitvm demo` must keep passing all its parts.
+add_test(NAME minitvm_demo COMMAND minitvm_cli demo)
+set_tests_properties(minitvm_demo PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "demo: all parts ok" TIMEOUT 600)
