@@ -24,7 +24,9 @@ Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const ir::Operation
  *  be vectorized (inner loops, data-dependent conditions, allocations) become serial loops. */
 Stmt vectorize_loop(const Stmt& s);
 
-/** Virtual threads (vthread attributes) become serial loops over their body (`vthread.s`). */
+/** Virtual threads as TVM's InjectVirtualThread: buffers whose contents depend on the thread grow by
+ *  its extent, and the thread variable is injected at the lowest statements using it (duplicated, or
+ *  a serial loop `v.s`); statements that do not use it run once. */
 Stmt inject_virtual_thread(const Stmt& s);
 
 /** Allocations inside a GPU kernel move to the top of the kernel's outermost thread_extent. */
