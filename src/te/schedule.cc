@@ -312,14 +312,7 @@ Operation rewrite_op_reads(const Operation& op, const std::unordered_map<const O
     changed |= !body.back().same_as(b);
   }
   if (!changed) return op;
-  // A multi-output reduction shares one Reduce: rebuild so all outputs keep one source list.
-  auto* n = new ComputeOpNode();
-  n->name = c->name;
-  n->tag = c->tag;
-  n->axis = c->axis;
-  n->reduce_axis = c->reduce_axis;
-  n->body = body;
-  return Operation(Ref<OperationNode>(n));
+  return make_compute_op(c->name, c->tag, c->axis, body);  // same axes: user handles stay valid
 }
 
 /** Replace reads in every stage (in topological order), cascading new ops to their consumers.
@@ -409,12 +402,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   std::vector<Expr> idx;
   for (auto& iv : c->axis) idx.push_back(iv->var);
   for (int i = 0; i < cache_op.num_outputs(); ++i) copy_body.push_back(cache_op.output(i).read(idx));
-  auto* n = new ComputeOpNode();
-  n->name = c->name;
-  n->tag = c->tag;
-  n->axis = c->axis;
-  n->body = copy_body;
-  Operation new_op{Ref<OperationNode>(n)};
+  Operation new_op = make_compute_op(c->name, c->tag, c->axis, copy_body);
   std::unordered_map<const OperationNode*, Operation> m{{st->op.get(), new_op}};
   Operation old = st->op;
   st->op = new_op;

@@ -82,13 +82,7 @@ class Lowerer {
           nb.push_back(x);
         }
         if (!changed) continue;
-        auto* n = new ComputeOpNode();
-        n->name = oc->name;
-        n->tag = oc->tag;
-        n->axis = oc->axis;
-        n->reduce_axis = oc->reduce_axis;
-        n->body = nb;
-        Operation nop{Ref<OperationNode>(n)};
+        Operation nop = make_compute_op(oc->name, oc->tag, oc->axis, nb);
         cascade[other->op.get()] = nop;
         other->op = nop;
       }
