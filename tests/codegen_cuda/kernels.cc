@@ -183,9 +183,44 @@ PrimFunc shared_float4_reverse() {
   return make_func("rev4", {A, B}, bind(tx, body));
 }
 
+PrimFunc bf16_elementwise() {
+  DataType bf = DataType::BFloat(16), f = DataType::Float(32);
+  auto A = make_param("A", bf, {kBf16N});
+  auto B = make_param("B", bf, {kBf16N});
+  auto I = make_param("I", DataType::Int(32), {kBf16N});
+  auto F = make_param("F", DataType::Float(64), {kBf16N});
+  auto C = make_param("C", bf, {kBf16N});
+  auto D = make_param("D", f, {kBf16N});
+  auto E = make_param("E", bf, {kBf16N});
+  auto G = make_param("G", bf, {kBf16N});
+  IterVar tx = thread_axis("threadIdx.x", 128);
+  Var j("j");
+  Expr i = Expr(j) * 128 + Expr(tx);
+  Expr a = load(A, i), b = load(B, i);
+  const double inf = std::numeric_limits<double>::infinity();
+  Stmt c = store(C, max(a * b + make_const(bf, 1.0), make_const(bf, 0.0)), i);
+  Stmt d = store(D, cast(f, max(a, make_const(bf, -inf))) + cast(f, a), i);
+  Stmt e = store(E, select(a < b, cast(bf, load(I, i)), cast(bf, load(F, i))), i);
+  Stmt g = store(G, select(isnan(a), make_const(bf, 3.0), min(a, make_const(bf, inf))), i);
+  Stmt loop = ForNode::make(j, 0, 4, ForKind::Serial, BlockNode::make({c, d, e, g}));
+  return make_func("bf16_ew", {A, B, I, F, C, D, E, G}, bind(tx, loop));
+}
+
+PrimFunc bf162_square() {
+  DataType bf = DataType::BFloat(16), bf2 = DataType::BFloat(16, 2);
+  auto A = make_param("A", bf, {kBf162N});
+  auto B = make_param("B", bf, {kBf162N});
+  auto C = make_param("C", bf, {kBf162N});
+  IterVar tx = thread_axis("threadIdx.x", kBf162N / 2);
+  Expr ramp = RampNode::make(Expr(tx) * 2, 1, 2);
+  Expr a = LoadNode::make(bf2, A.var(), ramp);
+  Stmt s = BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
+  return make_func("bf162", {A, B, C}, bind(tx, s));
+}
+
 std::vector<PrimFunc> all_test_functions() {
   return {vector_add(), tiled_matmul(), float4_scale(), half_elementwise(), max_pairs(), two_kernels(),
-          guarded_matmul(), half2_square(), shared_float4_reverse()};
+          guarded_matmul(), half2_square(), shared_float4_reverse(), bf16_elementwise(), bf162_square()};
 }
 
 }  // namespace minitvm::testing

@@ -69,6 +69,19 @@ constexpr int64_t kHalf2N = 256;
  */
 ir::PrimFunc shared_float4_reverse();
 
+/**
+ * bf16_ew(A, B, I, F, C, D, E, G) in bfloat16 (n = 512, one block of 128 threads, a serial loop of
+ * 4): C[i] = max(A[i] * B[i] + 1, 0) computed in bfloat16; D[i] = float(max(A[i], -inf)) +
+ * float(A[i]) in float32; E[i] = A[i] < B[i] ? bfloat16(I[i]) : bfloat16(F[i]) (int32 and float64
+ * sources); G[i] = isnan(A[i]) ? 3 : min(A[i], +inf).
+ */
+ir::PrimFunc bf16_elementwise();
+constexpr int64_t kBf16N = 512;
+
+/** bf162(A, B, C): B = A * A and C = A with __nv_bfloat162 accesses (n = 256, 128 threads x 2). */
+ir::PrimFunc bf162_square();
+constexpr int64_t kBf162N = 256;
+
 /** The functions above, for "every kernel compiles" checks. */
 std::vector<ir::PrimFunc> all_test_functions();
 

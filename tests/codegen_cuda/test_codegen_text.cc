@@ -1,10 +1,13 @@
 // CUDA codegen text, thread_sync placement and split_host_device on hand-built lowered IR.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "codegen_cuda/kernels.h"
 #include "minitvm/codegen/codegen_cuda.h"
 #include "minitvm/ir/functor.h"
 #include "minitvm/ir/ir_util.h"
+#include "minitvm/runtime/nvrtc.h"
 #include "minitvm/transform/split_host_device.h"
 #include "minitvm/transform/thread_sync.h"
 
@@ -229,6 +232,89 @@ TEST(CodegenCuda, SharedVectorAccessIsAligned) {
                                   "  ((float4*)(S_shared + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) * 4)))[0];\n",
                                   "  __syncthreads();\n", "  for (int j = 0; j < 4; ++j) {\n",
                                   "B[((j * 64) + ((int)threadIdx.x))] = S_shared[(255 - ((j * 64) + ((int)threadIdx.x)))];"});
+}
+
+TEST(CodegenCuda, Bf16Text) {
+  auto r = codegen::build_cuda(bf16_elementwise());
+  const std::string& src = r.cuda_source;
+  const std::string a = "A[((j * 128) + ((int)threadIdx.x))]", b = "B[((j * 128) + ((int)threadIdx.x))]";
+  expect_in_order(src, {"#include <cuda_bf16.h>\n", "__nv_bfloat16 mtvm_max(__nv_bfloat16 a, __nv_bfloat16 b) { return "
+                        "(__hgt(a, b) || __hisnan(a)) ? a : b; }",
+                        "__launch_bounds__(128) bf16_ew_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* "
+                        "__restrict__ A,  __nv_bfloat16* __restrict__ B,  float* __restrict__ D,  __nv_bfloat16* "
+                        "__restrict__ E,  int* __restrict__ I,  double* __restrict__ F,  __nv_bfloat16* __restrict__ G) {\n",
+                        "mtvm_max(((" + a + " * " + b + ") + __float2bfloat16_rn(1.000000e+00f)), __float2bfloat16_rn(0.000000e+00f))",
+                        "__bfloat162float(mtvm_max(" + a + ", __ushort_as_bfloat16((unsigned short)0xFF80U)))",
+                        "((" + a + " < " + b + ") ? __int2bfloat16_rn(I[", ") : __double2bfloat16(F[",
+                        "((__hisnan(" + a + ") != 0) ? __float2bfloat16_rn(3.000000e+00f) : mtvm_min(" + a +
+                            ", __ushort_as_bfloat16((unsigned short)0x7F80U)))"});
+  EXPECT_EQ(src.find("cuda_fp16.h"), std::string::npos);
+  EXPECT_EQ(src.find("half"), std::string::npos);
+  EXPECT_EQ(src.find(" max("), std::string::npos) << "no ambiguous max(__nv_bfloat16, __nv_bfloat16)";
+  EXPECT_EQ(src.find("__hmax"), std::string::npos) << "__hmax ignores NaN";
+}
+
+TEST(CodegenCuda, Bf162Text) {
+  auto r = codegen::build_cuda(bf162_square());
+  expect_in_order(r.cuda_source,
+                  {"#include <cuda_bf16.h>", "((__nv_bfloat162*)(B + (((int)threadIdx.x) * 2)))[0] = __halves2bfloat162("
+                   "(A[(((int)threadIdx.x) * 2)] * A[(((int)threadIdx.x) * 2)]), (A[((((int)threadIdx.x) * 2) + 1)] * "
+                   "A[((((int)threadIdx.x) * 2) + 1)]));",
+                   "((__nv_bfloat162*)(C + (((int)threadIdx.x) * 2)))[0] = ((__nv_bfloat162*)(A + (((int)threadIdx.x) * 2)))[0];"});
+}
+
+// bfloat16 literals are rounded once by the printer (NaN, +-inf and overflowing values as bit
+// patterns); casts between bfloat16, half and the integer types; reinterpret; bfloat16 math in
+// float. The source also compiles with NVRTC (when present).
+TEST(CodegenCuda, Bf16LiteralsCastsAndMath) {
+  DataType bf = DataType::BFloat(16), h = DataType::Float(16);
+  auto X = make_param("X", bf, {128});
+  auto H = make_param("H", h, {128});
+  auto L = make_param("L", DataType::Int(64), {128});
+  auto U = make_param("U", DataType::UInt(32), {128});
+  auto S = make_param("S", DataType::Int(16), {128});
+  auto Y = make_param("Y", bf, {128});
+  auto Z = make_param("Z", DataType::Int(32), {128});
+  IterVar tx = thread_axis("threadIdx.x", 128);
+  Expr i = tx;
+  auto ld = [&](const Param& p) { return LoadNode::make(p.buf->dtype, p.var(), i); };
+  auto st = [&](const Param& p, Expr v, int64_t off) { return StoreNode::make(p.var(), v, i * 8 + static_cast<int>(off)); };
+  auto bfc = [&](double v) { return make_const(bf, v); };
+  Expr reinterp_to = CallNode::make(bf, Intrinsic::Reinterpret, {ld(S)});
+  Expr reinterp_from = CallNode::make(DataType::Int(16), Intrinsic::Reinterpret, {ld(X)});
+  Stmt body = BlockNode::make({
+      StoreNode::make(Y.var(), ld(X) * bfc(0.1) + bfc(std::nan("")), i * 8),
+      st(Y, select(ld(X) > bfc(1e39), bfc(-3.3962e38), bfc(3.38e38)), 1),
+      st(Y, cast(bf, ld(H)) + cast(bf, ld(L)) + cast(bf, ld(U)), 2),
+      st(Y, reinterp_to + exp(ld(X)), 3),
+      st(Y, cast(bf, cast(DataType::Int(8), ld(Z))), 4),
+      StoreNode::make(H.var(), cast(h, ld(X)), i),
+      StoreNode::make(Z.var(), cast(DataType::Int(32), ld(X)) + cast(DataType::Int(32), reinterp_from), i),
+  });
+  auto r = codegen::build_cuda(make_func("bf16_misc", {X, H, L, U, S, Y, Z}, bind(tx, body)));
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
+                        // 0.1 rounds to 0x3DCD = 0.10009765625, printed exactly; NaN is CUDA's canonical 0x7FFF
+                        "(X[((int)threadIdx.x)] * __float2bfloat16_rn(1.00097656e-01f)) + __ushort_as_bfloat16((unsigned short)0x7FFFU)",
+                        // 1e39 and -3.3962e38 round to +-inf (beyond the largest finite value 0x7F7F by half an ulp
+                        // or more); 3.38e38 to 0x7F7E
+                        "(X[((int)threadIdx.x)] > __ushort_as_bfloat16((unsigned short)0x7F80U)) ? "
+                        "__ushort_as_bfloat16((unsigned short)0xFF80U) : __float2bfloat16_rn(3.37623911e+38f)",
+                        "__float2bfloat16_rn(__half2float(H[((int)threadIdx.x)])) + __ll2bfloat16_rn(L[((int)threadIdx.x)])) + "
+                        "__uint2bfloat16_rn(U[((int)threadIdx.x)])",
+                        "(__ushort_as_bfloat16((unsigned short)S[((int)threadIdx.x)]) + "
+                        "__float2bfloat16_rn(expf(__bfloat162float(X[((int)threadIdx.x)]))))",
+                        "__float2bfloat16_rn(((float)((signed char)Z[((int)threadIdx.x)])))",
+                        "H[((int)threadIdx.x)] = __float2half_rn(__bfloat162float(X[((int)threadIdx.x)]));",
+                        "(((int)__bfloat162float(X[((int)threadIdx.x)])) + ((int)((short)__bfloat16_as_ushort(X[((int)threadIdx.x)]))))"});
+  EXPECT_EQ(codegen::bfloat16_bits(0.1), 0x3DCD);
+  EXPECT_EQ(codegen::bfloat16_bits(-3.3962e38), 0xFF80);
+  EXPECT_EQ(codegen::bfloat16_bits(-3.3961e38), 0xFF7F);
+  EXPECT_EQ(codegen::bfloat16_bits(3.38e38), 0x7F7E);
+  if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available: text only";
+  runtime::NvrtcOptions o;
+  o.arch = "sm_90";
+  EXPECT_NO_THROW(runtime::nvrtc_compile(src, o)) << src;
 }
 
 TEST(CodegenCuda, Half2Text) {

@@ -2,6 +2,7 @@
 // CPU emulator runs the emitted CUDA C with results equal to a C++ reference.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -38,6 +39,44 @@ _Float16 h_from_bits(uint16_t b) {
   _Float16 h;
   std::memcpy(&h, &b, 2);
   return h;
+}
+
+// Reference bfloat16, written independently of the code generator's and the emulator's bit
+// tricks: decode by shifting into a float; encode a double by searching the sorted finite
+// bfloat16 values for the nearest one (ties to the even bit pattern, beyond the largest finite
+// value by half an ulp or more: inf, zero keeps the sign, NaN -> CUDA's canonical 0x7FFF).
+float bf_to_float(uint16_t b) {
+  uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t bf_nearest(double x) {
+  static const std::vector<std::pair<double, uint16_t>> table = [] {
+    std::vector<std::pair<double, uint16_t>> t;
+    for (uint32_t b = 0; b <= 0x7F7F; ++b) {
+      t.push_back({bf_to_float(static_cast<uint16_t>(b)), static_cast<uint16_t>(b)});
+      if (b) t.push_back({-static_cast<double>(bf_to_float(static_cast<uint16_t>(b))), static_cast<uint16_t>(b | 0x8000)});
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+  }();
+  if (std::isnan(x)) return 0x7FFF;
+  const double overflow = static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119);
+  if (std::fabs(x) >= overflow) return x < 0 ? 0xFF80 : 0x7F80;
+  auto it = std::lower_bound(table.begin(), table.end(), std::make_pair(x, uint16_t(0)));
+  uint16_t r;
+  if (it == table.end()) {  // between the largest finite value and the overflow bound
+    r = table.back().second;
+  } else if (it == table.begin()) {
+    r = it->second;
+  } else {
+    auto lo = it - 1;
+    const double dl = x - lo->first, dh = it->first - x;
+    r = dl < dh ? lo->second : dh < dl ? it->second : ((lo->second & 1) ? it->second : lo->second);
+  }
+  if ((r & 0x7FFF) == 0) r = std::signbit(x) ? 0x8000 : 0x0000;
+  return r;
 }
 
 TEST(CudaCompile, EveryKernelPassesNvrtcAndPtxas) {
@@ -201,6 +240,76 @@ TEST(CudaEmulate, HalfElementwise) {
     _Float16 ref = t > static_cast<_Float16>(0.0f) ? t : static_cast<_Float16>(0.0f);
     ASSERT_EQ(c[i], h_bits(ref)) << i;
     ASSERT_EQ(d[i], 2.0f * static_cast<float>(x)) << i;
+  }
+}
+
+// bfloat16 arithmetic rounds after every operation; int32/float64 sources are rounded once (the
+// chosen values would round twice to a different result through float); literals, -inf/+inf,
+// isnan and the NaN-propagating max all reach the kernel.
+TEST(CudaEmulate, Bfloat16Elementwise) {
+  const int64_t n = kBf16N;
+  auto af = random_floats(n, 21, -4.0f, 4.0f), bf = random_floats(n, 22, -4.0f, 4.0f);
+  std::vector<uint16_t> a(n), b(n);
+  std::vector<int32_t> iv(n);
+  std::vector<double> fv(n);
+  std::mt19937 rng(23);
+  for (int64_t i = 0; i < n; ++i) {
+    a[i] = bf_nearest(af[i]);
+    b[i] = bf_nearest(bf[i]);
+    iv[i] = static_cast<int32_t>(rng() >> 4) - (1 << 27);
+    fv[i] = std::ldexp(static_cast<double>(rng()), -20) - 2048.0;
+  }
+  a[5] = 0x7FC0;                                     // NaN
+  a[6] = 0x7F80;                                     // +inf
+  a[7] = 0xFF80;                                     // -inf
+  a[8] = 0x8000;                                     // -0
+  a[9] = 0x3F80, b[9] = 0x4000;                      // a < b: E takes I
+  iv[9] = (1 << 24) + (1 << 16) + 1;                 // just above a bfloat16 midpoint (via float: 2^24)
+  a[10] = 0x4000, b[10] = 0x3F80;                    // a > b: E takes F
+  fv[10] = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);  // same for float64 (via float: 1.0)
+  a[11] = 0x4000, b[11] = 0x3F80;
+  fv[11] = 1e39;                                     // overflows bfloat16 (and float)
+  DataType h = DataType::BFloat(16);
+  NDArray A = NDArray::from_vector(a, {n}, h), B = NDArray::from_vector(b, {n}, h);
+  NDArray I = NDArray::from_vector(iv, {n}), F = NDArray::from_vector(fv, {n});
+  NDArray C = NDArray::empty({n}, h), D = NDArray::empty({n}, DataType::Float(32));
+  NDArray E = NDArray::empty({n}, h), G = NDArray::empty({n}, h);
+  emulated(bf16_elementwise()).get_function("bf16_ew")(A, B, I, F, C, D, E, G);
+  auto c = C.to_vector<uint16_t>(), e = E.to_vector<uint16_t>(), g = G.to_vector<uint16_t>();
+  auto d = D.to_vector<float>();
+  EXPECT_EQ(e[9], 0x4B81) << "int32 -> bfloat16 must round once";
+  EXPECT_EQ(e[10], 0x3F81) << "float64 -> bfloat16 must round once";
+  EXPECT_EQ(e[11], 0x7F80);
+  for (int64_t i = 0; i < n; ++i) {
+    const double x = bf_to_float(a[i]), y = bf_to_float(b[i]);
+    const double t = bf_to_float(bf_nearest(bf_to_float(bf_nearest(x * y)) + 1.0));
+    if (std::isnan(t)) {
+      EXPECT_TRUE(std::isnan(bf_to_float(c[i]))) << i << ": NaN must propagate through max";
+    } else {
+      ASSERT_EQ(c[i], bf_nearest(t > 0 ? t : 0.0)) << i;
+    }
+    if (std::isnan(x)) {
+      EXPECT_TRUE(std::isnan(d[i])) << i;
+    } else {
+      ASSERT_EQ(d[i], static_cast<float>(2.0 * x)) << i;
+    }
+    ASSERT_EQ(e[i], x < y ? bf_nearest(iv[i]) : bf_nearest(fv[i])) << i;
+    ASSERT_EQ(g[i], std::isnan(x) ? bf_nearest(3.0) : a[i]) << i;
+  }
+}
+
+TEST(CudaEmulate, Bfloat162Square) {
+  auto af = random_floats(kBf162N, 24, -8.0f, 8.0f);
+  std::vector<uint16_t> a(kBf162N);
+  for (int64_t i = 0; i < kBf162N; ++i) a[i] = bf_nearest(af[i]);
+  DataType h = DataType::BFloat(16);
+  NDArray A = NDArray::from_vector(a, {kBf162N}, h), B = NDArray::empty({kBf162N}, h), C = NDArray::empty({kBf162N}, h);
+  emulated(bf162_square()).get_function("bf162")(A, B, C);
+  auto b = B.to_vector<uint16_t>(), c = C.to_vector<uint16_t>();
+  for (int64_t i = 0; i < kBf162N; ++i) {
+    const double x = bf_to_float(a[i]);
+    ASSERT_EQ(b[i], bf_nearest(x * x)) << i;
+    ASSERT_EQ(c[i], a[i]) << i;
   }
 }
 

@@ -157,10 +157,39 @@ inline const char* const kActivation = R"(extern "C" __global__ void __launch_bo
 
 )";
 
+/** The bfloat16 header, as the code generator includes it. */
+inline const char* const kBf16Header = "#include <cuda_bf16.h>\n";
+
+/** bfloat16: C = __hmax(A * B + A, 0) with cuda_bf16's operators; grid (blocks), block (128). */
+inline const char* const kBf16MulAddRelu = R"(extern "C" __global__ void __launch_bounds__(128) bf16_madd_relu_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* __restrict__ A,  __nv_bfloat16* __restrict__ B) {
+  C[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] = __hmax(((A[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] * B[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))]) + A[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))]), __float2bfloat16_rn(0.000000e+00f));
+}
+
+)";
+
+/**
+ * bfloat16 conversions and intrinsics, 8 results (bit patterns) per element: float, double, int
+ * (the int64 truncated), int64 -> bfloat16; __hmax, __hmin, __hmax_nan of (a, b); (a + b) * a.
+ * grid (n/64), block (64).
+ */
+inline const char* const kBf16Convert = R"(extern "C" __global__ void __launch_bounds__(64) bf16_conv_kernel0( unsigned short* __restrict__ out,  float* __restrict__ f,  double* __restrict__ d,  long long* __restrict__ ll,  __nv_bfloat16* __restrict__ a,  __nv_bfloat16* __restrict__ b) {
+  int i = ((((int)blockIdx.x) * 64) + ((int)threadIdx.x));
+  out[(i * 8)] = __bfloat16_as_ushort(__float2bfloat16_rn(f[i]));
+  out[((i * 8) + 1)] = __bfloat16_as_ushort(__double2bfloat16(d[i]));
+  out[((i * 8) + 2)] = __bfloat16_as_ushort(__int2bfloat16_rn(((int)ll[i])));
+  out[((i * 8) + 3)] = __bfloat16_as_ushort(__ll2bfloat16_rn(ll[i]));
+  out[((i * 8) + 4)] = __bfloat16_as_ushort(__hmax(a[i], b[i]));
+  out[((i * 8) + 5)] = __bfloat16_as_ushort(__hmin(a[i], b[i]));
+  out[((i * 8) + 6)] = __bfloat16_as_ushort(__hmax_nan(a[i], b[i]));
+  out[((i * 8) + 7)] = __bfloat16_as_ushort(((a[i] + b[i]) * a[i]));
+}
+
+)";
+
 /** Every kernel above in one translation unit (names are unique), for the nvcc/ptxas check. */
 inline std::string all_kernels_source() {
-  return std::string(kHalfHeader) + kVectorAdd + kRowSum + matmul_source(64, 64, 64) + kVectorCopy + kHalfAddRelu +
-         kHalfMean + kActivation;
+  return std::string(kHalfHeader) + kBf16Header + kVectorAdd + kRowSum + matmul_source(64, 64, 64) + kVectorCopy +
+         kHalfAddRelu + kHalfMean + kActivation + kBf16MulAddRelu + kBf16Convert;
 }
 
 }  // namespace minitvm_test

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstring>
+#include <limits>
 #include <random>
 
 #include "emulator/kernels.h"
@@ -48,6 +49,54 @@ uint16_t double_to_half_bits(double x) {
   if (dl < dh) return lo->second;
   if (dh < dl) return it->second;
   return (lo->second & 1) ? it->second : lo->second;
+}
+
+// Reference bfloat16, independent of the emulator's bit tricks: decode by shifting into a float,
+// encode by searching the sorted finite values for the nearest (long double: int64 inputs are
+// exact), ties to the even pattern, inf from half an ulp beyond the largest finite value, zero
+// keeps the sign, NaN -> CUDA's canonical 0x7FFF.
+float bf_to_float(uint16_t b) {
+  const uint32_t u = static_cast<uint32_t>(b) << 16;
+  float f;
+  std::memcpy(&f, &u, 4);
+  return f;
+}
+uint16_t bf_nearest(long double x) {
+  static const std::vector<std::pair<long double, uint16_t>> table = [] {
+    std::vector<std::pair<long double, uint16_t>> t;
+    for (uint32_t b = 0; b <= 0x7F7F; ++b) {
+      t.push_back({bf_to_float(static_cast<uint16_t>(b)), static_cast<uint16_t>(b)});
+      if (b) t.push_back({-static_cast<long double>(bf_to_float(static_cast<uint16_t>(b))), static_cast<uint16_t>(b | 0x8000)});
+    }
+    std::sort(t.begin(), t.end());
+    return t;
+  }();
+  if (std::isnan(x)) return 0x7FFF;
+  const long double overflow = static_cast<long double>(bf_to_float(0x7F7F)) + std::ldexp(1.0L, 119);
+  if (std::fabs(x) >= overflow) return x < 0 ? 0xFF80 : 0x7F80;
+  auto it = std::lower_bound(table.begin(), table.end(), std::make_pair(x, uint16_t(0)));
+  uint16_t r;
+  if (it == table.end()) {  // between the largest finite value and the overflow bound
+    r = table.back().second;
+  } else if (it == table.begin()) {
+    r = it->second;
+  } else {
+    auto lo = it - 1;
+    const long double dl = x - lo->first, dh = it->first - x;
+    r = dl < dh ? lo->second : dh < dl ? it->second : ((lo->second & 1) ? it->second : lo->second);
+  }
+  if ((r & 0x7FFF) == 0) r = std::signbit(x) ? 0x8000 : 0x0000;
+  return r;
+}
+bool bf_isnan(uint16_t b) { return (b & 0x7FFF) > 0x7F80; }
+// PTX max.bf16 / min.bf16: a NaN operand is ignored (canonical NaN if both are), +0 > -0.
+uint16_t bf_max_ref(uint16_t a, uint16_t b, bool is_max) {
+  if (bf_isnan(a) && bf_isnan(b)) return 0x7FFF;
+  if (bf_isnan(a)) return b;
+  if (bf_isnan(b)) return a;
+  const float x = bf_to_float(a), y = bf_to_float(b);
+  if (x == y) return ((a & 0x8000) != 0) == is_max ? b : a;
+  return (x > y) == is_max ? a : b;
 }
 
 }  // namespace
@@ -131,6 +180,81 @@ TEST(EmulatorKernels, HalfMeanWithFloatAccumulation) {
     for (int k = 0; k < 64; ++k) acc += static_cast<float>(half_bits_to_double(in[r * 64 + k]));
     ASSERT_EQ(out[r], double_to_half_bits(acc * 0.015625f)) << r;
   }
+}
+
+TEST(EmulatorKernels, Bfloat16MulAddRelu) {
+  auto ck = compile(std::string(kBf16Header) + kBf16MulAddRelu);
+  const int n = 256;
+  auto af = random_floats(n, 17), bf = random_floats(n, 18);
+  std::vector<uint16_t> a(n), b(n), c(n, 0xffff);
+  for (int i = 0; i < n; ++i) {
+    a[i] = bf_nearest(af[i] * 100.0);
+    b[i] = bf_nearest(bf[i] * 3.0);
+  }
+  a[3] = 0x7FC0;  // NaN: __hmax ignores it and returns the 0
+  launch(*ck, "bf16_madd_relu_kernel0", {2, 1, 1}, {128, 1, 1},
+         {EmuArg::buffer(c), EmuArg::buffer(a), EmuArg::buffer(b)});
+  for (int i = 0; i < n; ++i) {
+    const long double x = bf_to_float(a[i]), y = bf_to_float(b[i]);
+    const uint16_t t = bf_nearest(static_cast<long double>(bf_to_float(bf_nearest(x * y))) + x);
+    ASSERT_EQ(c[i], bf_max_ref(t, 0, true)) << i;
+  }
+  EXPECT_EQ(c[3], 0u);
+}
+
+// Conversions into bfloat16 round once (sticky bit kept for float64 and int64 sources), NaN is the
+// canonical 0x7FFF; __hmax/__hmin/__hmax_nan follow PTX max.bf16 / max.NaN.bf16.
+TEST(EmulatorKernels, Bfloat16ConversionsAndMinMax) {
+  auto ck = compile(std::string(kBf16Header) + kBf16Convert);
+  const int n = 256;
+  std::mt19937_64 rng(19);
+  std::vector<float> f(n);
+  std::vector<double> d(n);
+  std::vector<long long> ll(n);
+  std::vector<uint16_t> a(n), b(n), out(8 * n, 0);
+  for (int i = 0; i < n; ++i) {
+    const uint32_t fb = static_cast<uint32_t>(rng());  // any bit pattern: NaN, inf, denormals too
+    std::memcpy(&f[i], &fb, 4);
+    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 280) - 190) * ((rng() & 1) ? -1 : 1);
+    ll[i] = static_cast<long long>(rng() >> (1 + rng() % 63)) * ((rng() & 1) ? -1 : 1);
+    a[i] = static_cast<uint16_t>(rng());
+    b[i] = (rng() & 3) == 0 ? a[i] : static_cast<uint16_t>(rng());
+  }
+  const uint32_t fspecial[] = {0x3F808000u, 0x3F818000u, 0x7F7FFFFFu, 0x7F7F7FFFu, 0x7F7F8000u,
+                               0x00000001u, 0x00008000u, 0x00018000u, 0x80000000u, 0xFFC00001u};
+  for (int k = 0; k < 10; ++k) std::memcpy(&f[k], &fspecial[k], 4);
+  const double dspecial[] = {1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40), 1.0 + std::ldexp(1.0, -8),
+                             std::nan(""), INFINITY, -INFINITY, 1e-300, -1e-300, 1e39,
+                             static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119),
+                             static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119) - std::ldexp(1.0, 80)};
+  for (int k = 0; k < 10; ++k) d[k] = dspecial[k];
+  const long long lspecial[] = {(1LL << 60) + (1LL << 52) + 1, -((1LL << 60) + (1LL << 52) + 1),
+                                std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max(),
+                                0, (1 << 24) + (1 << 16) + 1, -((1 << 24) + (1 << 16)), 1000003};
+  for (int k = 0; k < 8; ++k) ll[k] = lspecial[k];
+  const uint16_t pairs[][2] = {{0x7FC0, 0x3F80}, {0x3F80, 0x7FC0}, {0x7FC0, 0xFFC1}, {0x0000, 0x8000},
+                               {0x8000, 0x0000}, {0x7F80, 0xFF80}, {0xFF80, 0x7FC0}, {0x4000, 0x4000}};
+  for (int k = 0; k < 8; ++k) a[k] = pairs[k][0], b[k] = pairs[k][1];
+  launch(*ck, "bf16_conv_kernel0", {n / 64, 1, 1}, {64, 1, 1},
+         {EmuArg::buffer(out), EmuArg::buffer(f), EmuArg::buffer(d), EmuArg::buffer(ll), EmuArg::buffer(a),
+          EmuArg::buffer(b)});
+  for (int i = 0; i < n; ++i) {
+    const uint16_t* o = &out[8 * i];
+    ASSERT_EQ(o[0], bf_nearest(f[i])) << i << ": float " << f[i];
+    ASSERT_EQ(o[1], bf_nearest(d[i])) << i << ": double " << d[i];
+    ASSERT_EQ(o[2], bf_nearest(static_cast<int32_t>(ll[i]))) << i << ": int " << static_cast<int32_t>(ll[i]);
+    ASSERT_EQ(o[3], bf_nearest(static_cast<long double>(ll[i]))) << i << ": long long " << ll[i];
+    ASSERT_EQ(o[4], bf_max_ref(a[i], b[i], true)) << i;
+    ASSERT_EQ(o[5], bf_max_ref(a[i], b[i], false)) << i;
+    ASSERT_EQ(o[6], bf_isnan(a[i]) || bf_isnan(b[i]) ? 0x7FFF : bf_max_ref(a[i], b[i], true)) << i;
+    const long double x = bf_to_float(a[i]), y = bf_to_float(b[i]);
+    ASSERT_EQ(o[7], bf_nearest(static_cast<long double>(bf_to_float(bf_nearest(x + y))) * x)) << i;
+  }
+  // the cases that rounding twice (through float) would get wrong
+  EXPECT_EQ(out[8 * 0 + 1], 0x3F81);
+  EXPECT_EQ(out[8 * 0 + 3], 0x5D81);
+  EXPECT_EQ(out[8 * 5 + 2], 0x4B81);
+  EXPECT_EQ(out[8 * 5 + 3], 0x4B81);
 }
 
 TEST(EmulatorKernels, TwoDimensionalGridInt64IndicesScalarsAndMath) {

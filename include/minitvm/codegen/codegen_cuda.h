@@ -20,12 +20,18 @@
  * operators; conversions go through `__float2half_rn` / `__half2float`; math functions on half are
  * computed in float; ±inf/NaN half literals are `__ushort_as_half(0x7C00)` style bit patterns;
  * float ±inf/NaN are `__int_as_float(0x7f800000)` style (no math_constants.h needed).
+ * bfloat16 is `__nv_bfloat16` (`__nv_bfloat162` for 2 lanes), with `#include <cuda_bf16.h>` on
+ * demand, following the same rules through cuda_bf16's operators and `__float2bfloat16_rn` /
+ * `__bfloat162float`; every conversion into bfloat16 rounds once (`__double2bfloat16`,
+ * `__int2bfloat16_rn`, `__ll2bfloat16_rn`, ... rather than through float), and literals are
+ * rounded to bfloat16 by the printer (`__float2bfloat16_rn(<exact float>)`, ±inf/NaN as
+ * `__ushort_as_bfloat16(0x7F80)` style bit patterns).
  *
- * min/max: integers use CUDA's `min(a, b)` / `max(a, b)`. Floating point (float, double, half) use
- * helper functions `mtvm_min` / `mtvm_max` defined in the preamble, which PROPAGATE NaN (like
- * PyTorch's max pooling and `torch.maximum`): `(a > b || isnan(a)) ? a : b`. This differs from
+ * min/max: integers use CUDA's `min(a, b)` / `max(a, b)`. Floating point (float, double, half,
+ * bfloat16) use helper functions `mtvm_min` / `mtvm_max` defined in the preamble, which PROPAGATE
+ * NaN (like PyTorch's max pooling and `torch.maximum`): `(a > b || isnan(a)) ? a : b`. This differs from
  * TVM, whose `max(a, b)` is `fmaxf` (NaN-ignoring). It also avoids the ambiguous `max(half, half)`
- * overload.
+ * overload (and `__hmax`, which ignores NaN).
  *
  * Math: float32 uses the accurate libdevice functions (`expf`, `logf`, `sqrtf`, `tanhf`, `powf`,
  * `erff`, ...), not TVM's fast `__expf`; float64 the plain names (`exp`, `sqrt`).
@@ -47,6 +53,8 @@ class CodeGenCUDA : public CodeGenC {
   CodeGenCUDA();
   /** Whether any printed type was float16 (then the source includes cuda_fp16.h). */
   bool uses_fp16() const { return need_fp16_; }
+  /** Whether any printed type was bfloat16 (then the source includes cuda_bf16.h). */
+  bool uses_bf16() const { return need_bf16_; }
 
  protected:
   void print_type(DataType t, std::ostream& os) override;
@@ -66,9 +74,12 @@ class CodeGenCUDA : public CodeGenC {
   std::string preamble() override;
 
  private:
-  bool need_fp16_ = false;
-  bool need_minmax_f32_ = false, need_minmax_f64_ = false, need_minmax_f16_ = false;
+  bool need_fp16_ = false, need_bf16_ = false;
+  bool need_minmax_f32_ = false, need_minmax_f64_ = false, need_minmax_f16_ = false, need_minmax_bf16_ = false;
 };
+
+/** The nearest bfloat16 of `v` (ties to even, rounded once), as bits; NaN -> 0x7FFF. */
+uint16_t bfloat16_bits(double v);
 
 /** Threads per block of a kernel: the product of its threadIdx extents (constants), or 1. */
 int64_t kernel_block_threads(const ir::PrimFunc& kernel);

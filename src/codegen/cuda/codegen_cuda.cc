@@ -2,11 +2,36 @@
 #include "minitvm/codegen/codegen_cuda.h"
 
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 
 namespace minitvm::codegen {
 
 using namespace ir;
+
+namespace {
+bool is_f16(DataType t) { return t.is_float() && t.bits() == 16; }
+bool is_bf16(DataType t) { return t.is_bfloat() && t.bits() == 16; }
+
+// float -> bfloat16 conversion function of the 16-bit type `t` and back ("__half2float" ...).
+const char* from_f32(DataType t) { return is_bf16(t) ? "__float2bfloat16_rn" : "__float2half_rn"; }
+const char* to_f32(DataType t) { return is_bf16(t) ? "__bfloat162float" : "__half2float"; }
+}  // namespace
+
+uint16_t bfloat16_bits(double v) {
+  if (std::isnan(v)) return 0x7FFF;  // CUDA's canonical bfloat16 NaN (CUDART_NAN_BF16)
+  float f = static_cast<float>(v);
+  uint32_t u;
+  std::memcpy(&u, &f, 4);
+  // Round to odd into float (truncate toward zero, then set the last bit when inexact): the second
+  // rounding to bfloat16's 8 significant bits is then the correctly rounded one.
+  if (std::isfinite(f) && static_cast<double>(f) != v) {
+    if (std::fabs(static_cast<double>(f)) > std::fabs(v)) --u;
+    u |= 1u;
+  }
+  u += 0x7FFFu + ((u >> 16) & 1u);  // nearest, ties to even (an overflow carries into inf)
+  return static_cast<uint16_t>(u >> 16);
+}
 
 CodeGenCUDA::CodeGenCUDA() {
   for (const char* n : {"mtvm_min", "mtvm_max", "mtvm_floordiv", "mtvm_floormod"}) global_names_.push_back(n);
@@ -37,6 +62,13 @@ void CodeGenCUDA::print_type(DataType t, std::ostream& os) {
     if (lanes == 1) os << "half";
     else if (lanes == 2) os << "half2";
     else MINITVM_USER_ERROR << "CUDA: vector type " << t << " is not supported (half has 1 or 2 lanes)";
+    return;
+  }
+  if (is_bf16(t)) {
+    need_bf16_ = true;
+    if (lanes == 1) os << "__nv_bfloat16";
+    else if (lanes == 2) os << "__nv_bfloat162";
+    else MINITVM_USER_ERROR << "CUDA: vector type " << t << " is not supported (__nv_bfloat16 has 1 or 2 lanes)";
     return;
   }
   const char* base = nullptr;
@@ -94,7 +126,7 @@ void CodeGenCUDA::print_storage_sync(const CallNode* op) {
 }
 
 bool CodeGenCUDA::supports_vector_access(DataType t) const {
-  if (t.is_float() && t.bits() == 16) return t.lanes() == 2;
+  if (is_f16(t) || is_bf16(t)) return t.lanes() == 2;
   if (t.bits() == 32 && (t.is_float() || t.is_int() || t.is_uint())) return t.lanes() == 2 || t.lanes() == 4;
   if (t.bits() == 64 && (t.is_float() || t.is_int() || t.is_uint())) return t.lanes() == 2;
   return false;
@@ -107,6 +139,12 @@ void CodeGenCUDA::print_vec_construct(DataType t, const std::vector<std::string>
     os << "__halves2half2(" << lanes[0] << ", " << lanes[1] << ")";
     return;
   }
+  if (is_bf16(t)) {
+    MINITVM_USER_CHECK(lanes.size() == 2) << "CUDA: cannot build a " << t << " value";
+    need_bf16_ = true;
+    os << "__halves2bfloat162(" << lanes[0] << ", " << lanes[1] << ")";
+    return;
+  }
   std::ostringstream ty;
   print_type(t, ty);
   os << "make_" << ty.str() << "(";
@@ -115,6 +153,25 @@ void CodeGenCUDA::print_vec_construct(DataType t, const std::vector<std::string>
 }
 
 void CodeGenCUDA::print_float_const(DataType t, double v, std::ostream& os) {
+  if (is_bf16(t)) {
+    // The literal is rounded here (once, from the double); NaN and +-inf (also values that round
+    // to inf) are bit patterns, anything else the exactly representable float converted by CUDA.
+    need_bf16_ = true;
+    uint16_t b = bfloat16_bits(v);
+    if ((b & 0x7F80u) == 0x7F80u) {
+      char hex[8];
+      std::snprintf(hex, sizeof hex, "0x%04X", static_cast<unsigned>(b));
+      os << "__ushort_as_bfloat16((unsigned short)" << hex << "U)";
+    } else {
+      uint32_t u = static_cast<uint32_t>(b) << 16;
+      float f;
+      std::memcpy(&f, &u, 4);
+      os << "__float2bfloat16_rn(";
+      CodeGenC::print_float_const(DataType::Float(32), f, os);
+      os << ")";
+    }
+    return;
+  }
   if (t.bits() == 16) {
     need_fp16_ = true;
     if (std::isnan(v)) os << "__ushort_as_half((unsigned short)0x7E00U)";
@@ -142,8 +199,13 @@ void CodeGenCUDA::print_float_const(DataType t, double v, std::ostream& os) {
 
 void CodeGenCUDA::print_min_max(bool is_max, const Expr& a, const Expr& b, std::ostream& os) {
   DataType t = a.dtype();
+  if (is_bf16(t)) {
+    need_minmax_bf16_ = need_bf16_ = true;
+    os << (is_max ? "mtvm_max(" : "mtvm_min(") << print_expr(a) << ", " << print_expr(b) << ")";
+    return;
+  }
   if (t.is_float()) {
-    if (t.bits() == 16) need_minmax_f16_ = need_fp16_ = true;
+    if (is_f16(t)) need_minmax_f16_ = need_fp16_ = true;
     else if (t.bits() == 32) need_minmax_f32_ = true;
     else need_minmax_f64_ = true;
     os << (is_max ? "mtvm_max(" : "mtvm_min(") << print_expr(a) << ", " << print_expr(b) << ")";
@@ -169,7 +231,8 @@ const char* math_name(Intrinsic op) {
 void CodeGenCUDA::print_math_call(const CallNode* op, std::ostream& os) {
   const auto& a = op->args;
   DataType in = a.empty() ? op->dtype : a[0].dtype();
-  bool half = in.is_float() && in.bits() == 16;
+  // float16 / bfloat16 operands: cuda_fp16.h / cuda_bf16.h spell the same functions alike.
+  bool half = is_f16(in) || is_bf16(in);
   if (op->op == Intrinsic::IsNan || op->op == Intrinsic::IsInf) {
     bool nan = op->op == Intrinsic::IsNan;
     if (half) os << "(" << (nan ? "__hisnan(" : "__hisinf(") << print_expr(a.at(0)) << ") != 0)";
@@ -186,18 +249,21 @@ void CodeGenCUDA::print_math_call(const CallNode* op, std::ostream& os) {
     else if (to.is_uint() && to.bits() == 32 && in.is_float()) os << "__float_as_uint(" << x << ")";
     else if (to.is_float() && to.bits() == 64) os << "__longlong_as_double(" << x << ")";
     else if (to.is_int() && to.bits() == 64 && in.is_float()) os << "__double_as_longlong(" << x << ")";
-    else if (to.is_float() && to.bits() == 16) os << "__ushort_as_half((unsigned short)" << x << ")";
-    else if (half) os << "((" << (to.is_int() ? "short" : "unsigned short") << ")__half_as_ushort(" << x << "))";
+    else if (is_f16(to) && !half) os << "__ushort_as_half((unsigned short)" << x << ")";
+    else if (is_bf16(to) && !half) os << "__ushort_as_bfloat16((unsigned short)" << x << ")";
+    else if (half && (to.is_int() || to.is_uint()) && to.bits() == 16)
+      os << "((" << (to.is_int() ? "short" : "unsigned short") << ")"
+         << (is_bf16(in) ? "__bfloat16_as_ushort(" : "__half_as_ushort(") << x << "))";
     else MINITVM_USER_ERROR << "CUDA: reinterpret " << in << " as " << to << " is not supported";
     return;
   }
   const char* name = math_name(op->op);
   if (op->op == Intrinsic::Sigmoid || name) {
-    MINITVM_USER_CHECK(in.is_float()) << "CUDA: " << op->name << " of type " << in << " is not supported";
-    // float32: suffix f; float64: plain; float16: computed in float and rounded back.
+    MINITVM_USER_CHECK(in.is_floating()) << "CUDA: " << op->name << " of type " << in << " is not supported";
+    // float32: suffix f; float64: plain; float16/bfloat16: computed in float and rounded back.
     auto arg = [&](size_t i) {
       std::string s = print_expr(a.at(i));
-      return half ? "__half2float(" + s + ")" : s;
+      return half ? std::string(to_f32(in)) + "(" + s + ")" : s;
     };
     std::string sfx = in.bits() == 64 ? "" : "f";
     std::string r;
@@ -209,7 +275,7 @@ void CodeGenCUDA::print_math_call(const CallNode* op, std::ostream& os) {
       for (size_t i = 1; i < a.size(); ++i) r += ", " + arg(i);
       r += ")";
     }
-    if (half) os << "__float2half_rn(" << r << ")";
+    if (half) os << from_f32(in) << "(" << r << ")";
     else os << r;
     return;
   }
@@ -218,11 +284,38 @@ void CodeGenCUDA::print_math_call(const CallNode* op, std::ostream& os) {
 
 void CodeGenCUDA::print_cast(DataType to, const Expr& value, std::ostream& os) {
   DataType from = value.dtype();
-  bool to_half = to.is_float() && to.bits() == 16, from_half = from.is_float() && from.bits() == 16;
   if (to == from) {
     print_expr(value, os);
     return;
   }
+  if (is_bf16(to)) {
+    // One correctly rounded conversion from every source type (double and 32/64-bit integers
+    // have their own intrinsics: going through float would round twice).
+    need_bf16_ = true;
+    std::string x = print_expr(value);
+    if (from.is_float() && from.bits() == 32) os << "__float2bfloat16_rn(" << x << ")";
+    else if (from.is_float() && from.bits() == 64) os << "__double2bfloat16(" << x << ")";
+    else if (is_f16(from)) os << "__float2bfloat16_rn(__half2float(" << x << "))";  // exact in float
+    else if (from.is_int() && from.bits() == 32) os << "__int2bfloat16_rn(" << x << ")";
+    else if (from.is_uint() && from.bits() == 32) os << "__uint2bfloat16_rn(" << x << ")";
+    else if (from.is_int() && from.bits() == 64) os << "__ll2bfloat16_rn(" << x << ")";
+    else if (from.is_uint() && from.bits() == 64) os << "__ull2bfloat16_rn(" << x << ")";
+    else os << "__float2bfloat16_rn(((float)" << x << "))";  // bool, 8/16-bit integers: exact in float
+    return;
+  }
+  if (is_bf16(from)) {
+    need_bf16_ = true;
+    std::string x = "__bfloat162float(" + print_expr(value) + ")";  // exact
+    if (to.is_float() && to.bits() == 32) os << x;
+    else if (is_f16(to)) os << "__float2half_rn(" << x << ")";
+    else {
+      os << "((";
+      print_type(to, os);
+      os << ")" << x << ")";
+    }
+    return;
+  }
+  bool to_half = is_f16(to), from_half = is_f16(from);
   if (to_half) {
     need_fp16_ = true;
     os << "__float2half_rn(";
@@ -254,7 +347,11 @@ void CodeGenCUDA::print_alloc_alignment(const AllocateNode*, std::ostream& os) {
 
 std::string CodeGenCUDA::preamble() {
   std::string s;
-  if (need_fp16_) s += "#include <cuda_fp16.h>\n\n";
+  if (need_fp16_ || need_bf16_) {
+    if (need_fp16_) s += "#include <cuda_fp16.h>\n";
+    if (need_bf16_) s += "#include <cuda_bf16.h>\n";
+    s += "\n";
+  }
   const char* q = "static __device__ __forceinline__ ";
   auto minmax = [&](const std::string& ty, const std::string& gt, const std::string& lt, const std::string& nan) {
     s += std::string(q) + ty + " mtvm_max(" + ty + " a, " + ty + " b) { return (" + gt + " || " + nan + ") ? a : b; }\n";
@@ -264,6 +361,7 @@ std::string CodeGenCUDA::preamble() {
   if (need_minmax_f32_) minmax("float", "a > b", "a < b", "isnan(a)");
   if (need_minmax_f64_) minmax("double", "a > b", "a < b", "isnan(a)");
   if (need_minmax_f16_) minmax("half", "__hgt(a, b)", "__hlt(a, b)", "__hisnan(a)");
+  if (need_minmax_bf16_) minmax("__nv_bfloat16", "__hgt(a, b)", "__hlt(a, b)", "__hisnan(a)");
   if (need_floordiv_) {
     for (const char* ty : {"int", "long long"}) {
       std::string t = ty;

@@ -182,7 +182,7 @@ class TempDir {
 };
 
 IncludeDir::IncludeDir() {
-  std::string key = prelude_text() + detail::kFp16Header + detail::kMathConstantsHeader;
+  std::string key = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader;
   for (const auto& w : compiler_command()) key += "\n" + w;
   for (const char* f : kCompileFlags) key += std::string("\n") + f;
   char hex[32];
@@ -202,6 +202,7 @@ IncludeDir::IncludeDir() {
   const fs::path work = buf.data();
   write_file(work / "minitvm_emu_prelude.h", prelude_text());
   write_file(work / "cuda_fp16.h", std::string("#pragma once\n") + detail::kFp16Header);
+  write_file(work / "cuda_bf16.h", detail::kBf16Header);
   write_file(work / "math_constants.h", detail::kMathConstantsHeader);
   write_file(work / "cuda_runtime.h", "#pragma once\n");
   write_file(work / "sm_61_intrinsics.h", "#pragma once\n");
@@ -267,7 +268,7 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   RewrittenSource rw = rewrite_cuda_source(cuda_source);
   if (rw.kernels.empty()) throw EmulatorError("CUDA emulator: the source defines no __global__ function");
   const std::string text = "#line 1 \"kernel.cu\"\n" + rw.text + make_stubs(rw);
-  std::string key_text = prelude_text() + detail::kFp16Header + detail::kMathConstantsHeader + text;
+  std::string key_text = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader + text;
   for (const auto& w : compiler_command()) key_text += "\n" + w;
   for (const char* f : kCompileFlags) key_text += std::string("\n") + f;
   const uint64_t key = fnv1a(key_text);
