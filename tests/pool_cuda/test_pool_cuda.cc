@@ -1,8 +1,8 @@
 // The CUDA pool template (src/topi/pool/pool_schedule_cuda.cc): its knobs, fallback and dispatch;
-// NVRTC + ptxas (sm_90) accept the kernels of several plans; non-default configs and float16
-// plans run on the CUDA emulator and match the reference executor (float16 within one float16
-// rounding of the float32 result, which only float32 accumulation achieves). bfloat16 is not
-// tested: the CUDA code generator does not emit bfloat16 yet.
+// NVRTC + ptxas (sm_90) accept the kernels of several plans (float32, float16, bfloat16);
+// non-default configs, float16 and bfloat16 plans run on the CUDA emulator and match the reference
+// executor (float16 within one float16 rounding of the float32 result, which only float32
+// accumulation achieves; bfloat16 bit-exactly equal to the reference result rounded once).
 #include <gtest/gtest.h>
 
 #include <bit>
@@ -26,6 +26,7 @@ namespace {
 
 const DataType kF32 = DataType::Float(32);
 const DataType kF16 = DataType::Float(16);
+const DataType kBF16 = DataType::BFloat(16);
 
 PoolPlan max2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad, bool idx,
                PoolLayout lay = PoolLayout::ChannelsFirst) {
@@ -38,12 +39,13 @@ PoolPlan max2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, in
 }
 
 PoolPlan avg2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad, bool include_pad,
-               PoolLayout lay = PoolLayout::ChannelsFirst) {
+               PoolLayout lay = PoolLayout::ChannelsFirst, bool ceil_mode = false) {
   AvgPoolParams p;
   p.kernel_size = {k};
   p.stride = {s};
   p.padding = {pad};
   p.count_include_pad = include_pad;
+  p.ceil_mode = ceil_mode;
   return plan_avg_pool(2, PoolInput{shape, dt, lay}, p);
 }
 
@@ -209,6 +211,13 @@ TEST(PoolCudaPtx, NvrtcAndPtxasAcceptKernels) {
        PoolDirection::Backward},
       {"avg_bwd_nchw_f32", avg2d({4, 32, 28, 28}, kF32, 3, 3, 0, true), PoolDirection::Backward},
       {"adaptive_avg_bwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7), PoolDirection::Backward},
+      {"max_fwd_nchw_bf16_idx", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true), PoolDirection::Forward, true},
+      {"avg_fwd_nhwc_bf16_pad", avg2d({4, 28, 28, 32}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsLast),
+       PoolDirection::Forward},
+      {"global_avg_fwd_bf16", adaptive2d(false, {2, 8, 13, 17}, kBF16, 1, 1), PoolDirection::Forward},
+      {"max_bwd_nchw_bf16_overlap", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, false), PoolDirection::Backward},
+      {"avg_bwd_nchw_bf16_ceil", avg2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true),
+       PoolDirection::Backward},
   };
   for (auto& c : cases) {
     SCOPED_TRACE(c.name);
@@ -345,6 +354,135 @@ TEST(PoolCudaEmulate, Float16Backward) {
   check_half_backward(avg2d({1, 5, 9, 9}, kF16, 3, 3, 0, true, PoolLayout::ChannelsLast), 0.5001);  // disjoint
   check_half_backward(max2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);
   check_half_backward(adaptive2d(false, {1, 4, 13, 10}, kF16, 4, 3), 0.5001);
+}
+
+// ---- emulator: bfloat16 -----------------------------------------------------------------------------
+// The reference executor runs in the kernel's accumulation type (float32; float64 for the Mean
+// divisor rule of global/1x1 adaptive averages) on the bfloat16 inputs; its result rounded once to
+// bfloat16 must equal the kernel's bits. Max is a selection (exact); averages and gradients are
+// accumulated in float32 in the reference's order (window taps row-major, gradients in output
+// order) and rounded once, so they are exact too.
+
+// The nearest bfloat16 of v (ties to even) as bits, by scaling to an integer count of ulps
+// (independent of the code generator's conversion); NaN -> 0x7FFF.
+uint16_t bf16_of(double v) {
+  if (std::isnan(v)) return 0x7FFF;
+  double r = v;
+  if (v != 0 && std::isfinite(v)) {
+    double ulp = std::ldexp(1.0, std::max(std::ilogb(v), -126) - 7);
+    r = std::nearbyint(v / ulp) * ulp;  // default rounding mode: ties to even
+    if (std::fabs(r) > static_cast<double>(from_bits(0x7F7F, kBF16))) r = v < 0 ? -INFINITY : INFINITY;
+  }
+  return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(r)) >> 16);
+}
+
+void expect_bf16_exact(const std::vector<uint16_t>& got, const std::vector<double>& ref, const std::string& what) {
+  ASSERT_EQ(got.size(), ref.size()) << what;
+  int bad = 0;
+  for (size_t i = 0; i < got.size(); ++i) {
+    uint16_t want = bf16_of(ref[i]);
+    bool ok = std::isnan(ref[i]) ? (got[i] & 0x7FFF) > 0x7F80 : got[i] == want;
+    if (!ok && ++bad <= 3)
+      ADD_FAILURE() << what << ": index " << i << ": got 0x" << std::hex << got[i] << " ("
+                    << from_bits(got[i], kBF16) << "), expected 0x" << want << " (" << ref[i] << ")" << std::dec;
+  }
+  EXPECT_EQ(bad, 0) << what;
+}
+
+DataType reference_dtype(const PoolPlan& p, PoolDirection dir) {
+  return dir == PoolDirection::Forward && p.divisor_rule == DivisorRule::Mean ? DataType::Float(64) : kF32;
+}
+
+// `specials`: (input index, value) pairs written over the random inputs (NaN, +-inf).
+void check_bf16_forward(const PoolPlan& plan, bool indices = false,
+                        const std::vector<std::pair<size_t, float>>& specials = {}) {
+  SCOPED_TRACE(plan.op + " forward bfloat16");
+  PoolPlan ref_plan = with_dtype(plan, reference_dtype(plan, PoolDirection::Forward));
+  ref_plan.return_indices = indices;
+  auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
+  auto x = random_values(numel(ishape), kBF16, 13);
+  for (auto [i, v] : specials) x.at(i) = v;
+  topi::BuildPoolOptions o;
+  o.with_indices = indices;
+  topi::PooledKernel k = topi::build_pool(plan, "cuda -emulate", PoolDirection::Forward, o);
+  EXPECT_NE(k.module.get_source("cuda").find("__nv_bfloat16"), std::string::npos);
+  auto out = runtime::NDArray::empty(oshape, kBF16, Device::cpu());
+  auto ind = runtime::NDArray::empty(oshape, DataType::Int(64), Device::cpu());
+  if (indices) k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out, ind);
+  else k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out);
+  ReferencePoolExecutor ref;
+  PoolForwardResult want = ref.forward(ref_plan, host(ref_plan, x, ishape));
+  expect_bf16_exact(out.to_vector<uint16_t>(), want.output.to_doubles(), plan.op);
+  if (indices) {
+    auto got = ind.to_vector<int64_t>();
+    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want.indices.get_int(static_cast<int64_t>(i))) << i;
+  }
+}
+
+void check_bf16_backward(const PoolPlan& plan) {
+  SCOPED_TRACE(plan.op + " backward bfloat16");
+  PoolPlan fp = with_dtype(plan, reference_dtype(plan, PoolDirection::Backward));
+  if (fp.mode == PoolMode::Max) fp.return_indices = true;
+  auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
+  auto x = random_values(numel(ishape), kBF16, 17);
+  auto g = random_values(numel(oshape), kBF16, 19);
+  ReferencePoolExecutor ref;
+  HostArray hx = host(fp, x, ishape), hg = host(fp, g, oshape);
+  PoolForwardResult f = ref.forward(fp, hx);
+  auto want = ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
+
+  topi::PooledKernel k = topi::build_pool(plan, "cuda -emulate", PoolDirection::Backward);
+  auto gi = runtime::NDArray::empty(ishape, kBF16, Device::cpu());
+  auto go = half_array(g, oshape, kBF16);
+  if (plan.mode == PoolMode::Max) {
+    std::vector<int64_t> ind(static_cast<size_t>(f.indices.numel()));
+    for (size_t i = 0; i < ind.size(); ++i) ind[i] = f.indices.get_int(static_cast<int64_t>(i));
+    k.module.get_function(k.func_name)(go, runtime::NDArray::from_vector(ind, oshape), gi);
+  } else {
+    k.module.get_function(k.func_name)(go, gi);
+  }
+  expect_bf16_exact(gi.to_vector<uint16_t>(), want, plan.op + " backward");
+}
+
+TEST(PoolCudaEmulate, Bfloat16RoundingReference) {
+  EXPECT_EQ(bf16_of(1.0), 0x3F80);
+  EXPECT_EQ(bf16_of(1.0 + std::ldexp(1.0, -8)), 0x3F80);  // tie: to even
+  EXPECT_EQ(bf16_of(1.0 + 3 * std::ldexp(1.0, -8)), 0x3F82);
+  EXPECT_EQ(bf16_of(1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40)), 0x3F81);
+  EXPECT_EQ(bf16_of(-2.0), 0xC000);
+  EXPECT_EQ(bf16_of(-0.0), 0x8000);
+  EXPECT_EQ(bf16_of(1e39), 0x7F80);
+  EXPECT_EQ(bf16_of(std::ldexp(1.0, -133)), 0x0001);  // smallest denormal
+  EXPECT_EQ(bf16_of(std::ldexp(1.0, -134)), 0x0000);  // tie with 0: to even
+}
+
+TEST(PoolCudaEmulate, Bfloat16MaxForwardNanInf) {
+  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  // 2x3x11x9 input (planes of 99): NaN inside overlapping windows, +inf, -inf; plane 1's corner
+  // window (rows 0-1, cols 0-1 with padding 1) holds -inf only; plane 2: NaN next to +inf.
+  std::vector<std::pair<size_t, float>> sp = {{10, nan},  {31, inf},   {40, -inf}, {99, -inf}, {100, -inf},
+                                              {108, -inf}, {109, -inf}, {200, nan}, {201, inf}, {202, nan}};
+  check_bf16_forward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false), false, sp);
+  check_bf16_forward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, true), true, sp);
+  check_bf16_forward(max2d({1, 7, 6, 8}, kBF16, 2, 2, 0, false, PoolLayout::ChannelsLast), false,
+                     {{3, nan}, {50, -inf}, {51, inf}});
+}
+
+TEST(PoolCudaEmulate, Bfloat16AvgForward) {
+  check_bf16_forward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, true));
+  check_bf16_forward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsLast));
+  check_bf16_forward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true));   // ceil_mode
+  check_bf16_forward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsFirst, true));  // ceil_mode
+  check_bf16_forward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 4, 3));  // per-axis division, float32
+  check_bf16_forward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 1, 1));  // mean in float64, __double2bfloat16
+}
+
+TEST(PoolCudaEmulate, Bfloat16Backward) {
+  check_bf16_backward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));   // overlapping: float32 grad_acc
+  check_bf16_backward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));   // overlapping
+  check_bf16_backward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsLast, true));  // ceil_mode
+  check_bf16_backward(avg2d({1, 5, 9, 9}, kBF16, 3, 3, 0, true, PoolLayout::ChannelsLast));  // disjoint
+  check_bf16_backward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 4, 3));
 }
 
 }  // namespace
