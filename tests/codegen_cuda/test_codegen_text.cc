@@ -317,6 +317,37 @@ TEST(CodegenCuda, Bf16LiteralsCastsAndMath) {
   EXPECT_NO_THROW(runtime::nvrtc_compile(src, o)) << src;
 }
 
+TEST(CodegenCuda, HalfCastsRoundOnce) {
+  // Conversions into float16 from double and 32/64-bit integers use their own intrinsics: through
+  // float they would round twice (e.g. the double 1 + 2^-11 + 2^-40 would become 1.0).
+  DataType h = DataType::Float(16);
+  auto D = make_param("D", DataType::Float(64), {128});
+  auto L = make_param("L", DataType::Int(64), {128});
+  auto U = make_param("U", DataType::UInt(32), {128});
+  auto Z = make_param("Z", DataType::Int(32), {128});
+  auto Q = make_param("Q", DataType::UInt(64), {128});
+  auto F = make_param("F", DataType::Float(32), {128});
+  auto Y = make_param("Y", h, {128});
+  IterVar tx = thread_axis("threadIdx.x", 128);
+  Expr i = tx;
+  auto ld = [&](const Param& p) { return LoadNode::make(p.buf->dtype, p.var(), i); };
+  auto st = [&](Expr v, int64_t off) { return StoreNode::make(Y.var(), v, i * 8 + static_cast<int>(off)); };
+  Stmt body = BlockNode::make({st(cast(h, ld(D)), 0), st(cast(h, ld(L)), 1), st(cast(h, ld(U)), 2),
+                               st(cast(h, ld(Z)), 3), st(cast(h, ld(Q)), 4), st(cast(h, ld(F)), 5),
+                               st(cast(h, cast(DataType::Int(8), ld(Z))), 6)});
+  auto r = codegen::build_cuda(make_func("half_casts", {D, L, U, Z, Q, F, Y}, bind(tx, body)));
+  const std::string& src = r.cuda_source;
+  expect_in_order(src, {"#include <cuda_fp16.h>", "= __double2half(D[((int)threadIdx.x)]);",
+                        "= __ll2half_rn(L[((int)threadIdx.x)]);", "= __uint2half_rn(U[((int)threadIdx.x)]);",
+                        "= __int2half_rn(Z[((int)threadIdx.x)]);", "= __ull2half_rn(Q[((int)threadIdx.x)]);",
+                        "= __float2half_rn(F[((int)threadIdx.x)]);",
+                        "= __float2half_rn(((float)((signed char)Z[((int)threadIdx.x)])));"});
+  if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available: text only";
+  runtime::NvrtcOptions o;
+  o.arch = "sm_90";
+  EXPECT_NO_THROW(runtime::nvrtc_compile(src, o)) << src;
+}
+
 TEST(CodegenCuda, Half2Text) {
   auto r = codegen::build_cuda(half2_square());
   expect_in_order(r.cuda_source,

@@ -186,10 +186,24 @@ inline const char* const kBf16Convert = R"(extern "C" __global__ void __launch_b
 
 )";
 
+/**
+ * float16 conversions, 4 results (bit patterns) per element: double, int (the int64 truncated),
+ * int64, unsigned int (the int64 truncated) -> float16. grid (n/64), block (64).
+ */
+inline const char* const kHalfConvert = R"(extern "C" __global__ void __launch_bounds__(64) half_conv_kernel0( unsigned short* __restrict__ out,  double* __restrict__ d,  long long* __restrict__ ll) {
+  int i = ((((int)blockIdx.x) * 64) + ((int)threadIdx.x));
+  out[(i * 4)] = __half_as_ushort(__double2half(d[i]));
+  out[((i * 4) + 1)] = __half_as_ushort(__int2half_rn(((int)ll[i])));
+  out[((i * 4) + 2)] = __half_as_ushort(__ll2half_rn(ll[i]));
+  out[((i * 4) + 3)] = __half_as_ushort(__uint2half_rn(((unsigned int)ll[i])));
+}
+
+)";
+
 /** Every kernel above in one translation unit (names are unique), for the nvcc/ptxas check. */
 inline std::string all_kernels_source() {
   return std::string(kHalfHeader) + kBf16Header + kVectorAdd + kRowSum + matmul_source(64, 64, 64) + kVectorCopy +
-         kHalfAddRelu + kHalfMean + kActivation + kBf16MulAddRelu + kBf16Convert;
+         kHalfAddRelu + kHalfMean + kActivation + kBf16MulAddRelu + kBf16Convert + kHalfConvert;
 }
 
 }  // namespace minitvm_test

@@ -257,6 +257,53 @@ TEST(EmulatorKernels, Bfloat16ConversionsAndMinMax) {
   EXPECT_EQ(out[8 * 5 + 3], 0x4B81);
 }
 
+// Nearest binary16 of an exact value (long double holds every double and int64 exactly), with
+// overflow to inf from half an ulp beyond 65504 and NaN -> 0x7FFF (what the emulator produces).
+uint16_t half_nearest(long double x) {
+  if (std::isnan(x)) return 0x7FFF;
+  if (std::fabs(x) >= 65520.0L) return x < 0 ? 0xFC00 : 0x7C00;
+  uint16_t r = double_to_half_bits(static_cast<double>(x));
+  // double_to_half_bits compares in double: exact for doubles; for int64 beyond 2^53 the value is
+  // already past the overflow bound above.
+  if ((r & 0x7FFF) == 0) r = std::signbit(x) ? 0x8000 : 0x0000;
+  return r;
+}
+
+TEST(EmulatorKernels, HalfConversionsRoundOnce) {
+  auto ck = compile(std::string(kHalfHeader) + kHalfConvert);
+  const int n = 256;
+  std::mt19937_64 rng(23);
+  std::vector<double> d(n);
+  std::vector<long long> ll(n);
+  std::vector<uint16_t> out(4 * n, 0);
+  for (int i = 0; i < n; ++i) {
+    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 60) - 80) * ((rng() & 1) ? -1 : 1);
+    ll[i] = static_cast<long long>(rng() >> (1 + rng() % 63)) * ((rng() & 1) ? -1 : 1);
+  }
+  // ties at half precision that float would break (1 + 2^-11 + 2^-40 must round up; through float
+  // it becomes the tie 1 + 2^-11 and rounds to even, 1.0), overflow bounds, subnormals, NaN/inf
+  const double dspecial[] = {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 1.0 + std::ldexp(1.0, -11),
+                             65519.99, 65520.0, -65520.0, std::ldexp(1.0, -25) + std::ldexp(1.0, -60),
+                             std::ldexp(1.0, -25), std::nan(""), INFINITY, -1e300};
+  for (int k = 0; k < 10; ++k) d[k] = dspecial[k];
+  const long long lspecial[] = {2049 + 0, 2051, 4097, (1LL << 24) + 1, -((1LL << 40) + 3), 65519, 65520,
+                                (1LL << 53) + 1, std::numeric_limits<long long>::min(), 0x100000801LL};
+  for (int k = 0; k < 10; ++k) ll[k] = lspecial[k];
+  launch(*ck, "half_conv_kernel0", {n / 64, 1, 1}, {64, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(d), EmuArg::buffer(ll)});
+  for (int i = 0; i < n; ++i) {
+    const uint16_t* o = &out[4 * i];
+    ASSERT_EQ(o[0], half_nearest(d[i])) << i << ": double " << d[i];
+    ASSERT_EQ(o[1], half_nearest(static_cast<int32_t>(ll[i]))) << i << ": int " << static_cast<int32_t>(ll[i]);
+    ASSERT_EQ(o[2], half_nearest(static_cast<long double>(ll[i]))) << i << ": long long " << ll[i];
+    ASSERT_EQ(o[3], half_nearest(static_cast<uint32_t>(ll[i]))) << i << ": unsigned " << static_cast<uint32_t>(ll[i]);
+  }
+  EXPECT_EQ(out[0], 0x3C01);  // the double that float rounding would turn into 1.0 (0x3C00)
+  EXPECT_EQ(out[4 * 2 + 0], 0x7BFF);
+  EXPECT_EQ(out[4 * 3 + 0], 0x7C00);
+  EXPECT_EQ(out[4 * 5 + 0], 0x0001);  // just above half the smallest subnormal
+  EXPECT_EQ(out[4 * 6 + 0], 0x0000);  // exactly half: ties to even (zero)
+}
+
 TEST(EmulatorKernels, TwoDimensionalGridInt64IndicesScalarsAndMath) {
   auto ck = compile(kActivation);
   const int64_t n = 8000;

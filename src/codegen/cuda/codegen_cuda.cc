@@ -317,11 +317,17 @@ void CodeGenCUDA::print_cast(DataType to, const Expr& value, std::ostream& os) {
   }
   bool to_half = is_f16(to), from_half = is_f16(from);
   if (to_half) {
+    // One correctly rounded conversion, as for bfloat16 above: double and 32/64-bit integers
+    // have their own intrinsics (through float they would round twice).
     need_fp16_ = true;
-    os << "__float2half_rn(";
-    if (from.is_float() && from.bits() == 32) print_expr(value, os);
-    else os << "((float)" << print_expr(value) << ")";
-    os << ")";
+    std::string x = print_expr(value);
+    if (from.is_float() && from.bits() == 32) os << "__float2half_rn(" << x << ")";
+    else if (from.is_float() && from.bits() == 64) os << "__double2half(" << x << ")";
+    else if (from.is_int() && from.bits() == 32) os << "__int2half_rn(" << x << ")";
+    else if (from.is_uint() && from.bits() == 32) os << "__uint2half_rn(" << x << ")";
+    else if (from.is_int() && from.bits() == 64) os << "__ll2half_rn(" << x << ")";
+    else if (from.is_uint() && from.bits() == 64) os << "__ull2half_rn(" << x << ")";
+    else os << "__float2half_rn(((float)" << x << "))";  // bool, 8/16-bit integers: exact in float
     return;
   }
   if (from_half) {

@@ -129,6 +129,17 @@ static inline unsigned short __emu_f2h(float f) {
   if (rem > 0x1000u || (rem == 0x1000u && (r & 1u))) ++r;
   return (unsigned short)(sign | r);
 }
+/* double -> binary16 with one rounding: round to odd at float precision first (exact information
+   kept in the sticky last bit; float has more than 11 + 2 bits), then to nearest even. */
+static inline unsigned short __emu_d2h(double d) {
+  if (d != d) return 0x7fffu;
+  float t = (float)d;
+  if ((double)t != d && t == t) {
+    if (fabs((double)t) > fabs(d)) t = nextafterf(t, 0.0f);
+    uint32_t u; memcpy(&u, &t, 4); u |= 1u; memcpy(&t, &u, 4);
+  }
+  return __emu_f2h(t);
+}
 static inline float __emu_h2f(unsigned short h) {
   const uint32_t sign = (uint32_t)(h & 0x8000u) << 16, e = (h >> 10) & 0x1fu, m = h & 0x3ffu;
   uint32_t bits;
@@ -146,15 +157,17 @@ struct __half {
   unsigned short __x;
   __half() = default;
   __half(float f) : __x(__emu_f2h(f)) {}
-  __half(double d) : __x(__emu_f2h((float)d)) {}
-  __half(int v) : __x(__emu_f2h((float)v)) {}
-  __half(unsigned int v) : __x(__emu_f2h((float)v)) {}
+  /* One rounding from double and integers (64-bit integers that double would round are beyond
+     the largest half anyway, so they become inf either way). */
+  __half(double d) : __x(__emu_d2h(d)) {}
+  __half(int v) : __x(__emu_d2h((double)v)) {}
+  __half(unsigned int v) : __x(__emu_d2h((double)v)) {}
   __half(short v) : __x(__emu_f2h((float)v)) {}
   __half(unsigned short v) : __x(__emu_f2h((float)v)) {}
-  __half(long v) : __x(__emu_f2h((float)v)) {}
-  __half(unsigned long v) : __x(__emu_f2h((float)v)) {}
-  __half(long long v) : __x(__emu_f2h((float)v)) {}
-  __half(unsigned long long v) : __x(__emu_f2h((float)v)) {}
+  __half(long v) : __x(__emu_d2h((double)v)) {}
+  __half(unsigned long v) : __x(__emu_d2h((double)v)) {}
+  __half(long long v) : __x(__emu_d2h((double)v)) {}
+  __half(unsigned long long v) : __x(__emu_d2h((double)v)) {}
   operator float() const { return __emu_h2f(__x); }
 };
 typedef __half half;
@@ -175,6 +188,9 @@ static inline __half __float2half_rn(float f) { return __half(f); }
 static inline __half __double2half(double d) { return __half(d); }
 static inline float __half2float(__half h) { return (float)h; }
 static inline __half __int2half_rn(int v) { return __half(v); }
+static inline __half __uint2half_rn(unsigned int v) { return __half(v); }
+static inline __half __ll2half_rn(long long v) { return __half(v); }
+static inline __half __ull2half_rn(unsigned long long v) { return __half(v); }
 static inline int __half2int_rn(__half h) { return (int)nearbyintf((float)h); }
 static inline int __half2int_rz(__half h) { return (int)(float)h; }
 static inline unsigned short __half_as_ushort(__half h) { return h.__x; }
