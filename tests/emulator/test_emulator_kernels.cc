@@ -124,6 +124,22 @@ TEST(EmulatorKernels, SharedMemoryReductionWithBarriers) {
   }
 }
 
+TEST(EmulatorKernels, BarrierInABlockOfOneThread) {
+  // A schedule whose thread splits are all 1 (TopHub's dense 128x2048 large-batch record) still has
+  // barriers around its shared tiles: with one thread there is nothing to wait for.
+  const char* src = R"(extern "C" __global__ void one_kernel0( float* __restrict__ out,  float* __restrict__ in) {
+  __shared__ float tile[2];
+  tile[0] = in[(((int)blockIdx.x) * 2)];
+  tile[1] = in[((((int)blockIdx.x) * 2) + 1)];
+  __syncthreads();
+  out[((int)blockIdx.x)] = (tile[0] + tile[1]);
+}
+)";
+  std::vector<float> in{1, 2, 3, 4, 5, 6}, out(3, 0.0f);
+  launch(*compile(src), "one_kernel0", {3, 1, 1}, {1, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)});
+  EXPECT_EQ(out, (std::vector<float>{3, 7, 11}));
+}
+
 TEST(EmulatorKernels, TiledMatmulWithCooperativeLoads) {
   const int M = 64, N = 64, K = 64;
   auto ck = compile(matmul_source(M, N, K));
