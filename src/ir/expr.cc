@@ -193,6 +193,7 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::ShiftLeft: return "shift_left";
     case Intrinsic::ShiftRight: return "shift_right";
     case Intrinsic::StorageSync: return "tvm_storage_sync";
+    case Intrinsic::ThreadAllreduce: return "tvm_thread_allreduce";
   }
   return "?";
 }

@@ -33,6 +33,8 @@ class Printer : public IRVisitor {
       os_ << static_cast<const VarNode*>(n.get())->name_hint;
     } else if (auto* op = n.as<OperationNode>()) {
       os_ << op->name;
+    } else if (auto* c = n.as<CommReducerNode>()) {
+      print_reducer(c);
     } else {
       os_ << "<object>";
     }
@@ -161,9 +163,8 @@ class Printer : public IRVisitor {
     }
     os_ << "]";
   }
-  void visit(const ReduceNode* op) override {
-    auto* c = op->combiner.get();
-    os_ << "reduce(combiner=comm_reducer(result=";
+  void print_reducer(const CommReducerNode* c) {
+    os_ << "comm_reducer(result=";
     list(c->result);
     os_ << ", lhs=";
     list(std::vector<Expr>(c->lhs.begin(), c->lhs.end()));
@@ -171,7 +172,12 @@ class Printer : public IRVisitor {
     list(std::vector<Expr>(c->rhs.begin(), c->rhs.end()));
     os_ << ", identity_element=";
     list(c->identity);
-    os_ << "), source=";
+    os_ << ")";
+  }
+  void visit(const ReduceNode* op) override {
+    os_ << "reduce(combiner=";
+    print_reducer(op->combiner.get());
+    os_ << ", source=";
     list(op->source);
     os_ << ", axis=[";
     for (size_t i = 0; i < op->axis.size(); ++i) {

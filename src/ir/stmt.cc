@@ -29,6 +29,7 @@ std::string attr_key_name(AttrKind k, const std::string& pragma_key) {
     case AttrKind::PragmaUnrollExplicit: return "pragma_unroll_explicit";
     case AttrKind::Pragma: return "pragma_" + pragma_key;
     case AttrKind::LoopScope: return "loop_scope";
+    case AttrKind::ReduceScope: return "reduce_scope";
   }
   return "?";
 }

@@ -1,6 +1,8 @@
 // Schedule construction and primitives; everything here records relations and checks them eagerly.
 #include "minitvm/te/schedule.h"
 
+#include "te/schedule_internal.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -17,6 +19,9 @@ IterVar derived_iter_var(const IterVar& parent, const std::string& suffix) {
   return IterVar(Range(), Var(parent->var->name_hint + suffix, parent->var.dtype()), parent->iter_type);
 }
 
+}  // namespace
+
+namespace detail {
 std::shared_ptr<StageNode> make_stage(const Operation& op) {
   auto s = std::make_shared<StageNode>();
   s->op = op;
@@ -26,7 +31,8 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->leaf_iter_vars = s->all_iter_vars;
   return s;
 }
-}  // namespace
+}  // namespace detail
+using detail::make_stage;
 
 std::pair<int, int> thread_scope_of(const std::string& tag) {
   if (tag.rfind("blockIdx.", 0) == 0) return {0, tag.back() - 'x'};
@@ -151,9 +157,11 @@ Stage& Stage::bind(IterVar iv, IterVar thread) {
   MINITVM_USER_CHECK(thread.defined() && thread->iter_type == IterVarType::ThreadIndex)
       << "In schedule for " << name() << ": bind of `" << iv_name(iv)
       << "` needs a thread axis made by te::thread_axis(\"blockIdx.x\"...)";
-  MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce)
+  auto [thread_rank, thread_dim] = thread_scope_of(thread->thread_tag);
+  MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce || (thread_rank == 1 && thread_dim >= 0))
       << "In schedule for " << name() << ": cannot bind reduction axis `" << iv_name(iv) << "` to "
-      << thread->thread_tag << " (cross-thread reduction is not supported)";
+      << thread->thread_tag << ": a reduction can only be spread over the threads of a block "
+      << "(threadIdx.x/y/z; cross-thread reduction)";
   for (auto& [node, a] : n_->iter_var_attrs) {
     if (node == iv.get() || !a.bind_thread.defined()) continue;
     if (a.bind_thread->thread_tag == thread->thread_tag && thread->thread_tag != "vthread" &&
@@ -246,6 +254,16 @@ Stage& Stage::set_scope(const std::string& scope) {
   return *this;
 }
 
+Stage& Stage::set_store_predicate(Expr pred) {
+  MINITVM_USER_CHECK(pred.defined()) << "In schedule for " << name()
+                                     << ": set_store_predicate needs a boolean expression such as thread_x->var == 0";
+  MINITVM_USER_CHECK(pred.dtype().is_bool() && pred.dtype().is_scalar())
+      << "In schedule for " << name() << ": set_store_predicate needs a boolean expression such as "
+      << "thread_x->var == 0, got " << pred << " of type " << pred.dtype();
+  n_->store_predicate = pred;
+  return *this;
+}
+
 // ---- Schedule ---------------------------------------------------------------------------------------
 Schedule create_schedule(const std::vector<Operation>& outputs) {
   auto n = std::make_shared<ScheduleNode>();
@@ -315,10 +333,13 @@ Operation rewrite_op_reads(const Operation& op, const std::unordered_map<const O
   return make_compute_op(c->name, c->tag, c->axis, body);  // same axes: user handles stay valid
 }
 
+}  // namespace
+
 /** Replace reads in every stage (in topological order), cascading new ops to their consumers.
  *  Stages in `only` (if non-empty) are the only ones rewritten for the initial map. */
-void replace_dataflow(ScheduleNode* sch, const std::unordered_map<const OperationNode*, Operation>& initial,
-                      const std::set<const OperationNode*>& readers) {
+void detail::replace_dataflow(ScheduleNode* sch,
+                              const std::unordered_map<const OperationNode*, Operation>& initial,
+                              const std::set<const OperationNode*>& readers) {
   // `initial` applies only to the chosen readers; ops those rewrites create cascade to everyone.
   std::unordered_map<const OperationNode*, Operation> cascade;
   for (auto& s : sch->stages) {
@@ -331,7 +352,7 @@ void replace_dataflow(ScheduleNode* sch, const std::unordered_map<const Operatio
     }
   }
 }
-}  // namespace
+using detail::replace_dataflow;
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Operation>& readers) {
   parse_storage_scope(scope);

@@ -114,6 +114,13 @@ class Lowerer {
            s->attach_type != AttachType::Inline;
   }
 
+  /** Whether a reduce leaf of s is bound to a thread (a cross-thread reduction). */
+  bool is_cross_thread(const StagePtr& s) const {
+    for (auto& lv : s->leaf_iter_vars)
+      if (lv->iter_type == IterVarType::CommReduce && bound_thread(s, lv).defined()) return true;
+    return false;
+  }
+
   /** The expression each leaf var takes in generated code: its own var, its thread var, or 0. */
   Expr leaf_value(const StagePtr& s, const IterVar& iv) const {
     if (IterVar t = bound_thread(s, iv); t.defined()) return t->var;
@@ -154,6 +161,10 @@ class Lowerer {
       IterVar t = bound_thread(st, iv);
       if (t.defined()) max_rank = std::max(max_rank, thread_scope_of(t->thread_tag).first);
     }
+    // A cross-thread reduction leaves its result in every thread (or the one its store predicate
+    // picks), so inside a kernel it is per-thread data even when only blockIdx loops enclose it
+    // (TVM's storage_flatten also makes it local there).
+    if (max_rank == 0 && is_cross_thread(s)) return "local";
     if (max_rank >= 1) return "local";
     if (max_rank == 0) return "shared";
     return "";
@@ -399,7 +410,14 @@ class Lowerer {
     return IfThenElseNode::make(likely(pred), body);
   }
 
+  /** The stage's store predicate (set_store_predicate) around its store. */
+  static Stmt store_guard(const StagePtr& s, Stmt body) {
+    if (!s->store_predicate.defined()) return body;
+    return IfThenElseNode::make(s->store_predicate, body);
+  }
+
   Stmt produce(const StagePtr& s) {
+    if (is_cross_thread(s)) return produce_cross_thread(s);
     auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
     const auto& leaves = s->leaf_iter_vars;
     auto vals = pass_up(s, [&](const IterVar& lv) { return leaf_value(s, lv); });
@@ -443,6 +461,7 @@ class Lowerer {
       if (pred.defined() && dpred.defined()) pred = pred && dpred;
       else if (dpred.defined()) pred = dpred;
       update = guard(pred, update);
+      update = store_guard(s, update);
       // loops from first_red inward
       for (size_t i = leaves.size(); i-- > first_red;) {
         update = attach_children(s, leaves[i], update);
@@ -471,13 +490,137 @@ class Lowerer {
       std::vector<Stmt> provides;
       for (int i = 0; i < c->num_outputs(); ++i)
         provides.push_back(ProvideNode::make(s->op, i, substitute(c->body[i], vm), args));
-      body = guard(bound_predicate(s, vals, false), BlockNode::make(provides));
+      body = store_guard(s, guard(bound_predicate(s, vals, false), BlockNode::make(provides)));
     }
     for (size_t i = first_red; i-- > 0;) {
       body = attach_children(s, leaves[i], body);
       body = loop_wrapper(s, leaves[i], leaves[i]->var)(body);
     }
     return ProducerConsumerNode::make(s->op, true, body);
+  }
+
+  /**
+   * A reduction with reduce leaves bound to threads (TVM's MakeCrossThreadReduction):
+   *
+   *   <data-parallel and thread-bound reduce loops, in leaf order>
+   *     normal_reduce_temp = identity; <other reduce loops> normal_reduce_temp = op(.., source)
+   *     // attr [combiner] reduce_scope
+   *     tvm_thread_allreduce(size, normal_reduce_temp[0] (or the source), cond, reduce_temp, tx...)
+   *     if (store_predicate) out[...] = reduce_temp[0]
+   *
+   * Bound guards and the reduction's condition apply to each thread's contribution (values that
+   * are out of range contribute the identity), never around the all-reduce, whose barriers every
+   * thread of the block must reach. lower_thread_allreduce turns the call into shared memory code.
+   */
+  Stmt produce_cross_thread(const StagePtr& s) {
+    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    const auto& leaves = s->leaf_iter_vars;
+    auto* red = c->body[0].as<ReduceNode>();
+    MINITVM_ICHECK(red) << "cross-thread reduction of a non-reduction";
+    const CommReducer& comb = red->combiner;
+    const size_t size = static_cast<size_t>(c->num_outputs());
+    auto vals = pass_up(s, [&](const IterVar& lv) { return leaf_value(s, lv); });
+    std::vector<Expr> args;
+    for (auto& iv : c->axis) args.push_back(vals.at(iv.get()));
+    VarMap vm;
+    for (auto& rv : root_vars(s)) vm[rv->var.get()] = vals.at(rv.get());
+
+    std::vector<IterVar> normal;
+    std::vector<Expr> thread_vars;
+    for (auto& lv : leaves) {
+      if (lv->iter_type != IterVarType::CommReduce) continue;
+      if (IterVar t = bound_thread(s, lv); t.defined()) {
+        thread_vars.push_back(t->var);
+      } else {
+        normal.push_back(lv);
+      }
+    }
+    // Which threads contribute: in range (reduce and data-parallel guards) and the condition.
+    Expr rpred = bound_predicate(s, vals, true);
+    Expr dpred = bound_predicate(s, vals, false);
+    Expr in_range;
+    for (const Expr& p : {rpred, dpred})
+      if (p.defined()) in_range = in_range.defined() ? (in_range && p) : p;
+    if (in_range.defined()) in_range = simplify(in_range, all_ranges_);
+    Expr cond = simplify(substitute(red->condition, vm), all_ranges_);
+    std::vector<Expr> srcs;
+    for (auto& src : red->source) srcs.push_back(substitute(src, vm));
+
+    std::vector<Stmt> seq;
+    std::vector<Var> normal_bufs, result_bufs;
+    std::vector<Expr> values;
+    Expr contrib = make_const(DataType::Bool(), int64_t{1});
+    if (!normal.empty()) {
+      // Each thread first reduces its own part (the unbound reduce loops) into a local.
+      std::vector<Stmt> init, upd;
+      std::vector<Expr> old_vals;
+      for (size_t i = 0; i < size; ++i) {
+        DataType t = c->output_dtype(static_cast<int>(i));
+        normal_bufs.push_back(Var::buffer("normal_reduce_temp" + std::to_string(i), t));
+        init.push_back(StoreNode::make(normal_bufs[i], comb->identity[i], make_zero(DataType::Int(32))));
+        old_vals.push_back(LoadNode::make(t, normal_bufs[i], make_zero(DataType::Int(32))));
+        values.push_back(old_vals.back());
+      }
+      std::vector<Expr> combined = comb->combine(old_vals, srcs);
+      std::vector<Var> tmps;
+      for (size_t i = 0; i < size; ++i) {
+        if (size > 1) tmps.push_back(Var(s->op.name() + ".v" + std::to_string(i), combined[i].dtype()));
+        upd.push_back(StoreNode::make(normal_bufs[i], size > 1 ? Expr(tmps[i]) : combined[i],
+                                      make_zero(DataType::Int(32))));
+      }
+      Stmt update = BlockNode::make(upd);
+      for (size_t i = tmps.size(); i-- > 0;) update = LetStmtNode::make(tmps[i], combined[i], update);
+      if (!is_one(cond)) update = IfThenElseNode::make(cond, update);
+      update = guard(in_range, update);
+      for (size_t i = leaves.size(); i-- > 0;) {
+        if (!contains(normal, leaves[i])) continue;
+        update = attach_children(s, leaves[i], update);
+        update = loop_wrapper(s, leaves[i], leaves[i]->var)(update);
+      }
+      seq.push_back(BlockNode::make(init));
+      seq.push_back(update);
+    } else {
+      values = srcs;
+      if (in_range.defined() && !is_one(in_range)) contrib = in_range;
+      if (!is_one(cond)) contrib = is_one(contrib) ? cond : (contrib && cond);
+    }
+    std::vector<Expr> call_args{make_const(DataType::UInt(32), static_cast<int64_t>(size))};
+    for (auto& v : values) call_args.push_back(v);
+    call_args.push_back(contrib);
+    for (size_t i = 0; i < size; ++i) {
+      result_bufs.push_back(Var::buffer("reduce_temp" + std::to_string(i), c->output_dtype(static_cast<int>(i))));
+      call_args.push_back(result_bufs[i]);
+    }
+    for (auto& tv : thread_vars) call_args.push_back(tv);
+    Stmt allreduce = EvaluateNode::make(CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, call_args));
+    seq.push_back(AttrStmtNode::make(comb, AttrKind::ReduceScope, make_zero(DataType::Int(32)), allreduce));
+    // Write back (every thread holds the result; the store predicate picks the writers).
+    std::vector<Stmt> assigns;
+    for (size_t i = 0; i < size; ++i) {
+      DataType t = c->output_dtype(static_cast<int>(i));
+      assigns.push_back(ProvideNode::make(s->op, static_cast<int>(i),
+                                          LoadNode::make(t, result_bufs[i], make_zero(DataType::Int(32))), args));
+    }
+    seq.push_back(store_guard(s, guard(dpred, BlockNode::make(assigns))));
+    Stmt body = BlockNode::make(seq);
+    for (size_t i = size; i-- > 0;) {
+      DataType t = c->output_dtype(static_cast<int>(i));
+      body = AllocateNode::make(result_bufs[i], t, {make_const(DataType::Int(32), int64_t{1})}, StorageScope::Local,
+                                Expr(), body);
+      if (!normal_bufs.empty())
+        body = AllocateNode::make(normal_bufs[i], t, {make_const(DataType::Int(32), int64_t{1})},
+                                  StorageScope::Local, Expr(), body);
+    }
+    for (size_t i = leaves.size(); i-- > 0;) {
+      if (contains(normal, leaves[i])) continue;
+      body = attach_children(s, leaves[i], body);
+      body = loop_wrapper(s, leaves[i], leaves[i]->var)(body);
+    }
+    return ProducerConsumerNode::make(s->op, true, body);
+  }
+
+  static bool contains(const std::vector<IterVar>& v, const IterVar& x) {
+    return std::any_of(v.begin(), v.end(), [&](const IterVar& y) { return y.same_as(x); });
   }
 
   Stmt build_root() {

@@ -52,8 +52,9 @@ class LoweringLogger {
 }  // namespace
 
 std::vector<std::string> lower_pass_names() {
-  return {"schedule_ops",   "storage_flatten", "simplify",     "vectorize_loop", "inject_virtual_thread",
-          "storage_rewrite", "unroll_loop",    "simplify_final", "remove_no_op"};
+  return {"schedule_ops",          "storage_flatten",        "simplify",        "vectorize_loop",
+          "inject_virtual_thread", "lower_thread_allreduce", "storage_rewrite", "unroll_loop",
+          "simplify_final",        "remove_no_op"};
 }
 
 PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& name,
@@ -100,6 +101,7 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
     return x;
   });
   s = log.run("inject_virtual_thread", s, [](const Stmt& x) { return transform::inject_virtual_thread(x); });
+  s = log.run("lower_thread_allreduce", s, [](const Stmt& x) { return transform::lower_thread_allreduce(x); });
   s = log.run("storage_rewrite", s, [](const Stmt& x) { return transform::storage_rewrite(x); });
   s = log.run("unroll_loop", s, [&](const Stmt& x) { return transform::unroll_loop(x, opt.unroll); });
   s = log.run("simplify_final", s, [](const Stmt& x) { return simplify(x); });

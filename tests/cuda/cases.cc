@@ -126,6 +126,135 @@ CudaCase max_reduce() {
   return c;
 }
 
+// Cross-thread reduction as in TVM's reduction tutorial: B[i] = sum_k A[i, k], k split by 24
+// (not a power of two, and 200 = 8 * 24 + 8 does not divide), the inner part factored out
+// (BF[ki, i] sums over k.outer) and reduced across 24 threads of a block per row; thread 0 stores.
+CudaCase allreduce_row_sum() {
+  const int m = 37, n = 200;
+  auto A = te::placeholder({m, n}, f32, "A");
+  auto k = te::reduce_axis({0, n}, "k");
+  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto s = te::create_schedule({B.op()});
+  auto [ko, ki] = s[B].split(k, 24);
+  (void)ko;
+  Tensor BF = s.rfactor(B, ki)[0];
+  s[B].bind(B.op().axis()[0], thread("blockIdx.x"));
+  IterVar tx = thread("threadIdx.x");
+  IterVar red = s[B].op().reduce_axis()[0];
+  s[B].bind(red, tx);
+  s[BF].compute_at(s[B], red);
+  s[B].set_store_predicate(tx->var == 0);
+  auto a = rnd(m * n, 21);
+  std::vector<double> want(m);
+  for (int64_t i = 0; i < m; ++i) {
+    double acc = 0;
+    for (int64_t j = 0; j < n; ++j) acc += a[i * n + j];
+    want[i] = acc;
+  }
+  CudaCase c{"allreduce_row_sum", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  c.rtol = 1e-5;
+  c.atol = 1e-4;
+  c.flops = static_cast<double>(m * n);
+  return c;
+}
+
+// B[i] = max_k A[i, k] with k split by 19 and k.inner bound to threadIdx.x directly (each thread
+// first reduces k.outer serially), 4 rows per block on threadIdx.y: 4 independent groups of 19
+// threads in one shared buffer. 30 rows do not fill the last block: the threads of rows 30, 31
+// contribute the identity and store nothing.
+CudaCase allreduce_max_groups() {
+  const int m = 30, n = 77;
+  auto A = te::placeholder({m, n}, f32, "A");
+  auto k = te::reduce_axis({0, n}, "k");
+  auto B = te::compute({m}, [&](Var i) { return te::max(A(i, k), {k}); }, "B");
+  auto s = te::create_schedule({B.op()});
+  auto [bx, ty] = s[B].split(B.op().axis()[0], 4);
+  auto [ko, ki] = s[B].split(k, 19);
+  (void)ko;
+  s[B].bind(bx, thread("blockIdx.x"));
+  s[B].bind(ty, thread("threadIdx.y"));
+  s[B].bind(ki, thread("threadIdx.x"));
+  auto a = rnd(m * n, 22, -100.0f, -1.0f);  // all negative: a zero identity would be wrong
+  std::vector<double> want(m);
+  for (int64_t i = 0; i < m; ++i) {
+    float acc = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) acc = std::max(acc, a[i * n + j]);
+    want[i] = acc;
+  }
+  CudaCase c{"allreduce_max_groups", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
+             {want}};
+  c.rtol = c.atol = 0;
+  return c;
+}
+
+// Argmax (a two-value comm_reducer: index, value) over 45 threads, one row per block: the values
+// go into the all-reduce directly (no serial part); each tree step reads into registers, syncs,
+// then writes. Ties resolve to the smaller index whatever the reduction order.
+CudaCase allreduce_argmax() {
+  const int m = 10, n = 45;
+  auto A = te::placeholder({m, n}, f32, "A");
+  auto k = te::reduce_axis({0, n}, "k");
+  auto argmax = te::comm_reducer(
+      [](const std::vector<Var>& x, const std::vector<Var>& y) {
+        Expr take_y = (y[1] > x[1]) || ((y[1] == x[1]) && (y[0] < x[0]));
+        return std::vector<Expr>{te::select(take_y, y[0], x[0]), te::select(take_y, y[1], x[1])};
+      },
+      {Expr(-1), ir::min_value(f32)}, "argmax");
+  auto outs = te::compute_multi(
+      {m}, [&](const std::vector<Var>& i) { return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k}); },
+      "R");
+  auto s = te::create_schedule({outs[0].op()});
+  s[outs[0]].bind(outs[0].op().axis()[0], thread("blockIdx.x"));
+  s[outs[0]].bind(k, thread("threadIdx.x"));
+  auto a = rnd(m * n, 23);
+  a[4 * n + 7] = 2.0f;
+  a[4 * n + 40] = 2.0f;  // tie: index 7 wins
+  std::vector<double> want_idx(m), want_val(m);
+  for (int64_t i = 0; i < m; ++i) {
+    int best = 0;
+    for (int j = 1; j < n; ++j)
+      if (a[i * n + j] > a[i * n + best]) best = j;
+    want_idx[i] = best;
+    want_val[i] = a[i * n + best];
+  }
+  CudaCase c{"allreduce_argmax",
+             s,
+             {A, outs[0], outs[1]},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, DataType::Int(32)), NDArray::empty({m}, f32)},
+             {1, 2},
+             {want_idx, want_val}};
+  c.rtol = c.atol = 0;
+  return c;
+}
+
+// The all-reduce inside a serial loop: 8 rows per block, one after the other, each summed by 20
+// threads (k = 40 split by 20). The shared buffer is rewritten in every iteration, after all
+// threads read the previous result: thread_sync adds the loop-carried barrier.
+CudaCase allreduce_in_loop() {
+  const int m = 24, n = 40;
+  auto A = te::placeholder({m, n}, f32, "A");
+  auto k = te::reduce_axis({0, n}, "k");
+  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "B");
+  auto s = te::create_schedule({B.op()});
+  auto [bx, ri] = s[B].split(B.op().axis()[0], 8);
+  (void)ri;
+  auto [ko, ki] = s[B].split(k, 20);
+  (void)ko;
+  s[B].bind(bx, thread("blockIdx.x"));
+  s[B].bind(ki, thread("threadIdx.x"));
+  auto a = rnd(m * n, 24);
+  std::vector<double> want(m);
+  for (int64_t i = 0; i < m; ++i) {
+    double acc = 0;
+    for (int64_t j = 0; j < n; ++j) acc += 2.0 * a[i * n + j];
+    want[i] = acc;
+  }
+  CudaCase c{"allreduce_in_loop", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  c.rtol = 1e-5;
+  c.atol = 1e-4;
+  return c;
+}
+
 // C[i] = max(A[i] * B[i] + A[i], 0) in float16.
 CudaCase fp16_elementwise() {
   const int n = 2048;
@@ -315,7 +444,8 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
 
 std::vector<std::string> case_names() {
   return {"vector_add", "row_sum", "max_reduce", "tiled_matmul", "fp16_elementwise", "fp16_sum_float_acc",
-          "imperfect_2d", "imperfect_matmul_shared"};
+          "imperfect_2d", "imperfect_matmul_shared", "allreduce_row_sum", "allreduce_max_groups",
+          "allreduce_argmax", "allreduce_in_loop"};
 }
 
 CudaCase make_case(const std::string& name) {
@@ -327,6 +457,10 @@ CudaCase make_case(const std::string& name) {
   if (name == "fp16_sum_float_acc") return fp16_sum_float_acc();
   if (name == "imperfect_2d") return imperfect_2d();
   if (name == "imperfect_matmul_shared") return imperfect_matmul_shared();
+  if (name == "allreduce_row_sum") return allreduce_row_sum();
+  if (name == "allreduce_max_groups") return allreduce_max_groups();
+  if (name == "allreduce_argmax") return allreduce_argmax();
+  if (name == "allreduce_in_loop") return allreduce_in_loop();
   throw std::out_of_range("no CUDA test case named " + name);
 }
 

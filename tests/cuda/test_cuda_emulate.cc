@@ -64,6 +64,33 @@ TEST(CudaSource, Fp16IncludesHeaderAndAccumulatesInFloat) {
   EXPECT_NE(red.find("__float2half_rn"), std::string::npos) << red;
 }
 
+size_t count(const std::string& s, const std::string& what) {
+  size_t n = 0;
+  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
+  return n;
+}
+
+TEST(CudaSource, CrossThreadReductionsUseASharedTreeWithBarriers) {
+  // 24 threads: the store, the fold of slots 16..23 (8 threads), then 16 -> 8 -> 4 -> 2 -> 1.
+  std::string rs = source_of("allreduce_row_sum");
+  EXPECT_NE(rs.find("__launch_bounds__(24)"), std::string::npos) << rs;
+  EXPECT_NE(rs.find("__shared__ float red_buf0[24];"), std::string::npos) << rs;
+  EXPECT_NE(rs.find("if (((int)threadIdx.x) < 8) {"), std::string::npos) << rs;
+  EXPECT_EQ(count(rs, "__syncthreads();"), 6u) << rs;
+  EXPECT_NE(rs.find("if (((int)threadIdx.x) == 0) {"), std::string::npos) << rs;  // the store predicate
+  // Four groups (threadIdx.y) of 19 threads share one buffer of 76 slots.
+  std::string mg = source_of("allreduce_max_groups");
+  EXPECT_NE(mg.find("__shared__ float red_buf0[76];"), std::string::npos) << mg;
+  // Two values: each step reads into registers, syncs, writes, syncs (45 threads: fold + 5 steps).
+  std::string am = source_of("allreduce_argmax");
+  EXPECT_NE(am.find("__shared__ int red_buf0[45];"), std::string::npos) << am;
+  EXPECT_NE(am.find("__shared__ float red_buf1[45];"), std::string::npos) << am;
+  EXPECT_EQ(count(am, "__syncthreads();"), 1u + 2u * 6u) << am;
+  // Inside a loop over rows: one more barrier before the buffer is rewritten.
+  std::string lp = source_of("allreduce_in_loop");
+  EXPECT_EQ(count(lp, "__syncthreads();"), 7u) << lp;
+}
+
 TEST(CudaSource, ImperfectSplitsAreGuarded) {
   std::string src = source_of("imperfect_2d");
   EXPECT_NE(src.find("< 37)"), std::string::npos) << src;

@@ -4,6 +4,7 @@
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/transform/passes.h"
+#include "minitvm/transform/thread_sync.h"
 
 using namespace minitvm;
 using namespace minitvm::ir;
@@ -56,12 +57,46 @@ TEST(VectorizeLoop, ContiguousBecomesRamp) {
   expect_ir_eq(vectorize_loop(before), expected, before);
 }
 
-TEST(VectorizeLoop, GuardedBodyFallsBackToSerial) {
-  Var i("i"), A = Var::buffer("A", f32);
-  Stmt body = IfThenElseNode::make(likely(i < 3), store(A, Expr(1.0f), i));
+// A lane-dependent guard (a split tail) becomes the predicate of the stores and loads under it.
+TEST(VectorizeLoop, GuardedBodyIsPredicated) {
+  Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  Stmt body = IfThenElseNode::make(likely(i < 3), store(A, load(B, i) * 2.0f, i));
   Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, body);
-  Stmt expected = ForNode::make(i, 0, 4, ForKind::Serial, body);
+  Expr ramp = RampNode::make(Expr(0), Expr(1), 4);
+  Expr mask = LTNode::make(ramp, BroadcastNode::make(Expr(3), 4));
+  Expr value = MulNode::make(LoadNode::make(f32.with_lanes(4), B, ramp, mask), BroadcastNode::make(Expr(2.0f), 4));
+  Stmt expected = StoreNode::make(A, value, ramp, mask);
   expect_ir_eq(vectorize_loop(before), expected, before);
+}
+
+// An else branch, or a load that does not depend on the lane under the guard, keeps the loop serial.
+TEST(VectorizeLoop, GuardWithElseOrUniformLoadFallsBackToSerial) {
+  Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  Stmt with_else = IfThenElseNode::make(i < 3, store(A, Expr(1.0f), i), store(A, Expr(2.0f), i));
+  Stmt uniform = IfThenElseNode::make(i < 3, store(A, load(B, 0), i));
+  for (const Stmt& body : {with_else, uniform}) {
+    Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, body);
+    expect_ir_eq(vectorize_loop(before), ForNode::make(i, 0, 4, ForKind::Serial, body), before);
+  }
+}
+
+// Non-ramp indices with constant lane offsets over a short span (here each element read by three
+// lanes) vectorize; other vector indices (a product of lanes) keep the loop serial.
+TEST(VectorizeLoop, ShortSpanIndicesAndIfThenElse) {
+  Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  Stmt rep = ForNode::make(i, 0, 6, ForKind::Vectorized, store(B, load(A, floordiv(i, 3)), i));
+  Expr ramp6 = RampNode::make(Expr(0), Expr(1), 6);
+  Stmt rep_expected = store(B, load(A, FloorDivNode::make(ramp6, BroadcastNode::make(Expr(3), 6))), ramp6);
+  expect_ir_eq(vectorize_loop(rep), rep_expected, rep);
+  Stmt square = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, load(A, i * i), i));
+  expect_ir_eq(vectorize_loop(square), ForNode::make(i, 0, 4, ForKind::Serial, store(B, load(A, i * i), i)), square);
+  // tvm_if_then_else with a lane-dependent condition stays a (vector) call: code generation masks its loads
+  Stmt ite = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, if_then_else(i < 3, load(A, i + 1), Expr(0.0f)), i));
+  Expr ramp4 = RampNode::make(Expr(0), Expr(1), 4);
+  Expr call = CallNode::make(f32.with_lanes(4), Intrinsic::IfThenElse,
+                             {LTNode::make(ramp4, BroadcastNode::make(Expr(3), 4)),
+                              load(A, RampNode::make(Expr(1), Expr(1), 4)), BroadcastNode::make(Expr(0.0f), 4)});
+  expect_ir_eq(vectorize_loop(ite), store(B, call, ramp4), ite);
 }
 
 TEST(RemoveNoOp, DropsEmptyLoopsAndBranches) {
@@ -106,4 +141,103 @@ TEST(StorageRewrite, HoistsKernelAllocations) {
                          ForNode::make(i, 0, 4, ForKind::Serial,
                                        BlockNode::make({store(S, Expr(1.0f), tx), store(A, load(S, i), tx)}))));
   expect_ir_eq(storage_rewrite(before), expected, before);
+}
+
+namespace {
+/** attr threadIdx.x (and .y); allocate reduce_temp0; tvm_thread_allreduce(1, value, cond, reduce_temp0,
+ *  reduced threads...) under reduce_scope(sum); B[out_idx] = reduce_temp0[0]. */
+struct AllreduceIR {
+  Var tx{"threadIdx.x"}, ty{"threadIdx.y"};
+  IterVar tiv{Range(), tx, IterVarType::ThreadIndex, "threadIdx.x"};
+  IterVar tyv{Range(), ty, IterVarType::ThreadIndex, "threadIdx.y"};
+  Var A = Var::buffer("A", f32), B = Var::buffer("B", f32), res = Var::buffer("reduce_temp0", f32);
+  CommReducer sum = sum_reducer(f32);
+  Stmt call(Expr value, Expr cond, std::vector<Expr> threads) {
+    std::vector<Expr> args{make_const(DataType::UInt(32), int64_t{1}), value, cond, res};
+    args.insert(args.end(), threads.begin(), threads.end());
+    Stmt c = EvaluateNode::make(CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, args));
+    return AttrStmtNode::make(sum, AttrKind::ReduceScope, Expr(0), c);
+  }
+  Stmt with_result(Stmt reduce, Expr out_idx) {
+    return AllocateNode::make(res, f32, {Expr(1)}, StorageScope::Local, Expr(),
+                              BlockNode::make({reduce, store(B, load(res, 0), out_idx)}));
+  }
+};
+Stmt barrier() { return make_storage_sync(StorageScope::Shared); }
+Expr const_true() { return make_const(DataType::Bool(), int64_t{1}); }
+}  // namespace
+
+TEST(LowerThreadAllreduce, NonPowerOfTwoTreeWithBarriers) {
+  // 3 threads: fold slot 2 into slot 0 first (3 - 2 = 1 active thread), then 1 into 0.
+  AllreduceIR t;
+  Stmt before = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(3),
+                                   t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
+  Var buf = Var::buffer("red_buf0", f32);
+  auto step = [&](int active, int off) {
+    return IfThenElseNode::make(t.tx < active, store(buf, load(buf, t.tx) + load(buf, t.tx + off), t.tx));
+  };
+  Stmt lowered = AllocateNode::make(
+      buf, f32, {Expr(3)}, StorageScope::Shared, Expr(),
+      BlockNode::make({store(buf, load(t.A, t.tx), t.tx), barrier(), step(1, 2), barrier(), step(1, 1), barrier(),
+                       store(t.res, load(buf, 0), 0)}));
+  Stmt expected = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(3), t.with_result(lowered, 0));
+  expect_ir_eq(lower_thread_allreduce(before), expected, before);
+}
+
+TEST(LowerThreadAllreduce, GroupsConditionAndSingleThread) {
+  AllreduceIR t;
+  // Reduce over threadIdx.x (8) in groups of threadIdx.y (2): slots ty * 8 + tx of a 16-slot buffer;
+  // the condition selects the identity for threads that do not contribute.
+  Stmt before = AttrStmtNode::make(
+      t.tyv, AttrKind::ThreadExtent, Expr(2),
+      AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(8),
+                         t.with_result(t.call(load(t.A, t.ty * 8 + t.tx), t.tx < 5, {t.tx}), t.ty)));
+  std::string got = to_string(lower_thread_allreduce(before));
+  EXPECT_NE(got.find("allocate red_buf0[float32 * 16]"), std::string::npos) << got;
+  EXPECT_NE(got.find("red_buf0[((threadIdx.y*8) + threadIdx.x)] = tvm_if_then_else((threadIdx.x < 5), "),
+            std::string::npos)
+      << got;
+  EXPECT_NE(got.find("reduce_temp0[0] = red_buf0[(threadIdx.y*8)]"), std::string::npos) << got;
+  size_t syncs = 0;
+  for (size_t p = got.find("tvm_storage_sync"); p != std::string::npos; p = got.find("tvm_storage_sync", p + 1)) ++syncs;
+  EXPECT_EQ(syncs, 4u) << got;  // after the stores, and after each of the 3 steps (8 -> 4 -> 2 -> 1)
+  EXPECT_EQ(got.find("tvm_thread_allreduce"), std::string::npos) << got;
+  EXPECT_EQ(got.find("reduce_scope"), std::string::npos) << got;
+  // One thread: no shared memory, the value is the result.
+  Stmt single = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(1),
+                                   t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
+  Stmt expected = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(1),
+                                     t.with_result(store(t.res, load(t.A, t.tx), 0), 0));
+  expect_ir_eq(lower_thread_allreduce(single), expected, single);
+}
+
+TEST(LowerThreadAllreduce, Errors) {
+  auto error_of = [](const Stmt& s) -> std::string {
+    try {
+      lower_thread_allreduce(s);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "<no error>";
+  };
+  AllreduceIR t;
+  // Under a condition on the thread index: not every thread reaches the barriers.
+  Stmt divergent = AttrStmtNode::make(
+      t.tiv, AttrKind::ThreadExtent, Expr(8),
+      IfThenElseNode::make(t.tx < 4, t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0)));
+  std::string msg = error_of(divergent);
+  EXPECT_NE(msg.find("inside a condition on the thread index"), std::string::npos) << msg;
+  // threadIdx.y bound in the kernel, but not around the reduction.
+  Stmt elsewhere = AttrStmtNode::make(
+      t.tiv, AttrKind::ThreadExtent, Expr(8),
+      BlockNode::make({t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0),
+                       AttrStmtNode::make(t.tyv, AttrKind::ThreadExtent, Expr(2), store(t.B, Expr(0.0f), t.ty))}));
+  msg = error_of(elsewhere);
+  EXPECT_NE(msg.find("also binds threadIdx.y elsewhere"), std::string::npos) << msg;
+  // Symbolic thread extent.
+  Var n("n");
+  Stmt symbolic = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, n,
+                                     t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
+  msg = error_of(symbolic);
+  EXPECT_NE(msg.find("needs a constant extent for threadIdx.x"), std::string::npos) << msg;
 }

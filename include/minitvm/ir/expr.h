@@ -191,6 +191,11 @@ enum class Intrinsic : uint8_t {
   Reinterpret,
   BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft, ShiftRight,
   StorageSync,   ///< tvm_storage_sync("shared"): __syncthreads()
+  /** tvm_thread_allreduce(size, values..., cond, result_bufs..., reduce_thread_vars...), under an
+   *  AttrStmt reduce_scope naming the combiner: a reduction of each value across the listed
+   *  threads, every thread receiving the result in result_bufs[i][0]. Made by schedule_to_stmt for
+   *  reduce axes bound to threadIdx; lowered to shared memory by lower_thread_allreduce. */
+  ThreadAllreduce,
 };
 
 /** The printed name of an intrinsic (TVM's spelling, e.g. "tvm_if_then_else", "exp"). */
@@ -206,7 +211,9 @@ struct CallNode : public ExprNode {
   static Expr make(DataType t, Intrinsic op, std::vector<Expr> args);
   static Expr make_extern(DataType t, std::string name, std::vector<Expr> args);
   /** Pure intrinsics can be duplicated, hoisted and removed when unused. */
-  bool is_pure() const { return op != Intrinsic::StorageSync && op != Intrinsic::Extern; }
+  bool is_pure() const {
+    return op != Intrinsic::StorageSync && op != Intrinsic::Extern && op != Intrinsic::ThreadAllreduce;
+  }
 };
 
 // ---- ranges, iteration variables, reducers -----------------------------------------------------

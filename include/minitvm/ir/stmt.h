@@ -31,6 +31,7 @@ enum class AttrKind : uint8_t {
   PragmaUnrollExplicit,    ///< node = IterVar; value = 0/1
   Pragma,                  ///< node = IterVar; other pragma keys
   LoopScope,
+  ReduceScope,             ///< node = CommReducer of the tvm_thread_allreduce call in the body
 };
 /** Printed key ("thread_extent", "pragma_auto_unroll_max_step", ...). */
 std::string attr_key_name(AttrKind k, const std::string& pragma_key);

@@ -51,6 +51,7 @@ struct StageNode {
   IterVar attach_ivar;
   std::shared_ptr<StageNode> attach_stage;
   std::string scope;  ///< "" (global), "shared", "local"
+  Expr store_predicate;  ///< set_store_predicate: guards the stage's stores (undefined: none)
   bool is_output = false;
   ScheduleNode* schedule = nullptr;  ///< owning schedule (non-owning back pointer)
 };
@@ -73,6 +74,10 @@ class Stage {
   IterVar fuse(IterVar outer, IterVar inner);
   IterVar fuse(const std::vector<IterVar>& axes);
   Stage& reorder(const std::vector<IterVar>& order);
+  /** Bind `iv` to a thread axis. A reduction axis may be bound to threadIdx.x/y/z: the stage then
+   *  becomes a cross-thread reduction (each thread reduces its part, then an all-reduce across the
+   *  bound threads, TVM's tvm_thread_allreduce); every thread holds the result unless
+   *  set_store_predicate restricts the store. */
   Stage& bind(IterVar iv, IterVar thread);
   Stage& compute_at(Stage parent, IterVar scope);
   Stage& compute_inline();
@@ -82,6 +87,10 @@ class Stage {
   Stage& parallel(IterVar iv);
   Stage& pragma(IterVar iv, const std::string& key, Expr value = Expr(1));
   Stage& set_scope(const std::string& scope);
+  /** Store only where `pred` (a boolean expression, typically `thread_x->var == 0`) holds: the
+   *  stage's main store (the update of a reduction, the write-back of a cross-thread reduction) is
+   *  guarded by it; loops and reduction init are not. As TVM's set_store_predicate. */
+  Stage& set_store_predicate(Expr pred);
 
   Operation op() const { return n_->op; }
   Operation origin_op() const { return n_->origin_op; }
@@ -93,6 +102,7 @@ class Stage {
   bool defined() const { return static_cast<bool>(n_); }
 
  private:
+  friend class Schedule;
   IterVarAttr& attr(const IterVar& iv);
   void check_leaf(const IterVar& iv, const char* primitive) const;
   std::shared_ptr<StageNode> n_;
@@ -114,6 +124,23 @@ class Schedule {
   Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Operation>& readers);
   /** Compute `t` into a cache in `scope` and copy it out. Returns the cache tensor. */
   Tensor cache_write(const Tensor& t, const std::string& scope);
+  /**
+   * Factor the reduction `t` over its reduce axis `axis` (a leaf of its stage, made by split/fuse
+   * of reduce axes or a reduce axis itself) into a new stage, as TVM's `s.rfactor`:
+   *
+   *   C[i] = sum(A[i, k], k); ko, ki = s[C].split(k, 16); CF = s.rfactor(C, ki)
+   *   => CF[ki, i] = sum(A[i, ko*16 + ki], ko)   (guarded when 16 does not divide k's extent)
+   *      C[i]      = sum(CF[ki.v, i], ki.v)
+   *
+   * `axis` becomes a data-parallel axis of the new tensor, inserted at position `factor_axis` of
+   * its shape (negative counts from the end, -1 = last). The other reduce leaves connected to
+   * `axis` by split/fuse become the new stage's reduce axes; unrelated reduce axes (with their
+   * splits) move to the new stage unchanged. The stage of `t` keeps its data-parallel axes and
+   * attributes and gets one reduce axis `<axis>.v` over the factored one; its other loop structure
+   * is reset (call rfactor before scheduling the rest of the stage). Returns one tensor per output
+   * of the reduction (tuple reducers give several). Misuse raises CompileError.
+   */
+  std::vector<Tensor> rfactor(const Tensor& t, const IterVar& axis, int factor_axis = 0);
 
   const std::vector<std::shared_ptr<StageNode>>& stages() const { return n_->stages; }
   const std::vector<Operation>& outputs() const { return n_->outputs; }

@@ -29,6 +29,18 @@ Stmt vectorize_loop(const Stmt& s);
  *  a serial loop `v.s`); statements that do not use it run once. */
 Stmt inject_virtual_thread(const Stmt& s);
 
+/** TVM's LowerThreadAllreduce (shared-memory path): each `tvm_thread_allreduce` (made by
+ *  schedule_to_stmt for reduce axes bound to threadIdx, under a `reduce_scope` attribute naming the
+ *  combiner) becomes a shared buffer `red_buf<i>[groups * threads]` written by every thread, a tree
+ *  reduction with a `tvm_storage_sync("shared")` after every step (non-power-of-two thread counts
+ *  fold their tail first), and a copy of the group's result into the call's local result buffer.
+ *  Threads of the enclosing threadIdx axes that are not reduced form independent groups.
+ *  Raises CompileError for a thread extent that is not constant, an allreduce under a condition on
+ *  the thread index (its barriers would diverge), or a threadIdx axis bound elsewhere in the
+ *  kernel but not around the call. Expects: after storage_flatten (flat buffers). Guarantees: no
+ *  tvm_thread_allreduce or reduce_scope remains. */
+Stmt lower_thread_allreduce(const Stmt& s);
+
 /** Allocations inside a GPU kernel move to the top of the kernel's outermost thread_extent. */
 Stmt storage_rewrite(const Stmt& s);
 

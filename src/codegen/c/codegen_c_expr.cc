@@ -391,6 +391,9 @@ void CodeGenC::visit(const CallNode* op) {
     case Intrinsic::StorageSync:
       MINITVM_INTERNAL_ERROR << "tvm_storage_sync used as a value; it must be an Evaluate statement";
       return;
+    case Intrinsic::ThreadAllreduce:
+      MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
+      return;
     case Intrinsic::Extern:
       out() << op->name << "(";
       for (size_t i = 0; i < a.size(); ++i) out() << (i ? ", " : "") << print_expr(a[i]);

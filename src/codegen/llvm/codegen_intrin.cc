@@ -59,6 +59,9 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
     case Intrinsic::StorageSync:
       // No shared memory between CPU threads of one task: nothing to synchronise.
       return llvm::ConstantInt::get(i32_, 0);
+    case Intrinsic::ThreadAllreduce:
+      MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
+      return nullptr;
   }
   MINITVM_INTERNAL_ERROR << "LLVM codegen: unhandled intrinsic " << op->name;
   return nullptr;
