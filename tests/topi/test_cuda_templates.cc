@@ -2,6 +2,8 @@
 #include "ref.h"
 
 #include <minitvm/autotune/record.h>
+#include <minitvm/runtime/nvrtc.h>
+#include <minitvm/runtime/ptxas.h>
 #include <minitvm/topi/cuda_schedule.h>
 #include <minitvm/topi/layer.h>
 
@@ -143,6 +145,48 @@ TEST(TopiCuda, DenseSmallAndLargeBatchEmulated) {
     EXPECT_TRUE(L.is_fallback);
     auto x = rnd(B * K, 7), w = rnd(N * K, 8), b = rnd(N, 9);
     expect_close(run_layer(L, {x, w, b}), dense_ref(B, K, N, x, w, &b), 1e-4f);
+  }
+}
+
+// TVM's small-batch schedule: rfactor of the tile_k inner axis, one block (blockIdx.y = row,
+// blockIdx.x = column) per output, the kf partial sums all-reduced across kf threads, thread 0
+// storing. kf = 20 threads (not a power of two) and the fallback's 64 threads over 100 and 40
+// elements (the factored reduction is guarded). NVRTC and ptxas (sm_90) accept the source.
+TEST(TopiCuda, DenseSmallBatchCrossThreadReduction) {
+  struct Case {
+    int B, K, N;
+    int64_t kf;  // 0: fallback
+  };
+  for (auto c : std::vector<Case>{{3, 100, 17, 20}, {2, 100, 9, 0}, {5, 40, 6, 0}}) {
+    SCOPED_TRACE(testing::Message() << c.B << "x" << c.K << "x" << c.N << " kf " << c.kf);
+    ConfigEntity cfg;
+    cfg.template_key = "direct";
+    cfg.set("tile_k", SplitEntity{{-1, c.kf}});
+    autotune::ApplyConfig apply(cfg);
+    autotune::FallbackContext fb;
+    fb.silent = true;
+    autotune::DispatchScope scope(c.kf ? static_cast<autotune::DispatchContext&>(apply)
+                                       : static_cast<autotune::DispatchContext&>(fb));
+    auto L = topi::build_dense(c.B, c.K, c.N, true, "cuda -emulate");
+    EXPECT_EQ(L.is_fallback, c.kf == 0);
+    const int64_t threads = c.kf ? c.kf : 64;
+    EXPECT_NE(L.source.find("__launch_bounds__(" + std::to_string(threads) + ")"), std::string::npos) << L.source;
+    EXPECT_NE(L.source.find("__shared__ float red_buf0[" + std::to_string(threads) + "];"), std::string::npos)
+        << L.source;
+    EXPECT_NE(L.source.find("__syncthreads();"), std::string::npos);
+    EXPECT_NE(L.source.find("if (((int)threadIdx.x) == 0)"), std::string::npos) << L.source;
+    EXPECT_NE(L.ir.find("produce T_dense.rf"), std::string::npos) << L.ir;
+    EXPECT_NE(L.ir.find("blockIdx.y, , blockIdx.y)] thread_extent = " + std::to_string(c.B)), std::string::npos);
+    EXPECT_NE(L.ir.find("blockIdx.x, , blockIdx.x)] thread_extent = " + std::to_string(c.N)), std::string::npos);
+    auto x = rnd(c.B * c.K, 17), w = rnd(c.N * c.K, 18), b = rnd(c.N, 19);
+    expect_close(run_layer(L, {x, w, b}), dense_ref(c.B, c.K, c.N, x, w, &b), 1e-4f);
+    if (!runtime::nvrtc_available() || runtime::find_ptxas().empty()) continue;
+    runtime::NvrtcOptions o;
+    o.arch = "sm_90";
+    auto ptx = runtime::nvrtc_compile(L.source, o).ptx;
+    auto report = runtime::ptxas_check(ptx, "sm_90");
+    ASSERT_FALSE(report.kernels.empty()) << report.output;
+    EXPECT_EQ(report.kernels[0].shared_bytes, threads * 4);
   }
 }
 

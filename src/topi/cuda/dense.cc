@@ -13,30 +13,27 @@ te::Schedule small_batch(te::Schedule s, const te::Operation& dense_op, const te
                          ConfigEntity& cfg, const autotune::DenseGeometry& g) {
   autotune::define_dense_small_batch_space(cfg, g);
   if (cfg.is_fallback()) cfg.set("tile_k", SplitEntity{{g.in_dim > 64 ? -1 : 1, 64}});
-  int64_t kf = cfg.split("tile_k").size.back();
-  // No rfactor/allreduce in the core compiler: the kf threads of a block take kf consecutive
-  // output columns (grid (ceil(out_dim / kf), batch), block (kf)), each with a local accumulator
-  // over the whole reduction, split by kf.
+  // TVM's _schedule_dense_small_batch: the reduction is split by tile_k and its inner part
+  // factored out (CF[i, j, kf] sums over k.outer); the kf partial sums of one output are then
+  // reduced across the kf threads of a block (tvm_thread_allreduce), one block per output, and
+  // thread 0 stores the result.
   te::Tensor C = dense_op.output(0);
-  te::Tensor CC = s.cache_write(C, "local");
-  te::Operation o = out;
+  auto K = apply_split(s[C], s[C].op().reduce_axis()[0], cfg.split("tile_k"));
+  te::Tensor CF = s.rfactor(C, K.back())[0];
+  te::Operation o = C.op();
   if (!is_output(s, C.op())) {
-    s[C.op()].compute_inline();
-  } else {
-    o = C.op();
+    o = out;
+    s[C].compute_at(s[o], s[o].op().axis()[1]);
   }
-  te::Stage cs = s[o];
-  auto ax = cs.leaf_iter_vars();
-  auto [jo, ji] = cs.split(ax[1], I(kf));
-  cs.reorder({ax[0], jo, ji});
-  cs.bind(ax[0], te::thread_axis("blockIdx.y"));
-  cs.bind(jo, te::thread_axis("blockIdx.x"));
-  cs.bind(ji, te::thread_axis("threadIdx.x"));
-  s[CC].compute_at(cs, ji);
-  te::Stage cc = s[CC];
-  auto cax = cc.leaf_iter_vars();  // i, j, k
-  auto K = apply_split(cc, cax[2], cfg.split("tile_k"));
-  cc.reorder({K[0], K[1], cax[0], cax[1]});
+  te::Stage so = s[o];
+  so.bind(so.op().axis()[0], te::thread_axis("blockIdx.y"));
+  so.bind(so.op().axis()[1], te::thread_axis("blockIdx.x"));
+  te::IterVar tx = s[C].op().reduce_axis()[0];
+  te::IterVar thread_x = te::thread_axis("threadIdx.x");
+  s[C].bind(tx, thread_x);
+  s[CF].compute_at(s[C], tx);
+  s[C].set_store_predicate(thread_x->var == 0);
+  so.set_store_predicate(thread_x->var == 0);
   return s;
 }
 
