@@ -1,5 +1,6 @@
 // Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not possible).
 #include "minitvm/ir/arith.h"
+#include "minitvm/ir/functor.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/transform/passes.h"
 
@@ -109,10 +110,23 @@ class Vectorizer : public IRMutator {
   }
   Expr visit(const LoadNode* op, const Expr& self) override {
     Expr idx = mutate(op->index);
-    if (idx.same_as(op->index)) return self;
-    if (idx.as<BroadcastNode>()) return BroadcastNode::make(LoadNode::make(op->dtype, op->buffer_var, idx.as<BroadcastNode>()->value), lanes_);
-    if (!idx.as<RampNode>()) throw CannotVectorize{};
-    return LoadNode::make(op->dtype.with_lanes(lanes_), op->buffer_var, idx);
+    if (idx.same_as(op->index)) {
+      // a load that does not depend on the lane runs once per vector: not allowed under a lane mask
+      if (mask_.defined()) throw CannotVectorize{};
+      return self;
+    }
+    if (!mask_.defined() && idx.as<BroadcastNode>())
+      return BroadcastNode::make(LoadNode::make(op->dtype, op->buffer_var, idx.as<BroadcastNode>()->value), lanes_);
+    // Dense or strided ramps, and indices with constant lane offsets over a short span (e.g. each
+    // element repeated: floordiv(ramp(x*48, 1, 48), 3)); anything else stays a serial loop.
+    idx = broadcast_to(idx, lanes_);
+    if (!idx.as<RampNode>()) {
+      auto lo = lane_offsets(idx);
+      if (!lo || lo->span() > 4 * static_cast<int64_t>(lanes_)) throw CannotVectorize{};
+    }
+    Expr pred = op->predicate.defined() && !is_one(op->predicate) ? broadcast_to(mutate(op->predicate), lanes_) : Expr();
+    if (mask_.defined()) pred = pred.defined() ? AndNode::make(pred, mask_) : mask_;
+    return LoadNode::make(op->dtype.with_lanes(lanes_), op->buffer_var, idx, pred);
   }
   Expr visit(const CallNode* op, const Expr& self) override {
     bool changed = false;
@@ -126,6 +140,16 @@ class Vectorizer : public IRMutator {
         return make_object<CallNode>(op->dtype.with_lanes(lanes), op->op, op->name, std::move(args));
       }
       case Intrinsic::Likely: return args[0];
+      case Intrinsic::IfThenElse: {
+        // Lanes with a false condition must not evaluate the true branch: code generation masks
+        // its loads; an integer division there could trap, so that stays serial.
+        if (may_trap(op->args[1])) throw CannotVectorize{};
+        int lanes = std::max({args[0].dtype().lanes(), args[1].dtype().lanes(), args[2].dtype().lanes()});
+        // a lane-independent condition stays scalar (a branch); a vector one masks the loads
+        if (args[0].dtype().is_vector() && has_scalar_load(args[1])) throw CannotVectorize{};
+        for (size_t i = 1; i < args.size(); ++i) args[i] = broadcast_to(args[i], lanes);
+        return CallNode::make(op->dtype.with_lanes(lanes), Intrinsic::IfThenElse, std::move(args));
+      }
       default: throw CannotVectorize{};
     }
   }
@@ -134,28 +158,69 @@ class Vectorizer : public IRMutator {
 
   Stmt visit(const StoreNode* op, const Stmt& self) override {
     Expr v = mutate(op->value), idx = mutate(op->index);
-    if (v.same_as(op->value) && idx.same_as(op->index)) return self;
+    if (v.same_as(op->value) && idx.same_as(op->index) && !mask_.defined()) return self;
     if (!idx.as<RampNode>()) throw CannotVectorize{};  // scalar index with vector value: a reduction
-    return StoreNode::make(op->buffer_var, broadcast_to(v, lanes_), idx);
+    Expr pred = op->predicate.defined() && !is_one(op->predicate) ? broadcast_to(mutate(op->predicate), lanes_) : Expr();
+    if (mask_.defined()) pred = pred.defined() ? AndNode::make(pred, mask_) : mask_;
+    return StoreNode::make(op->buffer_var, broadcast_to(v, lanes_), idx, pred);
   }
   Stmt visit(const ForNode* op, const Stmt& self) override {
     if (uses_var(Stmt(self), v_)) throw CannotVectorize{};
     return self;
   }
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
-    if (uses_var(op->condition, v_)) throw CannotVectorize{};
-    return IRMutator::visit(op, self);
+    if (!uses_var(op->condition, v_)) return IRMutator::visit(op, self);
+    // A lane-dependent guard without else (a split tail `if (likely(i*48 + v < 56))`): its
+    // stores and loads become predicated (masked) with the condition; other statements under it
+    // (inner loops, lane-independent loads) make the loop serial.
+    if (op->else_case.defined()) throw CannotVectorize{};
+    Expr cond = broadcast_to(mutate(op->condition), lanes_);
+    Expr saved = mask_;
+    mask_ = saved.defined() ? AndNode::make(saved, cond) : cond;
+    Stmt body = mutate(op->then_case);
+    mask_ = saved;
+    return body;
   }
   Stmt visit(const LetStmtNode* op, const Stmt& self) override {
-    if (uses_var(op->value, v_)) throw CannotVectorize{};
+    if (uses_var(op->value, v_) || mask_.defined()) throw CannotVectorize{};
     return IRMutator::visit(op, self);
   }
   Stmt visit(const AllocateNode*, const Stmt&) override { throw CannotVectorize{}; }
 
  private:
+  /** Integer division or modulo by a non-constant: may trap where a masked lane would skip it. */
+  static bool may_trap(const Expr& e) {
+    bool found = false;
+    post_order_visit(e, [&](const Ref<Object>& x) {
+      auto check = [&](const auto* n) {
+        Expr d = n->b;
+        if (auto* b = d.as<BroadcastNode>()) d = b->value;
+        if (n->dtype.is_integral() && !as_const_int(d)) found = true;
+      };
+      switch (x->kind()) {
+        case NodeKind::Div: check(static_cast<const DivNode*>(x.get())); break;
+        case NodeKind::Mod: check(static_cast<const ModNode*>(x.get())); break;
+        case NodeKind::FloorDiv: check(static_cast<const FloorDivNode*>(x.get())); break;
+        case NodeKind::FloorMod: check(static_cast<const FloorModNode*>(x.get())); break;
+        default: break;
+      }
+    });
+    return found;
+  }
+
+  /** A load that is not vectorized (runs once, whatever the lanes' conditions). */
+  static bool has_scalar_load(const Expr& e) {
+    bool found = false;
+    post_order_visit(e, [&](const Ref<Object>& x) {
+      if (x->kind() == NodeKind::Load && static_cast<const LoadNode*>(x.get())->dtype.is_scalar()) found = true;
+    });
+    return found;
+  }
+
   const VarNode* v_;
   Expr min_;
   int lanes_;
+  Expr mask_;  ///< lane mask of the enclosing lane-dependent guards (undefined: all lanes)
 };
 
 class LoopVectorizer : public IRMutator {

@@ -329,5 +329,41 @@ TEST(SimplifyStmt, TrivialLoopsAndLets) {
   EXPECT_TRUE(is_nop(simplify(blk)));
 }
 
+// lane_offsets: vector indices as one scalar base plus constant per-lane offsets (what the LLVM
+// backend turns into one dense load and a shuffle).
+TEST(LaneOffsets, RampsSumsScalesAndDivisions) {
+  Var x("x"), y("y");
+  auto offs = [](const Expr& e) {
+    auto lo = lane_offsets(e);
+    return lo ? lo->offsets : std::vector<int64_t>{-999};
+  };
+  // strided ramp plus a broadcast: base x*84 + y, offsets 0, 3, 6, 9
+  Expr strided = RampNode::make(x * 84, 3, 4) + BroadcastNode::make(y, 4);
+  auto lo = lane_offsets(strided);
+  ASSERT_TRUE(lo);
+  EXPECT_EQ(lo->offsets, (std::vector<int64_t>{0, 3, 6, 9}));
+  EXPECT_EQ(to_string(simplify(lo->base)), "((x*84) + y)");
+  EXPECT_EQ(lo->span(), 10);
+  EXPECT_EQ(lo->min_offset(), 0);
+  // reversed lanes, scaled by a constant
+  EXPECT_EQ(offs(RampNode::make(x, -1, 3) * BroadcastNode::make(2, 3)), (std::vector<int64_t>{0, -2, -4}));
+  // each element repeated three times: floordiv of a ramp whose base is a multiple of 3
+  Expr rep = FloorDivNode::make(RampNode::make(x * 48, 1, 6), BroadcastNode::make(3, 6));
+  lo = lane_offsets(rep);
+  ASSERT_TRUE(lo);
+  EXPECT_EQ(lo->offsets, (std::vector<int64_t>{0, 0, 0, 1, 1, 1}));
+  EXPECT_EQ(to_string(simplify(lo->base)), "(x*16)");
+  EXPECT_EQ(offs(FloorModNode::make(RampNode::make(x * 48, 1, 6), BroadcastNode::make(3, 6))),
+            (std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
+  // int64 cast of an int32 index
+  EXPECT_EQ(offs(cast(DataType::Int(64, 4), RampNode::make(x, 2, 4))), (std::vector<int64_t>{0, 2, 4, 6}));
+  // not constant offsets: the base is not known to be a multiple of the divisor, a ramp with a
+  // variable stride, a product of two vectors, a scalar
+  EXPECT_FALSE(lane_offsets(FloorDivNode::make(RampNode::make(x * 16, 1, 6), BroadcastNode::make(3, 6))));
+  EXPECT_FALSE(lane_offsets(RampNode::make(x, y, 4)));
+  EXPECT_FALSE(lane_offsets(RampNode::make(x, 1, 4) * RampNode::make(y, 1, 4)));
+  EXPECT_FALSE(lane_offsets(x + 1));
+}
+
 }  // namespace
 }  // namespace minitvm::ir

@@ -101,8 +101,8 @@ TEST(CodegenLLVM, FloorDivModLoopNest) {
   }
 }
 
-// Ramp/Broadcast vector code: dense loads and stores, a reversed gather, a strided scatter, and a
-// predicated (masked) tail.
+// Ramp/Broadcast vector code: dense loads and stores, a reversed load (one dense load and a
+// shuffle), a strided scatter, and a predicated (masked) tail.
 TEST(CodegenLLVM, VectorRampBroadcast) {
   const int64_t n = 1003, lanes = 8, chunks = (n + lanes - 1) / lanes;
   FuncBuilder fb;
@@ -161,6 +161,67 @@ TEST(CodegenLLVM, VectorIndexFormsAndLoopKinds) {
     ASSERT_EQ(e[k], a[k + 3] + a[k / lanes]) << k;
     ASSERT_EQ(g[k], a[k] * 2.f) << k;
   }
+}
+
+// Vector loads whose lanes are a base plus constant offsets over a short span (strides up to 4,
+// repeated lanes) are one dense load of the span and a shuffle, no gather; masked ones load only
+// the elements an active lane reads, and masked-off lanes read 0 even when they share an element
+// with an active lane.
+TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
+  const int64_t rows = 5, w = 28, ow = 9, lanes9 = 9;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {rows * w}), S = fb.buffer("S", f32, {rows * ow * 3});
+  Var G = fb.buffer("G", f32, {16}), R = fb.buffer("R", f32, {3 * 48});
+  Var r("r"), t("t"), c("c");
+  DataType v9 = f32.with_lanes(lanes9);
+  // S[r, tap, 0:9] = A[r*28 + tap + 3*lane]: a stride-3 load of 9 lanes (span 25) per tap
+  Expr strided = RampNode::make(r * static_cast<int>(w) + t, 3, lanes9);
+  Stmt s1 = loop(r, rows, loop(t, 3, StoreNode::make(S, LoadNode::make(v9, A, strided),
+                                                     RampNode::make((r * 3 + t) * static_cast<int>(ow), 1, lanes9))));
+  // R[c*48 + lane] = G[floordiv(c*48 + lane, 3)] for lanes with c*48 + lane < 40, else 0: each
+  // element repeated three times, a masked load of the 16-element span (G has 16 elements; the
+  // chunks c = 1, 2 would read past them without the mask)
+  Expr rep_index = FloorDivNode::make(RampNode::make(c * 48, 1, 48), BroadcastNode::make(3, 48));
+  Expr active = RampNode::make(c * 48, 1, 48) < BroadcastNode::make(40, 48);
+  Expr rep = LoadNode::make(f32.with_lanes(48), G, rep_index, active);
+  Stmt s2 = loop(c, 3, StoreNode::make(R, rep, RampNode::make(c * 48, 1, 48)));
+  PrimFunc f = fb.make("spans", BlockNode::make({s1, s2}));
+  std::string ir = emit_llvm_ir({f});
+  EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("load <25 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("masked.load.v16f32"), std::string::npos) << ir;
+  auto a = random_floats(rows * w, 21), g = random_floats(16, 22);
+  NDArray S_ = NDArray::empty({rows * ow * 3}, f32);
+  NDArray R_ = NDArray::from_vector(std::vector<float>(3 * 48, -1.f), {3 * 48});
+  build_one(f)(NDArray::from_vector(a, {rows * w}), S_, NDArray::from_vector(g, {16}), R_);
+  auto sv = S_.to_vector<float>(), rv = R_.to_vector<float>();
+  for (int64_t i = 0; i < rows; ++i)
+    for (int64_t tap = 0; tap < 3; ++tap)
+      for (int64_t l = 0; l < ow; ++l) ASSERT_EQ(sv[(i * 3 + tap) * ow + l], a[i * w + tap + 3 * l]) << i << " " << tap;
+  for (int64_t k = 0; k < 3 * 48; ++k) ASSERT_EQ(rv[k], k < 40 ? g[k / 3] : 0.f) << k;
+}
+
+// A vector tvm_if_then_else masks every load of its true branch (here a select of two loads),
+// so lanes outside the condition never read.
+TEST(CodegenLLVM, VectorIfThenElseMasksNestedLoads) {
+  const int64_t n = 20, lanes = 8, chunks = 3;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), O = fb.buffer("O", f32, {chunks * lanes});
+  Var c("c");
+  DataType v8 = f32.with_lanes(lanes);
+  Expr ramp = RampNode::make(c * static_cast<int>(lanes), 1, lanes);
+  Expr a = LoadNode::make(v8, A, ramp), b = LoadNode::make(v8, B, ramp);
+  Expr body = if_then_else(ramp < BroadcastNode::make(static_cast<int>(n), lanes), select(a > b, a, b * 2.f),
+                           BroadcastNode::make(Expr(-3.f), lanes));
+  PrimFunc f = fb.make("ite", loop(c, chunks, StoreNode::make(O, body, ramp)));
+  std::string ir = emit_llvm_ir({f});
+  EXPECT_NE(ir.find("masked.load"), std::string::npos) << ir;
+  auto av = random_floats(n, 31), bv = random_floats(n, 32);
+  NDArray O_ = NDArray::empty({chunks * lanes}, f32);
+  build_one(f)(NDArray::from_vector(av, {n}), NDArray::from_vector(bv, {n}), O_);
+  auto o = O_.to_vector<float>();
+  for (int64_t k = 0; k < chunks * lanes; ++k)
+    ASSERT_EQ(o[k], k < n ? (av[k] > bv[k] ? av[k] : bv[k] * 2.f) : -3.f) << k;
 }
 
 // Stack (small) and heap (large) temporaries.

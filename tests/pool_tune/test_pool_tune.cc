@@ -22,6 +22,7 @@
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/support/logging.h"
 #include "minitvm/topi/pool.h"
+#include "runtime/cpu/jit.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
@@ -148,6 +149,46 @@ TEST(PoolTuneTemplate, TunedRecordDispatchesInBuildPool) {
   HostArray got = exe.forward(plan, x).output;
   ASSERT_EQ(got.numel(), want.numel());
   for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
+}
+
+// The fallback of channels-first max_pool2d k=3 s=3 (the seed grid): the forward vectorizes the
+// whole output row (window loops outside; each tap a stride-3 read, one dense load and a shuffle),
+// the backward 48-lane tiles of whole windows with a masked row tail (dense stores, grad_output
+// and indices read as repeated lanes). Neither gathers, and both match the reference.
+TEST(PoolCpuTemplate, SeedGridFallbackVectorizesWithoutGathers) {
+  for (int64_t H : {7, 28, 56, 112}) {
+    int64_t OW = (H - 3) / 3 + 1;
+    PoolPlan grid = max2d({32, 128, H, H}, 3, 3);
+    autotune::FallbackConfigEntity f, b;
+    topi::pool_cpu_fallback(f, grid, PoolDirection::Forward);
+    topi::pool_cpu_fallback(b, grid, PoolDirection::Backward);
+    EXPECT_EQ(f.knob_int("vec"), 1);
+    EXPECT_EQ(f.split("tile_inner").size.back(), OW);
+    EXPECT_EQ(b.knob_int("vec"), 1);
+    EXPECT_EQ(b.split("tile_inner").size.back(), 3 * std::min<int64_t>(16, (H + 2) / 3));
+    EXPECT_EQ(f.knob_int("fuse_level"), 2);  // one task per plane
+    // the backward tuning space holds that tile (it does not divide W)
+    bool found = false;
+    for (const auto& e : b.space().knobs()[0].entities)
+      found |= std::get<autotune::SplitEntity>(e).size.back() == b.split("tile_inner").size.back();
+    EXPECT_TRUE(found) << H;
+    PoolPlan plan = max2d({2, 3, H, H}, 3, 3);
+    plan.return_indices = true;
+    CompiledPoolExecutor exe("llvm");
+    for (auto dir : {PoolDirection::Forward, PoolDirection::Backward}) {
+      std::string opt = runtime::cpu::jit_optimized_ir(exe.kernel(plan, dir, false).module.get_source("ll"));
+      EXPECT_EQ(opt.find("gather"), std::string::npos) << H << "\n" << opt;
+    }
+    HostArray x = random_input(plan, 11);
+    ReferencePoolExecutor ref;
+    PoolForwardResult want = ref.forward(plan, x);
+    PoolForwardResult got = exe.forward(plan, x);
+    for (int64_t i = 0; i < want.output.numel(); ++i) ASSERT_EQ(got.output.get(i), want.output.get(i)) << H << " " << i;
+    HostArray gy = random_input(max2d({2, 3, OW, OW}, 1, 1), 12);
+    HostArray gx_want = ref.backward(plan, x, gy, &want.indices);
+    HostArray gx = exe.backward(plan, x, gy, &want.indices);
+    for (int64_t i = 0; i < gx_want.numel(); ++i) ASSERT_EQ(gx.get(i), gx_want.get(i)) << H << " " << i;
+  }
 }
 
 TEST(PoolTophub, ShippedLogLoadsWithoutWarnings) {

@@ -22,7 +22,9 @@
  */
 #pragma once
 
+#include <optional>
 #include <unordered_map>
+#include <vector>
 
 #include "minitvm/ir/expr.h"
 #include "minitvm/ir/stmt.h"
@@ -63,5 +65,18 @@ bool can_prove(const Expr& cond, const RangeMap& ranges = {});
 bool const_upper_bound(const Expr& e, const RangeMap& ranges, int64_t* out);
 /** A constant lower bound (inclusive) of the integer e over the ranges; false when unbounded. */
 bool const_lower_bound(const Expr& e, const RangeMap& ranges, int64_t* out);
+
+/** A vector index whose lane i is `base + offsets[i]` (base scalar, offsets constants). */
+struct LaneOffsets {
+  Expr base;
+  std::vector<int64_t> offsets;
+  int64_t min_offset() const;
+  int64_t span() const;  ///< max - min + 1: the elements one dense access covering every lane reads
+};
+/** The lane offsets of a vector integer index, when they are constants: Ramp with a constant stride,
+ *  Broadcast, their sums and differences, products with a constant broadcast, casts, and
+ *  floordiv/floormod by a constant broadcast where the base is provably a multiple of it (e.g.
+ *  `floordiv(ramp(x*48, 1, 48), 3)` -> base x*16, offsets 0,0,0,1,1,1,...). Otherwise nullopt. */
+std::optional<LaneOffsets> lane_offsets(const Expr& index);
 
 }  // namespace minitvm::ir

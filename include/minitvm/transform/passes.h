@@ -20,8 +20,12 @@ using ir::Stmt;
  *  Expects: schedule_to_stmt output. Guarantees: no Realize, Provide or ProducerLoad remain. */
 Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const ir::OperationNode*, int>, ir::Buffer>& binds);
 
-/** Vectorized loops with constant extent become Ramp/Broadcast vector code; loops whose body cannot
- *  be vectorized (inner loops, data-dependent conditions, allocations) become serial loops. */
+/** Vectorized loops with constant extent (2..64) become Ramp/Broadcast vector code. Loads may use
+ *  ramps (any stride) or indices with constant lane offsets over a short span (ir::lane_offsets,
+ *  e.g. floordiv(ramp(x*48, 1, 48), 3)); a lane-dependent `if` without else (a split tail) makes
+ *  the stores and loads under it predicated; tvm_if_then_else stays a vector call whose true
+ *  branch's loads code generation masks. Loops whose body cannot be vectorized (inner loops, else
+ *  branches, other vector indices, lets/allocations) become serial loops. */
 Stmt vectorize_loop(const Stmt& s);
 
 /** Virtual threads as TVM's InjectVirtualThread: buffers whose contents depend on the thread grow by

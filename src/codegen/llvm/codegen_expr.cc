@@ -6,6 +6,7 @@
 #include <optional>
 
 #include "codegen/llvm/codegen_llvm.h"
+#include "minitvm/ir/arith.h"
 #include "minitvm/support/error.h"
 
 namespace minitvm::codegen {
@@ -332,7 +333,61 @@ Expr dense_base(const Expr& index) {
   return f && is_one(f->stride) ? f->base : Expr();
 }
 bool always_true(const Expr& pred) { return !pred.defined() || is_one(pred); }
+
+/** Lane offsets of a vector index that one dense access of at most 4 elements per lane covers
+ *  (strides up to 4, reversed or repeated lanes): cheaper as a wide load/store plus a shuffle than
+ *  as a gather/scatter. */
+std::optional<LaneOffsets> short_span(const Expr& index) {
+  if (!index.dtype().is_vector()) return std::nullopt;
+  auto lo = lane_offsets(index);
+  if (!lo || lo->span() > 4 * static_cast<int64_t>(lo->offsets.size())) return std::nullopt;
+  return lo;
+}
 }  // namespace
+
+llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const LaneOffsets& lo, llvm::Value* mask) {
+  // One load of the elements [base + min, base + max] (masked: only the elements some active lane
+  // reads), then a shuffle that picks each lane's element. Elements between the lanes lie inside
+  // the range the lanes themselves read, so an unmasked wide load stays in bounds.
+  DataType elem = t.element_of();
+  int lanes = t.lanes();
+  int64_t lo_off = lo.min_offset(), span = lo.span();
+  llvm::Type* st = llvm::FixedVectorType::get(storage_type(elem), static_cast<unsigned>(span));
+  llvm::Align align(std::max(1, elem.bytes()));
+  Expr start = lo.base + make_const(lo.base.dtype(), lo_off);
+  llvm::Value* addr = element_address(base, elem, start);
+  std::vector<int> pick(lanes);
+  for (int i = 0; i < lanes; ++i) pick[i] = static_cast<int>(lo.offsets[i] - lo_off);
+  llvm::Value* wide;
+  bool shared = false;  // some element is read by several lanes
+  if (!mask) {
+    wide = builder_->CreateAlignedLoad(st, addr, align);
+  } else {
+    // element j is read when any active lane reads it: OR of one shuffle of the lane mask per
+    // lane reading the same element (lanes beyond `lanes` in the shuffle index the false vector)
+    std::vector<std::vector<int>> readers(span);
+    for (int i = 0; i < lanes; ++i) readers[pick[i]].push_back(i);
+    size_t copies = 0;
+    for (auto& r : readers) copies = std::max(copies, r.size());
+    shared = copies > 1;
+    // (shuffled as bytes: x86 shuffles i1 vectors bit by bit)
+    llvm::Value* bytes = builder_->CreateSExt(mask, llvm::FixedVectorType::get(builder_->getInt8Ty(), lanes));
+    llvm::Value* none = llvm::Constant::getNullValue(bytes->getType());
+    llvm::Value* emask = nullptr;
+    for (size_t c = 0; c < copies; ++c) {
+      std::vector<int> sel(span);
+      for (int64_t j = 0; j < span; ++j) sel[j] = c < readers[j].size() ? readers[j][c] : lanes;
+      llvm::Value* m = builder_->CreateShuffleVector(bytes, none, sel);
+      emask = emask ? builder_->CreateOr(emask, m) : m;
+    }
+    emask = builder_->CreateICmpNE(emask, llvm::Constant::getNullValue(emask->getType()));
+    wide = builder_->CreateMaskedLoad(st, addr, align, emask, llvm::Constant::getNullValue(st));
+  }
+  llvm::Value* v = builder_->CreateShuffleVector(wide, pick);
+  // a masked-off lane may share its element with an active lane: it still reads as zero
+  if (shared) v = builder_->CreateSelect(mask, v, llvm::Constant::getNullValue(v->getType()));
+  return v;
+}
 
 llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& index, const Expr& predicate,
                                     llvm::Value* extra_mask, llvm::Value* passthru) {
@@ -340,6 +395,12 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
   llvm::Value* base = buffer_ptr(buf);
   llvm::Align align(std::max(1, elem.bytes()));
   llvm::Value* mask = extra_mask;
+  if (load_mask_ && t.is_vector()) {
+    MINITVM_ICHECK(llvm::cast<llvm::FixedVectorType>(load_mask_->getType())->getNumElements() ==
+                   static_cast<unsigned>(t.lanes()))
+        << "LLVM codegen: " << t << " load under a tvm_if_then_else of another lane count";
+    mask = mask ? builder_->CreateAnd(mask, load_mask_) : load_mask_;
+  }
   if (!always_true(predicate)) {
     llvm::Value* p = emit(predicate);
     mask = mask ? builder_->CreateAnd(mask, p) : p;
@@ -373,6 +434,8 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
     // Every lane reads the same element: one scalar load, broadcast.
     llvm::Value* addr = element_address(base, elem, f->base);
     raw = builder_->CreateVectorSplat(t.lanes(), builder_->CreateAlignedLoad(storage_type(elem), addr, align));
+  } else if (auto lo = short_span(index)) {
+    raw = emit_span_load(t, base, *lo, mask);
   } else {
     llvm::Value* ptrs = element_address(base, elem, index);
     raw = builder_->CreateMaskedGather(st, ptrs, align, mask, llvm::Constant::getNullValue(st));

@@ -126,13 +126,17 @@ llvm::Value* CodeGenLLVM::emit_if_then_else(const CallNode* op) {
   MINITVM_ICHECK(op->args.size() == 3) << "LLVM codegen: tvm_if_then_else takes 3 arguments";
   const Expr& c = op->args[0];
   if (c.dtype().is_vector()) {
-    // No per-lane branches: a Load in the true branch becomes a masked load (lanes with a false
-    // condition are not read), anything else a select over both evaluated branches.
+    // No per-lane branches: the vector loads of the true branch are masked (lanes with a false
+    // condition are not read), then a select of both branches.
     llvm::Value* cond = emit(c);
     llvm::Value* f = emit(op->args[2]);
     if (auto* load = op->args[1].as<LoadNode>())
       return emit_load(load->dtype, load->buffer_var, load->index, load->predicate, cond, f);
-    return builder_->CreateSelect(cond, emit(op->args[1]), f);
+    llvm::Value* saved = load_mask_;
+    load_mask_ = saved ? builder_->CreateAnd(saved, cond) : cond;
+    llvm::Value* t = emit(op->args[1]);
+    load_mask_ = saved;
+    return builder_->CreateSelect(cond, t, f);
   }
   llvm::Value* cond = emit(c);
   auto* then_bb = llvm::BasicBlock::Create(ctx_, "ite_then", function_);

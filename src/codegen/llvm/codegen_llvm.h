@@ -19,6 +19,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
 
 namespace minitvm::codegen {
@@ -58,6 +59,7 @@ class CodeGenLLVM {
   llvm::Value* element_address(llvm::Value* base, DataType elem, const ir::Expr& index);
   llvm::Value* emit_load(DataType t, const ir::Var& buf, const ir::Expr& index, const ir::Expr& predicate,
                          llvm::Value* extra_mask, llvm::Value* passthru);
+  llvm::Value* emit_span_load(DataType t, llvm::Value* base, const ir::LaneOffsets& lo, llvm::Value* mask);
   void emit_store(const ir::StoreNode* op);
   llvm::Value* to_memory(DataType t, llvm::Value* v);
   llvm::Value* from_memory(DataType t, llvm::Value* v);
@@ -108,6 +110,9 @@ class CodeGenLLVM {
   std::unique_ptr<llvm::IRBuilder<>> builder_;
   llvm::Function* function_ = nullptr;   ///< function being filled
   std::string func_name_;                ///< PrimFunc being compiled, for names and messages
+  /** Inside the true branch of a vector tvm_if_then_else: its condition, which masks every vector
+   *  load there (lanes that would not take the branch are not read). */
+  llvm::Value* load_mask_ = nullptr;
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
   int parallel_depth_ = 0;
   int parallel_count_ = 0;

@@ -4,7 +4,8 @@
 //  - avg: grad_output[o] / divisor(o) (adaptive: divided by each axis' window length in turn),
 //  - lp:  outer(o) * d|x|^p/dx at q, outer(o) = grad_output[o] * S(o)^(1/p-1) * scale(o).
 // Per axis the candidate windows are o in [o_lo(q), o_hi(q)]; a reduction axis j walks them.
-// When windows are disjoint there is at most one candidate per axis and no reduction at all.
+// When windows are disjoint there is at most one candidate per axis and no reduction at all: the
+// element is 0 outside every window (if_then_else, so that o is only read inside one).
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
 
@@ -118,8 +119,10 @@ PoolBackward pool_backward(const PoolPlan& plan) {
   auto body = [&](const std::vector<Var>& v) -> Expr {
     Expr n = v[0], c = v[channel_pos(plan)];
     std::vector<Expr> q, o;
-    Expr valid;
+    Expr valid;   // the reduction condition / the max-index match
+    Expr inside;  // disjoint: q lies in a window (only then are the reads at o evaluated)
     auto add = [&](Expr e) { valid = valid.defined() ? (valid && e) : e; };
+    auto add_inside = [&](Expr e) { inside = inside.defined() ? (inside && e) : e; };
     for (int a = 0; a < R; ++a) {
       const PoolAxis& ax = plan.axes[a];
       Expr qa = v[spatial_pos(plan, a)];
@@ -127,12 +130,13 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       Expr oa;
       if (disjoint) {
         Expr t = qa + ci(ax.pad_begin);
-        oa = truncdiv(t, ci(ax.stride));  // t >= 0
+        // t >= 0; floordiv lets a vectorized q read o = q/stride as repeated lanes of one dense load
+        oa = floordiv(t, ci(ax.stride));
         Expr tap = t - oa * ci(ax.stride);
-        if (ax.effective_kernel() < ax.stride) add(tap < ci(ax.effective_kernel()));
-        if (ax.dilation > 1) add(truncmod(tap, ci(ax.dilation)) == 0);
+        if (ax.effective_kernel() < ax.stride) add_inside(tap < ci(ax.effective_kernel()));
+        if (ax.dilation > 1) add_inside(truncmod(tap, ci(ax.dilation)) == 0);
         // oa < out, without a division: t < out * stride
-        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add(t < ci(ax.out * ax.stride));
+        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add_inside(t < ci(ax.out * ax.stride));
       } else {
         oa = first_window(ax, qa) + j[a]->var;
         add(oa <= last_window(ax, qa));
@@ -141,10 +145,8 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       }
       o.push_back(oa);
     }
-    // reads at o are only evaluated where `valid` holds: clamp for disjoint selects
+    // disjoint: the reads at o sit under if_then_else(inside, ...), evaluated only inside a window
     std::vector<Expr> oc = o;
-    if (disjoint)
-      for (int a = 0; a < R; ++a) oc[a] = min(o[a], ci(plan.axes[a].out - 1));
     std::vector<Expr> oidx = layout_index(plan, n, c, oc);
     Expr contrib;
     if (plan.mode == PoolMode::Max) {
@@ -179,6 +181,7 @@ PoolBackward pool_backward(const PoolPlan& plan) {
     }
     if (disjoint) {
       Expr g = valid.defined() ? select(valid, contrib, make_zero(A)) : contrib;
+      if (inside.defined()) g = if_then_else(inside, g, make_zero(A));
       return half ? cast(T, g) : g;
     }
     return te::sum(contrib, j, valid);

@@ -75,11 +75,37 @@ Json pool_workload(const PoolPlan& plan, PoolDirection dir) {
   return autotune::workload_v02(pool_task_name(plan, dir), args);
 }
 
+namespace {
+
+// Channels-first backward of disjoint windows whose first window starts on a stride boundary:
+// an inner tile of whole windows (a multiple of the stride) reads grad_output/indices at
+// floordiv(w, stride) as repeated lanes of dense loads. The tile: the windows of 16 lanes (at
+// most 64 lanes), no more than the row needs; the row's tail runs masked.
+int64_t bwd_window_tile(const PoolPlan& plan, PoolDirection dir) {
+  if (dir != PoolDirection::Backward || plan.layout != PoolLayout::ChannelsFirst || !pool_windows_disjoint(plan))
+    return 0;
+  const PoolAxis& ax = plan.axes.back();
+  int64_t s = ax.stride;
+  if (s < 1 || s > 64 || ax.pad_begin % s != 0) return 0;
+  int64_t windows = std::min<int64_t>({16, 64 / s, (ax.in + s - 1) / s});
+  return s * std::max<int64_t>(1, windows);
+}
+
+}  // namespace
+
 void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir) {
   int64_t L = std::max<int64_t>(1, inner_length(plan, dir));
   autotune::SplitOptions so;
   so.num_outputs = 2;
   so.max_factor = 64;
+  if (int64_t wt = bwd_window_tile(plan, dir)) {
+    // the factors of L up to 64, then whole-window tiles that need not divide L (masked tail)
+    so.policy = autotune::SplitPolicy::Candidate;
+    for (int64_t f : autotune::get_factors(L))
+      if (f <= 64) so.candidate.push_back({-1, f});
+    for (int64_t t : {wt, wt / 2})
+      if (t > 0 && t % plan.axes.back().stride == 0 && L % t != 0) so.candidate.push_back({-1, t});
+  }
   cfg.define_split("tile_inner", L, so);
   cfg.define_knob("vec", {0, 1});
   std::vector<Json> levels;
@@ -91,16 +117,33 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
 void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {
   define_pool_cpu_space(cfg, plan, dir);
   int64_t L = std::max<int64_t>(1, inner_length(plan, dir));
-  // Inner tile: the largest factor of L up to 16 (channels-last: up to 32, a few vectors).
-  int64_t cap = plan.layout == PoolLayout::ChannelsLast ? 32 : 16;
+  auto largest_factor = [&](int64_t cap) {
+    int64_t f = 1;
+    for (int64_t x : autotune::get_factors(L))
+      if (x <= cap) f = x;
+    return f;
+  };
+  bool vec = false;
   int64_t f = 1;
-  for (int64_t x : autotune::get_factors(L))
-    if (x <= cap) f = x;
-  // Channels-first: the innermost output axis is strided in the input (forward) or reads the
-  // outputs at q/stride (backward); a plain scalar loop with the window innermost is what LLVM's
-  // loop vectorizer turns into interleaved wide loads, so no explicit split/vectorize there.
-  bool vec = plan.layout == PoolLayout::ChannelsLast;
-  if (!vec) f = 1;
+  if (plan.layout == PoolLayout::ChannelsLast) {
+    // Inner tile: the largest factor of C up to 32 (a few vectors).
+    f = largest_factor(32);
+    vec = true;
+  } else if (int64_t wt = bwd_window_tile(plan, dir)) {
+    // Whole windows per vector (see bwd_window_tile): dense stores, dense grad_output/index loads.
+    f = wt;
+    vec = true;
+  } else if (dir == PoolDirection::Forward && plan.mode == PoolMode::Max) {
+    // Max forward: the whole output row as one vector (up to 64 lanes) when no window of the row
+    // leaves the input, window loops outside: each tap is a strided read of the row, one dense
+    // load and a shuffle (stride <= 4). Otherwise a scalar loop with the window innermost, which
+    // LLVM's loop vectorizer handles (it would gather when the row is short).
+    const PoolAxis& ax = plan.axes.back();
+    bool plain = !ax.adaptive && !needs_low_check(ax) && !needs_high_check(ax) && ax.stride <= 4;
+    f = largest_factor(64);
+    vec = plain && f >= 2;
+    if (!vec) f = 1;
+  }
   cfg.set("tile_inner", autotune::SplitEntity{{-1, f}});
   cfg.set("vec", autotune::OtherOptionEntity{vec && f > 1 ? 1 : 0});
   // Parallel tasks: whole planes (N*C fused) when there are enough of them; each task then runs
