@@ -255,6 +255,35 @@ CudaCase allreduce_in_loop() {
   return c;
 }
 
+// A reduction over two thread axes at once: k = 58 split into threadIdx.y (6) x threadIdx.x (10),
+// 60 threads reducing 58 values (the two threads past the end contribute the identity), flattened
+// as threadIdx.y * 10 + threadIdx.x into one 60-slot buffer.
+CudaCase allreduce_two_axes() {
+  const int m = 5, n = 58;
+  auto A = te::placeholder({m, n}, f32, "A");
+  auto k = te::reduce_axis({0, n}, "k");
+  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto s = te::create_schedule({B.op()});
+  auto [ko, ki] = s[B].split(k, 10);
+  IterVar tx = thread("threadIdx.x");
+  s[B].bind(B.op().axis()[0], thread("blockIdx.x"));
+  s[B].bind(ko, thread("threadIdx.y"));
+  s[B].bind(ki, tx);
+  s[B].set_store_predicate(tx->var == 0);
+  auto a = rnd(m * n, 25);
+  std::vector<double> want(m);
+  for (int64_t i = 0; i < m; ++i) {
+    double acc = 0;
+    for (int64_t j = 0; j < n; ++j) acc += a[i * n + j];
+    want[i] = acc;
+  }
+  CudaCase c{"allreduce_two_axes", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
+             {want}};
+  c.rtol = 1e-5;
+  c.atol = 1e-5;
+  return c;
+}
+
 // C[i] = max(A[i] * B[i] + A[i], 0) in float16.
 CudaCase fp16_elementwise() {
   const int n = 2048;
@@ -445,7 +474,7 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
 std::vector<std::string> case_names() {
   return {"vector_add", "row_sum", "max_reduce", "tiled_matmul", "fp16_elementwise", "fp16_sum_float_acc",
           "imperfect_2d", "imperfect_matmul_shared", "allreduce_row_sum", "allreduce_max_groups",
-          "allreduce_argmax", "allreduce_in_loop"};
+          "allreduce_argmax", "allreduce_in_loop", "allreduce_two_axes"};
 }
 
 CudaCase make_case(const std::string& name) {
@@ -461,6 +490,7 @@ CudaCase make_case(const std::string& name) {
   if (name == "allreduce_max_groups") return allreduce_max_groups();
   if (name == "allreduce_argmax") return allreduce_argmax();
   if (name == "allreduce_in_loop") return allreduce_in_loop();
+  if (name == "allreduce_two_axes") return allreduce_two_axes();
   throw std::out_of_range("no CUDA test case named " + name);
 }
 

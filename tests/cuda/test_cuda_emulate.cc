@@ -86,6 +86,10 @@ TEST(CudaSource, CrossThreadReductionsUseASharedTreeWithBarriers) {
   EXPECT_NE(am.find("__shared__ int red_buf0[45];"), std::string::npos) << am;
   EXPECT_NE(am.find("__shared__ float red_buf1[45];"), std::string::npos) << am;
   EXPECT_EQ(count(am, "__syncthreads();"), 1u + 2u * 6u) << am;
+  // Two reduced thread axes: one buffer over threadIdx.y * 10 + threadIdx.x.
+  std::string ta = source_of("allreduce_two_axes");
+  EXPECT_NE(ta.find("__shared__ float red_buf0[60];"), std::string::npos) << ta;
+  EXPECT_NE(ta.find("red_buf0[(((int)threadIdx.x) + (((int)threadIdx.y) * 10))] = "), std::string::npos) << ta;
   // Inside a loop over rows: one more barrier before the buffer is rewritten.
   std::string lp = source_of("allreduce_in_loop");
   EXPECT_EQ(count(lp, "__syncthreads();"), 7u) << lp;
