@@ -1,4 +1,6 @@
 // Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not possible).
+#include <unordered_map>
+
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/functor.h"
 #include "minitvm/ir/ir_util.h"
@@ -26,8 +28,9 @@ class Vectorizer : public IRMutator {
 
  protected:
   Expr visit(const VarNode* op, const Expr& self) override {
-    if (op != v_) return self;
-    return RampNode::make(min_, make_const(min_.dtype(), int64_t{1}), lanes_);
+    if (op == v_) return RampNode::make(min_, make_const(min_.dtype(), int64_t{1}), lanes_);
+    auto it = lets_.find(op);
+    return it != lets_.end() ? it->second : self;
   }
   template <typename Node, typename F>
   Expr binary(const Node* op, const Expr& self, F make) {
@@ -182,8 +185,18 @@ class Vectorizer : public IRMutator {
     return body;
   }
   Stmt visit(const LetStmtNode* op, const Stmt& self) override {
-    if (uses_var(op->value, v_) || mask_.defined()) throw CannotVectorize{};
-    return IRMutator::visit(op, self);
+    // A lane-dependent value (e.g. a tuple reduction's combined values, which must all be
+    // computed before the first store) binds a vector variable, as in TVM.
+    Expr value = mutate(op->value);
+    if (!value.dtype().is_vector()) {
+      if (mask_.defined() && has_scalar_load(value)) throw CannotVectorize{};
+      return IRMutator::visit(op, self);
+    }
+    Var lanes_var(op->var->name_hint, value.dtype());
+    lets_[op->var.get()] = lanes_var;
+    Stmt body = mutate(op->body);
+    lets_.erase(op->var.get());
+    return LetStmtNode::make(lanes_var, value, body);
   }
   Stmt visit(const AllocateNode*, const Stmt&) override { throw CannotVectorize{}; }
 
@@ -221,6 +234,7 @@ class Vectorizer : public IRMutator {
   Expr min_;
   int lanes_;
   Expr mask_;  ///< lane mask of the enclosing lane-dependent guards (undefined: all lanes)
+  std::unordered_map<const VarNode*, Var> lets_;  ///< let variables bound to vector values
 };
 
 class LoopVectorizer : public IRMutator {

@@ -80,6 +80,19 @@ TEST(VectorizeLoop, GuardWithElseOrUniformLoadFallsBackToSerial) {
   }
 }
 
+// A let whose value depends on the lane binds a vector variable (tuple reductions compute every
+// combined value before the first store).
+TEST(VectorizeLoop, LaneDependentLetBindsAVector) {
+  Var i("i"), a("a", f32), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized,
+                              LetStmtNode::make(a, load(B, i) * 2.0f, store(A, AddNode::make(a, a), i)));
+  Expr ramp = RampNode::make(Expr(0), Expr(1), 4);
+  Var av("a", f32.with_lanes(4));
+  Stmt expected = LetStmtNode::make(av, MulNode::make(load(B, ramp), BroadcastNode::make(Expr(2.0f), 4)),
+                                    store(A, AddNode::make(av, av), ramp));
+  expect_ir_eq(vectorize_loop(before), expected, before);
+}
+
 // Non-ramp indices with constant lane offsets over a short span (here each element read by three
 // lanes) vectorize; other vector indices (a product of lanes) keep the loop serial.
 TEST(VectorizeLoop, ShortSpanIndicesAndIfThenElse) {

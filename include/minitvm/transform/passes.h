@@ -24,8 +24,9 @@ Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const ir::Operation
  *  ramps (any stride) or indices with constant lane offsets over a short span (ir::lane_offsets,
  *  e.g. floordiv(ramp(x*48, 1, 48), 3)); a lane-dependent `if` without else (a split tail) makes
  *  the stores and loads under it predicated; tvm_if_then_else stays a vector call whose true
- *  branch's loads code generation masks. Loops whose body cannot be vectorized (inner loops, else
- *  branches, other vector indices, lets/allocations) become serial loops. */
+ *  branch's loads code generation masks; a let of a lane-dependent value binds a vector variable.
+ *  Loops whose body cannot be vectorized (inner loops, else branches, other vector indices,
+ *  allocations) become serial loops. */
 Stmt vectorize_loop(const Stmt& s);
 
 /** Virtual threads as TVM's InjectVirtualThread: buffers whose contents depend on the thread grow by
