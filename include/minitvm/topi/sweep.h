@@ -73,6 +73,41 @@ std::optional<SweepWorkload> decode_workload(const autotune::Record& r, std::str
 /** Distinct workloads of records (by workload key), split into supported and skipped. */
 CollectedWorkloads collect_workloads(const std::vector<autotune::Record>& records);
 
+/** The template a record was tuned for: "winograd" (its task or config says so) or "direct". */
+std::string record_template(const autotune::Record& rec);
+
+/**
+ * Build `w`'s layer for `target` at batch `batch` (0: the workload's own) with conv2d template
+ * `template_key` ("direct" / "winograd"; ignored for depthwise and dense), under the current
+ * dispatch context. Throws what the layer build throws.
+ */
+LayerBuild build_layer(const SweepWorkload& w, int64_t batch, const std::string& target,
+                       const std::string& template_key);
+
+/** A workload's layer built with the config of its best record (build_with_best_record). */
+struct BestBuild {
+  LayerBuild layer;                          ///< the built layer when ok()
+  const autotune::Record* record = nullptr;  ///< the best record (owned by the ApplyHistoryBest); null on "key" failures without one
+  std::string template_key;                  ///< "direct" / "winograd"
+  std::string stage;                         ///< failing stage: "key", "build", "nvrtc"; empty on success
+  std::string reason;                        ///< one line
+  bool ok() const { return stage.empty(); }
+};
+
+/**
+ * Step 1 of check_workload: find the best record of `best` for `w` (target "cuda"), check that our
+ * layer queries the log's workload key (else the record could never reach our template: "key"),
+ * apply the record's config with ApplyConfig and build the layer for `target` at batch `batch`
+ * (0: the workload's own; for "cuda" the build includes NVRTC). A build that throws ("build",
+ * "nvrtc") or falls back ("build") fails. Never throws. Safe to call from several threads at
+ * once: dispatch contexts are per thread and `best` is only read.
+ */
+BestBuild build_with_best_record(const SweepWorkload& w, const autotune::ApplyHistoryBest& best,
+                                 const std::string& target, int64_t batch = 0);
+
+/** The first non-blank line of a message, cut to `max` characters (for one-line failure reasons). */
+std::string first_line(const std::string& message, size_t max = 300);
+
 /** Options of check_workload. */
 struct CheckOptions {
   bool emulate = false;
@@ -80,8 +115,14 @@ struct CheckOptions {
   std::string arch = "sm_90";
   /** Emulated layers larger than this (multiply-accumulates) are built and compiled only. */
   int64_t max_emulate_macs = 4'000'000'000;
-  /** Relative tolerance of the comparison against the reference. */
+  /** Relative tolerance of the comparison against the reference (direct conv2d, depthwise, dense). */
   double tolerance = 1e-3;
+  /**
+   * The same for the winograd template: its float32 input/output transforms lose about one more
+   * digit than direct summation (worst measured over cuda_v0.06/v0.10 at batch 1: 1.0e-3 on a
+   * 768-channel F(4,3) layer, vs 2.5e-4 for the worst direct layer).
+   */
+  double winograd_tolerance = 5e-3;
 };
 
 /** What happened to one workload. */
@@ -138,6 +179,8 @@ std::vector<float> reference_dense(int64_t batch, int64_t in_dim, int64_t out_di
 std::vector<float> random_values(size_t n, unsigned seed);
 /** max |a-b| / max(1, |b|); infinity when the sizes differ or a value is not finite. */
 double max_relative_error(const std::vector<float>& got, const std::vector<float>& ref);
+/** The same over `n` values at `got` and `ref` (lets callers split a large comparison into chunks). */
+double max_relative_error(const float* got, const float* ref, size_t n);
 
 /** Run a built layer (CPU NDArrays; llvm or "cuda -emulate" modules) on `inputs`; returns the output. */
 std::vector<float> run_layer(const LayerBuild& layer, const std::vector<std::vector<float>>& inputs);

@@ -14,41 +14,6 @@ namespace minitvm::topi::sweep {
 
 namespace {
 
-std::string first_line(const std::string& s, size_t max = 300) {
-  size_t b = s.find_first_not_of(" \n");
-  std::string r = b == std::string::npos ? s : s.substr(b);
-  size_t e = r.find('\n');
-  if (e != std::string::npos) r = r.substr(0, e);
-  if (r.size() > max) r = r.substr(0, max) + "...";
-  return r;
-}
-
-bool is_winograd(const autotune::Record& rec) {
-  return rec.input.task_name.find("winograd") != std::string::npos || rec.input.config.template_key == "winograd";
-}
-
-// The workload keys our layer builds query for these shapes.
-cuda::Workloads our_keys(const SweepWorkload& w) {
-  switch (w.op) {
-    case OpKind::Conv2d: return cuda::conv2d_workloads(w.data_shape, w.kernel_shape, w.attrs);
-    case OpKind::Depthwise: return cuda::depthwise_workloads(w.data_shape, w.kernel_shape, w.attrs);
-    case OpKind::Dense: return cuda::dense_workloads(w.batch, w.in_dim, w.out_dim, w.bias);
-  }
-  return {};
-}
-
-LayerBuild build(const SweepWorkload& w, int64_t batch, const std::string& target, const std::string& tmpl) {
-  LayerOptions opt;
-  opt.force_template = w.op == OpKind::Conv2d ? tmpl : "";
-  auto ds = w.data_shape;
-  if (w.op != OpKind::Dense) {
-    ds[0] = batch;
-    if (w.op == OpKind::Conv2d) return build_conv2d(ds, w.kernel_shape, w.attrs, target, opt);
-    return build_depthwise_conv2d(ds, w.kernel_shape, w.attrs, target, opt);
-  }
-  return build_dense(batch, w.in_dim, w.out_dim, w.bias, target, opt);
-}
-
 // Batch used on the emulator: 1 where the config does not tile the batch axis.
 int64_t emulation_batch(const SweepWorkload& w) {
   if (w.op != OpKind::Dense) return 1;
@@ -65,15 +30,19 @@ std::vector<float> random_values(size_t n, unsigned seed) {
   return v;
 }
 
-double max_relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
-  if (got.size() != ref.size()) return INFINITY;
+double max_relative_error(const float* got, const float* ref, size_t n) {
   double m = 0;
-  for (size_t i = 0; i < got.size(); ++i) {
-    if (!std::isfinite(got[i])) return INFINITY;
+  for (size_t i = 0; i < n; ++i) {
+    if (!std::isfinite(got[i]) || !std::isfinite(ref[i])) return INFINITY;
     double e = std::fabs(double(got[i]) - ref[i]) / std::max(1.0, std::fabs(double(ref[i])));
     m = std::max(m, e);
   }
   return m;
+}
+
+double max_relative_error(const std::vector<float>& got, const std::vector<float>& ref) {
+  if (got.size() != ref.size()) return INFINITY;
+  return max_relative_error(got.data(), ref.data(), got.size());
 }
 
 std::vector<float> run_layer(const LayerBuild& L, const std::vector<std::vector<float>>& inputs) {
@@ -98,31 +67,13 @@ CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryB
     res.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     return res;
   };
-  const autotune::Record* rec = best.best_record(autotune::parse_target("cuda"), w.workload);
-  if (!rec) return finish("key", "no record answers target cuda for " + autotune::workload_key(w.workload));
-  // The record only reaches our template if our layer queries the same key.
-  std::string key = autotune::workload_key(w.workload);
-  auto ours = our_keys(w);
-  bool found = autotune::workload_key(ours.v01) == key;
-  for (auto& k : ours.v02) found = found || autotune::workload_key(k) == key;
-  if (!found) return finish("key", "our layer queries " + autotune::workload_key(ours.v01) + ", the log has " + key);
-
-  std::string tmpl = is_winograd(*rec) ? "winograd" : "direct";
-  res.template_key = tmpl;
-  res.config = rec->input.config.str();
-  autotune::ApplyConfig ctx(rec->input.config);
-  autotune::DispatchScope scope(ctx);
-
-  LayerBuild L;
+  BestBuild B = build_with_best_record(w, best, "cuda");
+  res.template_key = B.template_key;
+  if (B.record) res.config = B.record->input.config.str();
+  if (!B.ok()) return finish(B.stage, B.reason);
+  const std::string& tmpl = B.template_key;
+  const LayerBuild& L = B.layer;
   std::string ptx;
-  try {
-    L = build(w, w.op == OpKind::Dense ? w.batch : w.data_shape[0], "cuda", tmpl);
-  } catch (const runtime::NvrtcError& e) {
-    return finish("nvrtc", e.status() + ": " + first_line(e.log()));
-  } catch (const std::exception& e) {
-    return finish("build", e.what());
-  }
-  if (L.is_fallback) return finish("build", "the record's config was not applied (fallback)");
   try {
     runtime::NvrtcOptions no;
     no.arch = o.arch;
@@ -155,7 +106,9 @@ CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryB
   }
   std::vector<float> got, ref;
   try {
-    LayerBuild E = build(w, b, "cuda -emulate", tmpl);
+    BestBuild EB = build_with_best_record(w, best, "cuda -emulate", b);
+    if (!EB.ok()) return finish(EB.stage == "key" ? "key" : "emulate", EB.reason);
+    const LayerBuild& E = EB.layer;
     if (w.op == OpKind::Dense) {
       auto x = random_values(static_cast<size_t>(b * w.in_dim), 1);
       auto wt = random_values(static_cast<size_t>(w.out_dim * w.in_dim), 2);
@@ -176,7 +129,8 @@ CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryB
     return finish("emulate", e.what());
   }
   res.max_rel_error = max_relative_error(got, ref);
-  if (!(res.max_rel_error <= o.tolerance))
+  const double tolerance = tmpl == "winograd" ? o.winograd_tolerance : o.tolerance;
+  if (!(res.max_rel_error <= tolerance))
     return finish("compare", "max relative error " + std::to_string(res.max_rel_error) + " vs naive reference (batch " +
                                  std::to_string(b) + ")");
   res.emulated = true;
