@@ -104,6 +104,16 @@ TEST(ScheduleErrors, MissingArgumentAndBadTarget) {
   EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "opencl", "f"), "unknown target");
 }
 
+TEST(ScheduleErrors, ThreadBindingOnCpuTarget) {
+  Graph g;
+  auto s = te::create_schedule({g.C.op()});
+  auto ax = s[g.C].leaf_iter_vars();
+  s[g.C].bind(ax[0], te::thread_axis("blockIdx.x"));
+  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "llvm", "f"), "function f binds an axis to 'blockIdx.x'", "target 'llvm'",
+                   "GPU target");
+  EXPECT_NO_THROW(build(s, {g.A, g.C}, "cuda -emulate", "f"));
+}
+
 TEST(ScheduleErrors, TensorIndexArity) {
   Graph g;
   EXPECT_ERROR_HAS(g.A(1), "tensor A has 2 dimensions");
