@@ -5,6 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include "cases.h"
 #include "check.h"
@@ -57,6 +58,16 @@ TEST(CudaGpuModule, SaveLoadRunsOnDevice) {
   EXPECT_EQ(loaded.get_source("ptx"), m.get_source("ptx"));
   run_and_compare(loaded, c, Device::cuda(0));
   std::filesystem::remove_all(dir);
+}
+
+TEST(CudaGpuModule, PreloadedOnAnotherThreadRuns) {
+  MINITVM_REQUIRE_GPU();
+  CudaCase c = make_case("tiled_matmul");
+  runtime::Module m = build(c.sch, c.args, "cuda", c.name);
+  std::thread loader([&] { runtime::cuda_module_load(m, Device::cuda(0)); });
+  loader.join();
+  runtime::cuda_module_load(m, Device::cuda(0));  // already loaded: nothing to do
+  run_and_compare(m, c, Device::cuda(0));
 }
 
 TEST(CudaGpuModule, LargeTiledMatmulThroughput) {

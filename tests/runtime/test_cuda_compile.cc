@@ -266,3 +266,17 @@ TEST(CudaModule, CallingWithoutDriverOrWithHostArraysIsAClearError) {
     }
   }
 }
+
+TEST(CudaModule, PreloadingChecksModuleAndDevice) {
+  runtime::Module m = runtime::make_cuda_module("// ptx", {vadd_info(8)}, kVaddSource);
+  EXPECT_THROW(runtime::cuda_module_load(runtime::Module(), Device::cuda(0)), CompileError);
+  EXPECT_THROW(runtime::cuda_module_load(m, Device::cpu()), CompileError);
+  if (!runtime::cuda_available()) {
+    try {
+      runtime::cuda_module_load(m, Device::cuda(0));
+      FAIL() << "no throw";
+    } catch (const RuntimeError& e) {
+      EXPECT_NE(std::string(e.what()).find("no CUDA driver found"), std::string::npos) << e.what();
+    }
+  }
+}

@@ -53,4 +53,13 @@ Module make_cuda_module(std::string ptx, std::vector<CudaFunctionInfo> functions
 /** Load a module written by Module::save of a "cuda" module; throws RuntimeError on bad files. */
 Module load_cuda_module(const std::string& path);
 
+/**
+ * Load a "cuda" module's PTX into cuda(dev)'s context now (cuModuleLoadData: the driver
+ * JIT-compiles it for the device) instead of at the module's first call on `dev`, which then finds
+ * it loaded. Lets a program pay the JIT cost on another thread while it runs other kernels; safe
+ * to call from several threads. CompileError for a module that is not "cuda" or a device that is
+ * not CUDA; RuntimeError without a driver or when the driver rejects the PTX.
+ */
+void cuda_module_load(const Module& m, Device dev);
+
 }  // namespace minitvm::runtime

@@ -91,24 +91,36 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
 
   void save(const std::string& path) const override;
 
+  /** Load the PTX on `dev` unless it is loaded (see cuda_module_load). */
+  void load_on(int dev) {
+    std::lock_guard<std::mutex> lock(mu_);
+    module_on(dev);
+  }
+
  private:
   struct Loaded {
     cuda::CUmodule module = nullptr;
     std::map<std::string, cuda::CUfunction> kernels;
   };
 
-  cuda::CUfunction kernel(int dev, const std::string& name) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto& drv = cuda::CudaDriver::get();
+  // The module's state on `dev`, loading the PTX there first if needed; mu_ held.
+  Loaded& module_on(int dev) {
     Loaded& st = loaded_[dev];
     if (!st.module) {
       try {
-        st.module = drv.module_load(ptx_, dev);
+        st.module = cuda::CudaDriver::get().module_load(ptx_, dev);
       } catch (...) {
         loaded_.erase(dev);
         throw;
       }
     }
+    return st;
+  }
+
+  cuda::CUfunction kernel(int dev, const std::string& name) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto& drv = cuda::CudaDriver::get();
+    Loaded& st = module_on(dev);
     auto it = st.kernels.find(name);
     if (it != st.kernels.end()) return it->second;
     drv.set_device(dev);
@@ -296,6 +308,14 @@ std::pair<int, int> cuda_compute_capability(int device) {
 void cuda_synchronize(Device dev) {
   MINITVM_USER_CHECK(dev.is_cuda()) << "cuda_synchronize: " << dev << " is not a CUDA device";
   cuda::CudaDriver::get().synchronize(dev.id);
+}
+
+void cuda_module_load(const Module& m, Device dev) {
+  auto* node = dynamic_cast<CudaModuleNode*>(m.node());
+  MINITVM_USER_CHECK(node) << "cuda_module_load: the module is "
+                           << (m ? "of type '" + m.type_key() + "'" : std::string("empty")) << ", not \"cuda\"";
+  MINITVM_USER_CHECK(dev.is_cuda()) << "cuda_module_load: " << dev << " is not a CUDA device";
+  node->load_on(dev.id);
 }
 
 Module make_cuda_module(std::string ptx, std::vector<CudaFunctionInfo> functions, std::string cuda_source,
