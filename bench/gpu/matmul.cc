@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "cuda/cases.h"
+#include "vendor_libs.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/time_evaluator.h"
@@ -32,14 +33,10 @@ struct Cublas {
   std::string name;
 
   bool load() {
-    for (const char* n : {"libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"}) {
-      lib = dlopen(n, RTLD_NOW | RTLD_LOCAL);
-      if (lib) {
-        name = n;
-        break;
-      }
-    }
-    if (!lib) return false;
+    bench::DynLib dl;
+    if (!dl.open(bench::kCublasNames)) return false;
+    lib = dl.handle;
+    name = dl.name;
     create = reinterpret_cast<Create>(dlsym(lib, "cublasCreate_v2"));
     destroy = reinterpret_cast<Destroy>(dlsym(lib, "cublasDestroy_v2"));
     sgemm = reinterpret_cast<Sgemm>(dlsym(lib, "cublasSgemm_v2"));

@@ -4,10 +4,10 @@
 // configuration from the current dispatch context (the fallback unless a log is applied with
 // --log FILE). Columns: our time, GB/s of the bytes the kernel must move, fraction of the
 // bandwidth of a device-to-device copy moving the same bytes, cuDNN's time (libcudnn.so.9/.8
-// through dlopen; skipped when absent) and ours/cuDNN speed ratio; geomeans at the end. Outputs
-// are checked against cuDNN (forward exactly, counted in `mismatched_shapes`; backward: the count
-// of differing elements is printed, tied maxima may be broken differently). Without a GPU it
-// prints SKIP and exits 0.
+// through dlopen, bench/gpu/vendor_libs.h; skipped when absent) and ours/cuDNN speed ratio;
+// geomeans at the end. Outputs are checked against cuDNN (forward exactly, counted in
+// `mismatched_shapes`; backward: the count of differing elements is printed, tied maxima may be
+// broken differently). Without a GPU it prints SKIP and exits 0.
 #include <dlfcn.h>
 
 #include <bit>
@@ -18,6 +18,7 @@
 #include <string>
 #include <vector>
 
+#include "../vendor_libs.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/runtime/cuda.h"
@@ -52,14 +53,10 @@ struct Cudnn {
   PoolBwd bwd = nullptr;
 
   bool load() {
-    for (const char* n : {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"}) {
-      lib = dlopen(n, RTLD_NOW | RTLD_LOCAL);
-      if (lib) {
-        name = n;
-        break;
-      }
-    }
-    if (!lib) return false;
+    bench::DynLib dl;
+    if (!dl.open(bench::kCudnnNames)) return false;
+    lib = dl.handle;
+    name = dl.name;
     auto sym = [&](const char* s) { return dlsym(lib, s); };
     create = reinterpret_cast<Create>(sym("cudnnCreate"));
     destroy = reinterpret_cast<Destroy>(sym("cudnnDestroy"));
