@@ -87,7 +87,8 @@ LayerBuild build_layer(const SweepWorkload& w, int64_t batch, const std::string&
 /** A workload's layer built with the config of its best record (build_with_best_record). */
 struct BestBuild {
   LayerBuild layer;                          ///< the built layer when ok()
-  const autotune::Record* record = nullptr;  ///< the best record (owned by the ApplyHistoryBest); null on "key" failures without one
+  /** The best record (owned by the ApplyHistoryBest); null when no record answers the workload. */
+  const autotune::Record* record = nullptr;
   std::string template_key;                  ///< "direct" / "winograd"
   std::string stage;                         ///< failing stage: "key", "build", "nvrtc"; empty on success
   std::string reason;                        ///< one line
