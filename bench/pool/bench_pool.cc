@@ -2,6 +2,8 @@
 // N=32, C in {3,32,128,256}, H=W in {7,28,56,112}, forward and backward, against oneDNN (its best
 // blocked layout and plain NCHW) and a memcpy of the same byte count. Times are the minimum of
 // the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement; `--quick` runs C<=32 only.
+// Kernels use the CPU template's fallback configs; `--tophub` uses the shipped TopHub configs
+// (tophub::context("llvm"), which loads index.json's extra packages) where they have one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -9,9 +11,13 @@
 #include <fstream>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/tophub.h"
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/runtime/ndarray.h"
@@ -79,22 +85,29 @@ struct DnnlPool {
 
 int main(int argc, char** argv) {
   std::string json_path;
-  bool quick = false;
+  bool quick = false, use_tophub = false;
   int repeats = 15;
   int64_t dump_c = 0, dump_h = 0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--json" && i + 1 < argc) json_path = argv[++i];
     else if (a == "--quick") quick = true;
+    else if (a == "--tophub") use_tophub = true;
     else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
     else if (a == "--dump" && i + 2 < argc) {
       dump_c = std::stoll(argv[++i]);
       dump_h = std::stoll(argv[++i]);
     }
     else {
-      std::cerr << "usage: minitvm-bench-pool [--json FILE] [--quick] [--repeats N] [--dump C H]\n";
+      std::cerr << "usage: minitvm-bench-pool [--json FILE] [--quick] [--tophub] [--repeats N] [--dump C H]\n";
       return 2;
     }
+  }
+  std::unique_ptr<autotune::ApplyHistoryBest> tophub;
+  std::optional<autotune::DispatchScope> scope;
+  if (use_tophub) {
+    tophub = autotune::tophub::context("llvm");
+    scope.emplace(*tophub);
   }
   if (dump_c > 0) {  // print the lowered IR and LLVM IR of one grid shape's kernels, then exit
     frontend::PoolInput in{{32, dump_c, dump_h, dump_h}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};

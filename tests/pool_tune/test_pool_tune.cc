@@ -1,5 +1,5 @@
 // The pool tuning templates (src/topi/pool/pool_tune_template.cc) and the shipped llvm pool
-// configs (tophub/pool_llvm_v0.01.log):
+// configs (tophub/pool_llvm_v0.02.log):
 // - a Task made from topi::pool_workload has that workload, the CPU template's space, GB/s work;
 // - candidates measured with the correctness check (against ReferencePoolExecutor) pass for
 //   max/avg forward and avg backward, and a config's kernel matches the reference;
@@ -31,7 +31,7 @@ using topi::PoolDirection;
 
 namespace {
 
-const char* kLog = MINITVM_SOURCE_DIR "/tophub/pool_llvm_v0.01.log";
+const char* kLog = MINITVM_SOURCE_DIR "/tophub/pool_llvm_v0.02.log";
 
 PoolPlan max2d(std::vector<int64_t> shape, int64_t k, int64_t s, int64_t pad = 0, bool ceil = false) {
   MaxPoolParams p;
