@@ -30,6 +30,8 @@ std::string attr_key_name(AttrKind k, const std::string& pragma_key) {
     case AttrKind::Pragma: return "pragma_" + pragma_key;
     case AttrKind::LoopScope: return "loop_scope";
     case AttrKind::ReduceScope: return "reduce_scope";
+    case AttrKind::DoubleBufferScope: return "double_buffer_scope";
+    case AttrKind::DoubleBufferWrite: return "double_buffer_write";
   }
   return "?";
 }

@@ -264,6 +264,19 @@ Stage& Stage::set_store_predicate(Expr pred) {
   return *this;
 }
 
+Stage& Stage::double_buffer() {
+  MINITVM_USER_CHECK(n_->op.op_type() == OpType::Compute)
+      << "In schedule for " << name() << ": double_buffer needs a computed stage (a placeholder has no buffer)";
+  MINITVM_USER_CHECK(!n_->is_output)
+      << "In schedule for " << name() << ": cannot double_buffer an output stage (its buffer is the argument)";
+  MINITVM_USER_CHECK(n_->attach_type != AttachType::Inline && n_->attach_type != AttachType::InlinedAlready)
+      << "In schedule for " << name() << ": cannot double_buffer an inlined stage (it has no buffer)";
+  MINITVM_USER_CHECK(n_->op.num_outputs() == 1)
+      << "In schedule for " << name() << ": double_buffer of a multi-output stage is not supported";
+  n_->double_buffer = true;
+  return *this;
+}
+
 // ---- Schedule ---------------------------------------------------------------------------------------
 Schedule create_schedule(const std::vector<Operation>& outputs) {
   auto n = std::make_shared<ScheduleNode>();

@@ -348,7 +348,13 @@ class Lowerer {
     for (auto& c : sch_.stages())
       if (is_live(c) && c->attach_type == AttachType::Scope && c->attach_stage == s && c->attach_ivar.same_as(iv))
         kids.push_back(c);
-    for (auto it = kids.rbegin(); it != kids.rend(); ++it) rest = realize(*it, BlockNode::make({produce(*it), rest}));
+    for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
+      Stmt p = produce(*it);
+      // double_buffer(): mark the producer; storage_flatten renames the node to the buffer and
+      // inject_double_buffer splits the enclosing loop.
+      if ((*it)->double_buffer) p = AttrStmtNode::make((*it)->op, AttrKind::DoubleBufferScope, Expr(1), p);
+      rest = realize(*it, BlockNode::make({p, rest}));
+    }
     return rest;
   }
 
@@ -626,6 +632,17 @@ class Lowerer {
   Stmt build_root() {
     Stmt body;
     const auto& stages = sch_.stages();
+    for (auto& s : stages) {
+      if (!s->double_buffer) continue;
+      MINITVM_USER_CHECK(s->attach_type != AttachType::Inline && s->attach_type != AttachType::InlinedAlready)
+          << "In schedule for " << s->op.name() << ": the stage is double_buffer()ed but inlined (it has no buffer)";
+      MINITVM_USER_CHECK(!s->is_output)
+          << "In schedule for " << s->op.name() << ": cannot double_buffer an output stage";
+      MINITVM_USER_CHECK(s->attach_type == AttachType::Scope)
+          << "In schedule for " << s->op.name()
+          << ": double_buffer needs the stage computed inside a loop (compute_at it at a loop axis of its "
+             "consumer, e.g. the outer reduction loop); it is computed at the root";
+    }
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {
       const StagePtr& s = *it;
       if (!is_live(s) || s->attach_type == AttachType::Scope) continue;

@@ -53,7 +53,7 @@ class LoweringLogger {
 
 std::vector<std::string> lower_pass_names() {
   return {"schedule_ops",          "storage_flatten",        "simplify",        "vectorize_loop",
-          "inject_virtual_thread", "lower_thread_allreduce", "storage_rewrite", "unroll_loop",
+          "inject_virtual_thread", "inject_double_buffer", "lower_thread_allreduce", "storage_rewrite", "unroll_loop",
           "simplify_final",        "remove_no_op"};
 }
 
@@ -101,6 +101,8 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
     return x;
   });
   s = log.run("inject_virtual_thread", s, [](const Stmt& x) { return transform::inject_virtual_thread(x); });
+  s = log.run("inject_double_buffer", s,
+              [&](const Stmt& x) { return transform::inject_double_buffer(x, opt.double_buffer_split_loop); });
   s = log.run("lower_thread_allreduce", s, [](const Stmt& x) { return transform::lower_thread_allreduce(x); });
   s = log.run("storage_rewrite", s, [](const Stmt& x) { return transform::storage_rewrite(x); });
   s = log.run("unroll_loop", s, [&](const Stmt& x) { return transform::unroll_loop(x, opt.unroll); });

@@ -46,6 +46,14 @@ class Flattener : public IRMutator {
     for (auto& e : shape) size = size * e;
     return AllocateNode::make(b->data, op->dtype, {simplify(size)}, op->scope, Expr(), body);
   }
+  Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
+    if (op->attr_kind != AttrKind::DoubleBufferScope) return IRMutator::visit(op, self);
+    auto* o = op->node.as<OperationNode>();
+    if (!o) return IRMutator::visit(op, self);
+    // The attribute names the buffer from now on (TVM keeps it on the allocation's variable).
+    Var buf = lookup(o, 0).buf->data;
+    return AttrStmtNode::make(buf, op->attr_kind, op->value, mutate(op->body), op->pragma_key);
+  }
   Stmt visit(const ProvideNode* op, const Stmt& self) override {
     Expr value = mutate(op->value);
     bool changed = false;

@@ -30,6 +30,9 @@ struct Access {
   Expr index;
   /** False when the index ranges over an inner loop (or a value bound inside it). */
   bool single_point = true;
+  /** A write under a double_buffer_write attribute (inject_double_buffer's prefetch into the other
+   *  half): reads later in the same iteration of the enclosing loop do not conflict with it. */
+  bool double_buffer_write = false;
 };
 
 struct Entry {
@@ -108,6 +111,23 @@ class SyncPlanner : public IRVisitor {
     visit_stmt(op->body);
   }
 
+  void visit(const AttrStmtNode* op) override {
+    if (op->attr_kind != AttrKind::DoubleBufferWrite) {
+      IRVisitor::visit(op);
+      return;
+    }
+    // As TVM: the prefetch is one entry whose writes to the buffer are marked.
+    auto* buf = op->node.as<VarNode>();
+    Entry e{op, {}};
+    seqs_.emplace_back();
+    visit_stmt(op->body);
+    e.accesses = summarize(seqs_.back(), nullptr);
+    seqs_.pop_back();
+    for (auto& a : e.accesses)
+      if (a.type == Access::Write && a.buffer == buf) a.double_buffer_write = true;
+    seqs_.back().push_back(std::move(e));
+  }
+
   void visit(const IfThenElseNode* op) override {
     Entry e{op, {}};
     collect(e, [&] { visit_expr(op->condition); });
@@ -141,6 +161,8 @@ class SyncPlanner : public IRVisitor {
       if (auto* l = n.as<LetNode>()) inner.insert(l->var.get());
     });
     for (auto& a : summary) {
+      // The other half is read in the next iteration: after the loop the prefetch is a plain write.
+      a.double_buffer_write = false;
       if (a.type != Access::Sync && uses_var(a.index, [&](const VarNode* v) { return inner.count(v) != 0; }))
         a.single_point = false;
     }
@@ -158,25 +180,36 @@ class SyncPlanner : public IRVisitor {
   }
 
   /** Does `a` conflict with one of `prev`? `loop_var` is set for the loop-carried check. */
-  static bool conflicts(const std::vector<Access>& prev, const Access& a, const VarNode* loop_var) {
+  static bool conflicts(const std::vector<Access>& prev, const Access& a, const VarNode* loop_var,
+                        const VarNode* body_of) {
     for (const Access& x : prev) {
       if (x.buffer != a.buffer) continue;
       bool same_point = x.single_point && a.single_point && structural_equal(x.index, a.index);
       // Across iterations the same expression names another element if it uses the loop variable.
       if (same_point && loop_var && uses_var(a.index, loop_var)) same_point = false;
       if (same_point) continue;
+      // The same store in the previous iteration (a thread filling a buffer element by element,
+      // e.g. a cooperative fetch loop): the later write wins in program order, and a write of that
+      // element by another thread races with or without a barrier here.
+      if (loop_var && x.type == Access::Write && a.type == Access::Write && structural_equal(x.index, a.index))
+        continue;
+      // Within one iteration the prefetch writes the half that is not read. Only while the
+      // iteration is still a loop (`body_of`, whose variable selects the half): once the loop is
+      // unrolled or had one iteration, the tail reads what the last prefetch wrote.
+      if (x.double_buffer_write && a.type == Access::Read && !loop_var && body_of && uses_var(x.index, body_of))
+        continue;
       return true;
     }
     return false;
   }
 
   static bool needs_sync(const Entry& s, std::vector<Access>& reads, std::vector<Access>& writes,
-                         const VarNode* loop_var) {
+                         const VarNode* loop_var, const VarNode* body_of = nullptr) {
     for (const Access& a : s.accesses) {
       if (a.type == Access::Read) {
-        if (conflicts(writes, a, loop_var)) return true;
+        if (conflicts(writes, a, loop_var, body_of)) return true;
       } else if (a.type == Access::Write) {
-        if (conflicts(reads, a, loop_var) || conflicts(writes, a, loop_var)) return true;
+        if (conflicts(reads, a, loop_var, body_of) || conflicts(writes, a, loop_var, body_of)) return true;
       } else {
         reads.clear();
         writes.clear();
@@ -202,7 +235,7 @@ class SyncPlanner : public IRVisitor {
         reads.clear();
         writes.clear();
       }
-      if (!sync_before && needs_sync(s, reads, writes, nullptr)) {
+      if (!sync_before && needs_sync(s, reads, writes, nullptr, loop ? loop->loop_var.get() : nullptr)) {
         sync_before = true;
         mark(s);
       }

@@ -157,6 +157,25 @@ TEST(ThreadSync, SameIndexNeedsNoBarrierAndConditionIsAnError) {
   EXPECT_TRUE(transform::thread_sync(loc, StorageScope::Shared).same_as(loc));
 }
 
+TEST(ThreadSync, FetchLoopNeedsNoBarrierBetweenItsOwnStores) {
+  // for i in 0..4: S[tx*4 + i] = 1; O[tx] = S[127 - tx*4]: the loop's store against itself in
+  // the previous iteration is not a conflict (one thread, program order); the read after the loop
+  // needs one RAW barrier.
+  Var s = Var::buffer("S", DataType::Float(32)), i("i");
+  auto O = make_param("O", DataType::Float(32), {32});
+  IterVar tx = thread_axis("threadIdx.x", 32);
+  Expr x = tx;
+  Stmt fill = ForNode::make(i, 0, 4, ForKind::Serial, StoreNode::make(s, make_const(DataType::Float(32), 1.0), x * 4 + i));
+  Stmt use = StoreNode::make(O.var(), LoadNode::make(DataType::Float(32), s, 127 - x * 4), x);
+  Stmt a = AllocateNode::make(s, DataType::Float(32), {128}, StorageScope::Shared, Expr(), BlockNode::make({fill, use}));
+  Stmt synced = transform::thread_sync(a, StorageScope::Shared);
+  auto* blk = synced.as<AllocateNode>()->body.as<BlockNode>();
+  ASSERT_NE(blk, nullptr);
+  ASSERT_EQ(blk->stmts.size(), 3u) << to_string(synced);
+  EXPECT_TRUE(blk->stmts[0].same_as(fill)) << to_string(synced);
+  EXPECT_TRUE(is_sync(blk->stmts[1]));
+}
+
 TEST(CodegenCuda, MatmulText) {
   auto r = codegen::build_cuda(tiled_matmul());
   const std::string& src = r.cuda_source;

@@ -471,10 +471,71 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
   return c;
 }
 
+// The tiled matmul with double-buffered shared tiles (TVM's s[AA].double_buffer()): C[32,32] =
+// A[32,K] B[K,32], 16 x 16 block tiles, 4 x 4 threads, 2 virtual threads along y, k tiles of 4. The
+// reduction's outer loop has extent ceil(K / 4): odd (K = 12), one (K = 4, nothing alternates),
+// even (K = 16), non-dividing (K = 10, guarded fetches in the prologue, prefetch and tail) and two
+// (K = 8: the split loop has one iteration and disappears; the tail still waits for the prefetch).
+// The emulator reports shared-memory races, so a missing barrier fails the run.
+CudaCase db_matmul(int K) {
+  const int M = 32, N = 32, block = 16, nthread = 4, ktile = 4;
+  auto A = te::placeholder({M, K}, f32, "A"), B = te::placeholder({K, N}, f32, "B");
+  auto k = te::reduce_axis({0, K}, "k");
+  auto C = te::compute({M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto s = te::create_schedule({C.op()});
+  auto AA = s.cache_read(A, "shared", {C.op()});
+  auto BB = s.cache_read(B, "shared", {C.op()});
+  auto AL = s.cache_read(AA, "local", {C.op()});
+  auto BL = s.cache_read(BB, "local", {C.op()});
+  auto CL = s.cache_write(C, "local");
+  auto [by, yi0] = s[C].split(C.op().axis()[0], block);
+  auto [bx, xi0] = s[C].split(C.op().axis()[1], block);
+  auto [vy, yi1] = s[C].split_nparts(yi0, 2);
+  auto [ty, yi] = s[C].split_nparts(yi1, nthread);
+  auto [tx, xi] = s[C].split_nparts(xi0, nthread);
+  s[C].reorder({by, bx, vy, ty, tx, yi, xi});
+  s[C].bind(by, thread("blockIdx.y"));
+  s[C].bind(bx, thread("blockIdx.x"));
+  s[C].bind(vy, thread("vthread"));
+  s[C].bind(ty, thread("threadIdx.y"));
+  s[C].bind(tx, thread("threadIdx.x"));
+  s[CL].compute_at(s[C], tx);
+  auto cl_axes = CL.op().axis();
+  auto [ko, ki] = s[CL].split(CL.op().reduce_axis()[0], ktile);
+  s[CL].reorder({ko, ki, cl_axes[0], cl_axes[1]});
+  s[AA].compute_at(s[CL], ko);
+  s[BB].compute_at(s[CL], ko);
+  s[AL].compute_at(s[CL], ki);
+  s[BL].compute_at(s[CL], ki);
+  for (auto* X : {&AA, &BB}) {
+    auto ax = X->op().axis();
+    IterVar fused = s[*X].fuse(ax[0], ax[1]);
+    auto [fy, rest] = s[*X].split_nparts(fused, nthread);
+    auto [fx, inner] = s[*X].split_nparts(rest, nthread);
+    (void)inner;
+    s[*X].bind(fy, thread("threadIdx.y"));
+    s[*X].bind(fx, thread("threadIdx.x"));
+    s[*X].double_buffer();
+  }
+  auto a = rnd(M * K, 21 + K), b = rnd(K * N, 22 + K);
+  std::vector<double> want(M * N, 0.0);
+  for (int i = 0; i < M; ++i)
+    for (int j = 0; j < N; ++j)
+      for (int kk = 0; kk < K; ++kk) want[i * N + j] += double(a[i * K + kk]) * b[kk * N + j];
+  CudaCase c{"db_matmul_k" + std::to_string(K), s, {A, B, C},
+             {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::empty({M, N}, f32)},
+             {2}, {want}};
+  c.rtol = 1e-4;
+  c.atol = 1e-4;
+  c.flops = 2.0 * M * N * K;
+  return c;
+}
+
 std::vector<std::string> case_names() {
   return {"vector_add", "row_sum", "max_reduce", "tiled_matmul", "fp16_elementwise", "fp16_sum_float_acc",
           "imperfect_2d", "imperfect_matmul_shared", "allreduce_row_sum", "allreduce_max_groups",
-          "allreduce_argmax", "allreduce_in_loop", "allreduce_two_axes"};
+          "allreduce_argmax", "allreduce_in_loop", "allreduce_two_axes", "db_matmul_k12", "db_matmul_k4",
+          "db_matmul_k16", "db_matmul_k10", "db_matmul_k8"};
 }
 
 CudaCase make_case(const std::string& name) {
@@ -491,6 +552,7 @@ CudaCase make_case(const std::string& name) {
   if (name == "allreduce_argmax") return allreduce_argmax();
   if (name == "allreduce_in_loop") return allreduce_in_loop();
   if (name == "allreduce_two_axes") return allreduce_two_axes();
+  if (name.rfind("db_matmul_k", 0) == 0) return db_matmul(std::stoi(name.substr(11)));
   throw std::out_of_range("no CUDA test case named " + name);
 }
 

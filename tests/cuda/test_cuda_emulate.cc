@@ -48,6 +48,24 @@ TEST(CudaSource, TiledMatmulUsesSharedLocalAndBarriers) {
   EXPECT_EQ(src.find("vthread"), std::string::npos) << "virtual threads must be expanded:\n" << src;
 }
 
+TEST(CudaSource, DoubleBufferedTilesHaveTwoHalvesAndOneBarrierPerStep) {
+  // K = 12: three k steps. The 16 x 4 tiles of A and B take 2 x 64 floats; the fetch of step 0
+  // runs before the loop, the loop (two steps) prefetches step ko + 1 into half (ko + 1) % 2 and
+  // has a single barrier; the last step is a tail after one more barrier.
+  std::string src = source_of("db_matmul_k12");
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(__shared__ float A_shared\[128\];)"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(__shared__ float B_shared\[128\];)"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int k_outer_outer = 0; k_outer_outer < 2; \+\+k_outer_outer\))")))
+      << src;
+  size_t n = 0;
+  for (size_t p = src.find("__syncthreads();"); p != std::string::npos; p = src.find("__syncthreads();", p + 1)) ++n;
+  EXPECT_EQ(n, 2u) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(k_outer_outer\) \{\s*__syncthreads\(\);)"))) << src;
+  // ko = 1 (K = 4): nothing alternates, one tile each.
+  std::string one = source_of("db_matmul_k4");
+  EXPECT_TRUE(std::regex_search(one, std::regex(R"(__shared__ float A_shared\[64\];)"))) << one;
+}
+
 TEST(CudaSource, MaxReductionStartsFromMinusInfinity) {
   std::string src = source_of("max_reduce");
   EXPECT_NE(src.find("__int_as_float(0xff800000)"), std::string::npos) << src;

@@ -1,6 +1,8 @@
 // Each invalid primitive raises CompileError whose message names the stage and axis.
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <minitvm/minitvm.h>
 
 using namespace minitvm;
@@ -118,4 +120,41 @@ TEST(ScheduleErrors, TensorIndexArity) {
   Graph g;
   EXPECT_ERROR_HAS(g.A(1), "tensor A has 2 dimensions");
   EXPECT_ERROR_HAS(te::thread_axis("threadIdx.w"), "unknown thread tag");
+}
+
+TEST(ScheduleErrors, DoubleBufferNeedsABufferInsideALoop) {
+  Graph g;
+  {
+    auto s = te::create_schedule({g.C.op()});
+    EXPECT_ERROR_HAS(s[g.C].double_buffer(), "In schedule for C", "output stage");
+    EXPECT_ERROR_HAS(s[g.A].double_buffer(), "In schedule for A", "placeholder");
+  }
+  {
+    // Computed at the root: nothing to alternate over.
+    auto s = te::create_schedule({g.C.op()});
+    s[g.B].double_buffer();
+    EXPECT_ERROR_HAS(lower(s, {g.A, g.C}, "f"), "In schedule for B", "inside a loop", "compute_at");
+  }
+  {
+    // Inlined after being marked.
+    Graph h;
+    auto D = te::compute({16}, [&](Var i) { return h.A(i, 0) + 1.0f; }, "D");
+    auto E = te::compute({16}, [&](Var i) { return D(i) * 2.0f; }, "E");
+    auto s = te::create_schedule({E.op()});
+    s[D].double_buffer();
+    s[D].compute_inline();
+    EXPECT_ERROR_HAS(lower(s, {h.A, E}, "f"), "In schedule for D", "inlined");
+    auto s2 = te::create_schedule({E.op()});
+    s2[D].compute_inline();
+    EXPECT_ERROR_HAS(s2[D].double_buffer(), "In schedule for D", "inlined");
+  }
+  {
+    // Computed at a loop: lowers, with the buffer doubled.
+    auto s = te::create_schedule({g.C.op()});
+    s[g.B].compute_at(s[g.C], s[g.C].leaf_iter_vars()[0]);
+    s[g.B].double_buffer();
+    std::ostringstream os;
+    os << lower(s, {g.A, g.C}, "f")->body;
+    EXPECT_NE(os.str().find("allocate B[float32 * 2]"), std::string::npos) << os.str();
+  }
 }

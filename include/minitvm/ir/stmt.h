@@ -32,6 +32,8 @@ enum class AttrKind : uint8_t {
   Pragma,                  ///< node = IterVar; other pragma keys
   LoopScope,
   ReduceScope,             ///< node = CommReducer of the tvm_thread_allreduce call in the body
+  DoubleBufferScope,       ///< node = Operation (schedule_ops), buffer Var (after storage_flatten); body = producer
+  DoubleBufferWrite,       ///< node = buffer Var; body = prefetch of the next iteration (inject_double_buffer)
 };
 /** Printed key ("thread_extent", "pragma_auto_unroll_max_step", ...). */
 std::string attr_key_name(AttrKind k, const std::string& pragma_key);

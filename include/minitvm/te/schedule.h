@@ -53,6 +53,7 @@ struct StageNode {
   std::string scope;  ///< "" (global), "shared", "local"
   Expr store_predicate;  ///< set_store_predicate: guards the stage's stores (undefined: none)
   bool is_output = false;
+  bool double_buffer = false;  ///< double_buffer(): producer marked with a double_buffer_scope attribute
   ScheduleNode* schedule = nullptr;  ///< owning schedule (non-owning back pointer)
 };
 
@@ -91,6 +92,11 @@ class Stage {
    *  stage's main store (the update of a reduction, the write-back of a cross-thread reduction) is
    *  guarded by it; loops and reduction init are not. As TVM's set_store_predicate. */
   Stage& set_store_predicate(Expr pred);
+  /** TVM's double_buffer(): the stage's buffer, allocated inside the loop it is computed at, gets two
+   *  halves; iteration i reads half i % 2 while the producer prefetches iteration i + 1 into the
+   *  other half (inject_double_buffer), so one barrier per iteration suffices. The stage must be
+   *  computed at a loop of another stage (not inlined, not an output, not a placeholder). */
+  Stage& double_buffer();
 
   Operation op() const { return n_->op; }
   Operation origin_op() const { return n_->origin_op; }

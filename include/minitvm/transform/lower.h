@@ -24,6 +24,8 @@ struct LowerOptions {
   /** Global unroll defaults (TVM build_config); pragmas override them per loop nest. */
   transform::UnrollOptions unroll{};
   bool disable_vectorize = false;
+  /** TVM's double_buffer_split_loop (build_config default 1): see transform::inject_double_buffer. */
+  int double_buffer_split_loop = 1;
   /** Extra passes run at the end, in order (name, pass). */
   std::vector<std::pair<std::string, std::function<ir::Stmt(const ir::Stmt&)>>> custom_passes;
 };

@@ -34,6 +34,19 @@ Stmt vectorize_loop(const Stmt& s);
  *  a serial loop `v.s`); statements that do not use it run once. */
 Stmt inject_virtual_thread(const Stmt& s);
 
+/** TVM's InjectDoubleBuffer. For each buffer whose producer sits under a `double_buffer_scope`
+ *  attribute (Stage::double_buffer) and which is allocated inside a loop L (the innermost For
+ *  around the allocation, the loop the stage is computed at): the allocation moves around L with twice the size;
+ *  iteration i reads half i % 2; the producer runs once for iteration 0 before L and, inside L,
+ *  fills half (i + 1) % 2 for iteration i + 1 under `if (i + 1 < extent)` and a
+ *  `double_buffer_write` attribute (so thread_sync needs one barrier per iteration). With
+ *  split_loop = k > 0 (TVM's double_buffer_split_loop, default 1) L runs (extent - 1) / k times with
+ *  k copies of its body and the last iterations follow as a tail without the prefetch; 0 keeps L.
+ *  A buffer with no loop around it (its loop had extent 1 and was not emitted), a loop between
+ *  the allocation and the producer, or a producer using a let bound inside L is left single
+ *  buffered. Expects: after storage_flatten and inject_virtual_thread. */
+Stmt inject_double_buffer(const Stmt& s, int split_loop = 1);
+
 /** TVM's LowerThreadAllreduce (shared-memory path): each `tvm_thread_allreduce` (made by
  *  schedule_to_stmt for reduce axes bound to threadIdx, under a `reduce_scope` attribute naming the
  *  combiner) becomes a shared buffer `red_buf<i>[groups * threads]` written by every thread, a tree
