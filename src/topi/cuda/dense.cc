@@ -102,6 +102,7 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& c
     (void)xi2;
     st.bind(ty, te::thread_axis("threadIdx.y"));
     st.bind(tx, te::thread_axis("threadIdx.x"));
+    st.double_buffer();
   }
   return s;
 }
