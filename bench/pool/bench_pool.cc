@@ -1,6 +1,7 @@
 // minitvm-bench-pool: max_pool2d (kernel 3, stride 3, NCHW, float32) over the seed grid
 // N=32, C in {3,32,128,256}, H=W in {7,28,56,112}, forward and backward, against oneDNN (its best
-// blocked layout and plain NCHW) and a memcpy of the same byte count. Times are the minimum of
+// blocked layout and plain NCHW) and a memcpy of the same byte count, split over the same thread
+// pool as our kernels (runtime::thread_pool_size() threads). Times are the minimum of
 // the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement; `--quick` runs C<=32 only.
 // Kernels use the CPU template's fallback configs; `--tophub` uses the shipped TopHub configs
 // (tophub::context("llvm"), which loads index.json's extra packages) where they have one.
@@ -21,6 +22,7 @@
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/runtime/ndarray.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/topi/pool.h"
 
 #ifdef MINITVM_BENCH_HAVE_DNNL
@@ -30,6 +32,26 @@
 using namespace minitvm;
 
 namespace {
+
+/** memcpy in one contiguous chunk per pool thread (the machine's copy bandwidth with our threads). */
+void parallel_copy(char* dst, const char* src, size_t bytes) {
+  struct Job {
+    char* dst;
+    const char* src;
+    size_t bytes, chunk;
+  };
+  const int64_t n = std::max(1, minitvm::runtime::thread_pool_size());
+  Job job{dst, src, bytes, (bytes + static_cast<size_t>(n) - 1) / static_cast<size_t>(n)};
+  minitvm_parallel_for(
+      n,
+      [](int64_t t, void* c) {
+        auto* j = static_cast<Job*>(c);
+        const size_t begin = std::min(j->bytes, static_cast<size_t>(t) * j->chunk);
+        const size_t end = std::min(j->bytes, begin + j->chunk);
+        std::memcpy(j->dst + begin, j->src + begin, end - begin);
+      },
+      &job);
+}
 
 struct Row {
   int64_t N, C, H, W;
@@ -152,10 +174,11 @@ int main(int argc, char** argv) {
       cand.push_back([&] { ff(x, y); });
       cand.push_back([&] { bf(gy, idx, gx); });
       size_t fwd_bytes = x.nbytes() + y.nbytes(), bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
-      // copy kernels: memcpy of half the bytes (each byte read once and written once)
+      // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
+      // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with like
       std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1), db(da.size(), 0);
-      cand.push_back([&] { std::memcpy(cb.data(), ca.data(), ca.size()); });
-      cand.push_back([&] { std::memcpy(db.data(), da.data(), da.size()); });
+      cand.push_back([&] { parallel_copy(cb.data(), ca.data(), ca.size()); });
+      cand.push_back([&] { parallel_copy(db.data(), da.data(), da.size()); });
 #ifdef MINITVM_BENCH_HAVE_DNNL
       DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
       cand.push_back([&] { best.forward(); });
