@@ -86,25 +86,8 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   std::unordered_map<const IterVarNode*, Range> dom;
   for (auto& iv : c->reduce_axis)
     if (touched.count(iv.get())) dom[iv.get()] = iv->dom;
-  for (auto& r : st->relations) {
-    if (!touched.count(r.outer.get())) continue;
-    if (r.kind == IterVarRelation::Kind::Split) {
-      Expr e = dom.at(r.parent.get()).extent();
-      Expr f, n;
-      if (r.factor.defined()) {
-        f = r.factor;
-        n = simplify(floordiv(e + f - 1, f));
-      } else {
-        n = r.nparts;
-        f = simplify(floordiv(e + n - 1, n));
-      }
-      dom[r.outer.get()] = Range(make_zero(e.dtype()), n);
-      dom[r.inner.get()] = Range(make_zero(e.dtype()), f);
-    } else if (r.kind == IterVarRelation::Kind::Fuse) {
-      Expr e = simplify(dom.at(r.outer.get()).extent() * dom.at(r.inner.get()).extent());
-      dom[r.fused.get()] = Range(make_zero(e.dtype()), e);
-    }
-  }
+  for (auto& r : st->relations)
+    if (touched.count(r.outer.get())) detail::pass_down_domain(r, dom);
   MINITVM_USER_CHECK(is_zero(simplify(dom.at(axis.get()).min())))
       << where << "cannot rfactor axis `" << iv_name(axis) << "`: its range starts at " << dom.at(axis.get()).min()
       << ", and rfactor needs a reduction range starting at 0 (split the axis and rfactor a part of it)";

@@ -1,6 +1,7 @@
 // Schedule construction and primitives; everything here records relations and checks them eagerly.
 #include "minitvm/te/schedule.h"
 
+#include "minitvm/ir/arith.h"
 #include "te/schedule_internal.h"
 
 #include <algorithm>
@@ -31,6 +32,25 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->leaf_iter_vars = s->all_iter_vars;
   return s;
 }
+void pass_down_domain(const IterVarRelation& r, std::unordered_map<const IterVarNode*, Range>& dom) {
+  if (r.kind == IterVarRelation::Kind::Split) {
+    Expr e = dom.at(r.parent.get()).extent();
+    Expr f, n;
+    if (r.factor.defined()) {
+      f = r.factor;
+      n = simplify(floordiv(e + f - 1, f));
+    } else {
+      n = r.nparts;
+      f = simplify(floordiv(e + n - 1, n));
+    }
+    dom[r.outer.get()] = Range(make_zero(e.dtype()), n);
+    dom[r.inner.get()] = Range(make_zero(e.dtype()), f);
+  } else if (r.kind == IterVarRelation::Kind::Fuse) {
+    Expr e = simplify(dom.at(r.outer.get()).extent() * dom.at(r.inner.get()).extent());
+    dom[r.fused.get()] = Range(make_zero(e.dtype()), e);
+  }
+}
+
 }  // namespace detail
 using detail::make_stage;
 

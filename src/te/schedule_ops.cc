@@ -1,6 +1,8 @@
 // Bound inference and loop-nest construction (TVM's InferBound + ScheduleOps, simplified).
 #include "minitvm/te/schedule_ops.h"
 
+#include "te/schedule_internal.h"
+
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -283,24 +285,7 @@ class Lowerer {
   }
 
   void pass_down(const StagePtr& s) {
-    for (auto& r : s->relations) {
-      if (r.kind == IterVarRelation::Kind::Split) {
-        Expr e = dom_.at(r.parent.get()).extent();
-        Expr f, n;
-        if (r.factor.defined()) {
-          f = r.factor;
-          n = simplify(floordiv(e + f - 1, f));
-        } else {
-          n = r.nparts;
-          f = simplify(floordiv(e + n - 1, n));
-        }
-        dom_[r.outer.get()] = Range(make_zero(e.dtype()), n);
-        dom_[r.inner.get()] = Range(make_zero(e.dtype()), f);
-      } else if (r.kind == IterVarRelation::Kind::Fuse) {
-        Expr e = simplify(dom_.at(r.outer.get()).extent() * dom_.at(r.inner.get()).extent());
-        dom_[r.fused.get()] = Range(make_zero(e.dtype()), e);
-      }
-    }
+    for (auto& r : s->relations) detail::pass_down_domain(r, dom_);
     for (auto& lv : s->leaf_iter_vars) {
       Expr ext = dom_.at(lv.get()).extent();
       all_ranges_[lv->var.get()] = Range(make_zero(ext.dtype()), ext);
