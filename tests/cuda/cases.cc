@@ -27,6 +27,25 @@ std::vector<float> rnd(size_t n, unsigned seed, float lo = -1.0f, float hi = 1.0
   return v;
 }
 
+/** Reference of the row reductions: sum (double accumulation) of each row of an m x n array. */
+std::vector<double> row_sums(const std::vector<float>& a, int64_t m, int64_t n) {
+  std::vector<double> r(static_cast<size_t>(m), 0.0);
+  for (int64_t i = 0; i < m; ++i)
+    for (int64_t j = 0; j < n; ++j) r[i] += a[i * n + j];
+  return r;
+}
+
+/** Maximum of each row of an m x n array (starting from -inf). */
+std::vector<double> row_maxes(const std::vector<float>& a, int64_t m, int64_t n) {
+  std::vector<double> r(static_cast<size_t>(m));
+  for (int64_t i = 0; i < m; ++i) {
+    float acc = -std::numeric_limits<float>::infinity();
+    for (int64_t j = 0; j < n; ++j) acc = std::max(acc, a[i * n + j]);
+    r[i] = acc;
+  }
+  return r;
+}
+
 uint16_t half_bits(_Float16 h) {
   uint16_t b;
   std::memcpy(&b, &h, 2);
@@ -91,12 +110,7 @@ CudaCase row_sum() {
   (void)ko;
   s[BL].unroll(ki);
   auto a = rnd(m * n, 3);
-  std::vector<double> want(m);
-  for (int64_t i = 0; i < m; ++i) {
-    double acc = 0;
-    for (int64_t j = 0; j < n; ++j) acc += a[i * n + j];
-    want[i] = acc;
-  }
+  std::vector<double> want = row_sums(a, m, n);
   CudaCase c{"row_sum", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
   c.rtol = 1e-5;
   c.atol = 1e-4;
@@ -115,12 +129,7 @@ CudaCase max_reduce() {
   s[B].bind(bx, thread("blockIdx.x"));
   s[B].bind(tx, thread("threadIdx.x"));
   auto a = rnd(m * n, 4, -100.0f, -1.0f);  // all negative: a zero initial value would be wrong
-  std::vector<double> want(m);
-  for (int64_t i = 0; i < m; ++i) {
-    float acc = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < n; ++j) acc = std::max(acc, a[i * n + j]);
-    want[i] = acc;
-  }
+  std::vector<double> want = row_maxes(a, m, n);
   CudaCase c{"max_reduce", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
   c.rtol = c.atol = 0;
   return c;
@@ -145,12 +154,7 @@ CudaCase allreduce_row_sum() {
   s[BF].compute_at(s[B], red);
   s[B].set_store_predicate(tx->var == 0);
   auto a = rnd(m * n, 21);
-  std::vector<double> want(m);
-  for (int64_t i = 0; i < m; ++i) {
-    double acc = 0;
-    for (int64_t j = 0; j < n; ++j) acc += a[i * n + j];
-    want[i] = acc;
-  }
+  std::vector<double> want = row_sums(a, m, n);
   CudaCase c{"allreduce_row_sum", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
   c.rtol = 1e-5;
   c.atol = 1e-4;
@@ -175,12 +179,7 @@ CudaCase allreduce_max_groups() {
   s[B].bind(ty, thread("threadIdx.y"));
   s[B].bind(ki, thread("threadIdx.x"));
   auto a = rnd(m * n, 22, -100.0f, -1.0f);  // all negative: a zero identity would be wrong
-  std::vector<double> want(m);
-  for (int64_t i = 0; i < m; ++i) {
-    float acc = -std::numeric_limits<float>::infinity();
-    for (int64_t j = 0; j < n; ++j) acc = std::max(acc, a[i * n + j]);
-    want[i] = acc;
-  }
+  std::vector<double> want = row_maxes(a, m, n);
   CudaCase c{"allreduce_max_groups", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
              {want}};
   c.rtol = c.atol = 0;
@@ -271,12 +270,7 @@ CudaCase allreduce_two_axes() {
   s[B].bind(ki, tx);
   s[B].set_store_predicate(tx->var == 0);
   auto a = rnd(m * n, 25);
-  std::vector<double> want(m);
-  for (int64_t i = 0; i < m; ++i) {
-    double acc = 0;
-    for (int64_t j = 0; j < n; ++j) acc += a[i * n + j];
-    want[i] = acc;
-  }
+  std::vector<double> want = row_sums(a, m, n);
   CudaCase c{"allreduce_two_axes", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
              {want}};
   c.rtol = 1e-5;
