@@ -11,21 +11,6 @@ using minitvm::testing::random_vec;
 namespace {
 const DataType f32 = DataType::Float(32);
 
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "<no error>";
-}
-#define EXPECT_ERROR_HAS(stmt, ...)                                                                \
-  do {                                                                                             \
-    std::string msg = error_of([&] { stmt; });                                                     \
-    for (const char* part : {__VA_ARGS__})                                                         \
-      EXPECT_NE(msg.find(part), std::string::npos) << "message: " << msg << "\nmissing: " << part; \
-  } while (0)
 
 std::vector<int64_t> shape_of(const te::Tensor& t) {
   std::vector<int64_t> s;

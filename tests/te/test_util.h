@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <random>
+#include <string>
 #include <vector>
 
 #include <minitvm/minitvm.h>
@@ -26,4 +27,23 @@ inline void expect_close(const std::vector<float>& got, const std::vector<float>
   }
 }
 
+/** The message of the CompileError `f` throws, or "<no error>". */
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "<no error>";
+}
+
 }  // namespace minitvm::testing
+
+/** `stmt` throws a CompileError whose message contains every one of the given parts. */
+#define EXPECT_ERROR_HAS(stmt, ...)                                                                \
+  do {                                                                                             \
+    std::string msg = ::minitvm::testing::error_of([&] { stmt; });                                 \
+    for (const char* part : {__VA_ARGS__})                                                         \
+      EXPECT_NE(msg.find(part), std::string::npos) << "message: " << msg << "\nmissing: " << part; \
+  } while (0)
