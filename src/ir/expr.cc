@@ -194,6 +194,8 @@ const char* intrinsic_name(Intrinsic op) {
     case Intrinsic::ShiftRight: return "shift_right";
     case Intrinsic::StorageSync: return "tvm_storage_sync";
     case Intrinsic::ThreadAllreduce: return "tvm_thread_allreduce";
+    case Intrinsic::AddressOf: return "address_of";
+    case Intrinsic::Prefetch: return "prefetch";
   }
   return "?";
 }

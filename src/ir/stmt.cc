@@ -32,6 +32,7 @@ std::string attr_key_name(AttrKind k, const std::string& pragma_key) {
     case AttrKind::ReduceScope: return "reduce_scope";
     case AttrKind::DoubleBufferScope: return "double_buffer_scope";
     case AttrKind::DoubleBufferWrite: return "double_buffer_write";
+    case AttrKind::PrefetchScope: return "prefetch_scope";
   }
   return "?";
 }

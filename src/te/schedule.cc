@@ -268,6 +268,16 @@ Stage& Stage::pragma(IterVar iv, const std::string& key, Expr value) {
   attr(iv).pragmas.emplace_back(key, value);
   return *this;
 }
+Stage& Stage::prefetch(const Tensor& tensor, IterVar var, Expr offset) {
+  check_leaf(var, "prefetch");
+  MINITVM_USER_CHECK(tensor.defined()) << "In schedule for " << name() << ": prefetch of an undefined tensor";
+  MINITVM_USER_CHECK(offset.defined() && offset.dtype().is_int() && offset.dtype().is_scalar())
+      << "In schedule for " << name() << ": prefetch offset must be an integer expression";
+  auto& a = attr(var);
+  a.prefetch_data.push_back(tensor);
+  a.prefetch_offset.push_back(offset);
+  return *this;
+}
 Stage& Stage::set_scope(const std::string& scope) {
   if (!scope.empty()) parse_storage_scope(scope);  // validates
   n_->scope = scope == "global" ? "" : scope;

@@ -299,14 +299,33 @@ class Lowerer {
     std::function<Stmt(Stmt)> wrap;
   };
 
-  std::function<Stmt(Stmt)> loop_wrapper(const StagePtr& s, const IterVar& iv, const Var& loop_var) {
+  /** Wraps a body in the loop of `iv` (or its thread attribute), its pragmas and, unless
+   *  `with_prefetch` is false (reduction init loops), its prefetch_scope attributes. */
+  std::function<Stmt(Stmt)> loop_wrapper(const StagePtr& s, const IterVar& iv, const Var& loop_var,
+                                         bool with_prefetch = true) {
     Expr ext = extent_of(iv);
     const IterVarAttr* a = attr_of(s, iv);
     IterVar t = a ? a->bind_thread : IterVar();
     std::vector<std::pair<std::string, Expr>> pragmas;
     if (a) pragmas = a->pragmas;
     ForKind kind = a ? a->for_kind : ForKind::Serial;
+    std::vector<Tensor> pf_data;
+    std::vector<Expr> pf_offset;
+    if (a && with_prefetch && !a->prefetch_data.empty()) {
+      MINITVM_USER_CHECK(!t.defined()) << "In schedule for " << s->op.name() << ": prefetch at `" << iv->var->name_hint
+                                       << "`, which is bound to " << t->thread_tag << " (prefetch needs a loop)";
+      MINITVM_USER_CHECK(kind != ForKind::Vectorized)
+          << "In schedule for " << s->op.name() << ": prefetch at the vectorized axis `" << iv->var->name_hint
+          << "` (prefetch at an outer loop)";
+      pf_data = a->prefetch_data;
+      pf_offset = a->prefetch_offset;
+    }
     return [=](Stmt body) -> Stmt {
+      // A loop of one iteration has no next iteration to prefetch for.
+      if (!t.defined() && !is_one(ext))
+        for (size_t i = pf_data.size(); i-- > 0;)
+          body = AttrStmtNode::make(pf_data[i].op(), AttrKind::PrefetchScope, pf_offset[i], body,
+                                    std::to_string(pf_data[i]->value_index));
       Stmt out;
       if (t.defined()) {
         AttrKind k = (t->thread_tag == "vthread" || t->thread_tag == "cthread") ? AttrKind::VirtualThread
@@ -475,7 +494,7 @@ class Lowerer {
         inits.push_back(ProvideNode::make(s->op, i, red->combiner->identity[i], init_args));
       Stmt init = guard(dpred.defined() ? substitute(dpred, init_vm) : Expr(), BlockNode::make(inits));
       for (auto it = init_loops.rbegin(); it != init_loops.rend(); ++it)
-        init = loop_wrapper(s, it->first, it->second)(init);
+        init = loop_wrapper(s, it->first, it->second, false)(init);
       body = BlockNode::make({init, update});
     } else {
       std::vector<Stmt> provides;

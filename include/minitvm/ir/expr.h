@@ -196,6 +196,12 @@ enum class Intrinsic : uint8_t {
    *  threads, every thread receiving the result in result_bufs[i][0]. Made by schedule_to_stmt for
    *  reduce axes bound to threadIdx; lowered to shared memory by lower_thread_allreduce. */
   ThreadAllreduce,
+  /** address_of(load): the address of the element a scalar Load reads (a handle); the load itself
+   *  is not performed. */
+  AddressOf,
+  /** prefetch(address_of(A[i]), rw, locality, cache_type): a cache hint (TVM's tir.prefetch; LLVM's
+   *  llvm.prefetch operands). A statement (Evaluate); never removed as dead code. */
+  Prefetch,
 };
 
 /** The printed name of an intrinsic (TVM's spelling, e.g. "tvm_if_then_else", "exp"). */
@@ -212,7 +218,8 @@ struct CallNode : public ExprNode {
   static Expr make_extern(DataType t, std::string name, std::vector<Expr> args);
   /** Pure intrinsics can be duplicated, hoisted and removed when unused. */
   bool is_pure() const {
-    return op != Intrinsic::StorageSync && op != Intrinsic::Extern && op != Intrinsic::ThreadAllreduce;
+    return op != Intrinsic::StorageSync && op != Intrinsic::Extern && op != Intrinsic::ThreadAllreduce &&
+           op != Intrinsic::Prefetch;
   }
 };
 

@@ -34,6 +34,10 @@ enum class AttrKind : uint8_t {
   ReduceScope,             ///< node = CommReducer of the tvm_thread_allreduce call in the body
   DoubleBufferScope,       ///< node = Operation (schedule_ops), buffer Var (after storage_flatten); body = producer
   DoubleBufferWrite,       ///< node = buffer Var; body = prefetch of the next iteration (inject_double_buffer)
+  /** Stage::prefetch, directly inside the loop it names: node = Operation of the tensor,
+   *  pragma_key = its value_index (decimal), value = iteration offset. storage_flatten replaces it by
+   *  prefetch(address_of(...)) calls over the region the body reads at loop var + offset. */
+  PrefetchScope,
 };
 /** Printed key ("thread_extent", "pragma_auto_unroll_max_step", ...). */
 std::string attr_key_name(AttrKind k, const std::string& pragma_key);

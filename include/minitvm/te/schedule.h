@@ -33,6 +33,10 @@ struct IterVarAttr {
   ir::ForKind for_kind = ir::ForKind::Serial;
   IterVar bind_thread;  ///< thread axis when bound
   std::vector<std::pair<std::string, Expr>> pragmas;
+  /** prefetch(tensor, iv, offset): tensors whose data iteration iv + offset reads is prefetched at
+   *  the start of iteration iv (TVM's prefetch_data / prefetch_offset). */
+  std::vector<Tensor> prefetch_data;
+  std::vector<Expr> prefetch_offset;
 };
 
 enum class AttachType { GroupRoot, Inline, Scope, InlinedAlready };
@@ -87,6 +91,12 @@ class Stage {
   Stage& vectorize(IterVar iv);
   Stage& parallel(IterVar iv);
   Stage& pragma(IterVar iv, const std::string& key, Expr value = Expr(1));
+  /** TVM's prefetch(tensor, var, offset): at the start of each iteration of the loop of `var`, hint
+   *  the CPU to fetch the part of `tensor` that iteration var + offset reads (its region inferred
+   *  from the loop body: inner loops relaxed), one prefetch per cache line. LLVM targets emit
+   *  llvm.prefetch (read, high locality); CUDA code generation drops the hint. `var` must be a
+   *  loop (not thread-bound, not vectorized) whose body reads `tensor`; offset an integer. */
+  Stage& prefetch(const Tensor& tensor, IterVar var, Expr offset);
   Stage& set_scope(const std::string& scope);
   /** Store only where `pred` (a boolean expression, typically `thread_x->var == 0`) holds: the
    *  stage's main store (the update of a reduction, the write-back of a cross-thread reduction) is

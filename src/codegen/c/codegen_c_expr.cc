@@ -394,6 +394,10 @@ void CodeGenC::visit(const CallNode* op) {
     case Intrinsic::ThreadAllreduce:
       MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
       return;
+    case Intrinsic::AddressOf: out() << "(&" << print_expr(a.at(0)) << ")"; return;
+    case Intrinsic::Prefetch:
+      MINITVM_INTERNAL_ERROR << "prefetch used as a value; it must be an Evaluate statement";
+      return;
     case Intrinsic::Extern:
       out() << op->name << "(";
       for (size_t i = 0; i < a.size(); ++i) out() << (i ? ", " : "") << print_expr(a[i]);

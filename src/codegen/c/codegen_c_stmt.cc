@@ -220,6 +220,7 @@ void CodeGenC::visit(const EvaluateNode* op) {
       print_storage_sync(call);
       return;
     }
+    if (call->op == Intrinsic::Prefetch) return;  // a CPU cache hint (Stage::prefetch): no GPU code
   }
   std::string v = print_expr(op->value);
   print_indent();

@@ -62,6 +62,26 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
     case Intrinsic::ThreadAllreduce:
       MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
       return nullptr;
+    case Intrinsic::AddressOf: {
+      auto* l = op->args.at(0).as<LoadNode>();
+      MINITVM_ICHECK(l && l->dtype.is_scalar() && l->index.dtype().is_scalar())
+          << "LLVM codegen: address_of needs a scalar load, got " << op->args.at(0);
+      return element_address(buffer_ptr(l->buffer_var), l->dtype, l->index);
+    }
+    case Intrinsic::Prefetch: {
+      // llvm.prefetch(ptr, rw, locality, cache type): a hint, it never faults.
+      MINITVM_ICHECK(op->args.size() == 4) << "LLVM codegen: prefetch takes 4 arguments";
+      llvm::Value* ptr = arg(0);
+      std::vector<llvm::Value*> ops{ptr};
+      for (size_t i = 1; i < 4; ++i) {
+        auto* c = op->args[i].as<IntImmNode>();
+        MINITVM_ICHECK(c) << "LLVM codegen: prefetch operand " << i << " must be a constant";
+        ops.push_back(llvm::ConstantInt::get(i32_, c->value));
+      }
+      llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {ptr->getType()});
+      builder_->CreateCall(f, ops);
+      return llvm::ConstantInt::get(i32_, 0);
+    }
   }
   MINITVM_INTERNAL_ERROR << "LLVM codegen: unhandled intrinsic " << op->name;
   return nullptr;
