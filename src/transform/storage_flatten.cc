@@ -187,16 +187,19 @@ class Flattener : public IRMutator {
     Expr size = make_const(start.dtype(), int64_t{1});
     for (auto& e : buf->shape) size = size * e;
     int64_t per_line = std::max<int64_t>(1, 64 / std::max(1, buf->dtype.bytes()));
-    // Lines 0 .. ceil(run / per_line): the last one is the run's last element (an unaligned start).
-    Var line("prefetch.line", it);
+    // The run's start is clamped once so that the whole run lies in the buffer (the iterations
+    // near the loop's end prefetch the buffer's end instead); then lines 0 .. ceil(run / per_line),
+    // the last one being the run's last element (for an unaligned start).
+    run = simplify(min(run, size));
+    Expr base = simplify(max(min(start, size - run), make_zero(start.dtype())));
+    Var line("prefetch.line", it), pbase("prefetch.base", base.dtype());
     Expr lines = simplify(floordiv(run + (per_line - 1), make_const(run.dtype(), per_line)) + 1);
-    Expr addr = min(start + min(line * make_const(it, per_line), run - 1), simplify(size - 1));
-    addr = simplify(max(addr, make_zero(addr.dtype())));
+    Expr addr = pbase + simplify(min(line * make_const(it, per_line), run - 1));
     Expr call = CallNode::make(DataType::Int(32), Intrinsic::Prefetch,
                                {CallNode::make(DataType::Handle(), Intrinsic::AddressOf,
                                                {LoadNode::make(buf->dtype, buf->data, addr)}),
                                 make_const(it, 0), make_const(it, 3), make_const(it, 1)});
-    Stmt pf = ForNode::make(line, make_zero(it), lines, ForKind::Serial, EvaluateNode::make(call));
+    Stmt pf = LetStmtNode::make(pbase, base, ForNode::make(line, make_zero(it), lines, ForKind::Serial, EvaluateNode::make(call)));
     for (size_t i = vars.size(); i-- > 0;) pf = ForNode::make(vars[i], make_zero(it), exts[i], ForKind::Serial, pf);
     return BlockNode::make({pf, mutate(op->body)});
   }

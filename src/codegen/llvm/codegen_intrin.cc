@@ -66,6 +66,10 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
       auto* l = op->args.at(0).as<LoadNode>();
       MINITVM_ICHECK(l && l->dtype.is_scalar() && l->index.dtype().is_scalar())
           << "LLVM codegen: address_of needs a scalar load, got " << op->args.at(0);
+      // index a + b: two GEPs, so that a loop-invariant a is computed once and unrolled constant
+      // b's become addressing offsets (one GEP of a + b would make LLVM hoist buf + b for every b).
+      if (auto* add = l->index.as<AddNode>())
+        return element_address(element_address(buffer_ptr(l->buffer_var), l->dtype, add->a), l->dtype, add->b);
       return element_address(buffer_ptr(l->buffer_var), l->dtype, l->index);
     }
     case Intrinsic::Prefetch: {
