@@ -61,7 +61,7 @@ bool demo_pool() {
   // The llvm TopHub package plus the project's pool configs (index.json "extra_packages"; passed
   // explicitly as well while tophub::context() does not read that key yet; loading twice is harmless).
   std::vector<std::string> extra;
-  std::string pool_log = autotune::tophub::root() + "/pool_llvm_v0.02.log";
+  std::string pool_log = autotune::tophub::root() + "/pool_llvm_v0.03.log";
   if (!autotune::tophub::root().empty() && std::filesystem::exists(pool_log)) extra.push_back(pool_log);
   auto best = autotune::tophub::context("llvm", extra);
   autotune::DispatchScope scope(*best);

@@ -218,7 +218,7 @@ TEST(Tophub, ContextLoadsPackageFileAndExtras) {
   ASSERT_EQ(cap.messages().size(), 1u);
   EXPECT_NE(cap.messages()[0].find("cuda_v0.09.log:688"), std::string::npos);
   auto cpu = tophub::context("llvm -mcpu=skylake-avx512");
-  EXPECT_EQ(cpu->num_records(), 35u + 16u);  // llvm_v0.03.log + the extra package pool_llvm_v0.02.log
+  EXPECT_EQ(cpu->num_records(), 35u + 16u);  // llvm_v0.03.log + the extra package pool_llvm_v0.03.log
   auto none = tophub::context("opencl -device=mali");  // package not shipped: empty, no error
   EXPECT_EQ(none->num_records(), 0u);
 }

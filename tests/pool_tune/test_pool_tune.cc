@@ -1,5 +1,5 @@
 // The pool tuning templates (src/topi/pool/pool_tune_template.cc) and the shipped llvm pool
-// configs (tophub/pool_llvm_v0.02.log):
+// configs (tophub/pool_llvm_v0.03.log):
 // - a Task made from topi::pool_workload has that workload, the CPU template's space, GB/s work;
 // - candidates measured with the correctness check (against ReferencePoolExecutor) pass for
 //   max/avg forward and avg backward, and a config's kernel matches the reference;
@@ -31,7 +31,7 @@ using topi::PoolDirection;
 
 namespace {
 
-const char* kLog = MINITVM_SOURCE_DIR "/tophub/pool_llvm_v0.02.log";
+const char* kLog = MINITVM_SOURCE_DIR "/tophub/pool_llvm_v0.03.log";
 
 PoolPlan max2d(std::vector<int64_t> shape, int64_t k, int64_t s, int64_t pad = 0, bool ceil = false) {
   MaxPoolParams p;
@@ -189,6 +189,61 @@ TEST(PoolCpuTemplate, SeedGridFallbackVectorizesWithoutGathers) {
     HostArray gx = exe.backward(plan, x, gy, &want.indices);
     for (int64_t i = 0; i < gx_want.numel(); ++i) ASSERT_EQ(gx.get(i), gx_want.get(i)) << H << " " << i;
   }
+}
+
+// The prefetch knob (Stage::prefetch of the input at the innermost outer loop): each value emits
+// llvm.prefetch and leaves the results bit-exact (padded/ceil max, channels-last and -first avg,
+// 1-d max). The seed grid's fallback turns it on only where the input streams from memory.
+TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
+  AdaptivePoolParams ad;
+  ad.output_size = {5, 4};
+  MaxPoolParams m1;
+  m1.kernel_size = {4};
+  m1.stride = {3};
+  m1.padding = {1};
+  m1.dilation = {2};
+  std::vector<PoolPlan> plans = {
+      max2d({2, 3, 11, 10}, 3, 2, 1, true),
+      avg2d({2, 10, 9, 7}, 3, 2, 1, PoolLayout::ChannelsLast),
+      avg2d({2, 4, 9, 7}, 3, 2, 1, PoolLayout::ChannelsFirst),
+      plan_max_pool(1, PoolInput{{3, 5, 40}, DataType::Float(32), PoolLayout::ChannelsFirst}, m1),
+      plan_adaptive_avg_pool(2, PoolInput{{2, 3, 13, 11}, DataType::Float(32), PoolLayout::ChannelsFirst}, ad),
+  };
+  for (auto& plan : plans) {
+    autotune::Task task = task_of(plan, PoolDirection::Forward);
+    HostArray x = random_input(plan, 21);
+    ReferencePoolExecutor ref;
+    HostArray want = ref.forward(plan, x).output;
+    for (int pf : {1, 2, 4}) {
+      SCOPED_TRACE(task.name() + " prefetch " + std::to_string(pf));
+      autotune::FallbackConfigEntity fb;
+      topi::pool_cpu_fallback(fb, plan, PoolDirection::Forward);
+      EXPECT_EQ(fb.knob_int("prefetch"), 0);  // small inputs: off in the fallback
+      fb.set("prefetch", autotune::OtherOptionEntity{pf});
+      auto idx = task.config_space().index_of(fb);
+      ASSERT_TRUE(idx.has_value());
+      autotune::MeasureResult res;
+      res.costs = {1e-5};
+      autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(task, task.config(*idx), res)});
+      autotune::DispatchScope scope(best);
+      CompiledPoolExecutor exe("llvm");
+      EXPECT_NE(exe.kernel(plan, PoolDirection::Forward, false).module.get_source("ll").find("@llvm.prefetch"),
+                std::string::npos);
+      HostArray got = exe.forward(plan, x).output;
+      ASSERT_EQ(got.numel(), want.numel());
+      for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
+    }
+  }
+  // Seed grid: on from 32 MiB of input with rows of at most 256 bytes (forward only).
+  for (int64_t C : {32, 128, 256})
+    for (int64_t H : {28, 56, 112}) {
+      autotune::FallbackConfigEntity f, b;
+      topi::pool_cpu_fallback(f, max2d({32, C, H, H}, 3, 3), PoolDirection::Forward);
+      topi::pool_cpu_fallback(b, max2d({32, C, H, H}, 3, 3), PoolDirection::Backward);
+      bool on = 32 * C * H * H * 4 >= (int64_t{32} << 20) && H <= 64;  // 128x56, 256x56
+      EXPECT_EQ(f.knob_int("prefetch"), on ? 2 : 0) << C << "x" << H;
+      EXPECT_EQ(b.knob_int("prefetch"), 0);
+    }
 }
 
 TEST(PoolTophub, ShippedLogLoadsWithoutWarnings) {

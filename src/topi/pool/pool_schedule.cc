@@ -8,6 +8,9 @@
 //               (strided window reads become wide loads + shuffles)
 //   fuse_level  how many outer axes are fused into the parallel loop (1..outer axes)
 //   unroll_win  unroll the window (reduction) loops (0/1)
+//   prefetch    forward only: at each iteration of the innermost outer loop (an output row for
+//               channels-first), prefetch the input that iteration + prefetch reads (0 = none;
+//               Stage::prefetch). Records without this knob (tuned before it existed) apply with 0.
 // Workload: (task name, ("TENSOR", batched input shape, dtype), mode, kernel, stride, pad_begin,
 // pad_end, dilation, output lengths, rule string) — see docs/POOLING.md "Kernels".
 #include <sstream>
@@ -112,6 +115,7 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
   for (int i = 1; i <= outer_axes(plan); ++i) levels.push_back(i);
   cfg.define_knob("fuse_level", levels);
   cfg.define_knob("unroll_win", {0, 1});
+  cfg.define_knob("prefetch", {0, 1, 2, 4});
 }
 
 void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {
@@ -153,6 +157,17 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   if (plan.layout == PoolLayout::ChannelsFirst && planes >= 64) level = 2;
   cfg.set("fuse_level", autotune::OtherOptionEntity{level});
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
+  // Channels-first forward over inputs that stream from memory (32 MiB and more, beyond a typical
+  // last-level cache) with short input rows (at most 256 bytes, 4 cache lines): prefetch the input
+  // rows of the output row two iterations ahead. There the hardware prefetcher lags behind the
+  // unrolled window loads, which touch the few cache lines of three input rows out of order; on
+  // longer rows it keeps up and on cached inputs the extra instructions cost a few percent
+  // (measurements in docs/PERFORMANCE.md).
+  int64_t in_bytes = plan.dtype.bytes();
+  for (int64_t d : pool_input_shape(plan)) in_bytes *= d;
+  bool stream = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
+                in_bytes >= (int64_t{32} << 20) && plan.axes.back().in * plan.dtype.bytes() <= 256;
+  cfg.set("prefetch", autotune::OtherOptionEntity{stream ? 2 : 0});
 }
 
 namespace {
@@ -162,7 +177,7 @@ namespace {
 // vectorized inner loop. Returns the axis at which helper stages can be attached (the outer part
 // of the inner split).
 IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::vector<IterVar>& raxes,
-                   const autotune::ConfigEntity& cfg, bool parallel) {
+                   const autotune::ConfigEntity& cfg, bool parallel, const std::vector<te::Tensor>& prefetch = {}) {
   int64_t factor = cfg.split("tile_inner").size.back();
   bool vec = cfg.knob_int("vec") != 0;
   int level = static_cast<int>(cfg.knob_int("fuse_level"));
@@ -180,11 +195,16 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::ve
   }
   st.reorder(order);
   level = std::min<int>(level, static_cast<int>(outer.size()));
+  IterVar innermost_outer = outer.empty() ? IterVar() : outer.back();
   if (parallel && level >= 1) {
     std::vector<IterVar> f(outer.begin(), outer.begin() + level);
     IterVar fused = f.size() == 1 ? f[0] : st.fuse(f);
     st.parallel(fused);
+    if (level == static_cast<int>(outer.size())) innermost_outer = fused;
   }
+  int64_t pf = cfg.has("prefetch") ? cfg.knob_int("prefetch") : 0;
+  if (pf > 0 && innermost_outer.defined())
+    for (auto& t : prefetch) st.prefetch(t, innermost_outer, Expr(static_cast<int>(pf)));
   if (unroll)
     for (auto& r : raxes) st.unroll(r);
   if (vec && factor > 1) st.vectorize(ii);
@@ -208,7 +228,22 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     if (st->op.name() == "pad_temp") te::Stage(st).compute_inline();
   }
   bool reduce_out = !out.op().reduce_axis().empty();
-  IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true);
+  // Prefetch (forward): the input placeholder, which the output's loops read (padding inlined, an
+  // avg/lp sum attached inside them).
+  std::vector<te::Tensor> prefetch;
+  if (dir == PoolDirection::Forward) {
+    std::vector<te::Tensor> todo = out.op().input_tensors();
+    while (!todo.empty()) {
+      te::Tensor t = todo.back();
+      todo.pop_back();
+      if (t.op().op_type() == te::OpType::Placeholder) {
+        prefetch.push_back(t);
+      } else if (t.op().name() == "pad_temp" || t.op().name() == "pool_sum") {  // inlined / attached inside
+        for (auto& u : t.op().input_tensors()) todo.push_back(u);
+      }
+    }
+  }
+  IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch);
   if (sum.defined()) {
     s[sum].compute_at(s[out], at);
     // the attached sum covers one inner tile: reductions outside its vectorized last axis
