@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "../openmp_spin.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/topi/layer.h"
 
@@ -94,6 +95,9 @@ std::string shape_str(const Layer& L) {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef MINITVM_BENCH_HAVE_DNNL
+  bench::match_openmp_spin(argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
+#endif
   int repeats = 3;
   int only = -1;
   for (int i = 1; i < argc; ++i) {

@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "../openmp_spin.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/tophub.h"
 #include "minitvm/frontend/pool_plan.h"
@@ -106,6 +107,9 @@ struct DnnlPool {
 }  // namespace
 
 int main(int argc, char** argv) {
+#ifdef MINITVM_BENCH_HAVE_DNNL
+  bench::match_openmp_spin(argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
+#endif
   std::string json_path;
   bool quick = false, use_tophub = false;
   int repeats = 15;
