@@ -157,16 +157,15 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   if (plan.layout == PoolLayout::ChannelsFirst && planes >= 64) level = 2;
   cfg.set("fuse_level", autotune::OtherOptionEntity{level});
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
-  // Channels-first forward over inputs that stream from memory (32 MiB and more, beyond a typical
-  // last-level cache) with short input rows (at most 256 bytes, 4 cache lines): prefetch the input
-  // rows of the output row two iterations ahead. There the hardware prefetcher lags behind the
-  // unrolled window loads, which touch the few cache lines of three input rows out of order; on
-  // longer rows it keeps up and on cached inputs the extra instructions cost a few percent
-  // (measurements in docs/PERFORMANCE.md).
+  // Channels-first forward over inputs of 8 MiB and more (which mostly stream from memory) with
+  // short input rows (at most 256 bytes, 4 cache lines): prefetch the input rows of the output row
+  // two iterations ahead. There the hardware prefetcher lags behind the unrolled window loads, which
+  // touch the few cache lines of three input rows out of order; on longer rows it keeps up, and on
+  // inputs that stay in cache the extra instructions cost a few percent (docs/PERFORMANCE.md).
   int64_t in_bytes = plan.dtype.bytes();
   for (int64_t d : pool_input_shape(plan)) in_bytes *= d;
   bool stream = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
-                in_bytes >= (int64_t{32} << 20) && plan.axes.back().in * plan.dtype.bytes() <= 256;
+                in_bytes >= (int64_t{8} << 20) && plan.axes.back().in * plan.dtype.bytes() <= 256;
   cfg.set("prefetch", autotune::OtherOptionEntity{stream ? 2 : 0});
 }
 
