@@ -9,11 +9,15 @@
 #include <cstring>
 #include <functional>
 #include <iostream>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "../openmp_spin.h"
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/tophub.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/topi/layer.h"
 
@@ -100,14 +104,25 @@ int main(int argc, char** argv) {
 #endif
   int repeats = 3;
   int only = -1;
+  bool use_tophub = false;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
     else if (a == "--layer" && i + 1 < argc) only = std::stoi(argv[++i]);
+    else if (a == "--tophub") use_tophub = true;
     else {
-      std::cerr << "usage: minitvm-bench-conv2d [--repeats N] [--layer I]\n";
+      std::cerr << "usage: minitvm-bench-conv2d [--repeats N] [--layer I] [--tophub]\n";
       return 2;
     }
+  }
+  // Without --tophub the template's fallback configs (TVM's FallbackContext, silent: no warning
+  // per layer); with it the TopHub llvm package (TVM x86 configs tuned on a Skylake-AVX512).
+  autotune::root_fallback_context().silent = true;
+  std::unique_ptr<autotune::ApplyHistoryBest> tophub;
+  std::optional<autotune::DispatchScope> scope;
+  if (use_tophub) {
+    tophub = autotune::tophub::context("llvm");
+    scope.emplace(*tophub);
   }
   std::printf("%-3s %-22s %7s %9s %9s %8s %9s %9s %s\n", "#", "layer", "GFLOP", "ours_ms", "dnnl_ms", "ratio",
               "ours_GF/s", "dnnl_GF/s", "max_rel_err");

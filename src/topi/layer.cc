@@ -53,9 +53,27 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
   te::Tensor data = te::placeholder(shape_exprs(ds), DataType::Float(32), "data");
   te::Tensor kernel = te::placeholder(shape_exprs(ks), DataType::Float(32), "placeholder");
   if (!is_cuda(t)) {
-    te::Tensor out = nn::conv2d_nchw(data, kernel, attrs);
-    L.args = {data, kernel, out};
-    finish(L, cpu::schedule_conv2d_nchw({out}), target, opt);
+    // TVM's x86 template: 0.1 logs key it as ("conv2d", ...) (task topi_x86_conv2d), 0.2 logs as
+    // conv2d_NCHWc.x86; the innermost context with a record for either answers.
+    cuda::Workloads wl = cuda::conv2d_workloads(ds, ks, attrs);
+    wl.v02 = {cpu::conv2d_nchwc_workload(ds, ks, attrs)};
+    auto d = cuda::dispatch(t, wl);
+    autotune::ConfigEntity cfg;
+    if (d.cfg && !d.cfg->is_fallback()) {
+      cfg = *d.cfg;
+    } else {
+      autotune::FallbackConfigEntity fb;
+      cpu::conv2d_nchwc_fallback(fb, ds, ks, attrs);
+      cfg = fb;
+    }
+    cpu::Conv2dNCHWc c =
+        cpu::conv2d_nchwc(data, kernel, attrs, cfg.split("tile_ic").size.back(), cfg.split("tile_oc").size.back());
+    L.args = {data, kernel, c.output};
+    L.config = cfg;
+    L.is_fallback = cfg.is_fallback();
+    L.workload = d.workload;
+    L.template_key = "conv2d_NCHWc.x86";
+    finish(L, cpu::schedule_conv2d_nchwc(cfg, c), target, opt);
     return L;
   }
   auto wl = cuda::conv2d_workloads(ds, ks, attrs);

@@ -9,7 +9,8 @@ target_link_libraries(minitvm_topi_ops PUBLIC minitvm_autotune)
 minitvm_test(test_topi LABEL unit MODULES autotune SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_compute.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_cpu_schedule.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_templates.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_cuda_templates.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_conv2d_nchwc.cc)
 if(TARGET test_topi)
   target_sources(test_topi PRIVATE $<TARGET_OBJECTS:minitvm_topi_ops>)
 endif()

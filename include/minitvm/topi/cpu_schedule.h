@@ -12,6 +12,7 @@
 
 #include <vector>
 
+#include "minitvm/autotune/space.h"
 #include "minitvm/te/schedule.h"
 #include "minitvm/topi/nn.h"
 
@@ -25,6 +26,29 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs)
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
 /** Winograd conv2d: the transform stages are computed at root in parallel. */
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs);
+/** TVM's x86 conv2d (AutoTVM task `conv2d_NCHWc.x86`, src/topi/cpu/conv2d_nchwc.cc): NCHW data
+ *  and OIHW kernel packed into channel blocks, the blocked convolution, the result unpacked to NCHW. */
+struct Conv2dNCHWc {
+  te::Tensor data_vec;    ///< data packed to NCHW[ic_bn]c
+  te::Tensor kernel_vec;  ///< kernel packed to OIHW[ic_bn]i[oc_bn]o
+  te::Tensor data_pad;    ///< data_vec padded (data_vec itself when there is no padding)
+  te::Tensor conv;        ///< NCHW[oc_bn]c result (tag conv2d_NCHWc)
+  te::Tensor output;      ///< unpacked NCHW output (output_unpack)
+};
+Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs,
+                         int64_t ic_bn, int64_t oc_bn);
+/** Workload key ("conv2d_NCHWc.x86", data, kernel, strides, padding(4), dilation, "NCHW", "NCHW", dtype). */
+autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
+                                     const nn::Conv2dAttrs& attrs);
+/** TVM's space: tile_ic, tile_oc, tile_ow (inner <= 64, verbose), then unroll_kw or (1x1) tile_oh. */
+void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<int64_t>& data_shape,
+                               const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+/** TVM's _fallback_schedule (conv2d_avx_common / conv2d_avx_1x1) with the host's float32 lanes. */
+void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& data_shape,
+                           const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+/** TVM's _schedule_conv_NCHWc for the NCHW-in / NCHW-out path; `cfg` a point of the space above
+ *  whose tile_ic/tile_oc inner sizes are the blocks `t` was computed with. */
+te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t);
 /** Injective ops (elementwise, broadcast, flatten, batch norm): fuse, parallel, vectorize. */
 te::Schedule schedule_injective(const std::vector<te::Tensor>& outs);
 /** Softmax (the four T_softmax_* stages). */

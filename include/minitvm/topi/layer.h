@@ -10,8 +10,10 @@
  *
  * CUDA targets ("cuda", "cuda -emulate", "cuda -model=titanx", ...) use the tuned templates of
  * cuda_schedule.h (conv2d picks winograd when the answering record is a winograd one); "llvm"
- * uses the CPU schedules of cpu_schedule.h (no tuning config: `config` is empty and is_fallback
- * false). Arguments of the function: data, kernel/weight, [bias], output.
+ * conv2d uses TVM's x86 template conv2d_NCHWc.x86 (cpu_schedule.h; TopHub llvm records apply,
+ * `config`/`is_fallback` as for CUDA, template_key "conv2d_NCHWc.x86"), llvm depthwise and dense
+ * the untuned CPU schedules (`config` empty, is_fallback false). Arguments of the function: data,
+ * kernel/weight, [bias], output.
  */
 #pragma once
 
@@ -31,7 +33,7 @@ struct LayerBuild {
   std::vector<te::Tensor> args;     ///< placeholders and output, in call order
   autotune::ConfigEntity config;    ///< the config applied (CUDA targets)
   bool is_fallback = false;
-  std::string template_key;         ///< "direct", "winograd" or "" (llvm)
+  std::string template_key;         ///< "direct", "winograd", "conv2d_NCHWc.x86" (llvm conv2d) or ""
   autotune::Json workload;          ///< the workload key that was queried
   std::string ir;                   ///< lowered IR text
   std::string source;               ///< generated source (CUDA C; LLVM IR for llvm)

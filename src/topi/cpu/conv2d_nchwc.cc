@@ -1,0 +1,286 @@
+// TVM's x86 conv2d template (AutoTVM task "conv2d_NCHWc.x86", and "topi_x86_conv2d" / "conv2d" in
+// the 0.1 logs): the NCHW input and OIHW kernel are packed into channel blocks (NCHW[ic_bn]c,
+// OIHW[ic_bn]i[oc_bn]o), the convolution runs on the blocked layout with oc_bn output channels as
+// the vector lanes and reg_n output columns as register accumulators, and the result is unpacked
+// to NCHW. Knobs as TVM: tile_ic, tile_oc (2-way splits; their inner sizes are ic_bn/oc_bn),
+// tile_ow (2-way, inner <= 64, "verbose" policy), then unroll_kw (kernels other than 1x1) or
+// tile_oh (1x1 kernels). Schedules follow TVM's conv2d_avx_common / conv2d_avx_1x1
+// `_schedule_conv_NCHWc` for the NCHW-in/NCHW-out path (packing stages scheduled in the same
+// function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
+// (16 with AVX-512, else 8).
+#include <sstream>
+
+#include "minitvm/autotune/record.h"
+#include "minitvm/autotune/task.h"
+#include "minitvm/topi/cpu_schedule.h"
+#include "topi/nn/common.h"
+
+namespace minitvm::topi::cpu {
+
+using nn::detail::I;
+using nn::detail::named_compute;
+using autotune::Json;
+
+namespace {
+
+struct Geom {
+  int64_t n, ic, ih, iw, oc, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, ow;
+};
+
+Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4)
+      << "conv2d_NCHWc: data must be NCHW and kernel OIHW (4-D), got " << ds.size() << "-D and " << ks.size() << "-D";
+  MINITVM_USER_CHECK(ds[1] == ks[1]) << "conv2d_NCHWc: data has " << ds[1] << " channels but the kernel expects "
+                                     << ks[1] << " (grouped convolution is not supported)";
+  Geom g{};
+  g.n = ds[0];
+  g.ic = ds[1];
+  g.ih = ds[2];
+  g.iw = ds[3];
+  g.oc = ks[0];
+  g.kh = ks[2];
+  g.kw = ks[3];
+  std::tie(g.sh, g.sw) = nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
+  std::tie(g.dh, g.dw) = nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
+  auto p = nn::get_pad_tuple(a.padding);
+  g.pt = p[0];
+  g.pl = p[1];
+  g.pb = p[2];
+  g.pr = p[3];
+  g.oh = nn::conv_out_size(g.ih, g.kh, g.sh, g.pt, g.pb, g.dh);
+  g.ow = nn::conv_out_size(g.iw, g.kw, g.sw, g.pl, g.pr, g.dw);
+  MINITVM_USER_CHECK(g.oh >= 1 && g.ow >= 1) << "conv2d_NCHWc: empty output (" << g.oh << "x" << g.ow << ")";
+  return g;
+}
+
+bool is_1x1(const Geom& g) { return g.kh == 1 && g.kw == 1; }
+
+/** TVM's get_fp32_len(): 16 float32 lanes with AVX-512, else 8. */
+int64_t fp32_lanes() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : 8;
+  return lanes;
+#else
+  return 4;
+#endif
+}
+
+Json tensor_arg(const std::vector<int64_t>& shape) { return Json::array({"TENSOR", Json(shape), "float32"}); }
+Json pair_json(const std::vector<int64_t>& v) { return v.size() == 1 ? Json::array({v[0], v[0]}) : Json(v); }
+
+}  // namespace
+
+Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+  auto p = nn::get_pad_tuple(a.padding);
+  Json args = Json::array({tensor_arg(ds), tensor_arg(ks), pair_json(a.stride), Json::array({p[0], p[1], p[2], p[3]}),
+                           pair_json(a.dilation), "NCHW", "NCHW", a.out_dtype.str()});
+  return autotune::workload_v02("conv2d_NCHWc.x86", args);
+}
+
+void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<int64_t>& ds,
+                               const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+  Geom g = geometry(ds, ks, a);
+  autotune::SplitOptions two;
+  cfg.define_split("tile_ic", g.ic, two);
+  cfg.define_split("tile_oc", g.oc, two);
+  autotune::SplitOptions ow;
+  ow.policy = autotune::SplitPolicy::Verbose;
+  ow.filter = [](const autotune::SplitEntity& e) { return e.size.back() <= 64; };
+  cfg.define_split("tile_ow", g.ow, ow);
+  if (is_1x1(g)) {
+    cfg.define_knob("tile_oh", g.oh > 1 ? std::vector<Json>{1, 2} : std::vector<Json>{1});
+  } else {
+    cfg.define_knob("unroll_kw", {true, false});
+  }
+}
+
+void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& ds,
+                           const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+  define_conv2d_nchwc_space(cfg, ds, ks, a);
+  Geom g = geometry(ds, ks, a);
+  auto largest_divisor = [](int64_t x, int64_t cap) {
+    for (int64_t d = std::min(x, cap); d >= 1; --d)
+      if (x % d == 0) return d;
+    return int64_t{1};
+  };
+  int64_t oc_bn = largest_divisor(g.oc, fp32_lanes());
+  int64_t ic_bn = largest_divisor(g.ic, oc_bn);
+  cfg.set("tile_ic", autotune::SplitEntity{{g.ic / ic_bn, ic_bn}});
+  cfg.set("tile_oc", autotune::SplitEntity{{g.oc / oc_bn, oc_bn}});
+  if (is_1x1(g)) {
+    // The largest ow factor, then the largest oh factor, with fewer than 32 outputs per tile.
+    for (int64_t owf = g.ow; owf >= 1; --owf) {
+      if (g.ow % owf) continue;
+      for (int64_t ohf = g.oh; ohf >= 1; --ohf) {
+        if (g.oh % ohf == 0 && owf * ohf < 32) {
+          cfg.set("tile_oh", autotune::OtherOptionEntity{ohf});
+          cfg.set("tile_ow", autotune::SplitEntity{{g.ow / owf, owf}});
+          return;
+        }
+      }
+    }
+    MINITVM_INTERNAL_ERROR << "conv2d_NCHWc: no default 1x1 tiling";
+  }
+  int64_t reg_n = largest_divisor(g.ow, 31);
+  cfg.set("tile_ow", autotune::SplitEntity{{g.ow / reg_n, reg_n}});
+  cfg.set("unroll_kw", autotune::OtherOptionEntity{false});
+}
+
+Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a, int64_t ic_bn,
+                         int64_t oc_bn) {
+  Geom g = geometry(nn::const_shape(data), nn::const_shape(kernel), a);
+  MINITVM_USER_CHECK(ic_bn >= 1 && g.ic % ic_bn == 0 && oc_bn >= 1 && g.oc % oc_bn == 0)
+      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ic << "/" << g.oc;
+  Conv2dNCHWc r;
+  r.data_vec = named_compute(
+      {g.n, g.ic / ic_bn, g.ih, g.iw, ic_bn}, {"bs", "c", "h", "w", "vc"},
+      [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); }, "data_vec",
+      "injective");
+  r.kernel_vec = named_compute(
+      {g.oc / oc_bn, g.ic / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
+      [&](const std::vector<Var>& v) { return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
+      "kernel_vec", "injective");
+  bool dopad = g.pt || g.pl || g.pb || g.pr;
+  r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pt, g.pl, 0}, {0, 0, g.pb, g.pr, 0}, 0.0, "data_pad") : r.data_vec;
+  te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ic)}, "ic");
+  te::IterVar kh = te::reduce_axis({0, static_cast<int>(g.kh)}, "kh");
+  te::IterVar kw = te::reduce_axis({0, static_cast<int>(g.kw)}, "kw");
+  te::Tensor dp = r.data_pad, kv = r.kernel_vec;
+  r.conv = named_compute(
+      {g.n, g.oc / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
+      [&](const std::vector<Var>& v) {
+        Expr icc = floordiv(ic->var, I(ic_bn)), icb = floormod(ic->var, I(ic_bn));
+        Expr x = dp(v[0], icc, v[2] * I(g.sh) + kh->var * I(g.dh), v[3] * I(g.sw) + kw->var * I(g.dw), icb);
+        return te::sum(nn::detail::cast_to(a.out_dtype, x) * nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
+                       {ic, kh, kw});
+      },
+      "conv2d_NCHWc", "conv2d_NCHWc");
+  te::Tensor conv = r.conv;
+  r.output = named_compute(
+      {g.n, g.oc, g.oh, g.ow}, {"n", "c", "h", "w"},
+      [&](const std::vector<Var>& v) { return conv(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
+      "output_unpack", "injective,unpack_nchwc");
+  return r;
+}
+
+te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t) {
+  te::Schedule s = te::create_schedule({t.output.op()});
+  int64_t oc_bn = cfg.split("tile_oc").size.back();
+  bool one_by_one = cfg.has("tile_oh");
+  int64_t ow_factor = cfg.split("tile_ow").size.back();
+  int64_t oh_factor = one_by_one ? cfg.knob_int("tile_oh") : 1;
+
+  // Packing (and padding) stages: parallel over their outer axes, the channel block vectorized.
+  auto parallel_outer3 = [&](const te::Tensor& x) {
+    te::Stage st = s[x];
+    auto ax = x.op().axis();
+    st.parallel(st.fuse(std::vector<IterVar>{ax[0], ax[1], ax[2]}));
+  };
+  if (!t.data_pad.same_as(t.data_vec)) {
+    s[t.data_pad].vectorize(t.data_pad.op().axis()[4]);
+    parallel_outer3(t.data_pad);
+  }
+  parallel_outer3(t.data_vec);
+  {
+    te::Stage kv = s[t.kernel_vec];
+    auto ax = t.kernel_vec.op().axis();  // oc_chunk, ic_chunk, kh, kw, ic_block, oc_block
+    kv.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
+    if (oc_bn > 1) kv.vectorize(ax[5]);
+    kv.parallel(kv.fuse(std::vector<IterVar>{ax[0], ax[2]}));
+  }
+
+  // The blocked convolution C, its accumulator CC (a cache of C) and the unpacked output O.
+  te::Tensor C = t.conv, O = t.output;
+  te::Tensor CC = s.cache_write(C, "global");
+  te::Stage sc = s[C], scc = s[CC], so = s[O];
+  auto cax = C.op().axis();  // batch, oc_chunk, oh, ow, oc_block
+  auto ccax = CC.op().axis();
+  auto rax = CC.op().reduce_axis();  // ic, kh, kw
+  int64_t ic_bn = cfg.split("tile_ic").size.back();
+  auto oax = O.op().axis();  // batch, oc, oh, ow
+  auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
+  if (!one_by_one) {
+    auto [ow_chunk, ow_block] = sc.split(cax[3], I(ow_factor));
+    sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
+    IterVar c_par = sc.fuse(std::vector<IterVar>{cax[0], cax[1], cax[2]});
+    (void)c_par;
+    sc.vectorize(cax[4]);
+    scc.compute_at(sc, ow_chunk);
+    auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
+    auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
+    if (cfg.knob_int("unroll_kw") != 0) {
+      scc.reorder({ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], ic_block, rax[2], cc_owb, ccax[4]});
+      scc.unroll(rax[2]);
+    } else {
+      scc.reorder({ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], rax[2], ic_block, cc_owb, ccax[4]});
+    }
+    scc.vectorize(ccax[4]);
+    scc.unroll(cc_owb);
+    auto [o_owc, o_owb] = so.split(oax[3], I(ow_factor));
+    so.reorder({oax[0], o_occ, oax[2], o_owc, o_owb, o_ocb});
+    IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, oax[2]});
+    sc.compute_at(so, par);
+    so.vectorize(o_ocb);
+    so.parallel(par);
+  } else {
+    auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
+    auto [ow_outer, ow_inner] = sc.split(cax[3], I(ow_factor));
+    sc.reorder({cax[0], cax[1], oh_outer, ow_outer, oh_inner, ow_inner, cax[4]});
+    sc.vectorize(cax[4]);
+    IterVar c_par = sc.fuse(std::vector<IterVar>{cax[0], cax[1], oh_outer});
+    scc.compute_at(sc, c_par);
+    auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
+    auto [cc_oho, cc_ohi] = scc.split(ccax[2], I(oh_factor));
+    auto [cc_owo, cc_owi] = scc.split(ccax[3], I(ow_factor));
+    scc.reorder({ccax[0], ccax[1], cc_oho, cc_owo, ic_chunk, ic_block, cc_ohi, cc_owi, ccax[4], rax[1], rax[2]});
+    scc.vectorize(ccax[4]);
+    scc.unroll(cc_owi);
+    scc.unroll(cc_ohi);
+    auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
+    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+    so.reorder({oax[0], o_occ, o_oho, o_owo, o_ohi, o_owi, o_ocb});
+    IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, o_oho});
+    sc.compute_at(so, par);
+    so.vectorize(o_ocb);
+    so.parallel(par);
+  }
+  return s;
+}
+
+namespace {
+
+// The tuner template: args = the workload's tail (data tensor, kernel tensor, strides, padding,
+// dilation, layout, out_layout, out_dtype).
+autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json& args) {
+  MINITVM_USER_CHECK(args.is_array() && args.size() == 8)
+      << "conv2d_NCHWc.x86 takes (data, kernel, strides, padding, dilation, layout, out_layout, out_dtype)";
+  auto shape_of = [](const Json& t, const char* what) {
+    MINITVM_USER_CHECK(t.is_array() && t.size() >= 3 && t[0] == "TENSOR" && t[1].is_array())
+        << "conv2d_NCHWc.x86: " << what << " must be [\"TENSOR\", shape, dtype]";
+    return t[1].get<std::vector<int64_t>>();
+  };
+  std::vector<int64_t> ds = shape_of(args[0], "data"), ks = shape_of(args[1], "kernel");
+  nn::Conv2dAttrs a;
+  a.stride = args[2].get<std::vector<int64_t>>();
+  a.padding = args[3].get<std::vector<int64_t>>();
+  a.dilation = args[4].get<std::vector<int64_t>>();
+  MINITVM_USER_CHECK(args[5] == "NCHW" && args[6] == "NCHW") << "conv2d_NCHWc.x86: only NCHW layouts are supported";
+  MINITVM_USER_CHECK(args[7] == "float32") << "conv2d_NCHWc.x86: only float32 is supported";
+  define_conv2d_nchwc_space(cfg, ds, ks, a);
+  if (cfg.is_fallback()) conv2d_nchwc_fallback(cfg, ds, ks, a);
+  te::Tensor data = te::placeholder(nn::detail::to_exprs(ds), DataType::Float(32), "data");
+  te::Tensor kernel = te::placeholder(nn::detail::to_exprs(ks), DataType::Float(32), "kernel");
+  Conv2dNCHWc t = conv2d_nchwc(data, kernel, a, cfg.split("tile_ic").size.back(), cfg.split("tile_oc").size.back());
+  autotune::TemplateResult r;
+  r.schedule = schedule_conv2d_nchwc(cfg, t);
+  r.args = {data, kernel, t.output};
+  Geom g = geometry(ds, ks, a);
+  r.flop = 2.0 * g.n * g.oc * g.oh * g.ow * g.ic * g.kh * g.kw;
+  return r;
+}
+
+const bool registered = autotune::register_template("conv2d_NCHWc.x86", nchwc_template);
+
+}  // namespace
+
+}  // namespace minitvm::topi::cpu

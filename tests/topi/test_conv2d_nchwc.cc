@@ -1,0 +1,186 @@
+// TVM's x86 conv2d template (conv2d_NCHWc.x86, src/topi/cpu/conv2d_nchwc.cc):
+// - the space is TVM's: every record of the shipped llvm TopHub logs (0.1 topi_x86_conv2d and 0.2
+//   conv2d_NCHWc.x86, tuned by TVM on a Skylake-AVX512) decodes its index to exactly its entity;
+// - build_conv2d(..., "llvm") applies such a record (not the fallback) and, like the fallback
+//   configs and random points of the space, matches a naive convolution (strides, asymmetric
+//   padding, dilation, 1x1 with tile_oh, channel counts without a 16-divisor);
+// - the fallback follows TVM's _fallback_schedule.
+#include "ref.h"
+
+#include <filesystem>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/record.h"
+#include "minitvm/topi/cpu_schedule.h"
+#include "minitvm/topi/layer.h"
+
+using namespace minitvm;
+using namespace topi_test;
+using autotune::Json;
+
+namespace {
+
+struct Case {
+  std::vector<int64_t> ds, ks;
+  topi::nn::Conv2dAttrs attrs;
+};
+
+// Shapes and attributes of a TopHub x86 conv2d record (both formats).
+Case case_of(const autotune::Record& r) {
+  Case c;
+  const Json& a = r.input.args;
+  c.ds = a[0][1].get<std::vector<int64_t>>();
+  c.ks = a[1][1].get<std::vector<int64_t>>();
+  if (r.version == 0.1) {  // the workload: ("conv2d", data, kernel, strides, padding, dilation, layout, dtype)
+    const Json& w = r.input.workload;
+    c.attrs.stride = w[3].get<std::vector<int64_t>>();
+    c.attrs.padding = w[4].get<std::vector<int64_t>>();
+    c.attrs.dilation = w[5].get<std::vector<int64_t>>();
+  } else {  // conv2d_NCHWc.x86: data, kernel, strides, padding, dilation, layout, out_layout, dtype
+    c.attrs.stride = a[2].get<std::vector<int64_t>>();
+    c.attrs.padding = a[3].get<std::vector<int64_t>>();
+    c.attrs.dilation = a[4].get<std::vector<int64_t>>();
+  }
+  return c;
+}
+
+ConvShape shape_of(const Case& c) {
+  ConvShape s{int(c.ds[0]), int(c.ds[1]), int(c.ds[2]), int(c.ds[3]), int(c.ks[0]), int(c.ks[2]), int(c.ks[3])};
+  s.sh = int(c.attrs.stride[0]);
+  s.sw = int(c.attrs.stride.size() > 1 ? c.attrs.stride[1] : c.attrs.stride[0]);
+  auto p = topi::nn::get_pad_tuple(c.attrs.padding);
+  s.pad = {int(p[0]), int(p[1]), int(p[2]), int(p[3])};
+  s.dh = int(c.attrs.dilation[0]);
+  s.dw = int(c.attrs.dilation.size() > 1 ? c.attrs.dilation[1] : c.attrs.dilation[0]);
+  return s;
+}
+
+// Builds through build_conv2d (under the current dispatch context), runs, compares with conv_ref.
+topi::LayerBuild run_and_check(const Case& c, unsigned seed) {
+  ConvShape s = shape_of(c);
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, seed), k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, seed + 1);
+  topi::LayerBuild L = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm");
+  auto y = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
+  L.module.get_function(L.func_name)(runtime::NDArray::from_vector(x, c.ds), runtime::NDArray::from_vector(k, c.ks), y);
+  expect_close(y.to_vector<float>(), conv_ref(s, x, k), 1e-4f);
+  return L;
+}
+
+std::vector<autotune::Record> tophub_x86_records() {
+  std::vector<autotune::Record> all;
+  for (const char* f : {"llvm_v0.03.log", "llvm_v0.04.log"}) {
+    auto recs = autotune::load_records(std::string(MINITVM_SOURCE_DIR) + "/tophub/" + f);
+    all.insert(all.end(), recs.begin(), recs.end());
+  }
+  return all;
+}
+
+}  // namespace
+
+// The logs were tuned in 2018, when tile_ow enumerated the factors of OW; TVM 0.7+ (which reads
+// conv2d_NCHWc.x86 records) enumerates the "verbose" list (factors and powers of two), so a record's
+// index is not a position in today's space, and TVM never decodes it: it applies the record's
+// entity. Every entity must therefore be a point of our space: same knobs in the same order, each
+// value among the candidates (splits compared on their inner factors).
+TEST(Conv2dNCHWc, EveryTophubRecordIsAPointOfTheSpace) {
+  auto recs = tophub_x86_records();
+  ASSERT_EQ(recs.size(), 70u);  // 35 layers in each format
+  for (const auto& r : recs) {
+    SCOPED_TRACE(r.source + ":" + std::to_string(r.line));
+    Case c = case_of(r);
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::define_conv2d_nchwc_space(fb, c.ds, c.ks, c.attrs);
+    const auto& knobs = fb.space().knobs();
+    const auto& ents = r.input.config.entities();
+    ASSERT_EQ(knobs.size(), ents.size());
+    for (size_t i = 0; i < knobs.size(); ++i) {
+      ASSERT_EQ(knobs[i].name, ents[i].first);
+      bool found = false;
+      for (const auto& cand : knobs[i].entities) {
+        if (auto* sp = std::get_if<autotune::SplitEntity>(&cand)) {
+          auto* want = std::get_if<autotune::SplitEntity>(&ents[i].second);
+          found |= want && std::vector<int64_t>(sp->size.begin() + 1, sp->size.end()) ==
+                               std::vector<int64_t>(want->size.begin() + 1, want->size.end());
+        } else {
+          found |= cand == ents[i].second;
+        }
+      }
+      EXPECT_TRUE(found) << knobs[i].name;
+    }
+  }
+}
+
+TEST(Conv2dNCHWc, TophubRecordsApplyAndMatchReference) {
+  auto recs = tophub_x86_records();
+  int checked = 0;
+  for (const auto& r : recs) {
+    Case c = case_of(r);
+    // the stem (7x7/2), a 1x1/2, a 3x3 of each format; the reference is a naive loop nest
+    bool pick = (c.ks[2] == 7) || (c.ds[1] == 64 && c.ks[0] == 128 && c.ks[2] == 1) || (c.ds[1] == 128 && c.ds[2] == 28 && c.ks[0] == 128);
+    if (!pick) continue;
+    SCOPED_TRACE(r.source + ":" + std::to_string(r.line));
+    autotune::ApplyHistoryBest best(std::vector<autotune::Record>{r});
+    autotune::DispatchScope scope(best);
+    topi::LayerBuild L = run_and_check(c, 3);
+    EXPECT_FALSE(L.is_fallback);
+    EXPECT_EQ(L.config.index, r.input.config.index);
+    EXPECT_EQ(L.template_key, "conv2d_NCHWc.x86");
+    ++checked;
+  }
+  EXPECT_EQ(checked, 6);
+}
+
+TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
+  autotune::root_fallback_context().silent = true;
+  std::vector<Case> cases = {
+      {{1, 16, 10, 9}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+      {{2, 3, 17, 15}, {20, 3, 5, 3}, {{2, 1}, {2, 1, 0, 2}, {1, 1}}},  // asymmetric pad, co without 16-divisor
+      {{1, 24, 9, 11}, {40, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},       // 1x1: tile_oh
+      {{1, 8, 14, 14}, {16, 8, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},        // 1x1 stride 2
+      {{1, 6, 12, 12}, {12, 6, 3, 3}, {{1, 1}, {2, 2}, {2, 2}}},        // dilation 2
+  };
+  std::mt19937 rng(11);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    {  // fallback: TVM's rule (oc_bn = largest divisor <= 16 or 8, ic_bn <= oc_bn)
+      topi::LayerBuild L = run_and_check(c, 5 + unsigned(i));
+      EXPECT_TRUE(L.is_fallback);
+      int64_t oc_bn = L.config.split("tile_oc").size.back(), ic_bn = L.config.split("tile_ic").size.back();
+      EXPECT_EQ(c.ks[0] % oc_bn, 0);
+      EXPECT_LE(ic_bn, oc_bn);
+      EXPECT_EQ(L.config.entity_json(), fb.entity_json());
+    }
+    for (int k = 0; k < 3; ++k) {  // random points of the space, as a tuner would try them
+      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
+      autotune::ApplyConfig one(fb.space().get(idx));
+      autotune::DispatchScope scope(one);
+      SCOPED_TRACE(fb.space().get(idx).str());
+      run_and_check(c, 50 + unsigned(k));
+    }
+  }
+}
+
+TEST(Conv2dNCHWc, FallbackFollowsTvm) {
+  // 64x56x56 -> 64, 3x3: oc_bn = ic_bn = lanes (16 with AVX-512, else 8); reg_n = largest
+  // divisor of 56 up to 31 (28); unroll_kw false.
+  autotune::FallbackConfigEntity fb;
+  topi::cpu::conv2d_nchwc_fallback(fb, {1, 64, 56, 56}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}});
+  int64_t lanes = fb.split("tile_oc").size.back();
+  EXPECT_TRUE(lanes == 16 || lanes == 8);
+  EXPECT_EQ(fb.split("tile_ic").size.back(), lanes);
+  EXPECT_EQ(fb.split("tile_ow").size, (std::vector<int64_t>{2, 28}));
+  EXPECT_EQ(fb.knob_int("unroll_kw"), 0);
+  // 1x1, 256x56x56 -> 64: the largest ow factor with some oh factor giving < 32 outputs: 28 x 1
+  autotune::FallbackConfigEntity f1;
+  topi::cpu::conv2d_nchwc_fallback(f1, {1, 256, 56, 56}, {64, 256, 1, 1}, {{1, 1}, {0, 0}, {1, 1}});
+  EXPECT_EQ(f1.split("tile_ow").size, (std::vector<int64_t>{2, 28}));
+  EXPECT_EQ(f1.knob_int("tile_oh"), 1);
+  // 3 input channels: ic_bn 3; 7x7 stem, ow 112: reg_n 28
+  autotune::FallbackConfigEntity f2;
+  topi::cpu::conv2d_nchwc_fallback(f2, {1, 3, 224, 224}, {64, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}});
+  EXPECT_EQ(f2.split("tile_ic").size, (std::vector<int64_t>{1, 3}));
+  EXPECT_EQ(f2.split("tile_ow").size, (std::vector<int64_t>{4, 28}));
+}
