@@ -55,7 +55,8 @@ const char* kUsage =
     "         [--target cuda|\"cuda -emulate\"|llvm] [--tophub FILE[,FILE...]] [--print config,ir,source,ptxas]\n"
     "  DATA/KERNEL: NxCxHxW and COxCIxKHxKW (depthwise: CxMxKHxKW); dense BATCHxIN and OUTxIN.\n"
     "  S, D: one value or H,W; P: 1, 2 (H,W) or 4 (top,left,bottom,right) values, comma separated.\n"
-    "  Default target cuda; CUDA targets use TVM's TopHub package for cuda (tophub/) unless --tophub.\n";
+    "  Default target cuda; CUDA targets use TVM's TopHub package for cuda (tophub/) unless --tophub,\n"
+    "  llvm conv2d (template conv2d_NCHWc.x86) the package for llvm.\n";
 
 int run_inspect(const std::vector<std::string>& args) {
   std::string op, target = "cuda";
@@ -99,9 +100,10 @@ int run_inspect(const std::vector<std::string>& args) {
     auto ds = parse_dims(pos[0], "data shape"), ks = parse_dims(pos[1], "kernel shape");
     bool cuda = target.rfind("cuda", 0) == 0;
     std::unique_ptr<autotune::ApplyHistoryBest> ctx;
-    if (cuda) {
+    // CUDA templates and the llvm conv2d template (conv2d_NCHWc.x86) read tuning logs.
+    if (cuda || op == "conv2d") {
       if (tophub_files.empty()) {
-        ctx = autotune::tophub::context("cuda");
+        ctx = autotune::tophub::context(cuda ? "cuda" : "llvm");
       } else {
         ctx = std::make_unique<autotune::ApplyHistoryBest>();
         for (auto& f : tophub_files) ctx->load(f);
@@ -130,7 +132,7 @@ int run_inspect(const std::vector<std::string>& args) {
       return 2;
     }
     if (want("config")) {
-      if (!cuda) {
+      if (!cuda && L.template_key.empty()) {
         std::cout << "== config: none (llvm uses the fixed CPU schedules of topi/cpu_schedule.h)\n";
       } else {
         std::cout << "== config (" << (L.is_fallback ? "fallback" : "from tuning log") << ", template "
