@@ -10,7 +10,9 @@
 #include <filesystem>
 
 #include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/record.h"
+#include "minitvm/autotune/task.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/layer.h"
 
@@ -183,4 +185,24 @@ TEST(Conv2dNCHWc, FallbackFollowsTvm) {
   topi::cpu::conv2d_nchwc_fallback(f2, {1, 3, 224, 224}, {64, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}});
   EXPECT_EQ(f2.split("tile_ic").size, (std::vector<int64_t>{1, 3}));
   EXPECT_EQ(f2.split("tile_ow").size, (std::vector<int64_t>{4, 28}));
+}
+
+// A network's conv2d layer on llvm becomes a conv2d_NCHWc.x86 task (as TVM extracts it) whose
+// workload is the key build_conv2d queries: a record of that task dispatches.
+TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
+  Json net = Json::parse(R"({"layers": [{"op": "conv2d", "args": [["TENSOR", [1, 8, 12, 12], "float32"],
+      ["TENSOR", [16, 8, 3, 3], "float32"], [1, 1], [1, 1, 1, 1], [1, 1], "float32"]}]})");
+  auto tasks = autotune::extract_tasks(net, "llvm");
+  ASSERT_EQ(tasks.size(), 1u);
+  EXPECT_EQ(tasks[0].name(), "conv2d_NCHWc.x86");
+  Case c{{1, 8, 12, 12}, {16, 8, 3, 3}, {{1, 1}, {1, 1, 1, 1}, {1, 1}}};
+  EXPECT_EQ(tasks[0].workload(), topi::cpu::conv2d_nchwc_workload(c.ds, c.ks, c.attrs));
+  autotune::MeasureResult res;
+  res.costs = {1e-5};
+  int64_t pick = tasks[0].config_space().size() - 1;
+  autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(tasks[0], tasks[0].config(pick), res)});
+  autotune::DispatchScope scope(best);
+  topi::LayerBuild L = run_and_check(c, 9);
+  EXPECT_FALSE(L.is_fallback);
+  EXPECT_EQ(L.config.index, pick);
 }

@@ -111,8 +111,14 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
       std::string op = layer["op"].get<std::string>();
       if (op == "conv2d") op = "conv2d_nchw";
       tpl = op + "." + kind;
+      // On CPUs TVM tunes conv2d as its x86 NCHWc template (src/topi/cpu/conv2d_nchwc.cc).
+      if (op == "conv2d_nchw" && kind == "llvm") tpl = "conv2d_NCHWc.x86";
     }
     Json args = layer.value("args", Json::array());
+    // conv2d layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype);
+    // the x86 task's workload also names the layouts, as build_conv2d queries it.
+    if (tpl == "conv2d_NCHWc.x86" && args.is_array() && args.size() == 6)
+      args = Json::array({args[0], args[1], args[2], args[3], args[4], "NCHW", "NCHW", args[5]});
     std::string key = tpl + "|" + args.dump();
     if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
     seen.push_back(key);

@@ -250,10 +250,14 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
 namespace {
 
 // The tuner template: args = the workload's tail (data tensor, kernel tensor, strides, padding,
-// dilation, layout, out_layout, out_dtype).
-autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json& args) {
-  MINITVM_USER_CHECK(args.is_array() && args.size() == 8)
-      << "conv2d_NCHWc.x86 takes (data, kernel, strides, padding, dilation, layout, out_layout, out_dtype)";
+// dilation, layout, out_layout, out_dtype), or the conv2d_nchw form without the two layouts
+// (data, kernel, strides, padding, dilation, out_dtype), which network descriptions use.
+autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json& raw) {
+  MINITVM_USER_CHECK(raw.is_array() && (raw.size() == 8 || raw.size() == 6))
+      << "conv2d_NCHWc.x86 takes (data, kernel, strides, padding, dilation, layout, out_layout, out_dtype) "
+      << "or (data, kernel, strides, padding, dilation, out_dtype)";
+  Json args = raw;
+  if (args.size() == 6) args = Json::array({raw[0], raw[1], raw[2], raw[3], raw[4], "NCHW", "NCHW", raw[5]});
   auto shape_of = [](const Json& t, const char* what) {
     MINITVM_USER_CHECK(t.is_array() && t.size() >= 3 && t[0] == "TENSOR" && t[1].is_array())
         << "conv2d_NCHWc.x86: " << what << " must be [\"TENSOR\", shape, dtype]";
