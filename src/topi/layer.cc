@@ -66,8 +66,17 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
       cpu::conv2d_nchwc_fallback(fb, ds, ks, attrs);
       cfg = fb;
     }
-    cpu::Conv2dNCHWc c =
-        cpu::conv2d_nchwc(data, kernel, attrs, cfg.split("tile_ic").size.back(), cfg.split("tile_oc").size.back());
+    int64_t ic_bn = cfg.split("tile_ic").size.back(), oc_bn = cfg.split("tile_oc").size.back();
+    cpu::Conv2dNCHWc c;
+    if (opt.nchwc_blocked) {
+      MINITVM_USER_CHECK(ds[1] % ic_bn == 0 && ks[0] % oc_bn == 0) << "conv2d: bad channel blocks in the config";
+      data = te::placeholder(shape_exprs({ds[0], ds[1] / ic_bn, ds[2], ds[3], ic_bn}), DataType::Float(32), "data");
+      kernel = te::placeholder(shape_exprs({ks[0] / oc_bn, ks[1] / ic_bn, ks[2], ks[3], ic_bn, oc_bn}),
+                               DataType::Float(32), "kernel");
+      c = cpu::conv2d_nchwc_blocked(data, kernel, attrs);
+    } else {
+      c = cpu::conv2d_nchwc(data, kernel, attrs, ic_bn, oc_bn);
+    }
     L.args = {data, kernel, c.output};
     L.config = cfg;
     L.is_fallback = cfg.is_fallback();

@@ -206,3 +206,48 @@ TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
   EXPECT_FALSE(L.is_fallback);
   EXPECT_EQ(L.config.index, pick);
 }
+
+// LayerOptions::nchwc_blocked: the convolution alone on the config's blocked layouts; data and
+// kernel packed here on the host, the output unpacked, compared with the naive NCHW convolution.
+TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
+  autotune::root_fallback_context().silent = true;
+  std::vector<Case> cases = {
+      {{1, 32, 9, 10}, {48, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+      {{2, 24, 8, 8}, {40, 24, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    const Case& c = cases[i];
+    ConvShape s = shape_of(c);
+    topi::LayerOptions opt;
+    opt.nchwc_blocked = true;
+    topi::LayerBuild L = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt);
+    auto dim = [](const te::Tensor& t, size_t k) { return *ir::as_const_int(t.shape()[k]); };
+    int64_t ic_bn = dim(L.args[0], 4), oc_bn = dim(L.args[1], 5);
+    ASSERT_EQ(dim(L.args[2], 4), oc_bn);
+    auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 30 + unsigned(i)), k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, 40 + unsigned(i));
+    std::vector<float> xb(x.size()), kb(k.size());
+    for (int n = 0; n < s.n; ++n)
+      for (int ch = 0; ch < s.ci; ++ch)
+        for (int h = 0; h < s.h; ++h)
+          for (int w = 0; w < s.w; ++w)
+            xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn + ch % ic_bn] =
+                x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
+    for (int o = 0; o < s.co; ++o)
+      for (int ch = 0; ch < s.ci; ++ch)
+        for (int a = 0; a < s.kh * s.kw; ++a)
+          kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn + ch % ic_bn) * oc_bn) + o % oc_bn] =
+              k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
+    auto xn = runtime::NDArray::from_vector(xb, {s.n, s.ci / ic_bn, s.h, s.w, ic_bn});
+    auto kn = runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
+    auto yn = runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
+    L.module.get_function(L.func_name)(xn, kn, yn);
+    std::vector<float> yb = yn.to_vector<float>(), y(yb.size());
+    for (int n = 0; n < s.n; ++n)
+      for (int o = 0; o < s.co; ++o)
+        for (int h = 0; h < s.oh(); ++h)
+          for (int w = 0; w < s.ow(); ++w)
+            y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
+                yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn + o % oc_bn];
+    expect_close(y, conv_ref(s, x, k), 1e-4f);
+  }
+}

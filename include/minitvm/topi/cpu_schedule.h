@@ -37,6 +37,10 @@ struct Conv2dNCHWc {
 };
 Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs,
                          int64_t ic_bn, int64_t oc_bn);
+/** The blocked convolution alone (TVM's nn.conv2d_NCHWc, what a network kept in NCHWc runs):
+ *  data NCHW[ic_bn]c (5-D), kernel OIHW[ic_bn]i[oc_bn]o (6-D), output NCHW[oc_bn]c (`output` ==
+ *  `conv`; data_vec/kernel_vec are the given tensors). */
+Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs);
 /** Workload key ("conv2d_NCHWc.x86", data, kernel, strides, padding(4), dilation, "NCHW", "NCHW", dtype). */
 autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                                      const nn::Conv2dAttrs& attrs);

@@ -46,6 +46,11 @@ struct LayerOptions {
   bool lower_only = false;
   /** Force a template ("direct" / "winograd") for conv2d instead of the record's. */
   std::string force_template;
+  /** llvm conv2d: take and return the blocked layouts of the chosen config instead of NCHW/OIHW
+   *  (data NCHW[ic_bn]c, kernel OIHW[ic_bn]i[oc_bn]o, output NCHW[oc_bn]c; `args` has the shapes):
+   *  the convolution alone, as in a network kept in NCHWc (TVM's AlterOpLayout), with the kernel
+   *  packed once by the caller. */
+  bool nchwc_blocked = false;
 };
 
 LayerBuild build_conv2d(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,

@@ -126,20 +126,10 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   cfg.set("unroll_kw", autotune::OtherOptionEntity{false});
 }
 
-Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a, int64_t ic_bn,
-                         int64_t oc_bn) {
-  Geom g = geometry(nn::const_shape(data), nn::const_shape(kernel), a);
-  MINITVM_USER_CHECK(ic_bn >= 1 && g.ic % ic_bn == 0 && oc_bn >= 1 && g.oc % oc_bn == 0)
-      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ic << "/" << g.oc;
-  Conv2dNCHWc r;
-  r.data_vec = named_compute(
-      {g.n, g.ic / ic_bn, g.ih, g.iw, ic_bn}, {"bs", "c", "h", "w", "vc"},
-      [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); }, "data_vec",
-      "injective");
-  r.kernel_vec = named_compute(
-      {g.oc / oc_bn, g.ic / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
-      [&](const std::vector<Var>& v) { return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
-      "kernel_vec", "injective");
+namespace {
+
+// data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
+void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn, int64_t oc_bn) {
   bool dopad = g.pt || g.pl || g.pb || g.pr;
   r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pt, g.pl, 0}, {0, 0, g.pb, g.pr, 0}, 0.0, "data_pad") : r.data_vec;
   te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ic)}, "ic");
@@ -155,11 +145,52 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const
                        {ic, kh, kw});
       },
       "conv2d_NCHWc", "conv2d_NCHWc");
+}
+
+void check_blocks(const Geom& g, int64_t ic_bn, int64_t oc_bn) {
+  MINITVM_USER_CHECK(ic_bn >= 1 && g.ic % ic_bn == 0 && oc_bn >= 1 && g.oc % oc_bn == 0)
+      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ic << "/" << g.oc;
+}
+
+}  // namespace
+
+Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a, int64_t ic_bn,
+                         int64_t oc_bn) {
+  Geom g = geometry(nn::const_shape(data), nn::const_shape(kernel), a);
+  check_blocks(g, ic_bn, oc_bn);
+  Conv2dNCHWc r;
+  r.data_vec = named_compute(
+      {g.n, g.ic / ic_bn, g.ih, g.iw, ic_bn}, {"bs", "c", "h", "w", "vc"},
+      [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); }, "data_vec",
+      "injective");
+  r.kernel_vec = named_compute(
+      {g.oc / oc_bn, g.ic / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
+      [&](const std::vector<Var>& v) { return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
+      "kernel_vec", "injective");
+  blocked_conv(r, g, a, ic_bn, oc_bn);
   te::Tensor conv = r.conv;
   r.output = named_compute(
       {g.n, g.oc, g.oh, g.ow}, {"n", "c", "h", "w"},
       [&](const std::vector<Var>& v) { return conv(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
       "output_unpack", "injective,unpack_nchwc");
+  return r;
+}
+
+Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kernel6, const nn::Conv2dAttrs& a) {
+  std::vector<int64_t> d = nn::const_shape(data5), k = nn::const_shape(kernel6);
+  MINITVM_USER_CHECK(d.size() == 5 && k.size() == 6)
+      << "conv2d_NCHWc: blocked data must be NCHW[x]c (5-D) and the kernel OIHW[x]i[y]o (6-D), got " << d.size()
+      << "-D and " << k.size() << "-D";
+  int64_t ic_bn = d[4], oc_bn = k[5];
+  MINITVM_USER_CHECK(k[4] == ic_bn && k[1] == d[1])
+      << "conv2d_NCHWc: kernel input blocks (" << k[1] << " x " << k[4] << ") do not match the data's (" << d[1]
+      << " x " << ic_bn << ")";
+  Geom g = geometry({d[0], d[1] * ic_bn, d[2], d[3]}, {k[0] * oc_bn, k[1] * ic_bn, k[2], k[3]}, a);
+  Conv2dNCHWc r;
+  r.data_vec = data5;
+  r.kernel_vec = kernel6;
+  blocked_conv(r, g, a, ic_bn, oc_bn);
+  r.output = r.conv;
   return r;
 }
 
@@ -180,8 +211,8 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     s[t.data_pad].vectorize(t.data_pad.op().axis()[4]);
     parallel_outer3(t.data_pad);
   }
-  parallel_outer3(t.data_vec);
-  {
+  if (t.data_vec.op().op_type() == te::OpType::Compute) parallel_outer3(t.data_vec);
+  if (t.kernel_vec.op().op_type() == te::OpType::Compute) {
     te::Stage kv = s[t.kernel_vec];
     auto ax = t.kernel_vec.op().axis();  // oc_chunk, ic_chunk, kh, kw, ic_block, oc_block
     kv.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
@@ -190,20 +221,20 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
   }
 
   // The blocked convolution C, its accumulator CC (a cache of C) and the unpacked output O.
+  // With blocked input and output (conv2d_nchwc_blocked) C is the output itself.
   te::Tensor C = t.conv, O = t.output;
+  bool c_is_out = O.same_as(C);
   te::Tensor CC = s.cache_write(C, "global");
-  te::Stage sc = s[C], scc = s[CC], so = s[O];
+  te::Stage sc = s[C], scc = s[CC];
   auto cax = C.op().axis();  // batch, oc_chunk, oh, ow, oc_block
   auto ccax = CC.op().axis();
   auto rax = CC.op().reduce_axis();  // ic, kh, kw
   int64_t ic_bn = cfg.split("tile_ic").size.back();
-  auto oax = O.op().axis();  // batch, oc, oh, ow
-  auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
   if (!one_by_one) {
     auto [ow_chunk, ow_block] = sc.split(cax[3], I(ow_factor));
     sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
     IterVar c_par = sc.fuse(std::vector<IterVar>{cax[0], cax[1], cax[2]});
-    (void)c_par;
+    if (c_is_out) sc.parallel(c_par);
     sc.vectorize(cax[4]);
     scc.compute_at(sc, ow_chunk);
     auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
@@ -216,12 +247,17 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
-    auto [o_owc, o_owb] = so.split(oax[3], I(ow_factor));
-    so.reorder({oax[0], o_occ, oax[2], o_owc, o_owb, o_ocb});
-    IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, oax[2]});
-    sc.compute_at(so, par);
-    so.vectorize(o_ocb);
-    so.parallel(par);
+    if (!c_is_out) {
+      te::Stage so = s[O];
+      auto oax = O.op().axis();  // batch, oc, oh, ow
+      auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
+      auto [o_owc, o_owb] = so.split(oax[3], I(ow_factor));
+      so.reorder({oax[0], o_occ, oax[2], o_owc, o_owb, o_ocb});
+      IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, oax[2]});
+      sc.compute_at(so, par);
+      so.vectorize(o_ocb);
+      so.parallel(par);
+    }
   } else {
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
     auto [ow_outer, ow_inner] = sc.split(cax[3], I(ow_factor));
@@ -229,6 +265,7 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     sc.vectorize(cax[4]);
     IterVar c_par = sc.fuse(std::vector<IterVar>{cax[0], cax[1], oh_outer});
     scc.compute_at(sc, c_par);
+    if (c_is_out) sc.parallel(c_par);
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
     auto [cc_oho, cc_ohi] = scc.split(ccax[2], I(oh_factor));
     auto [cc_owo, cc_owi] = scc.split(ccax[3], I(ow_factor));
@@ -236,13 +273,18 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owi);
     scc.unroll(cc_ohi);
-    auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
-    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
-    so.reorder({oax[0], o_occ, o_oho, o_owo, o_ohi, o_owi, o_ocb});
-    IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, o_oho});
-    sc.compute_at(so, par);
-    so.vectorize(o_ocb);
-    so.parallel(par);
+    if (!c_is_out) {
+      te::Stage so = s[O];
+      auto oax = O.op().axis();  // batch, oc, oh, ow
+      auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
+      auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
+      auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+      so.reorder({oax[0], o_occ, o_oho, o_owo, o_ohi, o_owi, o_ocb});
+      IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, o_oho});
+      sc.compute_at(so, par);
+      so.vectorize(o_ocb);
+      so.parallel(par);
+    }
   }
   return s;
 }
