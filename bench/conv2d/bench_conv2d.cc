@@ -163,8 +163,9 @@ int main(int argc, char** argv) {
     runtime::NDArray xb = runtime::NDArray::empty(shape_of(Bb.args[0]), DataType::Float(32));
     runtime::NDArray wb = runtime::NDArray::empty(shape_of(Bb.args[1]), DataType::Float(32));
     runtime::NDArray yb = runtime::NDArray::empty(shape_of(Bb.args[2]), DataType::Float(32));
-    std::memcpy(xb.data(), x.data(), x.nbytes());  // same values, another order: timing only
-    std::memcpy(wb.data(), w.data(), w.nbytes());
+    Bb.module.get_function(Bb.func_name + "_pack_data")(x, xb);  // once, outside the timing
+    Bb.module.get_function(Bb.func_name + "_pack_kernel")(w, wb);
+    runtime::NDArray y_blk = runtime::NDArray::empty(ys, DataType::Float(32));
     std::vector<std::function<void()>> cand{[&] { f(x, w, y); }, [&] { fb(xb, wb, yb); }};
 #ifdef MINITVM_BENCH_HAVE_DNNL
     DnnlConv dn(L, oh, static_cast<const float*>(x.data()), static_cast<const float*>(w.data()));
@@ -179,6 +180,12 @@ int main(int argc, char** argv) {
         cand[i]();
         tmin[i] = std::min(tmin[i], seconds_since(t0));
       }
+    // The blocked result, unpacked, must equal the NCHW function's.
+    Bb.module.get_function(Bb.func_name + "_unpack_output")(yb, y_blk);
+    if (std::memcmp(y_blk.data(), y.data(), y.nbytes()) != 0) {
+      std::printf("layer %zu: blocked-layout result differs from the NCHW function's\n", li);
+      ++failures;
+    }
     double err = NAN, dnnl_t = NAN;
 #ifdef MINITVM_BENCH_HAVE_DNNL
     {

@@ -22,14 +22,16 @@ std::vector<Expr> shape_exprs(const std::vector<int64_t>& s) {
 
 bool is_cuda(const autotune::Target& t) { return t.name == "cuda" || t.name == "nvptx"; }
 
-void finish(LayerBuild& L, te::Schedule s, const std::string& target, const LayerOptions& opt) {
+void finish(LayerBuild& L, te::Schedule s, const std::string& target, const LayerOptions& opt,
+            std::vector<ir::PrimFunc> extra = {}) {
   L.func_name = opt.name;
   ir::PrimFunc f = lower(s, L.args, opt.name);
   std::ostringstream os;
   os << f;
   L.ir = os.str();
   if (opt.lower_only) return;
-  L.module = build(std::vector<ir::PrimFunc>{f}, target);
+  extra.insert(extra.begin(), f);
+  L.module = build(extra, target);
   try {
     L.source = L.module.get_source("");
   } catch (const Error&) {
@@ -82,7 +84,11 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
     L.is_fallback = cfg.is_fallback();
     L.workload = d.workload;
     L.template_key = "conv2d_NCHWc.x86";
-    finish(L, cpu::schedule_conv2d_nchwc(cfg, c), target, opt);
+    std::vector<ir::PrimFunc> transforms;
+    if (opt.nchwc_blocked)  // <name>_pack_data, <name>_pack_kernel, <name>_unpack_output
+      for (auto& tr : cpu::conv2d_nchwc_transforms(ds, ks, attrs, ic_bn, oc_bn))
+        transforms.push_back(lower(tr.schedule, tr.args, opt.name + "_" + tr.name));
+    finish(L, cpu::schedule_conv2d_nchwc(cfg, c), target, opt, transforms);
     return L;
   }
   auto wl = cuda::conv2d_workloads(ds, ks, attrs);

@@ -249,5 +249,15 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
             y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
                 yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn + o % oc_bn];
     expect_close(y, conv_ref(s, x, k), 1e-4f);
+    // the module's layout transforms: same packing as above, unpack gives the NCHW result
+    auto xp = runtime::NDArray::empty({s.n, s.ci / ic_bn, s.h, s.w, ic_bn}, DataType::Float(32));
+    auto kp = runtime::NDArray::empty({s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn}, DataType::Float(32));
+    auto yu = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
+    L.module.get_function(L.func_name + "_pack_data")(runtime::NDArray::from_vector(x, c.ds), xp);
+    L.module.get_function(L.func_name + "_pack_kernel")(runtime::NDArray::from_vector(k, c.ks), kp);
+    L.module.get_function(L.func_name + "_unpack_output")(yn, yu);
+    EXPECT_EQ(xp.to_vector<float>(), xb);
+    EXPECT_EQ(kp.to_vector<float>(), kb);
+    EXPECT_EQ(yu.to_vector<float>(), y);
   }
 }

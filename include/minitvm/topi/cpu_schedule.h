@@ -10,6 +10,7 @@
  */
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "minitvm/autotune/space.h"
@@ -41,6 +42,17 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const
  *  data NCHW[ic_bn]c (5-D), kernel OIHW[ic_bn]i[oc_bn]o (6-D), output NCHW[oc_bn]c (`output` ==
  *  `conv`; data_vec/kernel_vec are the given tensors). */
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs);
+/** A layout transform of the blocked conv2d: name ("pack_data", "pack_kernel", "unpack_output"),
+ *  its schedule and arguments (input, output). */
+struct NCHWcTransform {
+  std::string name;
+  te::Schedule schedule;
+  std::vector<te::Tensor> args;
+};
+/** The three layout transforms between NCHW/OIHW and the blocked layouts of (ic_bn, oc_bn). */
+std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& data_shape,
+                                                    const std::vector<int64_t>& kernel_shape,
+                                                    const nn::Conv2dAttrs& attrs, int64_t ic_bn, int64_t oc_bn);
 /** Workload key ("conv2d_NCHWc.x86", data, kernel, strides, padding(4), dilation, "NCHW", "NCHW", dtype). */
 autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                                      const nn::Conv2dAttrs& attrs);

@@ -49,7 +49,8 @@ struct LayerOptions {
   /** llvm conv2d: take and return the blocked layouts of the chosen config instead of NCHW/OIHW
    *  (data NCHW[ic_bn]c, kernel OIHW[ic_bn]i[oc_bn]o, output NCHW[oc_bn]c; `args` has the shapes):
    *  the convolution alone, as in a network kept in NCHWc (TVM's AlterOpLayout), with the kernel
-   *  packed once by the caller. */
+   *  packed once by the caller. The module also holds the layout transforms `<name>_pack_data`
+   *  (NCHW -> blocked), `<name>_pack_kernel` (OIHW -> blocked) and `<name>_unpack_output`. */
   bool nchwc_blocked = false;
 };
 

@@ -194,6 +194,44 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kern
   return r;
 }
 
+std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+                                                    const nn::Conv2dAttrs& a, int64_t ic_bn, int64_t oc_bn) {
+  Geom g = geometry(ds, ks, a);
+  check_blocks(g, ic_bn, oc_bn);
+  te::Tensor data = te::placeholder(nn::detail::to_exprs(ds), DataType::Float(32), "data");
+  te::Tensor kernel = te::placeholder(nn::detail::to_exprs(ks), DataType::Float(32), "kernel");
+  Conv2dNCHWc t = conv2d_nchwc(data, kernel, a, ic_bn, oc_bn);
+  std::vector<NCHWcTransform> out;
+  {  // data NCHW -> NCHW[ic_bn]c: parallel over (n, c chunk, h)
+    te::Schedule s = te::create_schedule({t.data_vec.op()});
+    auto ax = t.data_vec.op().axis();
+    s[t.data_vec].parallel(s[t.data_vec].fuse(std::vector<IterVar>{ax[0], ax[1], ax[2]}));
+    out.push_back({"pack_data", s, {data, t.data_vec}});
+  }
+  {  // kernel OIHW -> OIHW[ic_bn]i[oc_bn]o: TVM's kernel_vec schedule
+    te::Schedule s = te::create_schedule({t.kernel_vec.op()});
+    te::Stage kv = s[t.kernel_vec];
+    auto ax = t.kernel_vec.op().axis();
+    kv.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
+    if (oc_bn > 1) kv.vectorize(ax[5]);
+    kv.parallel(kv.fuse(std::vector<IterVar>{ax[0], ax[2]}));
+    out.push_back({"pack_kernel", s, {kernel, t.kernel_vec}});
+  }
+  {  // output NCHW[oc_bn]c -> NCHW: parallel over (n, c), rows contiguous
+    te::Tensor blocked = te::placeholder(nn::detail::to_exprs({g.n, g.oc / oc_bn, g.oh, g.ow, oc_bn}), DataType::Float(32),
+                                         "conv2d_NCHWc");
+    te::Tensor unpacked = named_compute(
+        {g.n, g.oc, g.oh, g.ow}, {"n", "c", "h", "w"},
+        [&](const std::vector<Var>& v) { return blocked(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
+        "output_unpack", "injective,unpack_nchwc");
+    te::Schedule s = te::create_schedule({unpacked.op()});
+    auto ax = unpacked.op().axis();
+    s[unpacked].parallel(s[unpacked].fuse(std::vector<IterVar>{ax[0], ax[1]}));
+    out.push_back({"unpack_output", s, {blocked, unpacked}});
+  }
+  return out;
+}
+
 te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t) {
   te::Schedule s = te::create_schedule({t.output.op()});
   int64_t oc_bn = cfg.split("tile_oc").size.back();
