@@ -268,6 +268,24 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
   auto ccax = CC.op().axis();
   auto rax = CC.op().reduce_axis();  // ic, kh, kw
   int64_t ic_bn = cfg.split("tile_ic").size.back();
+  // The NCHW output O: parallel over (batch, oc chunk, oh [outer]), C computed there, the oc block
+  // vectorized (TVM's out_ndim == 4 case; the 1x1 schedule also splits oh by tile_oh).
+  auto schedule_unpack = [&](bool split_oh) {
+    te::Stage so = s[O];
+    auto oax = O.op().axis();  // batch, oc, oh, ow
+    auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
+    IterVar o_oh = oax[2], o_ohi;
+    if (split_oh) std::tie(o_oh, o_ohi) = so.split(oax[2], I(oh_factor));
+    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+    std::vector<IterVar> order{oax[0], o_occ, o_oh, o_owo};
+    if (split_oh) order.push_back(o_ohi);
+    order.insert(order.end(), {o_owi, o_ocb});
+    so.reorder(order);
+    IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, o_oh});
+    sc.compute_at(so, par);
+    so.vectorize(o_ocb);
+    so.parallel(par);
+  };
   if (!one_by_one) {
     auto [ow_chunk, ow_block] = sc.split(cax[3], I(ow_factor));
     sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
@@ -285,17 +303,7 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
-    if (!c_is_out) {
-      te::Stage so = s[O];
-      auto oax = O.op().axis();  // batch, oc, oh, ow
-      auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
-      auto [o_owc, o_owb] = so.split(oax[3], I(ow_factor));
-      so.reorder({oax[0], o_occ, oax[2], o_owc, o_owb, o_ocb});
-      IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, oax[2]});
-      sc.compute_at(so, par);
-      so.vectorize(o_ocb);
-      so.parallel(par);
-    }
+    if (!c_is_out) schedule_unpack(false);
   } else {
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
     auto [ow_outer, ow_inner] = sc.split(cax[3], I(ow_factor));
@@ -311,18 +319,7 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owi);
     scc.unroll(cc_ohi);
-    if (!c_is_out) {
-      te::Stage so = s[O];
-      auto oax = O.op().axis();  // batch, oc, oh, ow
-      auto [o_occ, o_ocb] = so.split(oax[1], I(oc_bn));
-      auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
-      auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
-      so.reorder({oax[0], o_occ, o_oho, o_owo, o_ohi, o_owi, o_ocb});
-      IterVar par = so.fuse(std::vector<IterVar>{oax[0], o_occ, o_oho});
-      sc.compute_at(so, par);
-      so.vectorize(o_ocb);
-      so.parallel(par);
-    }
+    if (!c_is_out) schedule_unpack(true);
   }
   return s;
 }
