@@ -17,4 +17,8 @@ if(MINITVM_BUILD_BENCH)
     --filter "mobilenet_v2_bs_1.log:29 ")
   set_tests_properties(bench_gpu_conv2d_emulated PROPERTIES LABELS e2e TIMEOUT 300
     PASS_REGULAR_EXPRESSION "\n4 passed, 0 failed, 0 not checked\n" FAIL_REGULAR_EXPRESSION "FAIL|NOT_")
+  # bench/gpu/pool without a GPU: every kernel of the grid compiles (NVRTC) and assembles (ptxas sm_90).
+  add_test(NAME bench_gpu_pool_dry_run COMMAND minitvm-bench-gpu-pool --dry-run)
+  set_tests_properties(bench_gpu_pool_dry_run PROPERTIES LABELS unit TIMEOUT 300
+    PASS_REGULAR_EXPRESSION "dry run: 64 of 64 rows compiled \\(NVRTC \\+ ptxas sm_90\\), 0 kernels spilling" FAIL_REGULAR_EXPRESSION "FAIL")
 endif()
