@@ -34,26 +34,6 @@ using namespace minitvm;
 
 namespace {
 
-/** memcpy in one contiguous chunk per pool thread (the machine's copy bandwidth with our threads). */
-void parallel_copy(char* dst, const char* src, size_t bytes) {
-  struct Job {
-    char* dst;
-    const char* src;
-    size_t bytes, chunk;
-  };
-  const int64_t n = std::max(1, minitvm::runtime::thread_pool_size());
-  Job job{dst, src, bytes, (bytes + static_cast<size_t>(n) - 1) / static_cast<size_t>(n)};
-  minitvm_parallel_for(
-      n,
-      [](int64_t t, void* c) {
-        auto* j = static_cast<Job*>(c);
-        const size_t begin = std::min(j->bytes, static_cast<size_t>(t) * j->chunk);
-        const size_t end = std::min(j->bytes, begin + j->chunk);
-        std::memcpy(j->dst + begin, j->src + begin, end - begin);
-      },
-      &job);
-}
-
 struct Row {
   int64_t N, C, H, W;
   std::string direction;
@@ -181,8 +161,8 @@ int main(int argc, char** argv) {
       // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
       // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with like
       std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1), db(da.size(), 0);
-      cand.push_back([&] { parallel_copy(cb.data(), ca.data(), ca.size()); });
-      cand.push_back([&] { parallel_copy(db.data(), da.data(), da.size()); });
+      cand.push_back([&] { runtime::parallel_memcpy(cb.data(), ca.data(), ca.size()); });
+      cand.push_back([&] { runtime::parallel_memcpy(db.data(), da.data(), da.size()); });
 #ifdef MINITVM_BENCH_HAVE_DNNL
       DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
       cand.push_back([&] { best.forward(); });

@@ -17,6 +17,7 @@
  */
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
 
 extern "C" {
@@ -31,5 +32,9 @@ namespace minitvm::runtime {
 
 /** Number of threads (workers plus the caller) that parallel loops use. */
 int thread_pool_size();
+
+/** memcpy split into one contiguous chunk per pool thread: the machine's copy rate with the threads
+ *  our kernels use (the baseline of the memory-bound benchmarks). */
+void parallel_memcpy(void* dst, const void* src, size_t bytes);
 
 }  // namespace minitvm::runtime

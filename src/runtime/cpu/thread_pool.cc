@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <atomic>
 #include <condition_variable>
+#include <cstring>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -131,6 +132,25 @@ ThreadPool& pool() {
 }  // namespace
 
 int thread_pool_size() { return pool().size(); }
+
+void parallel_memcpy(void* dst, const void* src, size_t bytes) {
+  struct Job {
+    char* dst;
+    const char* src;
+    size_t bytes, chunk;
+  };
+  const size_t n = static_cast<size_t>(std::max(1, thread_pool_size()));
+  Job job{static_cast<char*>(dst), static_cast<const char*>(src), bytes, (bytes + n - 1) / n};
+  minitvm_parallel_for(
+      static_cast<int64_t>(n),
+      [](int64_t t, void* c) {
+        auto* j = static_cast<Job*>(c);
+        const size_t begin = std::min(j->bytes, static_cast<size_t>(t) * j->chunk);
+        const size_t end = std::min(j->bytes, begin + j->chunk);
+        if (end > begin) std::memcpy(j->dst + begin, j->src + begin, end - begin);
+      },
+      &job);
+}
 
 }  // namespace minitvm::runtime
 
