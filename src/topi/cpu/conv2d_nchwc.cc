@@ -147,6 +147,22 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
       "conv2d_NCHWc", "conv2d_NCHWc");
 }
 
+// Packing stages (TVM's schedule of data_vec / kernel_vec in _schedule_conv_NCHWc): data parallel over
+// (n, c chunk, h); kernel reordered to (oc chunk, kh, ic chunk, kw, ic block, oc block), the oc
+// block vectorized, parallel over (oc chunk, kh).
+void schedule_pack_data(te::Schedule& s, const te::Tensor& dv) {
+  te::Stage st = s[dv];
+  auto ax = dv.op().axis();
+  st.parallel(st.fuse(std::vector<IterVar>{ax[0], ax[1], ax[2]}));
+}
+void schedule_pack_kernel(te::Schedule& s, const te::Tensor& kv, int64_t oc_bn) {
+  te::Stage st = s[kv];
+  auto ax = kv.op().axis();  // oc_chunk, ic_chunk, kh, kw, ic_block, oc_block
+  st.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
+  if (oc_bn > 1) st.vectorize(ax[5]);
+  st.parallel(st.fuse(std::vector<IterVar>{ax[0], ax[2]}));
+}
+
 void check_blocks(const Geom& g, int64_t ic_bn, int64_t oc_bn) {
   MINITVM_USER_CHECK(ic_bn >= 1 && g.ic % ic_bn == 0 && oc_bn >= 1 && g.oc % oc_bn == 0)
       << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ic << "/" << g.oc;
@@ -202,19 +218,14 @@ std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& 
   te::Tensor kernel = te::placeholder(nn::detail::to_exprs(ks), DataType::Float(32), "kernel");
   Conv2dNCHWc t = conv2d_nchwc(data, kernel, a, ic_bn, oc_bn);
   std::vector<NCHWcTransform> out;
-  {  // data NCHW -> NCHW[ic_bn]c: parallel over (n, c chunk, h)
+  {  // data NCHW -> NCHW[ic_bn]c
     te::Schedule s = te::create_schedule({t.data_vec.op()});
-    auto ax = t.data_vec.op().axis();
-    s[t.data_vec].parallel(s[t.data_vec].fuse(std::vector<IterVar>{ax[0], ax[1], ax[2]}));
+    schedule_pack_data(s, t.data_vec);
     out.push_back({"pack_data", s, {data, t.data_vec}});
   }
-  {  // kernel OIHW -> OIHW[ic_bn]i[oc_bn]o: TVM's kernel_vec schedule
+  {  // kernel OIHW -> OIHW[ic_bn]i[oc_bn]o
     te::Schedule s = te::create_schedule({t.kernel_vec.op()});
-    te::Stage kv = s[t.kernel_vec];
-    auto ax = t.kernel_vec.op().axis();
-    kv.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
-    if (oc_bn > 1) kv.vectorize(ax[5]);
-    kv.parallel(kv.fuse(std::vector<IterVar>{ax[0], ax[2]}));
+    schedule_pack_kernel(s, t.kernel_vec, oc_bn);
     out.push_back({"pack_kernel", s, {kernel, t.kernel_vec}});
   }
   {  // output NCHW[oc_bn]c -> NCHW: parallel over (n, c), rows contiguous
@@ -239,24 +250,14 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
   int64_t ow_factor = cfg.split("tile_ow").size.back();
   int64_t oh_factor = one_by_one ? cfg.knob_int("tile_oh") : 1;
 
-  // Packing (and padding) stages: parallel over their outer axes, the channel block vectorized.
-  auto parallel_outer3 = [&](const te::Tensor& x) {
-    te::Stage st = s[x];
-    auto ax = x.op().axis();
-    st.parallel(st.fuse(std::vector<IterVar>{ax[0], ax[1], ax[2]}));
-  };
+  // Padding: parallel over (n, c chunk, h), the channel block vectorized; packing stages (when the
+  // data and kernel are not given blocked) as the standalone transforms.
   if (!t.data_pad.same_as(t.data_vec)) {
     s[t.data_pad].vectorize(t.data_pad.op().axis()[4]);
-    parallel_outer3(t.data_pad);
+    schedule_pack_data(s, t.data_pad);
   }
-  if (t.data_vec.op().op_type() == te::OpType::Compute) parallel_outer3(t.data_vec);
-  if (t.kernel_vec.op().op_type() == te::OpType::Compute) {
-    te::Stage kv = s[t.kernel_vec];
-    auto ax = t.kernel_vec.op().axis();  // oc_chunk, ic_chunk, kh, kw, ic_block, oc_block
-    kv.reorder({ax[0], ax[2], ax[1], ax[3], ax[4], ax[5]});
-    if (oc_bn > 1) kv.vectorize(ax[5]);
-    kv.parallel(kv.fuse(std::vector<IterVar>{ax[0], ax[2]}));
-  }
+  if (t.data_vec.op().op_type() == te::OpType::Compute) schedule_pack_data(s, t.data_vec);
+  if (t.kernel_vec.op().op_type() == te::OpType::Compute) schedule_pack_kernel(s, t.kernel_vec, oc_bn);
 
   // The blocked convolution C, its accumulator CC (a cache of C) and the unpacked output O.
   // With blocked input and output (conv2d_nchwc_blocked) C is the output itself.
