@@ -395,6 +395,47 @@ CudaCase imperfect_matmul_shared() {
   return c;
 }
 
+// The caches of a shared/local-tiled matmul C = A B: A and B staged in shared memory, read into
+// registers, C accumulated in registers.
+struct MatmulCaches {
+  te::Tensor AA, BB, AL, BL, CL;
+};
+MatmulCaches matmul_caches(te::Schedule& s, const te::Tensor& A, const te::Tensor& B, const te::Tensor& C) {
+  MatmulCaches m;
+  m.AA = s.cache_read(A, "shared", {C.op()});
+  m.BB = s.cache_read(B, "shared", {C.op()});
+  m.AL = s.cache_read(m.AA, "local", {C.op()});
+  m.BL = s.cache_read(m.BB, "local", {C.op()});
+  m.CL = s.cache_write(C, "local");
+  return m;
+}
+
+// Once C's loops are bound (threads innermost at `tx`): the accumulator at tx with its reduction
+// split by ktile, the shared tiles at the k-tile loop fetched cooperatively by nthread x nthread
+// threads (the tile's axes fused and split by the thread counts; optionally double-buffered), the
+// register copies at the inner k loop.
+void schedule_matmul_caches(te::Schedule& s, const te::Tensor& C, const MatmulCaches& m, const IterVar& tx, int ktile,
+                            int nthread, bool double_buffer) {
+  s[m.CL].compute_at(s[C], tx);
+  auto cl_axes = m.CL.op().axis();
+  auto [ko, ki] = s[m.CL].split(m.CL.op().reduce_axis()[0], ktile);
+  s[m.CL].reorder({ko, ki, cl_axes[0], cl_axes[1]});
+  s[m.AA].compute_at(s[m.CL], ko);
+  s[m.BB].compute_at(s[m.CL], ko);
+  s[m.AL].compute_at(s[m.CL], ki);
+  s[m.BL].compute_at(s[m.CL], ki);
+  for (const te::Tensor* X : {&m.AA, &m.BB}) {
+    auto ax = X->op().axis();
+    IterVar fused = s[*X].fuse(ax[0], ax[1]);
+    auto [fy, rest] = s[*X].split_nparts(fused, nthread);
+    auto [fx, inner] = s[*X].split_nparts(rest, nthread);
+    (void)inner;
+    s[*X].bind(fy, thread("threadIdx.y"));
+    s[*X].bind(fx, thread("threadIdx.x"));
+    if (double_buffer) s[*X].double_buffer();
+  }
+}
+
 }  // namespace
 
 // TVM's GPU matmul recipe: 64 x 64 block tiles, 8 x 8 threads, 2 x 2 virtual threads, 4 x 4
@@ -408,11 +449,7 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
   auto k = te::reduce_axis({0, n}, "k");
   auto C = te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
-  auto AA = s.cache_read(A, "shared", {C.op()});
-  auto BB = s.cache_read(B, "shared", {C.op()});
-  auto AL = s.cache_read(AA, "local", {C.op()});
-  auto BL = s.cache_read(BB, "local", {C.op()});
-  auto CL = s.cache_write(C, "local");
+  MatmulCaches m = matmul_caches(s, A, B, C);
 
   auto [by, yi0] = s[C].split(C.op().axis()[0], block);
   auto [bx, xi0] = s[C].split(C.op().axis()[1], block);
@@ -427,24 +464,7 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
   s[C].bind(vx, thread("vthread"));
   s[C].bind(ty, thread("threadIdx.y"));
   s[C].bind(tx, thread("threadIdx.x"));
-
-  s[CL].compute_at(s[C], tx);
-  auto cl_axes = CL.op().axis();
-  auto [ko, ki] = s[CL].split(CL.op().reduce_axis()[0], ktile);
-  s[CL].reorder({ko, ki, cl_axes[0], cl_axes[1]});
-  s[AA].compute_at(s[CL], ko);
-  s[BB].compute_at(s[CL], ko);
-  s[AL].compute_at(s[CL], ki);
-  s[BL].compute_at(s[CL], ki);
-  for (auto* X : {&AA, &BB}) {
-    auto ax = X->op().axis();
-    IterVar fused = s[*X].fuse(ax[0], ax[1]);
-    auto [fy, rest] = s[*X].split_nparts(fused, nthread);
-    auto [fx, inner] = s[*X].split_nparts(rest, nthread);
-    (void)inner;
-    s[*X].bind(fy, thread("threadIdx.y"));
-    s[*X].bind(fx, thread("threadIdx.x"));
-  }
+  schedule_matmul_caches(s, C, m, tx, ktile, nthread, false);
 
   auto a = rnd(n * n, 12), b = rnd(n * n, 13);
   std::vector<double> want;
@@ -477,11 +497,7 @@ CudaCase db_matmul(int K) {
   auto k = te::reduce_axis({0, K}, "k");
   auto C = te::compute({M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
-  auto AA = s.cache_read(A, "shared", {C.op()});
-  auto BB = s.cache_read(B, "shared", {C.op()});
-  auto AL = s.cache_read(AA, "local", {C.op()});
-  auto BL = s.cache_read(BB, "local", {C.op()});
-  auto CL = s.cache_write(C, "local");
+  MatmulCaches m = matmul_caches(s, A, B, C);
   auto [by, yi0] = s[C].split(C.op().axis()[0], block);
   auto [bx, xi0] = s[C].split(C.op().axis()[1], block);
   auto [vy, yi1] = s[C].split_nparts(yi0, 2);
@@ -493,24 +509,7 @@ CudaCase db_matmul(int K) {
   s[C].bind(vy, thread("vthread"));
   s[C].bind(ty, thread("threadIdx.y"));
   s[C].bind(tx, thread("threadIdx.x"));
-  s[CL].compute_at(s[C], tx);
-  auto cl_axes = CL.op().axis();
-  auto [ko, ki] = s[CL].split(CL.op().reduce_axis()[0], ktile);
-  s[CL].reorder({ko, ki, cl_axes[0], cl_axes[1]});
-  s[AA].compute_at(s[CL], ko);
-  s[BB].compute_at(s[CL], ko);
-  s[AL].compute_at(s[CL], ki);
-  s[BL].compute_at(s[CL], ki);
-  for (auto* X : {&AA, &BB}) {
-    auto ax = X->op().axis();
-    IterVar fused = s[*X].fuse(ax[0], ax[1]);
-    auto [fy, rest] = s[*X].split_nparts(fused, nthread);
-    auto [fx, inner] = s[*X].split_nparts(rest, nthread);
-    (void)inner;
-    s[*X].bind(fy, thread("threadIdx.y"));
-    s[*X].bind(fx, thread("threadIdx.x"));
-    s[*X].double_buffer();
-  }
+  schedule_matmul_caches(s, C, m, tx, ktile, nthread, true);
   auto a = rnd(M * K, 21 + K), b = rnd(K * N, 22 + K);
   std::vector<double> want(M * N, 0.0);
   for (int i = 0; i < M; ++i)
