@@ -183,18 +183,7 @@ TEST(Rfactor, TupleReducerArgmaxGivesTwoTensors) {
   auto a = random_vec(n * m, 12);
   a[2 * m + 6] = 3.0f;
   a[2 * m + 27] = 3.0f;  // tie across different k.inner: index 6 must win
-  auto idx = runtime::NDArray::empty({n}, DataType::Int(32));
-  auto val = runtime::NDArray::empty({n}, f32);
-  mod.get_function("argmax")(runtime::NDArray::from_vector(a, {n, m}), idx, val);
-  auto iv = idx.to_vector<int32_t>();
-  auto vv = val.to_vector<float>();
-  for (int i = 0; i < n; ++i) {
-    int best = 0;
-    for (int j = 1; j < m; ++j)
-      if (a[i * m + j] > a[i * m + best]) best = j;
-    EXPECT_EQ(iv[i], best) << "row " << i;
-    EXPECT_EQ(vv[i], a[i * m + best]) << "row " << i;
-  }
+  minitvm::testing::expect_row_argmax(mod, a, n, m);
 }
 
 TEST(Rfactor, ConsumerReadsTheNewReduction) {

@@ -249,18 +249,7 @@ TEST(ScheduleRun, ArgmaxWithTupleReducer) {
   auto a = random_vec(n * m, 11);
   a[3 * m + 5] = 5.0f;
   a[3 * m + 9] = 5.0f;  // tie: index 5 must win
-  auto idx = runtime::NDArray::empty({n}, DataType::Int(32));
-  auto val = runtime::NDArray::empty({n}, f32);
-  mod.get_function("argmax")(runtime::NDArray::from_vector(a, {n, m}), idx, val);
-  auto iv = idx.to_vector<int32_t>();
-  auto vv = val.to_vector<float>();
-  for (int i = 0; i < n; ++i) {
-    int best = 0;
-    for (int j = 1; j < m; ++j)
-      if (a[i * m + j] > a[i * m + best]) best = j;
-    EXPECT_EQ(iv[i], best) << "row " << i;
-    EXPECT_EQ(vv[i], a[i * m + best]) << "row " << i;
-  }
+  minitvm::testing::expect_row_argmax(mod, a, n, m);
 }
 
 TEST(ScheduleRun, ConcurrentBuildsAreIndependent) {

@@ -38,6 +38,23 @@ std::string error_of(F f) {
   return "<no error>";
 }
 
+/** Runs `argmax(A, idx, val)` of `mod` on the n x m matrix `a` and checks every row against a naive
+ *  loop: the index of the row's first maximum (ties keep the lowest index) and its value. */
+inline void expect_row_argmax(runtime::Module& mod, const std::vector<float>& a, int n, int m) {
+  auto idx = runtime::NDArray::empty({n}, DataType::Int(32));
+  auto val = runtime::NDArray::empty({n}, DataType::Float(32));
+  mod.get_function("argmax")(runtime::NDArray::from_vector(a, {n, m}), idx, val);
+  auto iv = idx.to_vector<int32_t>();
+  auto vv = val.to_vector<float>();
+  for (int i = 0; i < n; ++i) {
+    int best = 0;
+    for (int j = 1; j < m; ++j)
+      if (a[i * m + j] > a[i * m + best]) best = j;
+    EXPECT_EQ(iv[i], best) << "row " << i;
+    EXPECT_EQ(vv[i], a[i * m + best]) << "row " << i;
+  }
+}
+
 }  // namespace minitvm::testing
 
 /** `stmt` throws a CompileError whose message contains every one of the given parts. */
