@@ -12,7 +12,9 @@
 
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
+#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/topi/cpu_schedule.h"
+#include "minitvm/topi/cuda_schedule.h"
 #include "topi/nn/common.h"
 
 namespace minitvm::topi::cpu {
@@ -23,34 +25,21 @@ using autotune::Json;
 
 namespace {
 
-struct Geom {
-  int64_t n, ic, ih, iw, oc, kh, kw, sh, sw, dh, dw, pt, pl, pb, pr, oh, ow;
-};
+using Geom = autotune::ConvGeometry;
 
+// The geometry of TVM's generic 0.1 conv2d key (autotune::conv_geometry), after the checks that
+// give a conv2d_NCHWc-specific message.
 Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
   MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4)
       << "conv2d_NCHWc: data must be NCHW and kernel OIHW (4-D), got " << ds.size() << "-D and " << ks.size() << "-D";
   MINITVM_USER_CHECK(ds[1] == ks[1]) << "conv2d_NCHWc: data has " << ds[1] << " channels but the kernel expects "
                                      << ks[1] << " (grouped convolution is not supported)";
-  Geom g{};
-  g.n = ds[0];
-  g.ic = ds[1];
-  g.ih = ds[2];
-  g.iw = ds[3];
-  g.oc = ks[0];
-  g.kh = ks[2];
-  g.kw = ks[3];
-  std::tie(g.sh, g.sw) = nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
-  std::tie(g.dh, g.dw) = nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
-  auto p = nn::get_pad_tuple(a.padding);
-  g.pt = p[0];
-  g.pl = p[1];
-  g.pb = p[2];
-  g.pr = p[3];
-  g.oh = nn::conv_out_size(g.ih, g.kh, g.sh, g.pt, g.pb, g.dh);
-  g.ow = nn::conv_out_size(g.iw, g.kw, g.sw, g.pl, g.pr, g.dw);
-  MINITVM_USER_CHECK(g.oh >= 1 && g.ow >= 1) << "conv2d_NCHWc: empty output (" << g.oh << "x" << g.ow << ")";
-  return g;
+  nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
+  nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
+  nn::get_pad_tuple(a.padding);
+  std::optional<Geom> g = autotune::conv_geometry(cuda::conv2d_workloads(ds, ks, a).v01);
+  MINITVM_USER_CHECK(g.has_value()) << "conv2d_NCHWc: empty output or sizes out of range";
+  return *g;
 }
 
 bool is_1x1(const Geom& g) { return g.kh == 1 && g.kw == 1; }
@@ -65,24 +54,24 @@ int64_t fp32_lanes() {
 #endif
 }
 
-Json tensor_arg(const std::vector<int64_t>& shape) { return Json::array({"TENSOR", Json(shape), "float32"}); }
-Json pair_json(const std::vector<int64_t>& v) { return v.size() == 1 ? Json::array({v[0], v[0]}) : Json(v); }
-
 }  // namespace
 
 Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
-  auto p = nn::get_pad_tuple(a.padding);
-  Json args = Json::array({tensor_arg(ds), tensor_arg(ks), pair_json(a.stride), Json::array({p[0], p[1], p[2], p[3]}),
-                           pair_json(a.dilation), "NCHW", "NCHW", a.out_dtype.str()});
-  return autotune::workload_v02("conv2d_NCHWc.x86", args);
+  // conv2d_nchw.cuda's 0.2 key (tensors, strides, 4-value padding, dilation, dtype) under TVM's x86
+  // task name, with the two layouts before the dtype.
+  Json w = cuda::conv2d_workloads(ds, ks, a).v02.at(0);
+  w[0] = "conv2d_NCHWc.x86";
+  w.insert(w.end() - 1, Json("NCHW"));
+  w.insert(w.end() - 1, Json("NCHW"));
+  return w;
 }
 
 void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<int64_t>& ds,
                                const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
   Geom g = geometry(ds, ks, a);
   autotune::SplitOptions two;
-  cfg.define_split("tile_ic", g.ic, two);
-  cfg.define_split("tile_oc", g.oc, two);
+  cfg.define_split("tile_ic", g.ci, two);
+  cfg.define_split("tile_oc", g.co, two);
   autotune::SplitOptions ow;
   ow.policy = autotune::SplitPolicy::Verbose;
   ow.filter = [](const autotune::SplitEntity& e) { return e.size.back() <= 64; };
@@ -103,10 +92,10 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
       if (x % d == 0) return d;
     return int64_t{1};
   };
-  int64_t oc_bn = largest_divisor(g.oc, fp32_lanes());
-  int64_t ic_bn = largest_divisor(g.ic, oc_bn);
-  cfg.set("tile_ic", autotune::SplitEntity{{g.ic / ic_bn, ic_bn}});
-  cfg.set("tile_oc", autotune::SplitEntity{{g.oc / oc_bn, oc_bn}});
+  int64_t oc_bn = largest_divisor(g.co, fp32_lanes());
+  int64_t ic_bn = largest_divisor(g.ci, oc_bn);
+  cfg.set("tile_ic", autotune::SplitEntity{{g.ci / ic_bn, ic_bn}});
+  cfg.set("tile_oc", autotune::SplitEntity{{g.co / oc_bn, oc_bn}});
   if (is_1x1(g)) {
     // The largest ow factor, then the largest oh factor, with fewer than 32 outputs per tile.
     for (int64_t owf = g.ow; owf >= 1; --owf) {
@@ -130,17 +119,17 @@ namespace {
 
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
 void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn, int64_t oc_bn) {
-  bool dopad = g.pt || g.pl || g.pb || g.pr;
-  r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pt, g.pl, 0}, {0, 0, g.pb, g.pr, 0}, 0.0, "data_pad") : r.data_vec;
-  te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ic)}, "ic");
+  bool dopad = g.pad_top || g.pad_left || g.pad_bottom || g.pad_right;
+  r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pad_top, g.pad_left, 0}, {0, 0, g.pad_bottom, g.pad_right, 0}, 0.0, "data_pad") : r.data_vec;
+  te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ci)}, "ic");
   te::IterVar kh = te::reduce_axis({0, static_cast<int>(g.kh)}, "kh");
   te::IterVar kw = te::reduce_axis({0, static_cast<int>(g.kw)}, "kw");
   te::Tensor dp = r.data_pad, kv = r.kernel_vec;
   r.conv = named_compute(
-      {g.n, g.oc / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
+      {g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
       [&](const std::vector<Var>& v) {
         Expr icc = floordiv(ic->var, I(ic_bn)), icb = floormod(ic->var, I(ic_bn));
-        Expr x = dp(v[0], icc, v[2] * I(g.sh) + kh->var * I(g.dh), v[3] * I(g.sw) + kw->var * I(g.dw), icb);
+        Expr x = dp(v[0], icc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h), v[3] * I(g.stride_w) + kw->var * I(g.dil_w), icb);
         return te::sum(nn::detail::cast_to(a.out_dtype, x) * nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
                        {ic, kh, kw});
       },
@@ -164,8 +153,8 @@ void schedule_pack_kernel(te::Schedule& s, const te::Tensor& kv, int64_t oc_bn) 
 }
 
 void check_blocks(const Geom& g, int64_t ic_bn, int64_t oc_bn) {
-  MINITVM_USER_CHECK(ic_bn >= 1 && g.ic % ic_bn == 0 && oc_bn >= 1 && g.oc % oc_bn == 0)
-      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ic << "/" << g.oc;
+  MINITVM_USER_CHECK(ic_bn >= 1 && g.ci % ic_bn == 0 && oc_bn >= 1 && g.co % oc_bn == 0)
+      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ci << "/" << g.co;
 }
 
 }  // namespace
@@ -176,17 +165,17 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const
   check_blocks(g, ic_bn, oc_bn);
   Conv2dNCHWc r;
   r.data_vec = named_compute(
-      {g.n, g.ic / ic_bn, g.ih, g.iw, ic_bn}, {"bs", "c", "h", "w", "vc"},
+      {g.n, g.ci / ic_bn, g.h, g.w, ic_bn}, {"bs", "c", "h", "w", "vc"},
       [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); }, "data_vec",
       "injective");
   r.kernel_vec = named_compute(
-      {g.oc / oc_bn, g.ic / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
+      {g.co / oc_bn, g.ci / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
       [&](const std::vector<Var>& v) { return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
       "kernel_vec", "injective");
   blocked_conv(r, g, a, ic_bn, oc_bn);
   te::Tensor conv = r.conv;
   r.output = named_compute(
-      {g.n, g.oc, g.oh, g.ow}, {"n", "c", "h", "w"},
+      {g.n, g.co, g.oh, g.ow}, {"n", "c", "h", "w"},
       [&](const std::vector<Var>& v) { return conv(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
       "output_unpack", "injective,unpack_nchwc");
   return r;
@@ -229,10 +218,10 @@ std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& 
     out.push_back({"pack_kernel", s, {kernel, t.kernel_vec}});
   }
   {  // output NCHW[oc_bn]c -> NCHW: parallel over (n, c), rows contiguous
-    te::Tensor blocked = te::placeholder(nn::detail::to_exprs({g.n, g.oc / oc_bn, g.oh, g.ow, oc_bn}), DataType::Float(32),
+    te::Tensor blocked = te::placeholder(nn::detail::to_exprs({g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}), DataType::Float(32),
                                          "conv2d_NCHWc");
     te::Tensor unpacked = named_compute(
-        {g.n, g.oc, g.oh, g.ow}, {"n", "c", "h", "w"},
+        {g.n, g.co, g.oh, g.ow}, {"n", "c", "h", "w"},
         [&](const std::vector<Var>& v) { return blocked(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
         "output_unpack", "injective,unpack_nchwc");
     te::Schedule s = te::create_schedule({unpacked.op()});
@@ -357,7 +346,7 @@ autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json&
   r.schedule = schedule_conv2d_nchwc(cfg, t);
   r.args = {data, kernel, t.output};
   Geom g = geometry(ds, ks, a);
-  r.flop = 2.0 * g.n * g.oc * g.oh * g.ow * g.ic * g.kh * g.kw;
+  r.flop = 2.0 * g.n * g.co * g.oh * g.ow * g.ci * g.kh * g.kw;
   return r;
 }
 
