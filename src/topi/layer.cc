@@ -8,6 +8,7 @@
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/cuda_schedule.h"
+#include "minitvm/topi/dispatch.h"
 #include "minitvm/transform/lower.h"
 
 namespace minitvm::topi {
@@ -39,7 +40,7 @@ void finish(LayerBuild& L, te::Schedule s, const std::string& target, const Laye
   }
 }
 
-void take_config(LayerBuild& L, const cuda::Dispatched& d) {
+void take_config(LayerBuild& L, const Dispatched& d) {
   L.config = *d.cfg;
   L.is_fallback = d.cfg->is_fallback();
   L.workload = d.workload;
@@ -57,9 +58,9 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
   if (!is_cuda(t)) {
     // TVM's x86 template: 0.1 logs key it as ("conv2d", ...) (task topi_x86_conv2d), 0.2 logs as
     // conv2d_NCHWc.x86; the innermost context with a record for either answers.
-    cuda::Workloads wl = cuda::conv2d_workloads(ds, ks, attrs);
+    Workloads wl = conv2d_workloads(ds, ks, attrs);
     wl.v02 = {cpu::conv2d_nchwc_workload(ds, ks, attrs)};
-    auto d = cuda::dispatch(t, wl);
+    auto d = dispatch(t, wl);
     autotune::ConfigEntity cfg;
     if (d.cfg && !d.cfg->is_fallback()) {
       cfg = *d.cfg;

@@ -9,10 +9,7 @@
  * factors; binds to blockIdx/vthread/threadIdx; shared/local caches; cooperative fetching; the
  * `auto_unroll_max_step` / `unroll_explicit` pragmas on the kernel-scope axis.
  *
- * Workloads: conv2d_workload() etc. give the 0.1 key (`("conv2d", (1, 64, 56, 56, 'float32'), ...)`,
- * TVM <= v0.6 logs) and the 0.2 key (`("conv2d_nchw.cuda", ("TENSOR", ...), ...)`, v0.7+ logs).
- * dispatch() asks the current DispatchContext for the first key a loaded log knows, else the
- * primary key (so ApplyConfig answers, or the root context's fallback).
+ * Workloads and dispatch(): topi/dispatch.h (shared with the x86 conv2d template).
  *
  * Deviations from TVM (the core compiler has no rfactor / cross-thread allreduce / double_buffer):
  * dense small batch keeps the `tile_k` knob and its fallback, but instead of rfactor + a kf-thread
@@ -28,6 +25,7 @@
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/template_spaces.h"
 #include "minitvm/te/schedule.h"
+#include "minitvm/topi/dispatch.h"
 #include "minitvm/topi/nn.h"
 
 namespace minitvm::topi::cuda {
@@ -49,27 +47,13 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs,
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
                             const Target& target);
 
-/** Workload keys of a layer, in the order dispatch() tries them. */
-struct Workloads {
-  Json v01;                 ///< TVM <= v0.6 key (primary)
-  std::vector<Json> v02;    ///< v0.7+ keys (conv2d: direct then winograd task)
-};
-Workloads conv2d_workloads(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                           const nn::Conv2dAttrs& attrs);
-Workloads depthwise_workloads(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                              const nn::Conv2dAttrs& attrs);
-Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias,
-                          DataType out_dtype = DataType::Float(32));
-
-/** The config chosen for a layer and where it came from. */
-struct Dispatched {
-  autotune::ConfigPtr cfg;
-  Json workload;                          ///< the key that answered
-  const autotune::Record* record = nullptr;  ///< the log record, when one answered
-  /** Template key: "direct" or "winograd" (from the record; v0.2 task name; "direct" otherwise). */
-  std::string template_key = "direct";
-};
-/** Query the current dispatch context (see the file comment). */
-Dispatched dispatch(const Target& target, const Workloads& wl);
+// The layer workload keys and dispatch() (topi/dispatch.h) are target-neutral; the CUDA code and
+// its users name them through this namespace as before.
+using topi::conv2d_workloads;
+using topi::dense_workloads;
+using topi::depthwise_workloads;
+using topi::dispatch;
+using topi::Dispatched;
+using topi::Workloads;
 
 }  // namespace minitvm::topi::cuda

@@ -14,7 +14,7 @@
 #include "minitvm/autotune/task.h"
 #include "minitvm/autotune/template_spaces.h"
 #include "minitvm/topi/cpu_schedule.h"
-#include "minitvm/topi/cuda_schedule.h"
+#include "minitvm/topi/dispatch.h"
 #include "topi/nn/common.h"
 
 namespace minitvm::topi::cpu {
@@ -37,7 +37,7 @@ Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, co
   nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
   nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
   nn::get_pad_tuple(a.padding);
-  std::optional<Geom> g = autotune::conv_geometry(cuda::conv2d_workloads(ds, ks, a).v01);
+  std::optional<Geom> g = autotune::conv_geometry(conv2d_workloads(ds, ks, a).v01);
   MINITVM_USER_CHECK(g.has_value()) << "conv2d_NCHWc: empty output or sizes out of range";
   return *g;
 }
@@ -59,7 +59,7 @@ int64_t fp32_lanes() {
 Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
   // conv2d_nchw.cuda's 0.2 key (tensors, strides, 4-value padding, dilation, dtype) under TVM's x86
   // task name, with the two layouts before the dtype.
-  Json w = cuda::conv2d_workloads(ds, ks, a).v02.at(0);
+  Json w = conv2d_workloads(ds, ks, a).v02.at(0);
   w[0] = "conv2d_NCHWc.x86";
   w.insert(w.end() - 1, Json("NCHW"));
   w.insert(w.end() - 1, Json("NCHW"));

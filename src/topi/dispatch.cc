@@ -1,9 +1,9 @@
-// Workload keys of topi layers and the dispatch-context query used by the CUDA templates.
-#include "minitvm/topi/cuda_schedule.h"
+// Workload keys of topi layers and the dispatch-context query (topi/dispatch.h).
+#include "minitvm/topi/dispatch.h"
 
 #include "minitvm/autotune/record.h"
 
-namespace minitvm::topi::cuda {
+namespace minitvm::topi {
 
 namespace {
 
@@ -65,7 +65,7 @@ Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool b
   return w;
 }
 
-Dispatched dispatch(const Target& target, const Workloads& wl) {
+Dispatched dispatch(const autotune::Target& target, const Workloads& wl) {
   std::vector<Json> keys{wl.v01};
   keys.insert(keys.end(), wl.v02.begin(), wl.v02.end());
   Dispatched d;
@@ -101,4 +101,4 @@ Dispatched dispatch(const Target& target, const Workloads& wl) {
   return d;
 }
 
-}  // namespace minitvm::topi::cuda
+}  // namespace minitvm::topi
