@@ -5,6 +5,7 @@
 #include <functional>
 #include <sstream>
 
+#include "minitvm/support/checked_math.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/ndarray_internal.h"
 
@@ -12,21 +13,20 @@ namespace minitvm::runtime {
 
 namespace {
 
+// Compact row-major strides. Only an empty array's strides can overflow (a zero dimension with
+// huge others); they are never used to address memory, so they saturate instead of wrapping.
 std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
   std::vector<int64_t> s(shape.size());
   int64_t acc = 1;
   for (size_t i = shape.size(); i-- > 0;) {
     s[i] = acc;
-    acc *= shape[i];
+    acc = checked_mul(acc, shape[i]).value_or(INT64_MAX);
   }
   return s;
 }
 
-int64_t element_count(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (int64_t d : shape) n *= d;
-  return n;
-}
+// Shapes are validated on creation (checked_nbytes, DLPack import), so the count exists.
+int64_t element_count(const std::vector<int64_t>& shape) { return checked_product(shape).value_or(0); }
 
 // Copies every element of `shape` between two strided layouts (strides in elements). The innermost
 // dimension becomes one memcpy when it is contiguous on both sides.
@@ -34,6 +34,9 @@ void strided_copy(char* dst, const std::vector<int64_t>& dst_strides, const char
                   const std::vector<int64_t>& src_strides, const std::vector<int64_t>& shape,
                   int64_t esize) {
   const size_t nd = shape.size();
+  // Nothing to copy for an empty array (its data pointers may be null: memcpy must not see them).
+  for (int64_t d : shape)
+    if (d == 0) return;
   if (nd == 0) {
     std::memcpy(dst, src, static_cast<size_t>(esize));
     return;
@@ -55,9 +58,26 @@ void strided_copy(char* dst, const std::vector<int64_t>& dst_strides, const char
   rec(0, dst, src);
 }
 
-void check_shape(const std::vector<int64_t>& shape) {
-  for (int64_t d : shape)
-    MINITVM_USER_CHECK(d >= 0) << "NDArray: negative dimension " << d << " in shape";
+std::string shape_str(const std::vector<int64_t>& shape) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < shape.size(); ++i) os << (i ? ", " : "") << shape[i];
+  os << "]";
+  return os.str();
+}
+
+// The byte count of a compact array of `shape` and `dtype`; every dimension must be >= 0 and
+// neither the element count nor the byte count may overflow int64.
+int64_t checked_nbytes(const std::vector<int64_t>& shape, DataType dtype) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    MINITVM_USER_CHECK(shape[i] >= 0) << "NDArray: negative dimension " << shape[i] << " at axis " << i
+                                      << " in shape " << shape_str(shape);
+  std::optional<int64_t> n = checked_product(shape);
+  MINITVM_USER_CHECK(n) << "NDArray: the element count of shape " << shape_str(shape) << " overflows int64";
+  std::optional<int64_t> bytes = checked_mul(*n, dtype.bytes());
+  MINITVM_USER_CHECK(bytes) << "NDArray: shape " << shape_str(shape) << " of " << dtype << " needs more than "
+                            << INT64_MAX << " bytes (" << *n << " elements of " << dtype.bytes() << " bytes)";
+  return *bytes;
 }
 
 }  // namespace
@@ -67,14 +87,13 @@ NDArray::Container::~Container() {
 }
 
 NDArray NDArray::empty(const std::vector<int64_t>& shape, DataType dtype, Device dev) {
-  check_shape(shape);
   MINITVM_USER_CHECK(dtype.bits() > 0 && dtype.lanes() > 0) << "NDArray::empty: invalid dtype " << dtype;
+  const size_t nbytes = static_cast<size_t>(checked_nbytes(shape, dtype));
   auto c = std::make_shared<Container>();
   c->shape = shape;
   c->strides = compact_strides(shape);
   c->dtype = dtype;
   c->device = dev;
-  const size_t nbytes = static_cast<size_t>(element_count(shape) * dtype.bytes());
   if (dev.is_cpu()) {
     const size_t rounded = (nbytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
@@ -116,7 +135,7 @@ bool NDArray::is_contiguous() const {
   int64_t expect = 1;
   for (size_t i = sh.size(); i-- > 0;) {
     if (sh[i] != 1 && c_->strides[i] != expect) return false;
-    expect *= sh[i];
+    expect = checked_mul(expect, sh[i]).value_or(INT64_MAX);
   }
   return true;
 }

@@ -193,3 +193,41 @@ TEST(DLPack, RejectedImportStillReleasesProducer) {
   EXPECT_THROW(NDArray::from_dlpack(t), CompileError);
   EXPECT_EQ(deleted, 1);
 }
+
+// A shape whose element count wraps to 0 used to give a 0-byte array with that shape, which passed
+// the argument check of a compiled function and then made the kernel write far out of bounds.
+TEST(NDArray, EmptyRejectsElementAndByteCountOverflow) {
+  auto message = [](const std::vector<int64_t>& shape, DataType dt) -> std::string {
+    try {
+      NDArray::empty(shape, dt);
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  std::string m = message({int64_t{1} << 32, int64_t{1} << 32}, DataType::Float(32));  // 2^64 elements
+  EXPECT_NE(m.find("element count of shape [4294967296, 4294967296] overflows int64"), std::string::npos) << m;
+  m = message({int64_t{1} << 62}, DataType::Float(32));  // 2^62 elements fit, 2^64 bytes do not
+  EXPECT_NE(m.find("shape [4611686018427387904] of float32 needs more than 9223372036854775807 bytes"),
+            std::string::npos)
+      << m;
+  m = message({3, -2}, DataType::Float(32));
+  EXPECT_NE(m.find("negative dimension -2 at axis 1 in shape [3, -2]"), std::string::npos) << m;
+  // A zero dimension makes the array empty whatever the other dimensions are.
+  NDArray z = NDArray::empty({0, int64_t{1} << 40, int64_t{1} << 40}, DataType::Float(32));
+  EXPECT_EQ(z.size(), 0);
+  EXPECT_EQ(z.nbytes(), 0);
+}
+
+// Empty arrays copy nothing: the host side may be a null pointer (an empty std::vector's data()),
+// which memcpy must never receive (UBSan: null pointer passed as argument declared nonnull).
+TEST(NDArray, EmptyArraysCopyWithoutTouchingPointers) {
+  NDArray a = NDArray::from_vector(std::vector<float>{}, {2, 0});
+  EXPECT_EQ(a.size(), 0);
+  EXPECT_TRUE(a.to_vector<float>().empty());
+  a.copy_from_bytes(nullptr, 0);
+  a.copy_to_bytes(nullptr, 0);
+  NDArray b = NDArray::empty({2, 0}, DataType::Float(32));
+  b.copy_from(a);
+  EXPECT_EQ(a.copy_to(Device::cpu()).shape(), (std::vector<int64_t>{2, 0}));
+}
