@@ -1,7 +1,12 @@
 // HostArray storage, element conversion and layout transposes.
+#include <cmath>
 #include <cstring>
+#include <limits>
+#include <new>
+#include <sstream>
 
 #include "minitvm/frontend/pool_executor.h"
+#include "minitvm/support/checked_math.h"
 
 namespace minitvm {
 namespace frontend {
@@ -20,10 +25,37 @@ decltype(auto) visit_dtype(DataType dt, F&& f) {
   return f(float{});  // unreachable
 }
 
-int64_t product(const std::vector<int64_t>& s) {
-  int64_t n = 1;
-  for (int64_t v : s) n *= v;
-  return n;
+std::string shape_str(const std::vector<int64_t>& s) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < s.size(); ++i) os << (i ? ", " : "") << s[i];
+  os << "]";
+  return os.str();
+}
+
+// Element count of a HostArray shape: dimensions >= 0, no int64 overflow in elements or bytes.
+int64_t checked_numel(DataType dtype, const std::vector<int64_t>& s) {
+  for (size_t i = 0; i < s.size(); ++i)
+    MINITVM_USER_CHECK(s[i] >= 0) << "HostArray: negative dimension " << s[i] << " at axis " << i << " in shape "
+                                  << shape_str(s);
+  std::optional<int64_t> n = checked_product(s);
+  MINITVM_USER_CHECK(n) << "HostArray: the element count of shape " << shape_str(s) << " overflows int64";
+  MINITVM_USER_CHECK(checked_mul(*n, dtype.bytes()))
+      << "HostArray: shape " << shape_str(s) << " of " << dtype.str() << " needs more than " << INT64_MAX << " bytes";
+  return *n;
+}
+
+// Whether v converts to T without undefined behaviour or loss of the integer part: NaN and values
+// outside T's range do not (float -> integer conversion of those is undefined in C++).
+template <typename T>
+bool fits(double v) {
+  if constexpr (std::is_floating_point_v<T>) {
+    return true;
+  } else {
+    // [lowest, max + 1) is exact in double for every integer type up to 64 bits.
+    return !std::isnan(v) && v >= static_cast<double>(std::numeric_limits<T>::lowest()) &&
+           v < static_cast<double>(std::numeric_limits<T>::max()) + 1.0;
+  }
 }
 
 // Moves axis `from` of a row-major array to position `to` (byte-wise element copies).
@@ -58,9 +90,17 @@ HostArray move_axis(const HostArray& a, int from, int to) {
 }  // namespace
 
 HostArray::HostArray(DataType dtype, std::vector<int64_t> shape)
-    : dtype_(dtype), shape_(std::move(shape)), numel_(product(shape_)) {
-  MINITVM_USER_CHECK(numel_ >= 0) << "HostArray: negative dimension in shape";
-  bytes_.assign(static_cast<size_t>(numel_) * dtype_.bytes(), std::byte{0});
+    : dtype_(dtype), shape_(std::move(shape)), numel_(checked_numel(dtype_, shape_)) {
+  const size_t n = static_cast<size_t>(numel_) * static_cast<size_t>(dtype_.bytes());
+  try {
+    bytes_.assign(n, std::byte{0});
+  } catch (const std::bad_alloc&) {
+    MINITVM_RUNTIME_CHECK(false) << "HostArray: out of host memory allocating " << n << " bytes for shape "
+                                 << shape_str(shape_) << " of " << dtype_.str();
+  } catch (const std::length_error&) {
+    MINITVM_RUNTIME_CHECK(false) << "HostArray: cannot allocate " << n << " bytes for shape " << shape_str(shape_)
+                                 << " of " << dtype_.str();
+  }
 }
 
 HostArray HostArray::from_doubles(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
@@ -97,6 +137,22 @@ int64_t HostArray::get_int(int64_t i) const {
 void HostArray::set(int64_t i, double v) {
   visit_dtype(dtype_, [&](auto t) {
     using T = decltype(t);
+    MINITVM_USER_CHECK(fits<T>(v)) << "HostArray: value " << v << " at element " << i << " does not fit in "
+                                   << dtype_.str();
+    T x = static_cast<T>(v);
+    std::memcpy(bytes_.data() + i * sizeof(T), &x, sizeof(T));
+    return 0;
+  });
+}
+
+void HostArray::set_int(int64_t i, int64_t v) {
+  visit_dtype(dtype_, [&](auto t) {
+    using T = decltype(t);
+    if constexpr (std::is_integral_v<T>) {
+      MINITVM_USER_CHECK(v >= static_cast<int64_t>(std::numeric_limits<T>::lowest()) &&
+                         v <= static_cast<int64_t>(std::numeric_limits<T>::max()))
+          << "HostArray: value " << v << " at element " << i << " does not fit in " << dtype_.str();
+    }
     T x = static_cast<T>(v);
     std::memcpy(bytes_.data() + i * sizeof(T), &x, sizeof(T));
     return 0;

@@ -10,6 +10,8 @@
 #include <set>
 #include <sstream>
 
+#include "minitvm/support/checked_math.h"
+
 #ifdef MINITVM_HAVE_ONNX
 #include <onnx/onnx_pb.h>
 #endif
@@ -60,28 +62,50 @@ DataType dtype_of(int32_t t, const std::string& what) {
 }
 
 HostArray tensor_from_proto(const ::onnx::TensorProto& t) {
+  const std::string what = "frontend::onnx: tensor '" + t.name() + "'";
   std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
   DataType dt = dtype_of(t.data_type(), "tensor '" + t.name() + "'");
-  HostArray a(dt, shape);
+  // Everything is checked against the data present before anything is allocated: a few bytes of
+  // dims must not make the loader allocate gigabytes.
+  for (size_t i = 0; i < shape.size(); ++i)
+    MINITVM_USER_CHECK(shape[i] >= 0) << what << ": dims[" << i << "] = " << shape[i] << " is negative";
+  std::optional<int64_t> numel = checked_product(shape);
+  MINITVM_USER_CHECK(numel) << what << ": the product of its dims overflows int64";
   if (!t.raw_data().empty()) {
-    MINITVM_USER_CHECK(t.raw_data().size() == a.nbytes())
-        << "frontend::onnx: tensor '" << t.name() << "' raw_data has " << t.raw_data().size() << " bytes, expected "
-        << a.nbytes();
+    std::optional<int64_t> bytes = checked_mul(*numel, dt.bytes());
+    MINITVM_USER_CHECK(bytes && static_cast<uint64_t>(*bytes) == t.raw_data().size())
+        << what << " raw_data has " << t.raw_data().size() << " bytes, its dims need " << *numel << " elements of "
+        << dt.bytes() << " bytes";
+    HostArray a(dt, shape);
     std::memcpy(a.raw(), t.raw_data().data(), a.nbytes());
     return a;
   }
   auto fill = [&](const auto& field) {
-    MINITVM_USER_CHECK(static_cast<int64_t>(field.size()) == a.numel())
-        << "frontend::onnx: tensor '" << t.name() << "' holds " << field.size() << " values for " << a.numel()
-        << " elements";
-    for (int64_t i = 0; i < a.numel(); ++i) a.set(i, static_cast<double>(field.Get(static_cast<int>(i))));
+    MINITVM_USER_CHECK(static_cast<int64_t>(field.size()) == *numel)
+        << what << " holds " << field.size() << " values for " << *numel << " elements";
+    HostArray a(dt, shape);
+    for (int64_t i = 0; i < a.numel(); ++i) {
+      auto v = field.Get(static_cast<int>(i));
+      if constexpr (std::is_integral_v<decltype(v)>) {
+        if (dt.bits() < 64) {  // int8/uint8 values travel in int32_data
+          int64_t lo = dt.is_int() ? -(int64_t{1} << (dt.bits() - 1)) : 0;
+          int64_t hi = dt.is_int() ? (int64_t{1} << (dt.bits() - 1)) - 1 : (int64_t{1} << dt.bits()) - 1;
+          MINITVM_USER_CHECK(v >= lo && v <= hi)
+              << what << ": value " << v << " at element " << i << " does not fit in " << dt.str();
+        }
+        a.set_int(i, static_cast<int64_t>(v));
+      } else {
+        a.set(i, static_cast<double>(v));
+      }
+    }
+    return a;
   };
-  if (dt == DataType::Float(32)) fill(t.float_data());
-  else if (dt == DataType::Float(64)) fill(t.double_data());
-  else if (dt == DataType::Int(64)) fill(t.int64_data());
-  else if (dt == DataType::Int(32) || dt == DataType::Int(8) || dt == DataType::UInt(8)) fill(t.int32_data());
-  else MINITVM_USER_ERROR << "frontend::onnx: tensor '" << t.name() << "' of " << dt.str() << " needs raw_data";
-  return a;
+  if (dt == DataType::Float(32)) return fill(t.float_data());
+  if (dt == DataType::Float(64)) return fill(t.double_data());
+  if (dt == DataType::Int(64)) return fill(t.int64_data());
+  if (dt == DataType::Int(32) || dt == DataType::Int(8) || dt == DataType::UInt(8)) return fill(t.int32_data());
+  MINITVM_USER_ERROR << what << " of " << dt.str() << " needs raw_data";
+  return {};
 }
 
 ValueInfo value_info(const ::onnx::ValueInfoProto& v) {
@@ -110,6 +134,45 @@ const std::map<std::string, std::set<std::string>>& allowed_attributes() {
   return m;
 }
 
+// How many inputs and outputs each supported operator takes (ONNX operator schemas; optional
+// ones may be given as ""). A node outside these bounds is refused when it is loaded, before
+// anything indexes its input or output lists.
+struct Arity {
+  int min_in, max_in, min_out, max_out;
+};
+const std::map<std::string, Arity>& op_arity() {
+  static const std::map<std::string, Arity> m = {
+      {"MaxPool", {1, 1, 1, 2}},     {"AveragePool", {1, 1, 1, 1}},       {"LpPool", {1, 1, 1, 1}},
+      {"GlobalMaxPool", {1, 1, 1, 1}}, {"GlobalAveragePool", {1, 1, 1, 1}}, {"GlobalLpPool", {1, 1, 1, 1}},
+      {"MaxUnpool", {2, 3, 1, 1}},   {"Conv", {2, 3, 1, 1}},               {"Gemm", {2, 3, 1, 1}},
+      {"Relu", {1, 1, 1, 1}},        {"Add", {2, 2, 1, 1}},                {"Flatten", {1, 1, 1, 1}},
+      {"BatchNormalization", {5, 5, 1, 3}},
+  };
+  return m;
+}
+
+std::string count(int n, const char* what) { return std::to_string(n) + " " + what + (n == 1 ? "" : "s"); }
+
+std::string range(const char* what, int lo, int hi) {
+  return lo == hi ? count(lo, what) : std::to_string(lo) + " to " + count(hi, what);
+}
+
+// The node's input and output counts against its operator's schema; `label` names the node.
+void check_arity(const std::string& label, const std::string& op_type, const std::vector<std::string>& inputs,
+                 const std::vector<std::string>& outputs) {
+  auto it = op_arity().find(op_type);
+  MINITVM_ICHECK(it != op_arity().end()) << "no arity for " << op_type;
+  const Arity& a = it->second;
+  const int ni = static_cast<int>(inputs.size()), no = static_cast<int>(outputs.size());
+  MINITVM_USER_CHECK(ni >= a.min_in && ni <= a.max_in)
+      << "frontend::onnx: " << label << ": takes " << range("input", a.min_in, a.max_in) << ", got " << ni;
+  MINITVM_USER_CHECK(no >= a.min_out && no <= a.max_out)
+      << "frontend::onnx: " << label << ": has " << range("output", a.min_out, a.max_out) << ", got " << no;
+  for (int k = 0; k < a.min_in; ++k)
+    MINITVM_USER_CHECK(!inputs[k].empty()) << "frontend::onnx: " << label << ": input " << k << " is required";
+  MINITVM_USER_CHECK(!outputs[0].empty()) << "frontend::onnx: " << label << ": output 0 has no name";
+}
+
 // Tensor ops (onnx_ops.h): attributes kept by kind for run_tensor_op.
 Node parse_tensor_op_node(const ::onnx::NodeProto& n, int index, const std::string& label) {
   Node node;
@@ -117,6 +180,7 @@ Node parse_tensor_op_node(const ::onnx::NodeProto& n, int index, const std::stri
   node.op_type = n.op_type();
   node.inputs.assign(n.input().begin(), n.input().end());
   node.outputs.assign(n.output().begin(), n.output().end());
+  check_arity(label, node.op_type, node.inputs, node.outputs);
   const auto& allowed = tensor_op_attribute_names(n.op_type());
   for (const auto& at : n.attribute()) {
     const std::string& k = at.name();
@@ -147,6 +211,7 @@ Node parse_node(const ::onnx::NodeProto& n, int index) {
   node.op_type = n.op_type();
   node.inputs.assign(n.input().begin(), n.input().end());
   node.outputs.assign(n.output().begin(), n.output().end());
+  check_arity(label, node.op_type, node.inputs, node.outputs);
   OnnxPoolAttrs& a = node.attrs;
   a.op_type = n.op_type();
   a.node_name = node.name;
@@ -185,51 +250,80 @@ Node parse_node(const ::onnx::NodeProto& n, int index) {
   return node;
 }
 
-// ONNX MaxUnpool: zeros of the unpooled shape, then Y.flat[I[j]] = X[j].
+// ONNX MaxUnpool: zeros of the unpooled shape, then Y.flat[I[j]] = X[j]. Every attribute and
+// shape is checked before it is used: kernel_shape/strides/pads against the spatial rank, their
+// signs, the unpooled shape's arithmetic, and the explicit output_shape against the size limit.
 HostArray max_unpool(const Node& n, const HostArray& x, const HostArray& idx, const HostArray* out_shape) {
+  const std::string label = "frontend::onnx: node '" + n.name + "' (MaxUnpool)";
   const auto& xs = x.shape();
   int rank = static_cast<int>(xs.size()) - 2;
-  MINITVM_USER_CHECK(rank >= 1) << "frontend::onnx: node '" << n.name << "' (MaxUnpool): input rank must be >= 3";
-  MINITVM_USER_CHECK(static_cast<int>(n.attrs.kernel_shape.size()) == rank)
-      << "frontend::onnx: node '" << n.name << "' (MaxUnpool): attribute 'kernel_shape' must have " << rank << " values";
+  MINITVM_USER_CHECK(rank >= 1) << label << ": input X must have rank >= 3, got " << xs.size();
+  const OnnxPoolAttrs& at = n.attrs;
+  MINITVM_USER_CHECK(static_cast<int>(at.kernel_shape.size()) == rank)
+      << label << ": attribute 'kernel_shape' must have " << rank << " values, got " << at.kernel_shape.size();
+  MINITVM_USER_CHECK(at.strides.empty() || static_cast<int>(at.strides.size()) == rank)
+      << label << ": attribute 'strides' must have " << rank << " values, got " << at.strides.size();
+  MINITVM_USER_CHECK(at.pads.empty() || static_cast<int>(at.pads.size()) == 2 * rank)
+      << label << ": attribute 'pads' must have " << 2 * rank << " values, got " << at.pads.size();
+  MINITVM_USER_CHECK(idx.dtype() == DataType::Int(64))
+      << label << ": input I must be int64, got " << idx.dtype().str();
+  MINITVM_USER_CHECK(idx.shape() == xs) << label << ": inputs I and X must have the same shape";
   // Indices address the inferred unpooled shape; an explicit output_shape keeps each element's
   // coordinates (ONNX's with_output_shape node test places them top-left in the larger output).
   std::vector<int64_t> inferred = {xs[0], xs[1]};
   for (int i = 0; i < rank; ++i) {
-    int64_t s = n.attrs.strides.empty() ? 1 : n.attrs.strides[i];
-    int64_t pb = n.attrs.pads.empty() ? 0 : n.attrs.pads[i];
-    int64_t pe = n.attrs.pads.empty() ? 0 : n.attrs.pads[rank + i];
-    inferred.push_back((xs[2 + i] - 1) * s - pb - pe + n.attrs.kernel_shape[i]);
+    int64_t k = at.kernel_shape[i];
+    int64_t s = at.strides.empty() ? 1 : at.strides[i];
+    int64_t pb = at.pads.empty() ? 0 : at.pads[i];
+    int64_t pe = at.pads.empty() ? 0 : at.pads[rank + i];
+    MINITVM_USER_CHECK(k > 0) << label << ": attribute 'kernel_shape' must be positive, got " << k;
+    MINITVM_USER_CHECK(s > 0) << label << ": attribute 'strides' must be positive, got " << s;
+    MINITVM_USER_CHECK(pb >= 0 && pe >= 0) << label << ": attribute 'pads' must be non-negative, got "
+                                           << (pb < 0 ? pb : pe);
+    // (in - 1) * stride - pads + kernel, without overflow
+    std::optional<int64_t> len = checked_mul(xs[2 + i] - 1, s);
+    if (len) len = checked_add(*len, k);
+    if (len) len = checked_sub(*len, pb);
+    if (len) len = checked_sub(*len, pe);
+    MINITVM_USER_CHECK(len) << label << ": the unpooled length of axis " << i << " overflows int64";
+    MINITVM_USER_CHECK(*len > 0) << label << ": the unpooled length of axis " << i << " is " << *len
+                                 << " (attribute 'pads' removes the whole axis)";
+    inferred.push_back(*len);
   }
+  std::optional<int64_t> inferred_numel = checked_product(inferred);
+  MINITVM_USER_CHECK(inferred_numel && *inferred_numel <= kPoolMaxElements)
+      << label << ": the unpooled shape has more than " << kPoolMaxElements << " elements";
   std::vector<int64_t> shape = inferred;
   if (out_shape) {
+    MINITVM_USER_CHECK(out_shape->dtype().is_integral())
+        << label << ": input output_shape must be an integer tensor, got " << out_shape->dtype().str();
     shape.clear();
-    for (int64_t i = 0; i < out_shape->numel(); ++i) shape.push_back(out_shape->get_int(i));
-    MINITVM_USER_CHECK(shape.size() == inferred.size())
-        << "frontend::onnx: node '" << n.name << "' (MaxUnpool): output_shape has rank " << shape.size()
-        << ", expected " << inferred.size();
+    for (int64_t i = 0; i < out_shape->numel() && i <= static_cast<int64_t>(inferred.size()); ++i)
+      shape.push_back(out_shape->get_int(i));
+    MINITVM_USER_CHECK(out_shape->numel() == static_cast<int64_t>(inferred.size()))
+        << label << ": output_shape has " << out_shape->numel() << " values, expected " << inferred.size();
+    for (size_t d = 0; d < shape.size(); ++d)
+      MINITVM_USER_CHECK(shape[d] >= 0) << label << ": output_shape[" << d << "] = " << shape[d] << " is negative";
+    std::optional<int64_t> numel = checked_product(shape);
+    MINITVM_USER_CHECK(numel && *numel <= kPoolMaxElements)
+        << label << ": output_shape has more than " << kPoolMaxElements << " elements";
   }
   auto remap = [&](int64_t flat) {
     int64_t out = 0, scale = 1;
     for (int d = static_cast<int>(inferred.size()) - 1; d >= 0; --d) {
       int64_t c = flat % inferred[d];
       flat /= inferred[d];
-      MINITVM_USER_CHECK(c < shape[d]) << "frontend::onnx: node '" << n.name
-                                       << "' (MaxUnpool): output_shape is smaller than the unpooled shape";
+      MINITVM_USER_CHECK(c < shape[d]) << label << ": output_shape is smaller than the unpooled shape at axis " << d;
       out += c * scale;
       scale *= shape[d];
     }
     return out;
   };
   HostArray y(x.dtype(), shape);
-  MINITVM_USER_CHECK(idx.numel() == x.numel())
-      << "frontend::onnx: node '" << n.name << "' (MaxUnpool): I and X must have the same size";
   for (int64_t j = 0; j < x.numel(); ++j) {
     int64_t i = idx.get_int(j);
-    int64_t inferred_numel = 1;
-    for (int64_t v : inferred) inferred_numel *= v;
-    MINITVM_USER_CHECK(i >= 0 && i < inferred_numel)
-        << "frontend::onnx: node '" << n.name << "' (MaxUnpool): index " << i << " outside the output";
+    MINITVM_USER_CHECK(i >= 0 && i < *inferred_numel)
+        << label << ": index " << i << " (element " << j << " of I) is outside the unpooled shape";
     y.set(remap(i), x.get(j));
   }
   return y;
@@ -300,6 +394,10 @@ std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray
     return values.at(n.inputs[k]);
   };
   for (const Node& n : model.nodes) {
+    // Models may be built in memory too: the same arity checks as load_model.
+    const std::string label = "node '" + n.name + "' (" + n.op_type + ")";
+    MINITVM_USER_CHECK(op_arity().count(n.op_type)) << "frontend::onnx: " << label << ": unsupported operator";
+    check_arity(label, n.op_type, n.inputs, n.outputs);
     if (is_tensor_op(n.op_type)) {
       std::vector<const HostArray*> ins;
       for (size_t k = 0; k < n.inputs.size(); ++k) ins.push_back(n.inputs[k].empty() ? nullptr : &get(n, k));
@@ -310,14 +408,14 @@ std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray
     }
     if (n.op_type == "MaxUnpool") {
       const HostArray* shape = n.inputs.size() > 2 && !n.inputs[2].empty() ? &get(n, 2) : nullptr;
-      values[n.outputs.at(0)] = max_unpool(n, get(n, 0), get(n, 1), shape);
+      values[n.outputs[0]] = max_unpool(n, get(n, 0), get(n, 1), shape);
       continue;
     }
     const HostArray& x = get(n, 0);
     PoolPlan plan = plan_onnx_pool(n.attrs, x.shape(), x.dtype());
     PoolForwardResult r = exec.forward(plan, x);
-    values[n.outputs.at(0)] = r.output;
-    if (plan.return_indices) values[n.outputs.at(1)] = r.indices;
+    values[n.outputs[0]] = r.output;
+    if (plan.return_indices && n.outputs.size() > 1 && !n.outputs[1].empty()) values[n.outputs[1]] = r.indices;
   }
   std::vector<HostArray> outs;
   for (const auto& o : model.outputs) {

@@ -119,6 +119,7 @@ size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool
 }
 
 PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const HostArray& input) {
+  check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.dtype, plan.input_shape(), "input");
   bool want_idx = plan.mode == PoolMode::Max && plan.return_indices;
   if (plan.output_plane_size() == 0 || plan.input_plane_size() == 0 || plan.channels * plan.batch == 0) {
@@ -147,6 +148,7 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
 HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
                                          const HostArray* indices) {
   check_backward(plan);
+  check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.dtype, plan.input_shape(), "input");
   check_array(plan, grad_output, plan.dtype, plan.output_shape(), "grad_output");
   MINITVM_USER_CHECK(plan.dtype.is_floating()) << plan.op << ": no gradient for " << plan.dtype.str() << " input";

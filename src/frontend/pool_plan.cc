@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <sstream>
 
+#include "minitvm/support/checked_math.h"
+
 namespace minitvm {
 namespace frontend {
 
@@ -45,20 +47,101 @@ const char* error_kind_name(PoolErrorKind kind) {
     case PoolErrorKind::BadArgArity: return "bad_arg_arity";
     case PoolErrorKind::OutputSizeNegative: return "output_size_negative";
     case PoolErrorKind::EmptyWindow: return "empty_window";
+    case PoolErrorKind::TooLarge: return "too_large";
     case PoolErrorKind::Unsupported: return "unsupported";
     case PoolErrorKind::Other: return "other";
   }
   return "other";
 }
 
+std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                                                int64_t pad_end, int64_t dilation, bool ceil_mode) {
+  MINITVM_ICHECK(stride != 0) << "pool_output_size called with stride 0";
+  // num = in + pad_begin + pad_end - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)
+  std::optional<int64_t> km1 = checked_sub(kernel, 1);
+  std::optional<int64_t> span = km1 ? checked_mul(dilation, *km1) : std::nullopt;
+  std::optional<int64_t> padded = checked_sum({in, pad_begin, pad_end});
+  std::optional<int64_t> sm1 = checked_sub(stride, 1);
+  if (!span || !padded || !sm1) return std::nullopt;
+  std::optional<int64_t> num = checked_sub(*padded, *span);
+  if (num) num = checked_sub(*num, 1);
+  if (num && ceil_mode) num = checked_add(*num, *sm1);
+  if (!num || (*num == INT64_MIN && stride == -1)) return std::nullopt;
+  std::optional<int64_t> out = checked_add(floor_div(*num, stride), 1);
+  if (!out) return std::nullopt;
+  // A ceil-mode window must start inside the input or the left padding.
+  if (ceil_mode) {
+    std::optional<int64_t> last = checked_mul(*out - 1, stride);
+    std::optional<int64_t> limit = checked_add(in, pad_begin);
+    if (!last || !limit) return std::nullopt;
+    if (*last >= *limit) --*out;
+  }
+  return out;
+}
+
 int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                          int64_t pad_end, int64_t dilation, bool ceil_mode) {
-  MINITVM_ICHECK(stride != 0) << "pool_output_size called with stride 0";
-  int64_t num = in + pad_begin + pad_end - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
-  int64_t out = floor_div(num, stride) + 1;
-  // A ceil-mode window must start inside the input or the left padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad_begin) --out;
-  return out;
+  std::optional<int64_t> out = checked_pool_output_size(in, kernel, stride, pad_begin, pad_end, dilation, ceil_mode);
+  if (!out)
+    throw PoolParamError(PoolErrorKind::TooLarge,
+                         "pooling: the output length for input " + std::to_string(in) + ", kernel " +
+                             std::to_string(kernel) + ", stride " + std::to_string(stride) + ", padding " +
+                             std::to_string(pad_begin) + "/" + std::to_string(pad_end) + ", dilation " +
+                             std::to_string(dilation) + " overflows int64");
+  return *out;
+}
+
+void check_plan_limits(const PoolPlan& plan, const std::string& where) {
+  auto fail = [&](const std::string& msg) {
+    throw PoolParamError(PoolErrorKind::TooLarge, where + ": " + msg);
+  };
+  auto dim = [&](const char* what, int a, int64_t v) {
+    if (v < 0 || v > kPoolMaxDim)
+      fail(std::string(what) + " " + std::to_string(v) + " of spatial axis " + std::to_string(a) +
+           " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
+  };
+  if (plan.batch < 0 || plan.batch > kPoolMaxDim)
+    fail("batch size " + std::to_string(plan.batch) + " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
+  if (plan.channels < 0 || plan.channels > kPoolMaxDim)
+    fail("channel count " + std::to_string(plan.channels) + " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
+  for (int a = 0; a < plan.spatial_rank(); ++a) {
+    const PoolAxis& ax = plan.axes[a];
+    dim("input length", a, ax.in);
+    dim("output length", a, ax.out);
+    if (ax.adaptive) continue;
+    dim("kernel", a, ax.kernel);
+    dim("stride", a, ax.stride);
+    dim("begin padding", a, ax.pad_begin);
+    dim("end padding", a, ax.pad_end);
+    dim("dilation", a, ax.dilation);
+  }
+  // All values are now below 2^31: the products below cannot overflow before they are compared.
+  auto elements = [&](const std::vector<int64_t>& shape, const char* what) {
+    std::optional<int64_t> n = checked_product(shape);
+    if (!n || *n > kPoolMaxElements)
+      fail(std::string("the ") + what + " has more than " + std::to_string(kPoolMaxElements) + " elements");
+  };
+  elements(plan.input_shape(), "input");
+  elements(plan.output_shape(), "output");
+  // Work: planes x output positions x taps, each factor at least 1 (window geometry is computed
+  // per output position even when the batch is empty).
+  int64_t work = std::max<int64_t>(1, plan.batch * plan.channels);
+  auto mul = [&](int64_t f) {
+    std::optional<int64_t> w = checked_mul(work, std::max<int64_t>(1, f));
+    work = w && *w <= kPoolMaxWork ? *w : kPoolMaxWork + 1;
+  };
+  int64_t taps = 1;
+  for (const PoolAxis& ax : plan.axes) {
+    mul(ax.out);
+    if (ax.adaptive)
+      taps = ax.out > 0 ? std::min(ax.in, (ax.in + ax.out - 1) / ax.out + 1) : 1;
+    else
+      taps = ax.kernel;
+    mul(taps);
+  }
+  if (work > kPoolMaxWork)
+    fail("the work (output positions x window taps) exceeds " + std::to_string(kPoolMaxWork) +
+         " (docs/POOLING.md, size limits)");
 }
 
 int64_t adaptive_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }

@@ -53,8 +53,13 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
   if (nd < 3) fail(PoolErrorKind::BadInputRank, a, "input must have rank >= 3 (N, C, D1, ...), got " + std::to_string(nd));
   int rank = nd - 2;
   if (rank > 3) fail(PoolErrorKind::Unsupported, a, std::to_string(rank) + "-d pooling is not supported (1-d to 3-d)");
+  if (input_shape[0] < 0) fail(PoolErrorKind::Other, a, "input dimension 0 is negative (" + std::to_string(input_shape[0]) + ")");
   for (int i = 1; i < nd; ++i)
     if (input_shape[i] <= 0) fail(PoolErrorKind::EmptyInput, a, "input dimension " + std::to_string(i) + " is empty");
+  for (int i = 0; i < nd; ++i)
+    if (input_shape[i] > kPoolMaxDim)
+      fail(PoolErrorKind::TooLarge, a, "input dimension " + std::to_string(i) + " = " + std::to_string(input_shape[i]) +
+                                           " exceeds " + std::to_string(kPoolMaxDim));
   check_dtype(a, dtype);
   if (a.storage_order != 0 && a.storage_order != 1)
     fail(PoolErrorKind::Other, a, "attribute 'storage_order' must be 0 or 1, got " + std::to_string(a.storage_order));
@@ -82,6 +87,7 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
       plan.axes.push_back(ax);
     }
     plan.divisor_rule = DivisorRule::Mean;
+    check_plan_limits(plan, where(a));
     return plan;
   }
 
@@ -95,6 +101,17 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
                         "attribute 'strides' must be positive");
     if (d[i] <= 0) fail(PoolErrorKind::DilationNonpositive, a, "attribute 'dilations' must be positive");
   }
+  // Bounded values keep the output-size arithmetic below in int64 (each term < 2^62).
+  auto bounded = [&](const char* name, const std::vector<int64_t>& v) {
+    for (int64_t x : v)
+      if (x > kPoolMaxDim)
+        fail(PoolErrorKind::TooLarge, a, std::string("attribute '") + name + "' value " + std::to_string(x) +
+                                             " exceeds " + std::to_string(kPoolMaxDim));
+  };
+  bounded("kernel_shape", k);
+  bounded("strides", s);
+  bounded("dilations", d);
+  bounded("pads", a.pads);
   const std::string& ap = a.auto_pad;
   if (ap != "NOTSET" && ap != "VALID" && ap != "SAME_UPPER" && ap != "SAME_LOWER")
     fail(PoolErrorKind::Other, a, "attribute 'auto_pad' has invalid value '" + ap + "'");
@@ -133,6 +150,7 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
                                                  " (effective kernel " + std::to_string(ke) + ")");
     plan.axes.push_back(ax);
   }
+  check_plan_limits(plan, where(a));
   for (int i = 0; i < rank; ++i)
     for (int64_t o = 0; o < plan.axes[i].out; ++o)
       if (plan.window(i, o).real_count() == 0)

@@ -40,6 +40,15 @@ std::vector<int64_t> logical_shape(const PoolInput& in, int rank) {
   return s;
 }
 
+// PyTorch tensors cannot have negative sizes; a PoolInput can, and is refused before any check
+// computes with it.
+void check_no_negative_dims(const std::string& op, const std::vector<int64_t>& shape) {
+  for (size_t i = 0; i < shape.size(); ++i)
+    if (shape[i] < 0)
+      fail(PoolErrorKind::Other, op + ": input dimension " + std::to_string(i) + " is negative (input shape " +
+                                     sizes_str(shape) + ")");
+}
+
 std::vector<int64_t> expand(const std::vector<int64_t>& v, int rank) {
   if (v.size() == 1) return std::vector<int64_t>(rank, v[0]);
   return v;
@@ -100,6 +109,7 @@ PoolPlan make_window_plan(const std::string& op, PoolMode mode, const PoolInput&
     a.dilation = w.d[offset + i];
     plan.axes.push_back(a);
   }
+  check_plan_limits(plan, op);
   for (int i = 0; i < rank && !plan.has_empty_window; ++i)
     for (int64_t o = 0; o < plan.axes[i].out; ++o)
       if (plan.window(i, o).real_count() == 0) {
@@ -211,6 +221,7 @@ PoolPlan plan_max_pool(int rank, const PoolInput& input, const MaxPoolParams& pa
   check_rank_arg(rank);
   std::string op = "max_pool" + std::to_string(rank) + "d";
   std::vector<int64_t> shape = logical_shape(input, rank);
+  check_no_negative_dims(op, input.shape);
   WindowArgs w;
   w.ceil = params.ceil_mode;
   std::vector<int64_t> out;
@@ -262,6 +273,7 @@ PoolPlan plan_avg_pool(int rank, const PoolInput& input, const AvgPoolParams& pa
   check_rank_arg(rank);
   std::string op = "avg_pool" + std::to_string(rank) + "d";
   std::vector<int64_t> shape = logical_shape(input, rank);
+  check_no_negative_dims(op, input.shape);
   WindowArgs w;
   w.ceil = params.ceil_mode;
   std::vector<int64_t> out;
@@ -328,6 +340,7 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
   bool is_max = mode == PoolMode::Max;
   std::string op = std::string(is_max ? "adaptive_max_pool" : "adaptive_avg_pool") + std::to_string(rank) + "d";
   std::vector<int64_t> shape = logical_shape(input, rank);
+  check_no_negative_dims(op, input.shape);
   int nd = static_cast<int>(shape.size());
   size_t nsz = params.output_size.size();
   std::string inner = op;  // name of the op that does the checks (1-d runs the 2-d one)
@@ -409,6 +422,7 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
   }
   plan.return_indices = is_max && params.return_indices;
   plan.divisor_rule = mean_path ? DivisorRule::Mean : DivisorRule::AdaptiveEachAxis;
+  check_plan_limits(plan, op);
   return plan;
 }
 
@@ -443,6 +457,7 @@ PoolPlan plan_lp_pool(int rank, const PoolInput& input, const LpPoolParams& para
 
 PoolPlan plan_global_pool(PoolMode mode, int rank, const PoolInput& input) {
   if (mode == PoolMode::Lp) fail(PoolErrorKind::Unsupported, "global Lp pooling is not supported");
+  check_rank_arg(rank);  // before rank sizes a list
   AdaptivePoolParams p;
   p.output_size.assign(rank, int64_t{1});
   PoolPlan plan = mode == PoolMode::Max ? plan_adaptive_max_pool(rank, input, p)

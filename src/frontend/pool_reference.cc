@@ -20,30 +20,34 @@ namespace frontend {
 namespace {
 
 // The plan's spatial axes padded in front to three (dummy axes have one tap at position 0).
+// Windows are computed per output position (PoolPlan::window is O(1)) rather than tabulated, so
+// the executor's memory is its input and output arrays whatever the plan's lengths.
 struct Geometry {
+  const PoolPlan* plan = nullptr;
   int rank = 0;
   int64_t in[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};
-  std::vector<AxisWindow> win[3];
   int64_t in_plane = 1, out_plane = 1;
+
+  AxisWindow window(int a, int64_t o) const {
+    int off = 3 - rank;
+    if (a >= off) return plan->window(a - off, o);
+    AxisWindow w;
+    w.tap_end = 1;
+    w.pool_count = 1;
+    return w;
+  }
 };
 
 Geometry make_geometry(const PoolPlan& plan) {
   Geometry g;
+  g.plan = &plan;
   g.rank = plan.spatial_rank();
   MINITVM_ICHECK(g.rank >= 1 && g.rank <= 3) << "pool plan with spatial rank " << g.rank;
   int off = 3 - g.rank;
-  for (int a = 0; a < 3; ++a) {
-    if (a < off) {
-      AxisWindow w;
-      w.tap_end = 1;
-      w.pool_count = 1;
-      g.win[a].push_back(w);
-      continue;
-    }
+  for (int a = off; a < 3; ++a) {
     g.in[a] = plan.axes[a - off].in;
     g.out[a] = plan.axes[a - off].out;
-    for (int64_t o = 0; o < g.out[a]; ++o) g.win[a].push_back(plan.window(a - off, o));
   }
   g.in_plane = g.in[0] * g.in[1] * g.in[2];
   g.out_plane = g.out[0] * g.out[1] * g.out[2];
@@ -69,9 +73,13 @@ void for_each_tap(const Geometry& g, const AxisWindow& w0, const AxisWindow& w1,
 template <typename F>
 void for_each_output(const Geometry& g, F&& f) {
   int64_t o = 0;
-  for (int64_t o0 = 0; o0 < g.out[0]; ++o0)
-    for (int64_t o1 = 0; o1 < g.out[1]; ++o1)
-      for (int64_t o2 = 0; o2 < g.out[2]; ++o2) f(o++, g.win[0][o0], g.win[1][o1], g.win[2][o2]);
+  for (int64_t o0 = 0; o0 < g.out[0]; ++o0) {
+    const AxisWindow w0 = g.window(0, o0);
+    for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
+      const AxisWindow w1 = g.window(1, o1);
+      for (int64_t o2 = 0; o2 < g.out[2]; ++o2) f(o++, w0, w1, g.window(2, o2));
+    }
+  }
 }
 
 // Encodes a within-plane row-major offset in the plan's index convention.
@@ -259,6 +267,7 @@ void check_array(const PoolPlan& plan, const HostArray& a, const std::vector<int
 }  // namespace
 
 PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const HostArray& input) {
+  check_plan_limits(plan, plan.op);  // plans may be built by hand: the planners' bounds hold here too
   check_array(plan, input, plan.input_shape(), "input");
   Geometry g = make_geometry(plan);
   HostArray x = channels_first_input(plan, input);
@@ -286,6 +295,7 @@ PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const Hos
 HostArray ReferencePoolExecutor::backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
                                           const HostArray* indices) {
   check_backward(plan);
+  check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.input_shape(), "input");
   check_array(plan, grad_output, plan.output_shape(), "grad_output");
   MINITVM_USER_CHECK(plan.dtype.is_floating()) << plan.op << ": no gradient for " << plan.dtype.str() << " input";

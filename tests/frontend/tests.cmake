@@ -9,4 +9,5 @@ minitvm_test(test_frontend LABEL unit MODULES frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_onnx_attrs.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_reference.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_onnx_loader.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_onnx_loader.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_frontend_limits.cc)

@@ -23,7 +23,8 @@ namespace frontend {
 class HostArray {
  public:
   HostArray() = default;
-  /** Zero-filled array. */
+  /** Zero-filled array. Throws CompileError for a negative dimension or an element/byte count
+   * that overflows int64, RuntimeError when the memory cannot be allocated. */
   HostArray(DataType dtype, std::vector<int64_t> shape);
   /** Array of `dtype` holding `values` converted from double (exact for int64 up to 2^53). */
   static HostArray from_doubles(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
@@ -51,8 +52,12 @@ class HostArray {
   double get(int64_t i) const;
   /** Element i converted to int64 (for indices and integer data). */
   int64_t get_int(int64_t i) const;
-  /** Set element i from a double (cast to the dtype). */
+  /** Set element i from a double (cast to the dtype); throws CompileError for NaN or a value
+   * outside an integer dtype's range (such a conversion is undefined behaviour in C++). */
   void set(int64_t i, double v);
+  /** Set element i from an int64 exactly (converted for float dtypes); throws CompileError when
+   * it does not fit an integer dtype. */
+  void set_int(int64_t i, int64_t v);
   /** All elements as doubles. */
   std::vector<double> to_doubles() const;
 

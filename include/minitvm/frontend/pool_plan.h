@@ -42,6 +42,7 @@ enum class PoolErrorKind {
   BadArgArity,
   OutputSizeNegative,
   EmptyWindow,  ///< ONNX only: a window lies entirely in padding (PyTorch keeps its quirk)
+  TooLarge,     ///< beyond the frontend's size limits (kPoolMaxDim, kPoolMaxElements, kPoolMaxWork)
   Unsupported,  ///< a valid attribute or dtype this frontend does not implement
   Other,
 };
@@ -155,9 +156,24 @@ struct PoolPlan {
 
 /** PyTorch's pooling output length (pooling_output_shape_pad_lr): floor division rounding toward
  * -inf, ceil_mode, and the rule that a last window starting at or beyond in+pad_begin is dropped.
- * stride must be non-zero. */
+ * stride must be non-zero. Throws PoolParamError (TooLarge) when the arithmetic overflows int64. */
 int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                          int64_t pad_end, int64_t dilation, bool ceil_mode);
+/** pool_output_size, or nullopt when its arithmetic overflows int64. */
+std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
+                                                int64_t pad_end, int64_t dilation, bool ceil_mode);
+
+/** Size limits of every plan (docs/POOLING.md, "Size limits"). Each input and output length,
+ * kernel, stride, padding and dilation is at most kPoolMaxDim (the compiled kernels index with
+ * int32); the input and the output hold at most kPoolMaxElements elements each; and the work,
+ * output positions times taps per window (kernel volume; for adaptive axes the longest window),
+ * counted with at least one (N, C) plane, is at most kPoolMaxWork. */
+inline constexpr int64_t kPoolMaxDim = INT32_MAX;
+inline constexpr int64_t kPoolMaxElements = INT32_MAX;
+inline constexpr int64_t kPoolMaxWork = int64_t{1} << 31;
+/** Throws PoolParamError (TooLarge) naming `where` (an op or node) and the exceeded limit; every
+ * planner calls it before it looks at a window. */
+void check_plan_limits(const PoolPlan& plan, const std::string& where);
 
 /** Adaptive window bounds [start, end) of output o (PyTorch AdaptivePooling.h, integer form). */
 int64_t adaptive_start(int64_t o, int64_t in, int64_t out);
