@@ -33,6 +33,35 @@ const std::map<std::string, std::set<std::string>>& op_attributes() {
   return m;
 }
 
+// The kind each attribute must have: i(nt), l(ist of ints), f(loat), s(tring) (ONNX schemas).
+char attribute_kind(const std::string& name) {
+  static const std::map<std::string, char> m = {
+      {"auto_pad", 's'}, {"dilations", 'l'}, {"group", 'i'},  {"kernel_shape", 'l'}, {"pads", 'l'},
+      {"strides", 'l'},  {"alpha", 'f'},     {"beta", 'f'},   {"transA", 'i'},       {"transB", 'i'},
+      {"axis", 'i'},     {"epsilon", 'f'},   {"momentum", 'f'}, {"training_mode", 'i'},
+  };
+  auto it = m.find(name);
+  return it == m.end() ? '?' : it->second;
+}
+
+// Every attribute of the node is one `op` accepts, of the kind it must have: a wrong kind would
+// otherwise be ignored in favour of the default (strides given as an int, group as a float).
+void check_attribute_kinds(const std::string& label, const std::string& op, const TensorOpAttrs& a) {
+  const auto& allowed = op_attributes().at(op);
+  auto check = [&](const std::string& k, char kind) {
+    MINITVM_USER_CHECK(allowed.count(k)) << "frontend::onnx: " << label << ": unsupported attribute '" << k << "'";
+    char want = attribute_kind(k);
+    static const std::map<char, const char*> names = {{'i', "an int"}, {'l', "a list of ints"}, {'f', "a float"},
+                                                      {'s', "a string"}};
+    MINITVM_USER_CHECK(want == kind) << "frontend::onnx: " << label << ": attribute '" << k << "' must be "
+                                     << names.at(want) << ", got " << names.at(kind);
+  };
+  for (const auto& kv : a.ints) check(kv.first, 'i');
+  for (const auto& kv : a.int_lists) check(kv.first, 'l');
+  for (const auto& kv : a.floats) check(kv.first, 'f');
+  for (const auto& kv : a.strings) check(kv.first, 's');
+}
+
 std::vector<Expr> exprs(const std::vector<int64_t>& s) {
   std::vector<Expr> r;
   for (int64_t v : s) r.push_back(Expr(static_cast<int>(v)));
@@ -308,6 +337,8 @@ const std::set<std::string>& tensor_op_attribute_names(const std::string& op_typ
 std::vector<HostArray> run_tensor_op(const std::string& node_name, const std::string& op, const TensorOpAttrs& a,
                                      const std::vector<const HostArray*>& in) {
   const std::string label = "node '" + node_name + "' (" + op + ")";
+  MINITVM_USER_CHECK(is_tensor_op(op)) << "frontend::onnx: " << label << ": unsupported operator";
+  check_attribute_kinds(label, op, a);
   MINITVM_USER_CHECK(!in.empty() && in[0]) << "frontend::onnx: " << label << ": missing input 0";
   for (size_t k = 0; k < in.size(); ++k)
     if (in[k]) check_extent(label, "input " + std::to_string(k), in[k]->shape());

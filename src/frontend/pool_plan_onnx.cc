@@ -63,6 +63,10 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
   check_dtype(a, dtype);
   if (a.storage_order != 0 && a.storage_order != 1)
     fail(PoolErrorKind::Other, a, "attribute 'storage_order' must be 0 or 1, got " + std::to_string(a.storage_order));
+  if (a.ceil_mode != 0 && a.ceil_mode != 1)
+    fail(PoolErrorKind::Other, a, "attribute 'ceil_mode' must be 0 or 1, got " + std::to_string(a.ceil_mode));
+  if (a.count_include_pad != 0 && a.count_include_pad != 1)
+    fail(PoolErrorKind::Other, a, "attribute 'count_include_pad' must be 0 or 1, got " + std::to_string(a.count_include_pad));
 
   PoolPlan plan;
   plan.op = "onnx." + t;

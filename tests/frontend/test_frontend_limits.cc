@@ -437,3 +437,27 @@ TEST(OnnxLimits, TensorValuesMustFitTheirType) {
   EXPECT_EQ(a.get_int(0), (int64_t{1} << 53) + 1);
 }
 #endif
+
+#ifdef MINITVM_HAVE_ONNX
+TEST(OnnxLimits, AttributeKindsAndFlagValuesAreChecked) {
+  // strides given as one int (not a list) used to be ignored in favour of the default.
+  ReferencePoolExecutor ref;
+  EXPECT_EQ(error_of([&] {
+              mo::Model m = mo::load_model(
+                  save_model("conv_kind", "Conv", {"x", "w"}, {"y"}, {int_attr("strides", 2)}, {"x", "w"}, {"y"}));
+              mo::run_model(m, {zeros({1, 2, 5, 5}), zeros({3, 2, 3, 3})}, ref);
+            }),
+            "frontend::onnx: node 'conv_kind' (Conv): attribute 'strides' must be a list of ints, got an int");
+  OnnxPoolAttrs a;
+  a.op_type = "AveragePool";
+  a.node_name = "ap";
+  a.kernel_shape = {2};
+  a.ceil_mode = 2;
+  EXPECT_EQ(error_of([&] { plan_onnx_pool(a, {1, 1, 8}, DataType::Float(32)); }),
+            "[other] ONNX AveragePool node 'ap': attribute 'ceil_mode' must be 0 or 1, got 2");
+  a.ceil_mode = 0;
+  a.count_include_pad = -1;
+  EXPECT_EQ(error_of([&] { plan_onnx_pool(a, {1, 1, 8}, DataType::Float(32)); }),
+            "[other] ONNX AveragePool node 'ap': attribute 'count_include_pad' must be 0 or 1, got -1");
+}
+#endif
