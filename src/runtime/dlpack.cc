@@ -2,6 +2,7 @@
 #include <dlpack/dlpack.h>
 
 #include "minitvm/runtime/ndarray.h"
+#include "minitvm/support/checked_math.h"
 #include "runtime/ndarray_internal.h"
 
 namespace minitvm::runtime {
@@ -92,6 +93,9 @@ NDArray NDArray::from_dlpack(DLManagedTensor* t) {
   c->shape.assign(dl.shape, dl.shape + dl.ndim);
   for (int64_t d : c->shape)
     MINITVM_USER_CHECK(d >= 0) << "NDArray::from_dlpack: negative dimension " << d;
+  std::optional<int64_t> numel = checked_product(c->shape);
+  MINITVM_USER_CHECK(numel && checked_mul(*numel, c->dtype.bytes()))
+      << "NDArray::from_dlpack: the element or byte count of the " << dl.ndim << "-d shape overflows int64";
   if (dl.strides) {
     c->strides.assign(dl.strides, dl.strides + dl.ndim);
   } else {
@@ -99,7 +103,7 @@ NDArray NDArray::from_dlpack(DLManagedTensor* t) {
     int64_t acc = 1;
     for (size_t i = c->shape.size(); i-- > 0;) {
       c->strides[i] = acc;
-      acc *= c->shape[i];
+      acc = checked_mul(acc, c->shape[i]).value_or(INT64_MAX);  // only an empty array's can overflow
     }
   }
   c->data = static_cast<char*>(dl.data) + dl.byte_offset;

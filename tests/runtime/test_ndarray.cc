@@ -194,6 +194,23 @@ TEST(DLPack, RejectedImportStillReleasesProducer) {
   EXPECT_EQ(deleted, 1);
 }
 
+TEST(DLPack, ImportRejectsOverflowingShapeAndReleasesProducer) {
+  int deleted = 0;
+  DLManagedTensor* t = make_column_major(&deleted);
+  int64_t huge[2] = {int64_t{1} << 32, int64_t{1} << 32};  // 2^64 elements would wrap to 0
+  t->dl_tensor.shape = huge;
+  try {
+    NDArray::from_dlpack(t);
+    ADD_FAILURE() << "accepted a 2^64-element shape";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("NDArray::from_dlpack: the element or byte count of the 2-d shape overflows "
+                                         "int64"),
+              std::string::npos)
+        << e.what();
+  }
+  EXPECT_EQ(deleted, 1);
+}
+
 // A shape whose element count wraps to 0 used to give a 0-byte array with that shape, which passed
 // the argument check of a compiled function and then made the kernel write far out of bounds.
 TEST(NDArray, EmptyRejectsElementAndByteCountOverflow) {
