@@ -108,6 +108,9 @@ void check_plan_limits(const PoolPlan& plan, const std::string& where) {
     const PoolAxis& ax = plan.axes[a];
     dim("input length", a, ax.in);
     dim("output length", a, ax.out);
+    if (ax.out > kPoolMaxAxisOutput)
+      fail("output length " + std::to_string(ax.out) + " of spatial axis " + std::to_string(a) + " exceeds " +
+           std::to_string(kPoolMaxAxisOutput));
     if (ax.adaptive) continue;
     dim("kernel", a, ax.kernel);
     dim("stride", a, ax.stride);
@@ -219,6 +222,25 @@ AxisWindow PoolPlan::window(int a, int64_t o) const {
   w.pool_count =
       std::min(ax.kernel, std::max<int64_t>(0, ceil_div_pos(ax.in + ax.pad_end - w.start, ax.dilation)));
   return w;
+}
+
+int64_t PoolPlan::first_empty_window(int a) const {
+  const PoolAxis& ax = axes.at(a);
+  if (ax.adaptive || ax.out <= 0) return -1;
+  auto empty = [&](int64_t o) { return window(a, o).real_count() == 0; };
+  // Windows starting at or after 0 are empty exactly when they start at or beyond `in`; windows
+  // starting in the begin padding (o < n_neg) are empty when the first non-negative tap is past
+  // the kernel (worst at o = 0, as later windows start further right) or lands at or beyond `in`
+  // (possible only when dilation > in; then each such window is tested).
+  const int64_t n_neg = std::min(ax.out, ceil_div_pos(ax.pad_begin, ax.stride));
+  if (n_neg > 0) {
+    if (empty(0)) return 0;
+    if (ax.in < ax.dilation)
+      for (int64_t o = 1; o < n_neg; ++o)
+        if (empty(o)) return o;
+  }
+  const int64_t o_hi = std::max(n_neg, ceil_div_pos(ax.in + ax.pad_begin, ax.stride));
+  return o_hi < ax.out ? o_hi : -1;
 }
 
 std::string PoolPlan::str() const {

@@ -156,11 +156,10 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
   }
   check_plan_limits(plan, where(a));
   for (int i = 0; i < rank; ++i)
-    for (int64_t o = 0; o < plan.axes[i].out; ++o)
-      if (plan.window(i, o).real_count() == 0)
-        fail(PoolErrorKind::EmptyWindow, a, "attribute 'pads'/'dilations': output " + std::to_string(o) + " of axis " +
-                                                std::to_string(i) + " has a window with no input element "
-                                                "(ONNX leaves it undefined; not supported)");
+    if (int64_t o = plan.first_empty_window(i); o >= 0)
+      fail(PoolErrorKind::EmptyWindow, a, "attribute 'pads'/'dilations': output " + std::to_string(o) + " of axis " +
+                                              std::to_string(i) + " has a window with no input element "
+                                              "(ONNX leaves it undefined; not supported)");
   if (mode == PoolMode::Avg)
     plan.divisor_rule = a.count_include_pad ? DivisorRule::CountIncludePad : DivisorRule::CountExcludePad;
   return plan;

@@ -110,12 +110,7 @@ PoolPlan make_window_plan(const std::string& op, PoolMode mode, const PoolInput&
     plan.axes.push_back(a);
   }
   check_plan_limits(plan, op);
-  for (int i = 0; i < rank && !plan.has_empty_window; ++i)
-    for (int64_t o = 0; o < plan.axes[i].out; ++o)
-      if (plan.window(i, o).real_count() == 0) {
-        plan.has_empty_window = true;
-        break;
-      }
+  for (int i = 0; i < rank && !plan.has_empty_window; ++i) plan.has_empty_window = plan.first_empty_window(i) >= 0;
   return plan;
 }
 

@@ -20,13 +20,15 @@ namespace frontend {
 namespace {
 
 // The plan's spatial axes padded in front to three (dummy axes have one tap at position 0).
-// Windows are computed per output position (PoolPlan::window is O(1)) rather than tabulated, so
-// the executor's memory is its input and output arrays whatever the plan's lengths.
+// The innermost axis's windows are tabulated (one entry per output position, at most
+// kPoolMaxAxisOutput) and only when there is output to compute; the outer axes' windows are
+// computed per output row (PoolPlan::window is O(1)).
 struct Geometry {
   const PoolPlan* plan = nullptr;
   int rank = 0;
   int64_t in[3] = {1, 1, 1};
   int64_t out[3] = {1, 1, 1};
+  std::vector<AxisWindow> inner;  ///< windows of axis 2
   int64_t in_plane = 1, out_plane = 1;
 
   AxisWindow window(int a, int64_t o) const {
@@ -51,6 +53,10 @@ Geometry make_geometry(const PoolPlan& plan) {
   }
   g.in_plane = g.in[0] * g.in[1] * g.in[2];
   g.out_plane = g.out[0] * g.out[1] * g.out[2];
+  if (g.out_plane > 0 && plan.batch * plan.channels > 0) {
+    g.inner.reserve(static_cast<size_t>(g.out[2]));
+    for (int64_t o = 0; o < g.out[2]; ++o) g.inner.push_back(g.window(2, o));
+  }
   return g;
 }
 
@@ -77,7 +83,7 @@ void for_each_output(const Geometry& g, F&& f) {
     const AxisWindow w0 = g.window(0, o0);
     for (int64_t o1 = 0; o1 < g.out[1]; ++o1) {
       const AxisWindow w1 = g.window(1, o1);
-      for (int64_t o2 = 0; o2 < g.out[2]; ++o2) f(o++, w0, w1, g.window(2, o2));
+      for (int64_t o2 = 0; o2 < g.out[2]; ++o2) f(o++, w0, w1, g.inner[o2]);
     }
   }
 }

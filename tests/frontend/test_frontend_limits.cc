@@ -128,6 +128,50 @@ TEST(PoolPlanLimits, AdaptiveOutputBeyond32BitsIsRejected) {
   long1.output_size = {int64_t{1} << 31};
   EXPECT_HAS(error_of([&] { plan_adaptive_avg_pool(1, nchw({0, 1, 4}), long1); }),
              "[too_large] adaptive_avg_pool1d: output length 2147483648 of spatial axis 0");
+  // An empty batch took 45 s to plan an lp_pool1d of 429496729 outputs (window geometry per
+  // position); each output length is bounded by kPoolMaxAxisOutput.
+  long1.output_size = {kPoolMaxAxisOutput + 1};
+  EXPECT_EQ(error_of([&] { plan_adaptive_avg_pool(1, nchw({0, 1, 4}), long1); }),
+            "[too_large] adaptive_avg_pool1d: output length 16777217 of spatial axis 0 exceeds 16777216");
+  LpPoolParams lp;
+  lp.kernel_size = {3};
+  lp.stride = {5};
+  EXPECT_EQ(error_of([&] { plan_lp_pool(1, nchw({0, 2, INT32_MAX}), lp); }),
+            "[too_large] avg_pool1d: output length 429496729 of spatial axis 0 exceeds 16777216");
+}
+
+// first_empty_window looks only at the windows that can be empty; it must agree with testing
+// every window (the brute force the planners used to run) on every small axis.
+TEST(PoolPlanLimits, FirstEmptyWindowMatchesBruteForce) {
+  int checked = 0, with_empty = 0;
+  for (int64_t in = 1; in <= 6; ++in)
+    for (int64_t k = 1; k <= 4; ++k)
+      for (int64_t s = 1; s <= 4; ++s)
+        for (int64_t d = 1; d <= 8; ++d)
+          for (int64_t pb = 0; pb <= 9; ++pb)
+            for (int64_t pe = 0; pe <= 3; ++pe)
+              for (bool ceil : {false, true}) {
+                PoolPlan p;
+                PoolAxis ax;
+                ax.in = in;
+                ax.kernel = k;
+                ax.stride = s;
+                ax.dilation = d;
+                ax.pad_begin = pb;
+                ax.pad_end = pe;
+                ax.out = pool_output_size(in, k, s, pb, pe, d, ceil);
+                if (ax.out < 1) continue;
+                p.axes.push_back(ax);
+                int64_t brute = -1;
+                for (int64_t o = 0; o < ax.out && brute < 0; ++o)
+                  if (p.window(0, o).real_count() == 0) brute = o;
+                ASSERT_EQ(p.first_empty_window(0), brute)
+                    << "in " << in << " k " << k << " s " << s << " d " << d << " pads " << pb << "/" << pe;
+                ++checked;
+                with_empty += brute >= 0;
+              }
+  EXPECT_GT(checked, 10000);
+  EXPECT_GT(with_empty, 1000);
 }
 
 TEST(PoolPlanLimits, OutputSizeArithmeticOverflowIsAnError) {
@@ -167,13 +211,13 @@ TEST(PoolPlanLimits, WorkIsBoundedByOutputTimesWindow) {
   lp.node_name = "lp";
   lp.kernel_shape = {int64_t{1} << 19};
   EXPECT_EQ(error_of([&] { plan_onnx_pool(lp, {1, 1, int64_t{1} << 20}, DataType::Float(32)); }),
-            "[too_large] ONNX LpPool node 'lp': the work (output positions x window taps) exceeds 2147483648 "
+            "[too_large] ONNX LpPool node 'lp': the work (output positions x window taps) exceeds 4294967296 "
             "(docs/POOLING.md, size limits)");
   LpPoolParams tp;
   tp.kernel_size = {int64_t{1} << 19};
   tp.stride = {1};
   EXPECT_HAS(error_of([&] { plan_lp_pool(1, nchw({1, 1, int64_t{1} << 20}), tp); }),
-             "[too_large] avg_pool1d: the work (output positions x window taps) exceeds 2147483648");
+             "[too_large] avg_pool1d: the work (output positions x window taps) exceeds 4294967296");
   // The same kernel with a stride that keeps the work small is fine.
   tp.stride = {int64_t{1} << 18};
   PoolPlan ok = plan_lp_pool(1, nchw({1, 1, int64_t{1} << 20}), tp);

@@ -150,6 +150,10 @@ struct PoolPlan {
   int64_t output_plane_size() const;  ///< product of spatial output lengths
   /** The window of output position o along axis a. */
   AxisWindow window(int a, int64_t o) const;
+  /** The first output position of fixed-window axis a whose window has no in-range tap, or -1.
+   * Looks only at the positions that can be empty (windows starting in the padding), so it costs
+   * O(1) unless dilation > input length. */
+  int64_t first_empty_window(int a) const;
   /** One-line description, e.g. "max_pool2d float32 NCHW in [1,3,8,8] out [1,3,4,4] k=[2,2] ...". */
   std::string str() const;
 };
@@ -163,14 +167,16 @@ int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad
 std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                                                 int64_t pad_end, int64_t dilation, bool ceil_mode);
 
-/** Size limits of every plan (docs/POOLING.md, "Size limits"). Each input and output length,
- * kernel, stride, padding and dilation is at most kPoolMaxDim (the compiled kernels index with
- * int32); the input and the output hold at most kPoolMaxElements elements each; and the work,
- * output positions times taps per window (kernel volume; for adaptive axes the longest window),
- * counted with at least one (N, C) plane, is at most kPoolMaxWork. */
+/** Size limits of every plan (docs/POOLING.md, "Size limits"). Each input length, kernel, stride,
+ * padding and dilation is at most kPoolMaxDim (the compiled kernels index with int32); each output
+ * length at most kPoolMaxAxisOutput (planners and the reference evaluate the window geometry per
+ * output position of an axis); the input and the output hold at most kPoolMaxElements elements
+ * each; and the work, output positions times taps per window (kernel volume; for adaptive axes the
+ * longest window), counted with at least one (N, C) plane, is at most kPoolMaxWork. */
 inline constexpr int64_t kPoolMaxDim = INT32_MAX;
+inline constexpr int64_t kPoolMaxAxisOutput = int64_t{1} << 24;
 inline constexpr int64_t kPoolMaxElements = INT32_MAX;
-inline constexpr int64_t kPoolMaxWork = int64_t{1} << 31;
+inline constexpr int64_t kPoolMaxWork = int64_t{1} << 32;
 /** Throws PoolParamError (TooLarge) naming `where` (an op or node) and the exceeded limit; every
  * planner calls it before it looks at a window. */
 void check_plan_limits(const PoolPlan& plan, const std::string& where);
