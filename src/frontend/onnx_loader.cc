@@ -2,6 +2,7 @@
 // node -> PoolPlan mapping, and the node-test runner. Compiled to stubs without MINITVM_HAVE_ONNX.
 #include "minitvm/frontend/onnx_loader.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
@@ -337,18 +338,24 @@ std::string fmt(double v) {
 }
 
 std::vector<fs::path> sorted_files(const fs::path& dir, const std::string& prefix) {
-  std::vector<fs::path> files;
-  for (const auto& e : fs::directory_iterator(dir))
-    if (e.path().filename().string().rfind(prefix, 0) == 0) files.push_back(e.path());
-  // input_10 after input_9: order by the number after the prefix.
-  std::sort(files.begin(), files.end(), [&](const fs::path& a, const fs::path& b) {
-    auto num = [&](const fs::path& p) {
-      std::string s = p.stem().string().substr(prefix.size());
-      return s.empty() ? 0L : std::stol(s);
-    };
-    return num(a) < num(b);
-  });
-  return files;
+  std::error_code ec;
+  MINITVM_USER_CHECK(fs::is_directory(dir, ec)) << "frontend::onnx: " << dir.string() << " is not a directory";
+  // input_10 after input_9: order by the number after the prefix (digits only, at most 9).
+  std::vector<std::pair<long, fs::path>> files;
+  for (const auto& e : fs::directory_iterator(dir, ec)) {
+    std::string n = e.path().filename().string();
+    if (n.rfind(prefix, 0) != 0) continue;
+    std::string s = e.path().stem().string().substr(prefix.size());
+    MINITVM_USER_CHECK(s.size() <= 9 && std::all_of(s.begin(), s.end(), [](char c) { return c >= '0' && c <= '9'; }))
+        << "frontend::onnx: " << e.path().string() << ": expected a number (at most 9 digits) after '" << prefix
+        << "'";
+    files.emplace_back(s.empty() ? 0L : std::stol(s), e.path());
+  }
+  MINITVM_USER_CHECK(!ec) << "frontend::onnx: cannot list " << dir.string() << ": " << ec.message();
+  std::sort(files.begin(), files.end());
+  std::vector<fs::path> out;
+  for (auto& f : files) out.push_back(std::move(f.second));
+  return out;
 }
 
 }  // namespace

@@ -505,3 +505,23 @@ TEST(OnnxLimits, AttributeKindsAndFlagValuesAreChecked) {
             "[other] ONNX AveragePool node 'ap': attribute 'count_include_pad' must be 0 or 1, got -1");
 }
 #endif
+
+#ifdef MINITVM_HAVE_ONNX
+TEST(OnnxLimits, NodeTestFileNamesAreCheckedNotParsedByStol) {
+  // input_a.pb used to surface std::stol's own text ("stol") as the failure.
+  fs::path dir = fs::temp_directory_path() / "minitvm_limits_nodetest";
+  fs::remove_all(dir);
+  fs::create_directories(dir / "test_data_set_0");
+  fs::copy_file(save_model("nodetest_relu", "Relu", {"x"}, {"y"}, {}, {"x"}, {"y"}), dir / "model.onnx");
+  ::onnx::TensorProto t;
+  t.set_data_type(::onnx::TensorProto_DataType_FLOAT);
+  t.add_dims(1);
+  t.add_float_data(1.f);
+  fs::copy_file(save_tensor("nodetest_in", t), dir / "test_data_set_0" / "input_a.pb");
+  ReferencePoolExecutor ref;
+  mo::NodeTestResult r = mo::run_node_test(dir.string(), ref);
+  ASSERT_EQ(r.failures.size(), 1u);
+  EXPECT_HAS(r.failures[0], "input_a.pb: expected a number (at most 9 digits) after 'input_'");
+  fs::remove_all(dir);
+}
+#endif
