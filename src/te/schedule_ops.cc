@@ -269,12 +269,16 @@ class Lowerer {
     for (size_t i = 0; i < c->axis.size(); ++i) {
       const Range& full = c->axis[i]->dom;
       Range r = full;
-      if (touched[i] && region[i].is_bounded()) {
+      if (!s->is_output && touched[i] && region[i].is_bounded()) {
         Expr mn = simplify(region[i].min);
         Expr ext = simplify(region[i].max - region[i].min + 1);
         if (!as_const_int(ext)) {
+          // A symbolic extent bounded by a constant (e.g. min(64, n - bx*64)) is sized by that
+          // constant; one bounded only by its type (a symbolic shape `n`) stays symbolic.
           int64_t ub;
-          if (const_upper_bound(ext, all_ranges_, &ub)) ext = make_const(ext.dtype(), ub);
+          const int bits = ext.dtype().bits();
+          const int64_t type_max = bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+          if (const_upper_bound(ext, all_ranges_, &ub) && ub < type_max) ext = make_const(ext.dtype(), ub);
         }
         r = Range(mn, ext);
       }
