@@ -37,6 +37,58 @@ Chain oversized_chain(int f0, int f1) {
 
 }  // namespace
 
+// ---- 1. oversized bounds ------------------------------------------------------------------------
+
+TEST(TeHardening, RootStageReadThroughOversizedSplitsKeepsItsShape) {
+  // Factors far beyond the 1x13 tensor: the consumer's loops overrun it (guarded), but B is only
+  // ever read inside its shape, so it holds 13 elements (before: 100000 * 319000 = 31.9e9).
+  Chain c = oversized_chain(100000, 319000);
+  std::string ir = ir_text(lower(c.s, {c.A, c.C}, "f"));
+  EXPECT_NE(ir.find("allocate B[float32 * 13]"), std::string::npos) << ir;
+}
+
+TEST(TeHardening, RootStageReadThroughOversizedSplitsRuns) {
+  Chain c = oversized_chain(16, 64);
+  std::string ir = ir_text(lower(c.s, {c.A, c.C}, "f"));
+  EXPECT_NE(ir.find("allocate B[float32 * 13]"), std::string::npos) << ir;
+  runtime::Module m = build(c.s, {c.A, c.C}, "llvm", "f");
+  auto a = random_vec(13);
+  auto out = runtime::NDArray::empty({1, 13}, DataType::Float(32));
+  m.get_function("f")(runtime::NDArray::from_vector(a, {1, 13}), out);
+  std::vector<float> ref(13);
+  for (int j = 0; j < 13; ++j) ref[j] = (a[j] + 1.0f) * 2.0f;
+  expect_close(out.to_vector<float>(), ref);
+}
+
+TEST(TeHardening, ComputeAtStageReadThroughOversizedSplitKeepsItsShape) {
+  // B computed at C's outer loop: one iteration reads B[0..f-1] of which only 0..12 exist.
+  te::Tensor A = te::placeholder({13}, DataType::Float(32), "A");
+  te::Tensor B = te::compute({13}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  te::Tensor C = te::compute({13}, [&](Var i) { return B(i) * 2.0f; }, "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  auto [o, i] = s[C].split(C.op().axis()[0], 1000);
+  s[B].compute_at(s[C], o);
+  std::string ir = ir_text(lower(s, {A, C}, "f"));
+  EXPECT_NE(ir.find("allocate B[float32 * 13]"), std::string::npos) << ir;
+  runtime::Module m = build(s, {A, C}, "llvm", "f");
+  auto a = random_vec(13, 3);
+  auto out = runtime::NDArray::empty({13}, DataType::Float(32));
+  m.get_function("f")(runtime::NDArray::from_vector(a, {13}), out);
+  std::vector<float> ref(13);
+  for (int j = 0; j < 13; ++j) ref[j] = (a[j] + 1.0f) * 2.0f;
+  expect_close(out.to_vector<float>(), ref);
+}
+
+TEST(TeHardening, BufferLargerThanInt32IsACompileErrorNotATruncation) {
+  // An intermediate of 50000 x 50000 = 2.5e9 elements: its size does not fit int32 (LLVM would
+  // have received it truncated to 32 bits).
+  te::Tensor A = te::placeholder({50000, 50000}, DataType::Float(32), "A");
+  te::Tensor B = te::compute({50000, 50000}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  te::Tensor C = te::compute({50000, 50000}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  EXPECT_ERROR_HAS(build(s, {A, C}, "llvm", "big"), "buffer 'B'", "2500000000", "int32", "'big'");
+}
+
 // ---- 4. shapes checked where the tensor is made -------------------------------------------------
 
 TEST(TeHardening, NegativePlaceholderDimensionNamesTensorAndDimension) {
