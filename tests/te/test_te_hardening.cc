@@ -89,6 +89,74 @@ TEST(TeHardening, BufferLargerThanInt32IsACompileErrorNotATruncation) {
   EXPECT_ERROR_HAS(build(s, {A, C}, "llvm", "big"), "buffer 'B'", "2500000000", "int32", "'big'");
 }
 
+// ---- 2. vectorizing two nested axes -------------------------------------------------------------
+
+TEST(TeHardening, TwoNestedVectorizedAxesRunOnLlvm) {
+  // Before: InternalError (a Ramp with a vector base). Now the inner axis is vector code and the
+  // outer one a serial loop around it.
+  const int n = 6, m = 8;
+  te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
+  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) * 3.0f + 1.0f; }, "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
+  s[C].vectorize(jo);
+  s[C].vectorize(ji);
+  std::string ir = ir_text(lower(s, {A, C}, "f"));
+  EXPECT_NE(ir.find("ramp("), std::string::npos) << ir;         // inner axis vectorized
+  EXPECT_NE(ir.find("for (i1.outer, 0, 2)"), std::string::npos) << ir;  // outer stays a loop
+  runtime::Module mod = build(s, {A, C}, "llvm", "f");
+  auto a = random_vec(n * m, 5);
+  auto out = runtime::NDArray::empty({n, m}, DataType::Float(32));
+  mod.get_function("f")(runtime::NDArray::from_vector(a, {n, m}), out);
+  std::vector<float> ref(n * m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ref[i * m + j] = a[i * m + j] * 3.0f + 1.0f;
+  expect_close(out.to_vector<float>(), ref);
+}
+
+TEST(TeHardening, TwoNestedVectorizedAxesWithTailAndReuse) {
+  // Both data-parallel axes vectorized, the inner with a guarded tail (10 = 4 + 4 + 2), and the
+  // outer axis appearing in the inner vector code.
+  const int n = 4, m = 10;
+  te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
+  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) + te::cast(DataType::Float(32), i * 100); },
+                             "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
+  s[C].reorder({jo, C.op().axis()[0], ji});
+  s[C].vectorize(C.op().axis()[0]);
+  s[C].vectorize(ji);
+  runtime::Module mod = build(s, {A, C}, "llvm", "f");
+  auto a = random_vec(n * m, 6);
+  auto out = runtime::NDArray::empty({n, m}, DataType::Float(32));
+  mod.get_function("f")(runtime::NDArray::from_vector(a, {n, m}), out);
+  std::vector<float> ref(n * m);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < m; ++j) ref[i * m + j] = a[i * m + j] + static_cast<float>(i * 100);
+  expect_close(out.to_vector<float>(), ref);
+}
+
+TEST(TeHardening, TwoNestedVectorizedAxesUnderThreadsOnTheEmulator) {
+  const int n = 8, m = 16;
+  te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
+  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) - 0.5f; }, "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  auto [io, ii] = s[C].split(C.op().axis()[0], 2);
+  auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
+  s[C].reorder({io, jo, ii, ji});
+  s[C].bind(io, te::thread_axis("blockIdx.x"));
+  s[C].bind(jo, te::thread_axis("threadIdx.x"));
+  s[C].vectorize(ii);
+  s[C].vectorize(ji);
+  runtime::Module mod = build(s, {A, C}, "cuda -emulate", "f");
+  auto a = random_vec(n * m, 7);
+  auto out = runtime::NDArray::empty({n, m}, DataType::Float(32));
+  mod.get_function("f")(runtime::NDArray::from_vector(a, {n, m}), out);
+  std::vector<float> ref(n * m);
+  for (int i = 0; i < n * m; ++i) ref[i] = a[i] - 0.5f;
+  expect_close(out.to_vector<float>(), ref);
+}
+
 // ---- 4. shapes checked where the tensor is made -------------------------------------------------
 
 TEST(TeHardening, NegativePlaceholderDimensionNamesTensorAndDimension) {
