@@ -119,11 +119,16 @@ Stage& Stage::split(IterVar parent, Expr factor, IterVar* outer, IterVar* inner)
   if (inner) *inner = i;
   return *this;
 }
-std::vector<IterVar> Stage::tile(IterVar x, IterVar y, Expr xf, Expr yf) {
+TileAxes Stage::tile(IterVar x, IterVar y, Expr xf, Expr yf) {
   auto [xo, xi] = split(x, xf);
   auto [yo, yi] = split(y, yf);
   reorder({xo, yo, xi, yi});
   return {xo, yo, xi, yi};
+}
+
+const IterVar& TileAxes::operator[](size_t i) const {
+  MINITVM_USER_CHECK(i < 4) << "tile() returns 4 axes (xo, yo, xi, yi); index " << i << " is out of range";
+  return i == 0 ? xo : i == 1 ? yo : i == 2 ? xi : yi;
 }
 
 IterVar Stage::fuse(IterVar outer, IterVar inner) {

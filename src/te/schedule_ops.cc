@@ -250,7 +250,8 @@ class Lowerer {
             auto* p = n.as<ProducerLoadNode>();
             if (!p || p->op.get() != s->op.get()) return;
             for (size_t d = 0; d < p->indices.size(); ++d) {
-              IntervalSet is = eval_interval(substitute(p->indices[d], vm), leaf_dom);
+              IntervalSet is = clamp_to_domain(eval_interval(substitute(p->indices[d], vm), leaf_dom),
+                                               c->axis[d]->dom);
               region[d] = touched[d] ? interval_union(region[d], is) : is;
               touched[d] = true;
             }
@@ -269,12 +270,16 @@ class Lowerer {
     for (size_t i = 0; i < c->axis.size(); ++i) {
       const Range& full = c->axis[i]->dom;
       Range r = full;
-      if (touched[i] && region[i].is_bounded()) {
+      if (!s->is_output && touched[i] && region[i].is_bounded()) {
         Expr mn = simplify(region[i].min);
         Expr ext = simplify(region[i].max - region[i].min + 1);
         if (!as_const_int(ext)) {
+          // A symbolic extent bounded by a constant (e.g. min(64, n - bx*64)) is sized by that
+          // constant; one bounded only by its type (a symbolic shape `n`) stays symbolic.
           int64_t ub;
-          if (const_upper_bound(ext, all_ranges_, &ub)) ext = make_const(ext.dtype(), ub);
+          const int bits = ext.dtype().bits();
+          const int64_t type_max = bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
+          if (const_upper_bound(ext, all_ranges_, &ub) && ub < type_max) ext = make_const(ext.dtype(), ub);
         }
         r = Range(mn, ext);
       }
@@ -282,6 +287,18 @@ class Lowerer {
     }
     for (auto& iv : c->reduce_axis) dom_[iv.get()] = iv->dom;
     pass_down(s);
+  }
+
+  /** A consumer's read of a producer dimension, intersected with the producer's own domain where
+   *  that is provably tighter (TVM's PropBoundToInputs): the consumer's loops may overrun the tensor
+   *  (oversized or non-dividing split factors, guarded by `likely`), but the producer never needs to
+   *  compute or hold more than its shape. */
+  IntervalSet clamp_to_domain(IntervalSet is, const Range& dom) const {
+    Expr lo = dom.min();
+    Expr hi = simplify(dom.min() + dom.extent() - 1);
+    if (!is.min.defined() || can_prove(lo >= is.min, all_ranges_)) is.min = lo;
+    if (!is.max.defined() || can_prove(hi <= is.max, all_ranges_)) is.max = hi;
+    return is;
   }
 
   void pass_down(const StagePtr& s) {

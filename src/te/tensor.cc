@@ -94,33 +94,67 @@ Operation make_compute_op(std::string name, std::string tag, std::vector<IterVar
   return Operation(Ref<OperationNode>(n));
 }
 
-Tensor placeholder(std::vector<Expr> shape, DataType dtype, std::string name) {
-  for (auto& e : shape) MINITVM_USER_CHECK(e.defined() && e.dtype().is_integral()) << "placeholder " << name << ": shape must be integers";
+void Dim::set(int64_t v) {
+  if (v >= INT32_MIN && v <= INT32_MAX) expr_ = Expr(static_cast<int>(v));
+  else expr_ = Expr(v);
+}
+
+std::vector<Expr> Shape::checked(const char* what, const std::string& name) const {
+  std::vector<Expr> out;
+  for (size_t i = 0; i < dims_.size(); ++i) {
+    const Dim& d = dims_[i];
+    MINITVM_USER_CHECK(d.overflow().empty())
+        << what << " " << name << ": dimension " << i << " is " << d.overflow() << ", which does not fit int64";
+    const Expr& e = d.expr();
+    MINITVM_USER_CHECK(e.defined() && e.dtype().is_integral() && e.dtype().is_scalar())
+        << what << " " << name << ": dimension " << i << " is not an integer"
+        << (e.defined() ? " (" + e.dtype().str() + ")" : std::string());
+    if (const int64_t* c = as_const_int(e))
+      MINITVM_USER_CHECK(*c >= 0) << what << " " << name << ": dimension " << i << " is " << *c;
+    out.push_back(e);
+  }
+  return out;
+}
+
+Tensor placeholder(Shape shape, DataType dtype, std::string name) {
+  std::vector<Expr> dims = shape.checked("placeholder", name);
   auto* n = new PlaceholderOpNode();
   n->name = std::move(name);
-  n->shape = shape;
+  n->shape = std::move(dims);
   n->dtype = dtype;
   Operation op{Ref<OperationNode>(n)};
   return op.output(0);
 }
 
-static std::vector<IterVar> make_axes(const std::vector<Expr>& shape, size_t arity, const std::string& name) {
+/** The data-parallel axes of a compute: named `names[i]`, or as TVM names the variables of
+ *  `lambda *i:` (i0, i1, ...) when no names are given. */
+static std::vector<IterVar> make_axes(const Shape& shape, const std::string& name,
+                                      const std::vector<std::string>* names = nullptr) {
+  std::vector<Expr> dims = shape.checked("compute", name);
+  if (names) {
+    MINITVM_USER_CHECK(names->size() == dims.size())
+        << "compute " << name << ": " << names->size() << " axis names for a " << dims.size() << "-D shape";
+    for (size_t i = 0; i < names->size(); ++i) {
+      MINITVM_USER_CHECK(!(*names)[i].empty()) << "compute " << name << ": axis name " << i << " is empty";
+      for (size_t j = 0; j < i; ++j)
+        MINITVM_USER_CHECK((*names)[i] != (*names)[j])
+            << "compute " << name << ": axes " << j << " and " << i << " are both named '" << (*names)[i] << "'";
+    }
+  }
   std::vector<IterVar> axes;
-  for (size_t i = 0; i < shape.size(); ++i) {
-    MINITVM_USER_CHECK(shape[i].defined() && shape[i].dtype().is_integral())
-        << "compute " << name << ": shape dimension " << i << " is not an integer";
-    // Names as TVM gives the variables of `lambda *i:`; the lambda's own names are not visible in C++.
+  for (size_t i = 0; i < dims.size(); ++i) {
     std::string vn = "i" + std::to_string(i);
-    axes.push_back(IterVar(Range(make_const(shape[i].dtype(), int64_t{0}), shape[i]), Var(vn, shape[i].dtype()),
+    if (names) vn = (*names)[i];
+    axes.push_back(IterVar(Range(make_const(dims[i].dtype(), int64_t{0}), dims[i]), Var(vn, dims[i].dtype()),
                            IterVarType::DataPar));
   }
-  (void)arity;
   return axes;
 }
 
-std::vector<Tensor> compute_multi(std::vector<Expr> shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
-                                  std::string name, std::string tag) {
-  auto axes = make_axes(shape, shape.size(), name);
+static std::vector<Tensor> compute_impl(const Shape& shape,
+                                        const std::function<std::vector<Expr>(const std::vector<Var>&)>& f,
+                                        std::string name, std::string tag, const std::vector<std::string>* names) {
+  auto axes = make_axes(shape, name, names);
   std::vector<Var> vars;
   for (auto& a : axes) vars.push_back(a->var);
   std::vector<Expr> body = f(vars);
@@ -132,39 +166,53 @@ std::vector<Tensor> compute_multi(std::vector<Expr> shape, std::function<std::ve
   return out;
 }
 
-Tensor compute(std::vector<Expr> shape, FCompute f, std::string name, std::string tag) {
+std::vector<Tensor> compute_multi(Shape shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
+                                  std::string name, std::string tag) {
+  return compute_impl(shape, f, std::move(name), std::move(tag), nullptr);
+}
+
+Tensor compute(Shape shape, FCompute f, std::string name, std::string tag) {
   return compute_multi(std::move(shape), [&](const std::vector<Var>& v) { return std::vector<Expr>{f(v)}; },
                        std::move(name), std::move(tag))[0];
 }
 
-static void check_arity(const std::vector<Expr>& shape, size_t n, const std::string& name) {
+static void check_arity(const Shape& shape, size_t n, const std::string& name) {
   MINITVM_USER_CHECK(shape.size() == n) << "compute " << name << ": the lambda takes " << n
                                         << " index variables but the shape has " << shape.size() << " dimensions";
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var)> f, std::string name, std::string tag) {
+
+namespace detail {
+Tensor compute_named(Shape shape, FCompute f, int arity, std::string name, std::vector<std::string> axis_names,
+                     std::string tag) {
+  if (arity >= 0) check_arity(shape, static_cast<size_t>(arity), name);
+  return compute_impl(shape, [&](const std::vector<Var>& v) { return std::vector<Expr>{f(v)}; }, std::move(name),
+                      std::move(tag), &axis_names)[0];
+}
+}  // namespace detail
+
+Tensor compute(Shape shape, std::function<Expr(Var)> f, std::string name, std::string tag) {
   check_arity(shape, 1, name);
   return compute(std::move(shape), FCompute([&](const std::vector<Var>& v) { return f(v[0]); }), name, tag);
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var)> f, std::string name, std::string tag) {
+Tensor compute(Shape shape, std::function<Expr(Var, Var)> f, std::string name, std::string tag) {
   check_arity(shape, 2, name);
   return compute(std::move(shape), FCompute([&](const std::vector<Var>& v) { return f(v[0], v[1]); }), name, tag);
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var)> f, std::string name, std::string tag) {
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var)> f, std::string name, std::string tag) {
   check_arity(shape, 3, name);
   return compute(std::move(shape), FCompute([&](const std::vector<Var>& v) { return f(v[0], v[1], v[2]); }), name, tag);
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name, std::string tag) {
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name, std::string tag) {
   check_arity(shape, 4, name);
   return compute(std::move(shape), FCompute([&](const std::vector<Var>& v) { return f(v[0], v[1], v[2], v[3]); }),
                  name, tag);
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var)> f, std::string name,
-               std::string tag) {
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var, Var)> f, std::string name, std::string tag) {
   check_arity(shape, 5, name);
   return compute(std::move(shape),
                  FCompute([&](const std::vector<Var>& v) { return f(v[0], v[1], v[2], v[3], v[4]); }), name, tag);
 }
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f, std::string name,
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f, std::string name,
                std::string tag) {
   check_arity(shape, 6, name);
   return compute(std::move(shape),

@@ -237,6 +237,16 @@ class Vectorizer : public IRMutator {
   std::unordered_map<const VarNode*, Var> lets_;  ///< let variables bound to vector values
 };
 
+/** Whether a statement already holds vector expressions (an inner loop's vectorized code). */
+bool has_vector_code(const Stmt& s) {
+  bool found = false;
+  post_order_visit(s, [&](const Ref<Object>& x) {
+    if (found) return;
+    if (auto* e = dynamic_cast<const ExprNode*>(x.get())) found = e->dtype.is_vector();
+  });
+  return found;
+}
+
 class LoopVectorizer : public IRMutator {
  public:
   using IRMutator::mutate;
@@ -247,7 +257,9 @@ class LoopVectorizer : public IRMutator {
     auto* f = r.as<ForNode>();
     if (f->for_kind != ForKind::Vectorized) return r;
     const int64_t* ext = as_const_int(f->extent);
-    if (ext && *ext > 1 && *ext <= 64) {
+    // Lanes do not nest: when an inner loop was vectorized already, this loop stays serial (the
+    // inner vector code runs once per iteration), as TVM scalarizes a vectorized loop around one.
+    if (ext && *ext > 1 && *ext <= 64 && !has_vector_code(f->body)) {
       try {
         return Vectorizer(f->loop_var.get(), f->min, static_cast<int>(*ext)).mutate(f->body);
       } catch (const CannotVectorize&) {

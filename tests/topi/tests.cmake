@@ -10,7 +10,8 @@ minitvm_test(test_topi LABEL unit MODULES autotune SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_compute.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_cpu_schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_templates.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_conv2d_nchwc.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_conv2d_nchwc.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_layer_validation.cc)
 if(TARGET test_topi)
   target_sources(test_topi PRIVATE $<TARGET_OBJECTS:minitvm_topi_ops>)
 endif()

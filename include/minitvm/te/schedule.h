@@ -28,6 +28,15 @@ struct IterVarRelation {
   Expr factor, nparts;           ///< Split: one of them defined
 };
 
+/** The four axes of Stage::tile, in loop order; usable with structured bindings
+ *  (`auto [xo, yo, xi, yi] = s[C].tile(x, y, 8, 8);`) and by index (`t[0]` is xo). */
+struct TileAxes {
+  IterVar xo, yo, xi, yi;
+  const IterVar& operator[](size_t i) const;
+  static constexpr size_t size() { return 4; }
+  operator std::vector<IterVar>() const { return {xo, yo, xi, yi}; }
+};
+
 /** Per-IterVar annotations. */
 struct IterVarAttr {
   ir::ForKind for_kind = ir::ForKind::Serial;
@@ -74,7 +83,7 @@ class Stage {
   /** TVM's pointer style. */
   Stage& split(IterVar parent, Expr factor, IterVar* outer, IterVar* inner);
   /** tile(x, y, xf, yf) -> {xo, yo, xi, yi}, ordered xo, yo, xi, yi. */
-  std::vector<IterVar> tile(IterVar x, IterVar y, Expr x_factor, Expr y_factor);
+  TileAxes tile(IterVar x, IterVar y, Expr x_factor, Expr y_factor);
   /** Fuse two adjacent axes (outer must come right before inner). */
   IterVar fuse(IterVar outer, IterVar inner);
   IterVar fuse(const std::vector<IterVar>& axes);

@@ -8,9 +8,14 @@
  */
 #pragma once
 
+#include <concepts>
+#include <cstdint>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <type_traits>
+#include <utility>
 #include <vector>
 
 #include "minitvm/ir/expr.h"
@@ -125,24 +130,132 @@ Operation make_compute_op(std::string name, std::string tag, std::vector<IterVar
 
 // ---- user entry points -------------------------------------------------------------------------
 
-Tensor placeholder(std::vector<Expr> shape, DataType dtype = DataType::Float(32), std::string name = "placeholder");
+/** One dimension of a shape: an integer expression (Expr, Var, IterVar) or an integer of any C++
+ *  type (int, int64_t, size_t, ...), which becomes an int32 constant, or an int64 one when it does
+ *  not fit int32 (as TVM converts Python ints). `placeholder`/`compute` reject negative constants and
+ *  values beyond int64 with a CompileError naming the tensor and the dimension. */
+class Dim {
+ public:
+  Dim(Expr e) : expr_(std::move(e)) {}
+  Dim(const IterVar& iv) : expr_(iv->var) {}
+  template <std::integral T>
+    requires(!std::is_same_v<T, bool>)
+  Dim(T v) {
+    if constexpr (std::is_signed_v<T>) {
+      set(static_cast<int64_t>(v));
+    } else if (static_cast<uint64_t>(v) <= static_cast<uint64_t>(INT64_MAX)) {
+      set(static_cast<int64_t>(v));
+    } else {
+      overflow_ = std::to_string(static_cast<uint64_t>(v));
+    }
+  }
+  /** The dimension as an expression; undefined when the integer did not fit int64. */
+  const Expr& expr() const { return expr_; }
+  /** The decimal text of an integer too large for int64 (else empty). */
+  const std::string& overflow() const { return overflow_; }
+
+ private:
+  void set(int64_t v);
+  Expr expr_;
+  std::string overflow_;
+};
+
+/** A tensor shape: `{n, m}` with any mix of integers and integer expressions, a
+ *  std::vector<Expr>, or a std::vector of integers. */
+class Shape {
+ public:
+  Shape() = default;
+  Shape(std::initializer_list<Dim> dims) : dims_(dims) {}
+  Shape(const std::vector<Expr>& dims) : dims_(dims.begin(), dims.end()) {}
+  template <std::integral T>
+  Shape(const std::vector<T>& dims) : dims_(dims.begin(), dims.end()) {}
+  size_t size() const { return dims_.size(); }
+  const std::vector<Dim>& dims() const { return dims_; }
+  /** The dimensions as expressions, each checked (integer type, not a negative constant, fits
+   *  int64); `what` and `name` name the tensor in the CompileError ("placeholder A: dimension 0 is -4"). */
+  std::vector<Expr> checked(const char* what, const std::string& name) const;
+
+ private:
+  std::vector<Dim> dims_;
+};
+
+/** A variable (TVM's te.var), e.g. a symbolic shape dimension `te::var("n")`. */
+inline Var var(std::string name = "tindex", DataType dtype = DataType::Int(32)) { return Var(std::move(name), dtype); }
+
+Tensor placeholder(Shape shape, DataType dtype = DataType::Float(32), std::string name = "placeholder");
 
 using FCompute = std::function<Expr(const std::vector<Var>&)>;
 /** compute(shape, f(vector<Var>)) for any rank. */
-Tensor compute(std::vector<Expr> shape, FCompute f, std::string name = "compute", std::string tag = "");
+Tensor compute(Shape shape, FCompute f, std::string name = "compute", std::string tag = "");
 /** Multi-output compute (e.g. argmax pairs): every body shares the axes. */
-std::vector<Tensor> compute_multi(std::vector<Expr> shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
+std::vector<Tensor> compute_multi(Shape shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
                                   std::string name = "compute", std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var)> f, std::string name = "compute", std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var)> f, std::string name = "compute", std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var)> f, std::string name = "compute",
+Tensor compute(Shape shape, std::function<Expr(Var)> f, std::string name = "compute", std::string tag = "");
+Tensor compute(Shape shape, std::function<Expr(Var, Var)> f, std::string name = "compute", std::string tag = "");
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var)> f, std::string name = "compute",
                std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name = "compute",
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name = "compute",
                std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var)> f,
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var, Var)> f,
                std::string name = "compute", std::string tag = "");
-Tensor compute(std::vector<Expr> shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f,
+Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f,
                std::string name = "compute", std::string tag = "");
+
+namespace detail {
+/** compute with explicit axis names; `arity` is the lambda's number of index variables (-1: it
+ *  takes the vector). */
+Tensor compute_named(Shape shape, FCompute f, int arity, std::string name, std::vector<std::string> axis_names,
+                     std::string tag);
+template <typename F, size_t... I>
+FCompute spread(F&& f, std::index_sequence<I...>) {
+  return [f = std::forward<F>(f)](const std::vector<Var>& v) -> Expr { return f(v[I]...); };
+}
+template <typename F, size_t N = 1>
+constexpr int index_arity() {
+  if constexpr (N > 6) {
+    return 0;
+  } else {
+    constexpr bool ok = []<size_t... I>(std::index_sequence<I...>) {
+      return std::is_invocable_r_v<Expr, F, decltype((void)I, Var())...>;
+    }(std::make_index_sequence<N>());
+    if constexpr (ok) return static_cast<int>(N);
+    else return index_arity<F, N + 1>();
+  }
+}
+template <typename F>
+Tensor compute_with_names(Shape shape, F&& f, std::string name, std::vector<std::string> axis_names, std::string tag) {
+  using D = std::decay_t<F>;
+  if constexpr (std::is_invocable_r_v<Expr, D, const std::vector<Var>&>) {
+    return compute_named(std::move(shape), FCompute(std::forward<F>(f)), -1, std::move(name), std::move(axis_names),
+                         std::move(tag));
+  } else {
+    constexpr int n = index_arity<D>();
+    static_assert(n > 0, "te::compute: the function must take 1 to 6 Var indices (or a const std::vector<Var>&) "
+                         "and return an Expr");
+    return compute_named(std::move(shape), spread(std::forward<F>(f), std::make_index_sequence<n>()), n,
+                         std::move(name), std::move(axis_names), std::move(tag));
+  }
+}
+}  // namespace detail
+
+/** compute with named axes, as TVM names them after the lambda's parameters:
+ *
+ *   te::compute({N, K, H, W}, [&](Var n, Var k, Var y, Var x) { ... }, "C", {"n", "k", "y", "x"});
+ *
+ * The axes (and so the loops, the lowered IR and error messages) are called `n, k, y, x` instead of
+ * `i0 ... i3`. One name per dimension, non-empty and distinct. */
+template <typename F>
+Tensor compute(Shape shape, F&& f, std::string name, std::initializer_list<std::string> axis_names,
+               std::string tag = "") {
+  return detail::compute_with_names(std::move(shape), std::forward<F>(f), std::move(name),
+                                    std::vector<std::string>(axis_names), std::move(tag));
+}
+template <typename F>
+Tensor compute(Shape shape, F&& f, std::string name, const std::vector<std::string>& axis_names,
+               std::string tag = "") {
+  return detail::compute_with_names(std::move(shape), std::forward<F>(f), std::move(name), axis_names,
+                                    std::move(tag));
+}
 
 /** A reduction axis over `dom` ({begin, end} or Range(min, extent)). */
 IterVar reduce_axis(Range dom, std::string name = "rv");

@@ -66,6 +66,12 @@ llvm::Type* CodeGenLLVM::storage_type(DataType t) {
 }
 
 llvm::Value* CodeGenLLVM::const_int(DataType t, int64_t v) {
+  // A constant outside its type would be truncated silently (e.g. a buffer size folded in int32).
+  if (t.element_of().is_int() && t.bits() < 64) {
+    const int64_t hi = (int64_t{1} << (t.bits() - 1)) - 1;
+    MINITVM_USER_CHECK(v >= -hi - 1 && v <= hi) << "LLVM codegen: function '" << func_name_ << "': integer constant "
+                                                << v << " does not fit " << t.element_of();
+  }
   return llvm::ConstantInt::get(llvm_type(t), static_cast<uint64_t>(v), /*isSigned=*/true);
 }
 
@@ -211,6 +217,17 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
   DataType elem = op->dtype.element_of();
   llvm::Type* st = storage_type(elem);
   const int64_t count = op->constant_size();
+  // Sizes are int32 (as TVM's): a larger buffer cannot be indexed and its size would wrap.
+  for (const Expr& e : op->extents) {
+    if (const int64_t* c = as_const_int(e)) {
+      MINITVM_USER_CHECK(*c >= 0 && *c <= INT32_MAX) << "LLVM codegen: function '" << func_name_ << "': buffer '"
+                                                     << op->buffer_var->name_hint << "' has " << *c
+                                                     << " elements, more than int32 can index";
+    }
+  }
+  MINITVM_USER_CHECK(count <= INT32_MAX) << "LLVM codegen: function '" << func_name_ << "': buffer '"
+                                         << op->buffer_var->name_hint << "' has " << count
+                                         << " elements, more than int32 can index";
   const int64_t elem_bytes = std::max(1, elem.bytes()) * op->dtype.lanes();
   if (count >= 0 && count * elem_bytes <= kMaxStackAllocBytes) {
     llvm::Value* a = entry_alloca(st, static_cast<uint64_t>(std::max<int64_t>(count, 1) * op->dtype.lanes()), kAllocAlign);
