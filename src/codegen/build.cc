@@ -1,32 +1,12 @@
 // build(): lower + target dispatch.
 #include "minitvm/codegen/build.h"
 
-#include <sstream>
-
 #include "minitvm/codegen/codegen_llvm.h"
 #include "minitvm/ir/functor.h"
 
 namespace minitvm {
 
 namespace {
-struct TargetSpec {
-  std::string kind;
-  std::vector<std::string> options;
-  bool has(const std::string& o) const {
-    for (auto& x : options)
-      if (x == o) return true;
-    return false;
-  }
-};
-TargetSpec parse(const std::string& target) {
-  std::istringstream is(target);
-  TargetSpec t;
-  is >> t.kind;
-  std::string o;
-  while (is >> o) t.options.push_back(o);
-  MINITVM_USER_CHECK(!t.kind.empty()) << "build: empty target string";
-  return t;
-}
 /** The CPU backend has no thread axes: a schedule that binds one is meant for a GPU target. */
 void check_no_thread_binding(const std::vector<ir::PrimFunc>& funcs, const std::string& target) {
   for (const auto& f : funcs) {
@@ -43,17 +23,20 @@ void check_no_thread_binding(const std::vector<ir::PrimFunc>& funcs, const std::
 }
 }  // namespace
 
-runtime::Module build_cuda_target(const std::vector<ir::PrimFunc>& funcs, bool emulate);
+runtime::Module build_cuda_target(const std::vector<ir::PrimFunc>& funcs, const Target& target);
 
 runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const std::string& target) {
-  TargetSpec t = parse(target);
-  if (t.kind == "llvm" || t.kind == "cpu" || t.kind == "c") {
-    check_no_thread_binding(funcs, target);
-    return codegen::build_llvm(funcs);
+  MINITVM_USER_CHECK(target.find_first_not_of(" \t\n") != std::string::npos) << "build: empty target string";
+  return build(funcs, parse_target(target));
+}
+
+runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const Target& target) {
+  check_build_target(target);
+  if (target.is_llvm()) {
+    check_no_thread_binding(funcs, target.str());
+    return codegen::build_llvm(funcs, target);
   }
-  if (t.kind == "cuda" || t.kind == "nvptx") return build_cuda_target(funcs, t.has("-emulate"));
-  MINITVM_USER_ERROR << "build: unknown target '" << target << "' (expected llvm, cuda or \"cuda -emulate\")";
-  return {};
+  return build_cuda_target(funcs, target);
 }
 
 runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& target,

@@ -3,9 +3,7 @@
 #include "minitvm/codegen/codegen_cuda.h"
 
 namespace minitvm {
-runtime::Module build_cuda_target(const std::vector<ir::PrimFunc>& funcs, bool emulate) {
-  codegen::CudaBuildOptions o;
-  o.emulate = emulate;
-  return codegen::build_cuda_module(funcs, o);
+runtime::Module build_cuda_target(const std::vector<ir::PrimFunc>& funcs, const Target& target) {
+  return codegen::build_cuda_module(funcs, codegen::CudaBuildOptions::from_target(target));
 }
 }  // namespace minitvm

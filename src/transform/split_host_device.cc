@@ -61,11 +61,18 @@ int thread_slot(const std::string& tag) {
 /** Undefined variables of a kernel region in order of first use, and its thread axes. */
 class KernelScanner : public IRVisitor {
  public:
+  KernelScanner(std::string kernel, std::string stage) : kernel_(std::move(kernel)) { stages_.push_back(std::move(stage)); }
   std::vector<Var> uses;
   std::vector<IterVar> thread_axes;
   std::vector<int64_t> axis_extents;
 
  protected:
+  void visit(const ProducerConsumerNode* op) override {
+    if (!op->is_producer || !op->op.defined()) return IRVisitor::visit(op);
+    stages_.push_back(op->op->name);
+    IRVisitor::visit(op);
+    stages_.pop_back();
+  }
   void visit(const VarNode* op) override {
     if (defined_.count(op) || used_.count(op)) return;
     used_.insert(op);
@@ -76,12 +83,22 @@ class KernelScanner : public IRVisitor {
       auto* iv = op->node.as<IterVarNode>();
       MINITVM_ICHECK(iv) << "thread_extent attribute without an IterVar";
       visit_expr(op->value);
+      const int64_t* c = as_const_int(op->value);
+      MINITVM_USER_CHECK(c) << "the extent of thread axis '" << iv->thread_tag
+                            << "' must be a constant for CUDA code generation, got " << op->value;
+      // One kernel has one launch shape: every binding of a tag in it must agree (TVM rejects
+      // this too), else the kernel is launched with one of the extents and the other stage's
+      // threads beyond it never run (or run out of range).
+      auto prev = binding_.find(iv->thread_tag);
+      MINITVM_USER_CHECK(prev == binding_.end() || prev->second.first == *c)
+          << "kernel " << kernel_ << ": thread tag " << iv->thread_tag << " is bound with extent "
+          << prev->second.first << " in stage '" << prev->second.second << "' and with extent " << *c
+          << " in stage '" << stages_.back()
+          << "'; all stages of one kernel must bind a thread tag with the same extent";
+      if (prev == binding_.end()) binding_[iv->thread_tag] = {*c, stages_.back()};
       if (!defined_.count(iv->var.get())) {
         defined_.insert(iv->var.get());
         thread_axes.push_back(IterVar(Ref<IterVarNode>(iv)));
-        const int64_t* c = as_const_int(op->value);
-        MINITVM_USER_CHECK(c) << "the extent of thread axis '" << iv->thread_tag
-                              << "' must be a constant for CUDA code generation, got " << op->value;
         axis_extents.push_back(*c);
       }
       visit_stmt(op->body);
@@ -114,6 +131,9 @@ class KernelScanner : public IRVisitor {
 
  private:
   std::unordered_set<const VarNode*> defined_, used_;
+  std::string kernel_;
+  std::vector<std::string> stages_;
+  std::unordered_map<std::string, std::pair<int64_t, std::string>> binding_;  // tag -> extent, stage
 };
 
 class HostDeviceSplitter : public IRMutator {
@@ -142,6 +162,42 @@ class HostDeviceSplitter : public IRMutator {
   Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
     if (op->attr_kind != AttrKind::ThreadExtent) return IRMutator::visit(op, self);
     return make_kernel(self);
+  }
+
+  Stmt visit(const ProducerConsumerNode* op, const Stmt& self) override {
+    if (!op->is_producer || !op->op.defined()) return IRMutator::visit(op, self);
+    stages_.push_back(op->op->name);
+    Stmt r = IRMutator::visit(op, self);
+    stages_.pop_back();
+    return r;
+  }
+
+  // Statements outside every kernel never run: the CUDA build only launches kernels, so a store,
+  // a loop or a condition left on the host would be dropped without a word (TVM: "Did you forget
+  // to bind?").
+  std::string stage_hint() const {
+    return stages_.empty() ? std::string() : " (stage '" + stages_.back() + "')";
+  }
+  Stmt visit(const StoreNode* op, const Stmt& self) override {
+    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": the store to '" << op->buffer_var.name()
+                       << "' is outside every kernel: no enclosing axis is bound to blockIdx/threadIdx, and a CUDA "
+                       << "target runs only kernels. Did you forget to bind an axis of "
+                       << (stages_.empty() ? "'" + op->buffer_var.name() + "'" : "stage '" + stages_.back() + "'")
+                       << " to a thread (s[T].bind(axis, te::thread_axis(\"blockIdx.x\")))?";
+    return self;
+  }
+  Stmt visit(const ForNode* op, const Stmt& self) override {
+    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": loop '" << op->loop_var.name()
+                       << "' is outside every kernel: no enclosing axis is bound to blockIdx/threadIdx, and a CUDA "
+                       << "target runs only kernels (host loops are not executed). Did you forget to bind it (or an "
+                       << "outer axis) to blockIdx/threadIdx?";
+    return self;
+  }
+  Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
+    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": the condition " << op->condition
+                       << " is outside every kernel, and a CUDA target runs only kernels (it would launch them "
+                       << "unconditionally). Bind the axes it depends on to blockIdx/threadIdx";
+    return self;
   }
 
   // Only allocations outside every kernel get here (kernel regions are not traversed by the
@@ -183,7 +239,7 @@ class HostDeviceSplitter : public IRMutator {
     for (char& c : name)
       if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
     if (name[0] >= '0' && name[0] <= '9') name = "_" + name;
-    KernelScanner scan;
+    KernelScanner scan(name, stages_.empty() ? func_.name() : stages_.back());
     scan.visit_stmt(region);
 
     std::vector<Var> params;
@@ -243,6 +299,7 @@ class HostDeviceSplitter : public IRMutator {
   std::unordered_map<const VarNode*, int> param_index_;
   std::unordered_map<const VarNode*, Buffer> buffer_of_;
   std::unordered_map<const VarNode*, StorageScope> misplaced_;
+  std::vector<std::string> stages_;
 };
 
 }  // namespace

@@ -3,6 +3,9 @@
  *
  * Targets: "llvm" (CPU, LLVM ORC JIT), "cuda" (CUDA C via NVRTC, run through the driver),
  * "cuda -emulate" (the same CUDA C run by the CPU emulator; functions take CPU NDArrays).
+ * The string is parsed once into a Target (support/target.h) and checked by check_build_target:
+ * `cuda -arch=sm_80` compiles for sm_80 (NVRTC, ptxas, the saved module), `llvm -mcpu=X -mattr=+f`
+ * drive the JIT; unknown options and invalid values are CompileErrors naming them.
  */
 #pragma once
 
@@ -10,6 +13,7 @@
 #include <vector>
 
 #include "minitvm/runtime/module.h"
+#include "minitvm/support/target.h"
 #include "minitvm/te/schedule.h"
 #include "minitvm/transform/lower.h"
 
@@ -20,5 +24,7 @@ runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args, con
 
 /** Compile already-lowered functions for a target. */
 runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const std::string& target);
+/** As above for a parsed target. */
+runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const Target& target);
 
 }  // namespace minitvm

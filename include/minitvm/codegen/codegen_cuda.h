@@ -44,6 +44,7 @@
 
 #include "minitvm/codegen/codegen_c.h"
 #include "minitvm/runtime/module.h"
+#include "minitvm/support/target.h"
 
 namespace minitvm::codegen {
 
@@ -90,9 +91,17 @@ struct CudaBuildOptions {
   std::string arch;
   /** `-emulate`: the module runs the kernels on the CPU emulator instead of a GPU. */
   bool emulate = false;
+  /** `-checked` (with -emulate): the emulator reports output elements no kernel wrote. */
+  bool checked = false;
   /** Print `__restrict__` on pointer parameters (TVM's restricted_func, default true). */
   bool restricted = true;
-  /** Parse a target string such as "cuda", "cuda -emulate", "cuda -arch=sm_80". */
+  /** Without `emulate`: assemble the PTX with `ptxas -v` (when ptxas is installed) and check its
+   *  registers and shared memory against each launch's limits. */
+  bool ptxas_check = true;
+  /** From a parsed CUDA target (CompileError for a target that is not cuda/nvptx). */
+  static CudaBuildOptions from_target(const Target& target);
+  /** Parse a target string such as "cuda", "cuda -emulate", "cuda -arch=sm_80" (parse_target +
+   *  check_build_target). */
   static CudaBuildOptions from_target(const std::string& target);
 };
 
@@ -107,7 +116,9 @@ struct CudaBuildResult {
 /**
  * Device build of one lowered function: thread_sync(shared), split_host_device, CodeGenCUDA.
  * Throws CompileError for IR the backend cannot express (non-constant launch extents, dynamic
- * allocations, unsupported types).
+ * allocations, unsupported types) and for kernels over CUDA's launch limits (threads per block
+ * 1024, block dimensions 1024/1024/64, grid 2^31-1/65535/65535, static shared memory 48 KiB per
+ * block), naming the kernel, the resource, the amount and the limit.
  */
 CudaBuildResult build_cuda(const ir::PrimFunc& lowered, const CudaBuildOptions& options = {});
 

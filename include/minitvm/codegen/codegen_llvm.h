@@ -45,6 +45,7 @@
 
 #include "minitvm/ir/stmt.h"
 #include "minitvm/runtime/module.h"
+#include "minitvm/support/target.h"
 
 namespace minitvm::codegen {
 
@@ -64,6 +65,11 @@ std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs);
  * unoptimised LLVM IR. Throws CompileError for IR the generator does not support.
  */
 runtime::Module build_llvm(const std::vector<ir::PrimFunc>& funcs);
+
+/** As above for a parsed "llvm" target: `-mcpu` / `-mattr` become the functions' target-cpu and
+ *  target-features (what the JIT compiles for); a CPU or feature this host lacks is a CompileError
+ *  naming it, since the code runs here. */
+runtime::Module build_llvm(const std::vector<ir::PrimFunc>& funcs, const Target& target);
 
 /** As above with explicit signatures (one per function, same order and names as `funcs`). */
 runtime::Module build_llvm(const std::vector<ir::PrimFunc>& funcs,

@@ -122,13 +122,36 @@ void launch(const CompiledKernels& compiled, const std::string& kernel, Dim3 gri
 
 }  // namespace emulator
 
+/** Options of an emulator module. */
+struct EmulatorModuleOptions {
+  /**
+   * Checked mode (`cuda -emulate -checked`, or MINITVM_EMULATOR_CHECKED=1 for every emulator
+   * module): before a call, each output buffer is filled with 0xff bytes (as temporaries always
+   * are); after the launches, an element still holding that pattern is re-checked by running the
+   * call again with 0x00 bytes (buffers updated in place restored first), and an element that kept
+   * the poison both times is reported as EmulatorError naming the function, the buffer, the number
+   * of unwritten elements and the first unwritten index.
+   */
+  bool checked = false;
+  /** Per function (parallel to `functions`): signature arguments the kernels write before reading
+   *  (outputs; build() fills this in). Only these are poisoned and checked. */
+  std::vector<std::vector<int>> outputs;
+  /** Per function: signature arguments read and later written (saved and restored for the rerun). */
+  std::vector<std::vector<int>> updated;
+};
+
 /**
  * A runtime module (type key "cuda-emulator") whose functions take CPU NDArrays and scalars per
  * `functions[i].signature` and run `functions[i].launches` in order on the emulator.
  * `get_source("")`/`get_source("cuda")` return the CUDA source; `get_source("emulator")` the
  * rewritten host source. Compiles the source eagerly (throws EmulatorError if it does not compile).
+ * The compiled object is unloaded when the last module (or function) using it is destroyed.
  */
 runtime::Module make_cuda_emulator_module(std::string cuda_source,
-                                          std::vector<runtime::CudaFunctionInfo> functions);
+                                          std::vector<runtime::CudaFunctionInfo> functions,
+                                          const EmulatorModuleOptions& options = {});
+
+/** Number of compiled emulator objects currently loaded in this process (tests). */
+int64_t emulator_loaded_objects();
 
 }  // namespace minitvm::codegen

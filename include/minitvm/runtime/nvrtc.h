@@ -69,7 +69,15 @@ class NvrtcError : public CompileError {
 bool nvrtc_available();
 /** "13.0" for the loaded NVRTC; throws RuntimeError when NVRTC is not available. */
 std::string nvrtc_version();
-/** Compile CUDA C to PTX; see the file comment. RuntimeError when NVRTC is missing. */
+/** The architectures the loaded NVRTC compiles for (nvrtcGetSupportedArchs), as "sm_75", ...;
+ *  RuntimeError when NVRTC is not available. */
+std::vector<std::string> nvrtc_supported_archs();
+/** CompileError unless `arch` is sm_XY with XY in nvrtc_supported_archs() (an 'a'/'f' suffix is
+ *  allowed on a supported XY); the message names the value, `what` (e.g. "target 'cuda
+ *  -arch=sm_999'") and the supported list. Without NVRTC only the sm_XY form is checked. */
+void check_nvrtc_arch(const std::string& arch, const std::string& what);
+/** Compile CUDA C to PTX; see the file comment. RuntimeError when NVRTC is missing; CompileError
+ *  for an `arch` check_nvrtc_arch rejects. */
 NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& options = {});
 /** Drop the in-memory cache (tests). */
 void nvrtc_clear_memory_cache();

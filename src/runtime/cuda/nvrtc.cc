@@ -10,6 +10,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "minitvm/support/target.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_paths.h"
 
@@ -219,13 +220,36 @@ void nvrtc_clear_memory_cache() {
   g_cache.clear();
 }
 
+std::vector<std::string> nvrtc_supported_archs() {
+  const NvrtcApi& api = nvrtc();
+  std::vector<std::string> out;
+  int n = 0;
+  if (api.GetNumSupportedArchs(&n) != NVRTC_SUCCESS || n <= 0) return out;
+  std::vector<int> archs(static_cast<size_t>(n));
+  if (api.GetSupportedArchs(archs.data()) != NVRTC_SUCCESS) return out;
+  for (int a : archs) out.push_back("sm_" + std::to_string(a));
+  return out;
+}
+
+void check_nvrtc_arch(const std::string& arch, const std::string& what) {
+  MINITVM_USER_CHECK(is_cuda_arch_syntax(arch))
+      << what << ": invalid CUDA architecture '" << arch << "' (expected sm_XY, e.g. sm_80)";
+  if (!nvrtc_available()) return;
+  std::vector<std::string> archs = nvrtc_supported_archs();
+  if (archs.empty()) return;  // this NVRTC cannot tell; it will say itself
+  std::string base = arch;
+  if (base.back() == 'a' || base.back() == 'f') base.pop_back();
+  if (std::find(archs.begin(), archs.end(), base) != archs.end()) return;
+  MINITVM_USER_ERROR << what << ": architecture '" << arch << "' is not supported by NVRTC " << nvrtc_version()
+                     << " (supported: " << join(archs, ", ") << ")";
+}
+
 NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
   const NvrtcApi& api = nvrtc();
   std::string arch = opts.arch;
   if (arch.empty()) arch = device_arch(api);
   if (arch.empty()) arch = "sm_90";
-  MINITVM_USER_CHECK(arch.rfind("sm_", 0) == 0 && arch.size() > 3)
-      << "nvrtc_compile: architecture must look like sm_90, got '" << arch << "'";
+  check_nvrtc_arch(arch, "nvrtc_compile");
 
   std::vector<std::string> options = {"--gpu-architecture=compute_" + arch.substr(3)};
   std::string include = find_cuda_include_dir();

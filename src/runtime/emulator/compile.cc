@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -21,6 +22,10 @@
 extern char** environ;
 
 namespace minitvm::codegen::emulator {
+
+/** Compiled objects currently loaded (dlopen'ed and not yet closed). */
+static std::atomic<int64_t> g_loaded_objects{0};
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -238,6 +243,7 @@ std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string
     const char* err = dlerror();
     throw EmulatorError(std::string("CUDA emulator: cannot load the compiled kernels: ") + (err ? err : "?"));
   }
+  g_loaded_objects.fetch_add(1);
   auto* ver = static_cast<const int*>(dlsym(ck->handle, "__emu_abi_version"));
   ck->rt = static_cast<detail::Rt*>(dlsym(ck->handle, "__emu_rt"));
   if (!ver || *ver != detail::kAbiVersion || !ck->rt)
@@ -256,15 +262,21 @@ std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string
 }  // namespace
 
 CompiledKernels::~CompiledKernels() {
-  if (handle) dlclose(handle);
+  if (handle) {
+    dlclose(handle);
+    g_loaded_objects.fetch_sub(1);
+  }
 }
 
 const std::vector<KernelInfo>& kernels(const CompiledKernels& c) { return c.rewritten.kernels; }
 const std::string& source(const CompiledKernels& c) { return c.source; }
 
 std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
+  // The cache does not own the objects: each one is unloaded (dlclose) when the last module using
+  // it dies, and a later compile of the same source builds it again (or copies it from the disk
+  // cache). Expired entries are dropped whenever their key is looked up or stored again.
   static std::mutex mu;
-  static std::map<uint64_t, std::vector<std::shared_ptr<CompiledKernels>>> cache;
+  static std::map<uint64_t, std::vector<std::weak_ptr<CompiledKernels>>> cache;
   RewrittenSource rw = rewrite_cuda_source(cuda_source);
   if (rw.kernels.empty()) throw EmulatorError("CUDA emulator: the source defines no __global__ function");
   const std::string text = "#line 1 \"kernel.cu\"\n" + rw.text + make_stubs(rw);
@@ -274,8 +286,11 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   const uint64_t key = fnv1a(key_text);
   {
     std::lock_guard<std::mutex> lock(mu);
-    for (const auto& c : cache[key])
-      if (c->source == cuda_source) return c;
+    auto it = cache.find(key);
+    if (it != cache.end()) {
+      for (const auto& w : it->second)
+        if (auto c = w.lock(); c && c->source == cuda_source) return c;
+    }
   }
   char hex[32];
   std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(key));
@@ -310,8 +325,21 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
     ck = load(so, cuda_source, std::move(rw));
   }
   std::lock_guard<std::mutex> lock(mu);
-  cache[key].push_back(ck);
+  auto& entries = cache[key];
+  std::erase_if(entries, [](const std::weak_ptr<CompiledKernels>& w) { return w.expired(); });
+  for (const auto& w : entries)  // another thread compiled the same source meanwhile: share its object
+    if (auto c = w.lock(); c && c->source == cuda_source) return c;
+  entries.push_back(ck);
+  // Keys whose objects all died (one per distinct source ever compiled) are swept now and then.
+  if (cache.size() > 256) std::erase_if(cache, [](const auto& kv) {
+      for (const auto& w : kv.second) if (!w.expired()) return false;
+      return true;
+    });
   return ck;
 }
 
 }  // namespace minitvm::codegen::emulator
+
+namespace minitvm::codegen {
+int64_t emulator_loaded_objects() { return emulator::g_loaded_objects.load(); }
+}  // namespace minitvm::codegen

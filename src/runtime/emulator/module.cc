@@ -1,6 +1,8 @@
 // The "cuda-emulator" runtime module: functions taking CPU NDArrays that run a CUDA host
 // function's kernel launches on the emulator.
 #include <algorithm>
+#include <cstdlib>
+#include <cstring>
 
 #include "minitvm/codegen/cuda_emulator.h"
 #include "runtime/emulator/abi.h"
@@ -8,10 +10,78 @@
 namespace minitvm::codegen {
 namespace {
 
+/** Checked mode (see EmulatorModuleOptions::checked): poison the outputs, run, find what kept the
+ *  poison; confirm with a second poison so that a kernel writing the first pattern is not blamed. */
+template <class Run>
+void checked_call(const Run& run, const runtime::CudaFunctionInfo& info, const std::vector<int>& outputs,
+                  const std::vector<int>& updated, const std::vector<runtime::ArgValue>& args) {
+  auto nd = [&](int a) -> const runtime::NDArray& { return std::get<runtime::NDArray>(args[static_cast<size_t>(a)]); };
+  std::vector<std::vector<unsigned char>> saved;
+  for (int a : updated) {
+    const auto* p = static_cast<const unsigned char*>(nd(a).data());
+    saved.emplace_back(p, p + nd(a).nbytes());
+  }
+  auto poison = [&](unsigned char byte) {
+    for (int a : outputs) std::memset(nd(a).data(), byte, static_cast<size_t>(nd(a).nbytes()));
+  };
+  // Elements of output `o` whose bytes all equal `byte`.
+  auto still = [&](int a, unsigned char byte, std::vector<char>& mark, bool refine) {
+    const auto* p = static_cast<const unsigned char*>(nd(a).data());
+    const int64_t eb = std::max(1, info.signature.args[static_cast<size_t>(a)].dtype.bytes());
+    const int64_t n = nd(a).nbytes() / eb;
+    if (!refine) mark.assign(static_cast<size_t>(n), 0);
+    int64_t count = 0;
+    for (int64_t e = 0; e < n; ++e) {
+      if (refine && !mark[static_cast<size_t>(e)]) continue;
+      bool all = true;
+      for (int64_t b = 0; b < eb && all; ++b) all = p[e * eb + b] == byte;
+      mark[static_cast<size_t>(e)] = all;
+      count += all;
+    }
+    return count;
+  };
+  poison(0xff);
+  run(args);
+  std::vector<std::vector<char>> marks(outputs.size());
+  bool suspicious = false;
+  for (size_t i = 0; i < outputs.size(); ++i) suspicious |= still(outputs[i], 0xff, marks[i], false) > 0;
+  if (!suspicious) return;
+  for (size_t i = 0; i < updated.size(); ++i) std::memcpy(nd(updated[i]).data(), saved[i].data(), saved[i].size());
+  poison(0x00);
+  run(args);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    const int64_t count = still(outputs[i], 0x00, marks[i], true);
+    if (count == 0) continue;
+    const int64_t first = std::find(marks[i].begin(), marks[i].end(), 1) - marks[i].begin();
+    const auto& spec = info.signature.args[static_cast<size_t>(outputs[i])];
+    std::string kernels;
+    for (const auto& l : info.launches) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
+    std::string shape;
+    for (int64_t d : spec.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
+    throw emulator::EmulatorError("CUDA emulator (checked): function " + info.signature.name + ": output '" +
+                                  spec.name + "' [" + shape + "]: " + std::to_string(count) + " of " +
+                                  std::to_string(marks[i].size()) +
+                                  " elements were never written by its kernels (" + kernels +
+                                  "); first unwritten element: flat index " + std::to_string(first));
+  }
+}
+
 class CudaEmulatorModuleNode : public runtime::ModuleNode {
  public:
-  CudaEmulatorModuleNode(std::string source, std::vector<runtime::CudaFunctionInfo> functions)
-      : functions_(std::move(functions)) {
+  CudaEmulatorModuleNode(std::string source, std::vector<runtime::CudaFunctionInfo> functions,
+                         const EmulatorModuleOptions& options)
+      : functions_(std::move(functions)), options_(options) {
+    if (const char* env = std::getenv("MINITVM_EMULATOR_CHECKED"); env && *env && std::string(env) != "0")
+      options_.checked = true;
+    options_.outputs.resize(functions_.size());
+    options_.updated.resize(functions_.size());
+    for (size_t i = 0; i < functions_.size(); ++i)
+      for (const auto* list : {&options_.outputs[i], &options_.updated[i]})
+        for (int a : *list)
+          MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < functions_[i].signature.args.size() &&
+                                functions_[i].signature.args[a].kind == runtime::ArgSpec::Kind::Buffer)
+              << "cuda-emulator module: " << functions_[i].signature.name << ": output index " << a
+              << " is not a buffer argument";
     compiled_ = emulator::compile(source);
     for (const auto& f : functions_) {
       for (const auto& l : f.launches) {
@@ -41,12 +111,12 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
   std::string type_key() const override { return "cuda-emulator"; }
 
   runtime::PackedFunc get_function(const std::string& name) override {
-    for (const auto& f : functions_) {
+    for (size_t fi = 0; fi < functions_.size(); ++fi) {
+      const auto& f = functions_[fi];
       if (f.signature.name != name) continue;
       std::shared_ptr<const emulator::CompiledKernels> compiled = compiled_;
       const runtime::CudaFunctionInfo info = f;
-      auto body = [compiled, info](const std::vector<runtime::ArgValue>& args) {
-        runtime::check_arguments(info.signature, args, Device::cpu());
+      auto run = [compiled, info](const std::vector<runtime::ArgValue>& args) {
         // Temporaries live for this call only. They start filled with 0xff bytes (NaN for floats,
         // -1 for integers) so that a kernel reading what no kernel wrote shows up in the results.
         std::vector<std::vector<unsigned char>> temps;
@@ -75,6 +145,18 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
           emulator::launch(*compiled, l.kernel, l.grid, l.block, kargs, opt);
         }
       };
+      if (!options_.checked || options_.outputs[fi].empty()) {
+        auto body = [run, info](const std::vector<runtime::ArgValue>& args) {
+          runtime::check_arguments(info.signature, args, Device::cpu());
+          run(args);
+        };
+        return runtime::PackedFunc(body, f.signature);
+      }
+      auto body = [run, info, outputs = options_.outputs[fi], updated = options_.updated[fi]](
+                      const std::vector<runtime::ArgValue>& args) {
+        runtime::check_arguments(info.signature, args, Device::cpu());
+        checked_call(run, info, outputs, updated, args);
+      };
       return runtime::PackedFunc(body, f.signature);
     }
     return {};
@@ -94,14 +176,17 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
 
  private:
   std::vector<runtime::CudaFunctionInfo> functions_;
+  EmulatorModuleOptions options_;
   std::shared_ptr<const emulator::CompiledKernels> compiled_;
 };
 
 }  // namespace
 
 runtime::Module make_cuda_emulator_module(std::string cuda_source,
-                                          std::vector<runtime::CudaFunctionInfo> functions) {
-  return runtime::Module(std::make_shared<CudaEmulatorModuleNode>(std::move(cuda_source), std::move(functions)));
+                                          std::vector<runtime::CudaFunctionInfo> functions,
+                                          const EmulatorModuleOptions& options) {
+  return runtime::Module(
+      std::make_shared<CudaEmulatorModuleNode>(std::move(cuda_source), std::move(functions), options));
 }
 
 }  // namespace minitvm::codegen
