@@ -6,7 +6,9 @@
 // the x87 control word; the signal mask is never touched, so no system call per switch). glibc's
 // swapcontext saves and restores the signal mask with a system call on every switch, which made
 // it ~80% of the emulator's time on barrier-heavy kernels; it remains the fallback on other
-// architectures and under sanitizers (which need to be told about stack switches).
+// architectures and under ThreadSanitizer. Under AddressSanitizer every switch is announced with
+// __sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber, so that ASan checks the right
+// stack (its swapcontext interceptor only warns that it does not fully support it).
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -18,9 +20,25 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <sstream>
 
 #include "runtime/emulator/abi.h"
+
+#if defined(__SANITIZE_ADDRESS__)
+#define MINITVM_EMU_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MINITVM_EMU_ASAN 1
+#endif
+#endif
+#ifndef MINITVM_EMU_ASAN
+#define MINITVM_EMU_ASAN 0
+#endif
+#if MINITVM_EMU_ASAN
+#include <sanitizer/asan_interface.h>
+#include <sanitizer/common_interface_defs.h>
+#endif
 
 namespace minitvm::codegen::emulator {
 namespace {
@@ -34,6 +52,13 @@ constexpr int64_t kMaxStaticShared = 48 * 1024;
 constexpr int64_t kMaxShared = 227 * 1024;
 constexpr unsigned char kSharedPoison = 0xff;  // float NaN, integer -1
 
+constexpr std::align_val_t kSharedAlign{64};
+
+/** Frees what `::operator new[](bytes, kSharedAlign)` allocated (a plain delete[] would not match). */
+struct AlignedDelete {
+  void operator()(char* p) const { ::operator delete[](p, kSharedAlign); }
+};
+
 /** Matches the prelude's __emu_scalar_arg layout. */
 struct ScalarArg {
   double f;
@@ -44,7 +69,7 @@ struct ScalarArg {
 struct SharedArray {
   std::string name;
   int64_t count = 0, elem_bytes = 0;
-  std::unique_ptr<char[]> data;
+  std::unique_ptr<char[], AlignedDelete> data;
   std::unique_ptr<Shadow[]> shadow;
   Buf buf{};
 };
@@ -52,7 +77,7 @@ struct SharedArray {
 enum class Status { Ready, AtBarrier, Done, Failed };
 
 // ---- fiber context switch ----------------------------------------------------------------------
-#if defined(__x86_64__) && !defined(__SANITIZE_ADDRESS__) && !defined(__SANITIZE_THREAD__)
+#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
 #define MINITVM_EMU_ASM_FIBERS 1
 #else
 #define MINITVM_EMU_ASM_FIBERS 0
@@ -107,13 +132,44 @@ void* make_fiber_context(char* stack, size_t bytes, void (*entry)()) {
 }
 #endif
 
+/**
+ * AddressSanitizer's fiber protocol: announce a switch to the stack [bottom, bottom + size) before
+ * it, saving the leaving context's fake stack in `*fake` (nullptr: the context never resumes), and
+ * finish it first thing in the resumed context with the fake stack saved when it left. No-ops
+ * without ASan.
+ */
+inline void asan_switch_begin(void** fake, const void* bottom, size_t size) {
+#if MINITVM_EMU_ASAN
+  __sanitizer_start_switch_fiber(fake, bottom, size);
+#else
+  (void)fake, (void)bottom, (void)size;
+#endif
+}
+inline void asan_switch_end(void* fake, const void** old_bottom, size_t* old_size) {
+#if MINITVM_EMU_ASAN
+  __sanitizer_finish_switch_fiber(fake, old_bottom, old_size);
+#else
+  (void)fake, (void)old_bottom, (void)old_size;
+#endif
+}
+/** Forget ASan's poisoning of stack frames that never returned (what its swapcontext interceptor
+ * does for the whole stack on every switch). */
+inline void asan_unpoison(const void* p, size_t bytes) {
+#if MINITVM_EMU_ASAN
+  __asan_unpoison_memory_region(p, bytes);
+#else
+  (void)p, (void)bytes;
+#endif
+}
+
 struct Fiber {
 #if MINITVM_EMU_ASM_FIBERS
   void* sp = nullptr;
 #else
   ucontext_t ctx;
 #endif
-  char* stack = nullptr;
+  char* stack = nullptr;  ///< lowest address of its kStackBytes stack
+  void* asan_fake = nullptr;
   Status status = Status::Ready;
   int line = 0;
 };
@@ -122,6 +178,7 @@ struct Fiber {
 struct StackPool {
   char* mem = nullptr;
   size_t count = 0;
+  bool abandoned = false;  ///< a launch ended with fibers suspended on these stacks (under ASan: stale poison)
   ~StackPool() {
     if (mem) munmap(mem, count * (kStackBytes + 4096));
   }
@@ -138,6 +195,7 @@ struct StackPool {
     }
     mem = static_cast<char*>(p);
     count = n;
+    abandoned = true;  // new memory: clear whatever ASan remembers about these addresses
     for (size_t i = 0; i < n; ++i) mprotect(mem + i * (kStackBytes + 4096), 4096, PROT_NONE);  // guard pages
   }
 };
@@ -165,6 +223,11 @@ struct LaunchState {
 #else
   ucontext_t sched{};
 #endif
+  // The scheduler's stack and fake stack, for the ASan switch announcements.
+  const void* sched_bottom = nullptr;
+  size_t sched_size = 0;
+  void* sched_fake = nullptr;
+  bool in_fiber = false;  ///< a fiber (not the scheduler) is running
   int cur = 0;
   std::exception_ptr error;
   // fault handling
@@ -268,7 +331,7 @@ Buf* cb_shared(void* host, int id, int64_t count, int64_t elem_bytes, const char
     throw EmulatorError("CUDA emulator: kernel '" + st.ki->name + "' uses more than 227 KiB of shared memory");
   a->count = count;
   const size_t bytes = static_cast<size_t>(std::max<int64_t>(count * elem_bytes, 1));
-  a->data.reset(new (std::align_val_t(64)) char[bytes]);
+  a->data.reset(static_cast<char*>(::operator new[](bytes, kSharedAlign)));
   std::memset(a->data.get(), kSharedPoison, bytes);
   a->shadow.reset(new Shadow[static_cast<size_t>(std::max<int64_t>(count, 1))]());
   a->buf = Buf{a->data.get(), count * elem_bytes, elem_bytes, a->name.c_str(), detail::kShared, 0, a->shadow.get()};
@@ -285,15 +348,18 @@ void cb_sync(void* host, int line) {
   Fiber& f = st.fibers[st.cur];
   f.status = Status::AtBarrier;
   f.line = line;
+  asan_switch_begin(&f.asan_fake, st.sched_bottom, st.sched_size);
 #if MINITVM_EMU_ASM_FIBERS
   minitvm_emu_switch(&f.sp, st.sched_sp);
 #else
   swapcontext(&f.ctx, &st.sched);
 #endif
+  asan_switch_end(f.asan_fake, &st.sched_bottom, &st.sched_size);
 }
 
 void fiber_main() {
   LaunchState* st = t_state;
+  asan_switch_end(nullptr, &st->sched_bottom, &st->sched_size);
   const int me = st->cur;
   try {
     st->stub(st->argv.data());
@@ -302,6 +368,7 @@ void fiber_main() {
     st->error = std::current_exception();
     st->fibers[me].status = Status::Failed;
   }
+  asan_switch_begin(nullptr, st->sched_bottom, st->sched_size);  // this fiber is done for good
 #if MINITVM_EMU_ASM_FIBERS
   void* dead = nullptr;
   minitvm_emu_switch(&dead, st->sched_sp);  // never resumed
@@ -319,6 +386,7 @@ void fault_handler(int sig, siginfo_t* info, void* uctx) {
   LaunchState* st = t_state;
   if (st && st->in_kernel) {
     st->in_kernel = false;
+    if (st->in_fiber) asan_switch_begin(nullptr, st->sched_bottom, st->sched_size);  // jumps back for good
     st->fault_sig = sig;
     st->fault_addr = info ? info->si_addr : nullptr;
     siglongjmp(st->jb, 1);
@@ -423,6 +491,9 @@ void run_block(LaunchState& st, StackPool& pool) {
   for (int t = 0; t < st.nthreads; ++t) {
     Fiber& f = st.fibers[t];
     f.status = Status::Ready;
+    f.stack = pool.stack(t);
+    f.asan_fake = nullptr;
+    asan_unpoison(f.stack + kStackBytes - 16 * 1024, 16 * 1024);  // fiber_main's frame of the last block
 #if MINITVM_EMU_ASM_FIBERS
     f.sp = make_fiber_context(pool.stack(t), kStackBytes, fiber_main);
 #else
@@ -437,11 +508,15 @@ void run_block(LaunchState& st, StackPool& pool) {
     for (int t = 0; t < st.nthreads; ++t) {
       if (st.fibers[t].status != Status::Ready) continue;
       set_thread(st, t);
+      asan_switch_begin(&st.sched_fake, st.fibers[t].stack, kStackBytes);
+      st.in_fiber = true;
 #if MINITVM_EMU_ASM_FIBERS
       minitvm_emu_switch(&st.sched_sp, st.fibers[t].sp);
 #else
       swapcontext(&st.sched, &st.fibers[t].ctx);
 #endif
+      st.in_fiber = false;
+      asan_switch_end(st.sched_fake, nullptr, nullptr);
       if (st.fibers[t].status == Status::Failed) std::rethrow_exception(st.error);
     }
     if (st.fibers[0].status == Status::Done) {
@@ -534,6 +609,9 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
   if (st.use_fibers) {
     pool.reserve(static_cast<size_t>(st.nthreads));
     st.fibers.resize(static_cast<size_t>(st.nthreads));
+    if (pool.abandoned)
+      for (size_t t = 0; t < pool.count; ++t) asan_unpoison(pool.stack(t), kStackBytes);
+    pool.abandoned = true;  // until the launch completes
   }
   install_fault_handlers();
   Rt& rt = *ck.rt;
@@ -557,6 +635,10 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
   } restore{saved, &st};
 
   if (sigsetjmp(st.jb, 1) != 0) {
+    if (st.in_fiber) {  // the fault handler left a fiber for the scheduler's stack
+      st.in_fiber = false;
+      asan_switch_end(st.sched_fake, nullptr, nullptr);
+    }
     const int sig = st.fault_sig;
     std::ostringstream os;
     os << "CUDA emulator: " << where(st) << ": fault " << signal_name(sig) << " at address " << st.fault_addr
@@ -571,6 +653,7 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
         run_block(st, pool);
       }
   st.in_kernel = false;
+  pool.abandoned = false;
 }
 
 }  // namespace minitvm::codegen::emulator
