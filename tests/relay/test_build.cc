@@ -1,0 +1,95 @@
+// relay::build end to end: compiled graphs run through the graph JSON against the reference executor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <nlohmann/json.hpp>
+
+#include "minitvm/relay/relay.h"
+#include "relay/graph_runner.h"
+
+using namespace minitvm;
+using namespace minitvm::relay;
+
+namespace {
+
+TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+
+// |a - b| <= tol * max|b| elementwise (the reference accumulates in double).
+void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
+  auto x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(x.size(), y.size());
+  double m = 0;
+  for (float v : y) m = std::max(m, double(std::abs(v)));
+  ASSERT_GT(m, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+}
+
+void check_network(const relay::testing::Network& net, const std::string& target, int64_t hw, double tol) {
+  auto input = relay::testing::random_uniform({1, 3, hw, hw}, -1, 1, 77);
+  Built b = build(net.mod, target, net.params);
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  auto want = reference_run(net.mod, {{"data", input}}, net.params);
+  ASSERT_EQ(got.size(), 1u);
+  expect_close(got[0], want[0], tol);
+}
+
+}  // namespace
+
+TEST(RelayBuild, SmallGraphLlvmEveryOp) {
+  auto x = var("data", T({1, 4, 9, 9}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 2}, .padding = {1, 0, 2, 1}});
+  y = clip(add(y, c({8, 1, 1}, 2)), -0.5, 2.0);
+  auto dw = nn::conv2d(y, c({8, 1, 3, 3}, 3), {.padding = {1}, .groups = 8});
+  auto cat = concatenate({sigmoid(dw), nn::relu(y)}, 1);
+  auto p = nn::avg_pool2d(cat, {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}, .ceil_mode = true});
+  auto q = nn::max_pool2d(nn::pad(p, {{0, 0}, {0, 0}, {1, 0}, {0, 1}}), {.pool_size = {2, 2}, .strides = {1, 1}});
+  auto m = mean(q, {2, 3}, true);
+  auto t = transpose(reshape(m, {1, 4, 4}), {0, 2, 1});
+  auto parts = split(squeeze(expand_dims(t, 0), {0}), 2, 2);
+  auto f = nn::batch_flatten(multiply(tuple_get_item(parts, 0), subtract(tuple_get_item(parts, 1), scalar(0.25))));
+  auto out = nn::softmax(nn::bias_add(nn::dense(f, c({5, 8}, 4)), c({5}, 5)));
+  Function fn({x}, tuple({out, divide(nn::global_avg_pool2d(p), scalar(2.0))}));
+  auto input = relay::testing::random_uniform({1, 4, 9, 9}, -1, 1, 9);
+  Built b = build(fn, "llvm");
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  auto want = reference_run(fn, {{"data", input}});
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-5);
+  expect_close(got[1], want[1], 1e-5);
+}
+
+TEST(RelayBuild, GraphJsonFormat) {
+  auto x = var("data", T({1, 3, 8, 8}));
+  auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));
+  Function fn({x}, nn::relu(nn::conv2d(x, w, {.padding = {1}})));
+  Built b = build(fn, "llvm");
+  auto j = nlohmann::json::parse(b.graph_json);
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  // nlohmann sorts keys; check presence and contents rather than order.
+  EXPECT_EQ(keys.size(), 5u);
+  EXPECT_EQ(j["nodes"][0], nlohmann::json::parse(R"({"op": "null", "name": "data", "inputs": []})"));
+  EXPECT_EQ(j["nodes"][1], nlohmann::json::parse(R"({"op": "null", "name": "p0", "inputs": []})"));
+  EXPECT_EQ(j["nodes"][2]["attrs"], nlohmann::json::parse(R"({"func_name": "fused_nn_conv2d_nn_relu",
+      "flatten_data": "0", "num_inputs": "2", "num_outputs": "1"})"));
+  EXPECT_EQ(j["nodes"][2]["inputs"], nlohmann::json::parse("[[0, 0, 0], [1, 0, 0]]"));
+  EXPECT_EQ(j["arg_nodes"], nlohmann::json::parse("[0, 1]"));
+  EXPECT_EQ(j["heads"], nlohmann::json::parse("[[2, 0, 0]]"));
+  EXPECT_EQ(j["attrs"]["shape"], nlohmann::json::parse(R"(["list_shape", [[1, 3, 8, 8], [4, 3, 3, 3], [1, 4, 8, 8]]])"));
+  EXPECT_EQ(j["attrs"]["dltype"], nlohmann::json::parse(R"(["list_str", ["float32", "float32", "float32"]])"));
+  EXPECT_EQ(j["attrs"]["storage_id"], nlohmann::json::parse(R"(["list_int", [0, 1, 2]])"));
+  EXPECT_EQ(j["node_row_ptr"], nlohmann::json::parse("[0, 1, 2, 3]"));
+  ASSERT_EQ(b.params.size(), 1u);
+  EXPECT_EQ(b.params.at("p0").shape(), (std::vector<int64_t>{4, 3, 3, 3}));
+}
+
+TEST(RelayBuild, ResNet18Llvm) {
+  auto net = relay::testing::resnet(18, 1, {3, 32, 32}, 10, 3);
+  check_network(net, "llvm", 32, 1e-4);
+}
+
+TEST(RelayBuild, MobileNetV2Llvm) {
+  auto net = relay::testing::mobilenet_v2(1, {3, 32, 32}, 10, 4);
+  check_network(net, "llvm", 32, 1e-4);
+}
