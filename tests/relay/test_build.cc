@@ -2,6 +2,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 #include <nlohmann/json.hpp>
 
 #include "minitvm/relay/relay.h"
@@ -92,4 +93,84 @@ TEST(RelayBuild, ResNet18Llvm) {
 TEST(RelayBuild, MobileNetV2Llvm) {
   auto net = relay::testing::mobilenet_v2(1, {3, 32, 32}, 10, 4);
   check_network(net, "llvm", 32, 1e-4);
+}
+
+namespace {
+
+// conv+BN+relu, max_pool, depthwise+BN+relu6, 1x1 conv + residual, global pool, dense+bias, softmax.
+Function small_cnn(Params& params) {
+  auto x = var("data", T({1, 8, 12, 12}));
+  std::vector<Expr> ps{x};
+  uint64_t seed = 100;
+  auto p = [&](const std::string& n, std::vector<int64_t> s, float lo, float hi) {
+    auto v = var(n, T(s));
+    params[n] = relay::testing::random_uniform(s, lo, hi, seed++);
+    ps.push_back(v);
+    return v;
+  };
+  auto bn = [&](const Expr& e, const std::string& n) {
+    int64_t c = e->type().shape[1];
+    return tuple_get_item(nn::batch_norm(e, p(n + ".g", {c}, 0.5, 1.5), p(n + ".b", {c}, -0.5, 0.5),
+                                         p(n + ".m", {c}, -0.5, 0.5), p(n + ".v", {c}, 0.5, 1.5)),
+                          0);
+  };
+  auto y = nn::relu(bn(nn::conv2d(x, p("w1", {16, 8, 3, 3}, -0.3, 0.3), {.padding = {1}}), "bn1"));
+  y = nn::max_pool2d(y, {.pool_size = {2, 2}, .strides = {2, 2}});
+  auto z = clip(bn(nn::conv2d(y, p("w2", {16, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16}), "bn2"), 0, 6);
+  z = nn::relu(add(nn::conv2d(z, p("w3", {16, 16, 1, 1}, -0.3, 0.3)), y));
+  auto d = nn::bias_add(nn::dense(nn::batch_flatten(nn::global_avg_pool2d(z)), p("fc", {10, 16}, -0.5, 0.5)),
+                        p("fc.b", {10}, -0.5, 0.5));
+  return Function(ps, nn::softmax(d));
+}
+
+}  // namespace
+
+TEST(RelayBuild, SmallCnnCudaEmulate) {
+  Params params;
+  Function f = small_cnn(params);
+  auto input = relay::testing::random_uniform({1, 8, 12, 12}, -1, 1, 5);
+  Built b = build(f, "cuda -emulate", params);
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  expect_close(got[0], reference_run(f, {{"data", input}}, params)[0], 1e-5);
+  std::string r = b.report();
+  // conv2d (3x3 and 1x1) and depthwise took the CUDA templates (fallback configs: no log in scope).
+  EXPECT_NE(r.find("fused_nn_conv2d_add_nn_relu"), std::string::npos) << r;
+  EXPECT_NE(r.find("2 conv2d layers, 2 workloads: 0 from log, 2 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("1 depthwise_conv2d layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("1 dense layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
+}
+
+TEST(RelayBuild, PrintAfterEachPassAndReport) {
+  Params params;
+  Function f = small_cnn(params);
+  std::ostringstream os;
+  Built b = build(f, "llvm", params, {.print_after_each_pass = &os});
+  std::string s = os.str();
+  for (const char* pass : {"// ---- after bind_params ----", "// ---- after simplify_inference ----",
+                           "// ---- after fold_constant ----", "// ---- after fold_scale_axis ----",
+                           "// ---- after fuse_ops ----"})
+    EXPECT_NE(s.find(pass), std::string::npos) << pass;
+  // BN folded into the conv weights: the conv groups are conv + add (+ add) + relu.
+  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu("), std::string::npos) << s;
+  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu_1("), std::string::npos) << s;  // 1x1 conv + residual
+  EXPECT_NE(s.find("fused_nn_conv2d_add_clip("), std::string::npos) << s;
+  std::string r = b.report();
+  EXPECT_NE(r.find("relay::build for llvm: 8 kernels, 8 kernel nodes"), std::string::npos) << r;
+  EXPECT_NE(r.find("memory: activations"), std::string::npos) << r;
+  // The planned activations are smaller than the sum of all intermediates.
+  EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes);
+}
+
+TEST(RelayBuild, UnsupportedGroupedConvIsACompileError) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform({8, 4, 3, 3}, -1, 1, 1)), {.groups = 2}));
+  try {
+    build(f, "llvm");
+    FAIL() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("nn.conv2d with groups=2 (weight Tensor[(8, 4, 3, 3), float32]) is neither a "
+                                         "plain nor a depthwise"),
+              std::string::npos)
+        << e.what();
+  }
 }
