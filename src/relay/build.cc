@@ -2,6 +2,9 @@
 #include "minitvm/relay/build.h"
 
 #include <array>
+#include <atomic>
+#include <exception>
+#include <thread>
 #include <cstdlib>
 #include <optional>
 #include <iomanip>
@@ -366,18 +369,40 @@ Built build(const Function& f, const std::string& target, const Params& params, 
   GraphJson gj = graph_json(b.fused, b.memory);
   b.graph_json = gj.json;
   b.params = gj.params;
-  // One kernel per distinct function; dispatch on this thread (contexts are per thread).
-  std::vector<ir::PrimFunc> funcs;
+  // One kernel per distinct function. The dispatch queries run on this thread (contexts are per
+  // thread); lowering runs in parallel, each job with its own copy of its config.
+  std::vector<std::pair<const FusedGroup*, Decision>> jobs;
   std::set<std::string> done;
   for (auto& grp : b.fused.groups) {
     if (done.count(grp.func_name) || !gj.calls.count(grp.func_name)) continue;
     done.insert(grp.func_name);
     Decision dec = decide(grp, t);
     dec.info.num_nodes = gj.calls.at(grp.func_name);
-    if (!opt.workloads_only) funcs.push_back(lower_group(grp, dec, t));
+    if (dec.d.cfg) dec.d.cfg = std::make_shared<autotune::ConfigEntity>(*dec.d.cfg);
     b.kernels.push_back(dec.info);
+    jobs.push_back({&grp, std::move(dec)});
   }
-  if (!opt.workloads_only && !funcs.empty()) b.lib = minitvm::build(funcs, target);
+  if (opt.workloads_only || jobs.empty()) return b;
+  std::vector<ir::PrimFunc> funcs(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      try {
+        funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& th : threads) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  b.lib = minitvm::build(funcs, target);
   return b;
 }
 
