@@ -5,7 +5,10 @@
 #include <sstream>
 #include <nlohmann/json.hpp>
 
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/target.h"
 #include "minitvm/relay/relay.h"
+#include "minitvm/topi/dispatch.h"
 #include "relay/graph_runner.h"
 
 using namespace minitvm;
@@ -104,7 +107,7 @@ namespace {
 // conv+BN+relu, max_pool, depthwise+BN+relu6, 1x1 conv + residual, global pool, dense+bias, softmax.
 Function small_cnn(Params& params) {
   auto x = var("data", T({1, 8, 12, 12}));
-  std::vector<Expr> ps{x};
+  std::vector<relay::Expr> ps{x};
   uint64_t seed = 100;
   auto p = [&](const std::string& n, std::vector<int64_t> s, float lo, float hi) {
     auto v = var(n, T(s));
@@ -112,7 +115,7 @@ Function small_cnn(Params& params) {
     ps.push_back(v);
     return v;
   };
-  auto bn = [&](const Expr& e, const std::string& n) {
+  auto bn = [&](const relay::Expr& e, const std::string& n) {
     int64_t c = e->type().shape[1];
     return tuple_get_item(nn::batch_norm(e, p(n + ".g", {c}, 0.5, 1.5), p(n + ".b", {c}, -0.5, 0.5),
                                          p(n + ".m", {c}, -0.5, 0.5), p(n + ".v", {c}, 0.5, 1.5)),
@@ -177,4 +180,26 @@ TEST(RelayBuild, UnsupportedGroupedConvIsACompileError) {
               std::string::npos)
         << e.what();
   }
+}
+
+TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
+  // A winograd config answers the conv's 0.1 key (as a winograd record would): the group
+  // conv + BN shift + residual add + relu is built with the winograd template, epilogue fused.
+  auto x = var("data", T({1, 16, 8, 8}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::relu(add(add(nn::conv2d(x, c({16, 16, 3, 3}, 1), {.padding = {1}}), c({16, 1, 1}, 2)), x));
+  Function f({x}, y);
+  autotune::ApplyHistoryBest best;
+  autotune::FallbackConfigEntity cfg;
+  cfg.template_key = "winograd";
+  topi::nn::Conv2dAttrs a;
+  a.padding = {1, 1};
+  best.update(autotune::parse_target("cuda -emulate"), topi::conv2d_workloads({1, 16, 8, 8}, {16, 16, 3, 3}, a).v01, cfg);
+  autotune::DispatchScope scope(best);
+  Built b = build(f, "cuda -emulate");
+  ASSERT_EQ(b.kernels.size(), 1u);
+  EXPECT_EQ(b.kernels[0].func_name, "fused_nn_conv2d_add_add_nn_relu");
+  EXPECT_EQ(b.kernels[0].template_key, "winograd");
+  auto input = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 3);
+  expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-4);
 }
