@@ -203,3 +203,22 @@ TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
   auto input = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 3);
   expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-4);
 }
+
+TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
+  auto x = var("data", T({1, 2, 4, 4}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, 0.5, 1, seed)); };
+  auto bn = nn::batch_norm(x, c({2}, 1), c({2}, 2), c({2}, 3), c({2}, 4));
+  Function f({x}, add(tuple_get_item(bn, 0), expand_dims(tuple_get_item(bn, 1), 1, 2)));
+  auto message = [](const Function& g, const std::string& target) {
+    try {
+      build(g, target);
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message(f, "llvm").find("nn.batch_norm produces a tuple that is not removed by simplify_inference"),
+            std::string::npos);
+  Function ok({x}, nn::relu(x));
+  EXPECT_EQ(message(ok, "opencl"), "relay::build: unsupported target 'opencl'");
+}
