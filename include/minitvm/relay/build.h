@@ -1,0 +1,69 @@
+/** \file
+ * relay::build: optimise a graph function, fuse it, lower every fused group with topi's computes
+ * and the schedule the current AutoTVM dispatch context picks, compile all kernels into one
+ * Module, and write TVM v0.6's graph JSON (graph.md 5.1) with its params.
+ *
+ *   auto [mod, params] = relay::testing::resnet(50, 1);
+ *   auto best = autotune::tophub::context("cuda");
+ *   autotune::DispatchScope scope(*best);
+ *   relay::Built lib = relay::build(mod, "cuda", params);
+ *   std::cout << lib.report();
+ *
+ * Pipeline (BuildOptions::opt_level 3, TVM's tuning tutorials): bind_params, simplify_inference,
+ * fold_constant, fold_scale_axis (level 3), fold_constant, fuse_ops, plan_memory. Kernels:
+ * conv2d (CUDA: direct or winograd by the answering record; llvm: the NCHW CPU schedule),
+ * depthwise conv2d and dense use their topi templates with the group's elementwise epilogue
+ * (bias, BN scale/shift, residual add, relu, clip) inlined into the output stage (TVM's
+ * traverse_inline); other groups get a simple schedule. The kernel of a group is called with its
+ * inputs then its outputs.
+ */
+#pragma once
+
+#include <iosfwd>
+#include <string>
+#include <vector>
+
+#include "minitvm/autotune/space.h"
+#include "minitvm/relay/expr.h"
+#include "minitvm/relay/transform.h"
+#include "minitvm/runtime/graph.h"
+
+namespace minitvm::relay {
+
+struct BuildOptions {
+  int opt_level = 3;
+  /** Print the graph after each pass (nullptr: off unless MINITVM_PRINT_IR is set). */
+  std::ostream* print_after_each_pass = nullptr;
+  /** Only fuse, plan and query the dispatch context (no lowering, no compilation: `lib` empty). */
+  bool workloads_only = false;
+};
+
+/** One compiled kernel (one per distinct fused function). */
+struct KernelInfo {
+  std::string func_name;
+  std::vector<std::string> ops;     ///< the group's ops, operands first
+  std::string master_op;            ///< the op providing the schedule
+  Json workload;                    ///< the dispatch key that was queried (null for simple schedules)
+  std::string template_key;         ///< "direct", "winograd" (CUDA), "cpu" (llvm template-free), "simple"
+  int64_t config_index = -1;        ///< the record's flat config index; -1 for fallback / none
+  bool is_fallback = false;
+  int num_nodes = 0;                ///< graph nodes calling it
+};
+
+struct Built : runtime::CompiledGraph {
+  std::vector<KernelInfo> kernels;
+  transform::MemoryPlan memory;
+  Function optimized;               ///< the graph after the passes, before fusion
+  transform::FusedGraph fused;
+  /** Kernels, workloads from the log / fallbacks, peak memory. */
+  std::string report() const;
+  /** "53 conv2d workloads: 53 from log, 0 fallback" style counts per tunable op. */
+  int num_fallbacks() const;
+};
+
+Built build(const Function& f, const std::string& target, const Params& params = {}, const BuildOptions& opt = {});
+
+/** The optimisation pipeline alone (bind_params ... fold_constant), printing as build does. */
+Function optimize(const Function& f, const Params& params, const BuildOptions& opt = {});
+
+}  // namespace minitvm::relay

@@ -1,0 +1,104 @@
+/** \file
+ * Operators of the graph IR: a registry (name, TVM's OpPatternKind, type rule) and one C++ builder
+ * per operator with Relay's names and attributes.
+ *
+ * `call(op, args, attrs)` is the generic constructor every builder and pass uses: it fills missing
+ * attributes with Relay's defaults and runs the op's type rule; a bad call throws CompileError
+ * "<op>: <argument> ...: <mismatch>" naming the argument by its var name or producing op.
+ * Layouts are NCHW / OIHW only; padding attributes are normalised to 4 values (top, left,
+ * bottom, right). `concatenate` takes its inputs as separate arguments (Relay: one Tuple).
+ */
+#pragma once
+
+#include <string>
+#include <vector>
+
+#include "minitvm/relay/expr.h"
+
+namespace minitvm::relay {
+
+/** TVM's OpPatternKind (values as TVM; comparisons on them are meaningful). */
+enum class OpPattern : int {
+  kElemWise = 0,
+  kBroadcast = 1,
+  kInjective = 2,
+  kCommReduce = 3,
+  kOutEWiseFusable = 4,
+  kTuple = 7,
+  kOpaque = 8,
+};
+
+/** Registered op names, in registration order. */
+std::vector<std::string> registered_ops();
+bool is_registered_op(const std::string& name);
+/** Fusion pattern of an op (CompileError for an unknown op). */
+OpPattern op_pattern(const std::string& name);
+
+/** Make a call (types inferred, attributes defaulted). */
+Expr call(const std::string& op, const std::vector<Expr>& args, const Json& attrs = Json::object());
+
+// ---- builders ----------------------------------------------------------------------------------
+
+struct Conv2DAttrs {
+  std::vector<int64_t> strides{1, 1};
+  std::vector<int64_t> padding{0, 0};   ///< 1, 2 or 4 values
+  std::vector<int64_t> dilation{1, 1};
+  int64_t groups = 1;
+  int64_t channels = 0;                  ///< 0: from the weight
+  std::vector<int64_t> kernel_size{};    ///< empty: from the weight
+  std::string data_layout = "NCHW", kernel_layout = "OIHW";
+};
+struct Pool2DAttrs {
+  std::vector<int64_t> pool_size{1, 1};
+  std::vector<int64_t> strides{1, 1};
+  std::vector<int64_t> padding{0, 0};
+  bool ceil_mode = false;
+  bool count_include_pad = false;  ///< avg_pool2d only
+  std::string layout = "NCHW";
+};
+
+namespace nn {
+Expr conv2d(const Expr& data, const Expr& weight, const Conv2DAttrs& a = {});
+/** Returns the 3-field tuple (out, new mean, new var); take field 0 for inference. */
+Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Expr& mean, const Expr& var,
+                int axis = 1, double epsilon = 1e-5, bool center = true, bool scale = true);
+Expr relu(const Expr& x);
+Expr max_pool2d(const Expr& x, const Pool2DAttrs& a);
+Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a);
+Expr global_avg_pool2d(const Expr& x);
+Expr dense(const Expr& data, const Expr& weight, int64_t units = 0);
+Expr bias_add(const Expr& x, const Expr& bias, int axis = 1);
+Expr batch_flatten(const Expr& x);
+Expr softmax(const Expr& x, int axis = -1);
+/** Field 0 of nn.dropout (Relay's python `relay.nn.dropout`); the call itself is a 2-tuple. */
+Expr dropout(const Expr& x, double rate = 0.5);
+/** pad_width: one (before, after) pair per axis. */
+Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width, double pad_value = 0.0);
+}  // namespace nn
+
+Expr add(const Expr& a, const Expr& b);
+Expr subtract(const Expr& a, const Expr& b);
+Expr multiply(const Expr& a, const Expr& b);
+Expr divide(const Expr& a, const Expr& b);
+Expr concatenate(const std::vector<Expr>& xs, int axis = 0);
+Expr clip(const Expr& x, double a_min, double a_max);
+Expr sigmoid(const Expr& x);
+Expr sqrt(const Expr& x);
+Expr negative(const Expr& x);
+/** Relay's newshape codes 0 (copy the dim) and -1 (infer one dim). */
+Expr reshape(const Expr& x, const std::vector<int64_t>& newshape);
+/** Empty axes: reverse. */
+Expr transpose(const Expr& x, const std::vector<int64_t>& axes = {});
+/** sections > 0: equal sections; otherwise `indices` are split points. Returns the tuple. */
+Expr split(const Expr& x, int64_t sections, int axis = 0);
+Expr split_at(const Expr& x, const std::vector<int64_t>& indices, int axis = 0);
+Expr expand_dims(const Expr& x, int axis, int num_newaxis = 1);
+/** Empty axes: every unit dimension. */
+Expr squeeze(const Expr& x, const std::vector<int64_t>& axes = {});
+/** Empty axes: all. */
+Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = false, bool exclude = false);
+
+/** A float32 scalar / filled constant. */
+Expr scalar(double v, DataType dtype = DataType::Float(32));
+
+}  // namespace minitvm::relay

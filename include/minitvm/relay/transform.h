@@ -1,0 +1,79 @@
+/** \file
+ * Graph passes, one file each under src/relay/transform/ (TVM v0.6 semantics, graph.md 1-3).
+ * Each takes a Function and returns a new one (the same object when nothing changed); none
+ * mutates its input.
+ *
+ * - bind_params: Vars named in `params` become Constants (TVM BindParamsByName); the remaining
+ *   parameters stay inputs. A param whose shape/dtype differs from its Var is a CompileError.
+ * - simplify_inference: TupleGetItem(nn.batch_norm(x, g, b, m, v), 0) -> x * scale + shift with
+ *   scale = g / sqrt(v + eps) (1 / sqrt(v + eps) without `scale`), shift = -m * scale (+ b with
+ *   `center`), both expanded to (C, 1, 1...) with expand_dims; nn.dropout field 0 -> its input.
+ *   Other uses of batch_norm / dropout fields are left alone.
+ * - fold_constant: a call whose arguments are all constants is evaluated (reference executor) and
+ *   replaced by a Constant (tuple-typed calls stay; TupleGetItem(Tuple(...), i) is projected).
+ * - fold_scale_axis: backward folding of graph.md 2.4 restricted to its net effect on conv nets:
+ *   multiply(conv2d(x, W), s) where the conv output has exactly one use, W is a constant,
+ *   groups == 1 or depthwise, and the constant s broadcasts along the output channel axis only
+ *   (shape (C, 1, 1), (1, C, 1, 1) or a scalar) becomes conv2d(x, W * s[o]); run fold_constant
+ *   afterwards to materialise the new weight.
+ * - fuse_ops: TVM's FuseOps (OpPatternKind table, post-dominator tree, three-phase partition),
+ *   naming `fused_nn_conv2d_add_nn_relu` (graph.md 1.7). Tuple / TupleGetItem nodes are never
+ *   fused (they stay graph plumbing).
+ * - plan_memory: TVM's GraphPlanMemory on the fused graph (graph.md 3).
+ *
+ * Printing: with PassOptions::print_after_each_pass (or MINITVM_PRINT_IR=1, to stderr) the
+ * pipeline of relay::build prints the graph after every pass, "(unchanged)" when it did nothing,
+ * as lower() does for loop nests.
+ */
+#pragma once
+
+#include <iosfwd>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "minitvm/relay/expr.h"
+#include "minitvm/relay/op.h"
+
+namespace minitvm::relay::transform {
+
+Function bind_params(const Function& f, const Params& params);
+Function simplify_inference(const Function& f);
+Function fold_constant(const Function& f);
+Function fold_scale_axis(const Function& f);
+
+/** One fused group: a primitive function of the fused graph. */
+struct FusedGroup {
+  std::vector<Expr> nodes;   ///< the group's calls, operands first
+  Expr root;                 ///< the call whose value leaves the group
+  Expr master;               ///< the call with the highest pattern (ties: the later one)
+  std::vector<Expr> inputs;  ///< values from outside the group, first-use order (p0, p1, ...)
+  std::string func_name;     ///< unique function name, shared by structurally equal groups
+  std::string key;           ///< structural key (equal keys <=> same compiled function)
+  OpPattern pattern = OpPattern::kElemWise;  ///< the group's combined pattern
+};
+
+struct FusedGraph {
+  Function func;                  ///< the (unfused) function the groups partition
+  std::vector<FusedGroup> groups; ///< in operand-before-user order
+  /** Group index of each call node. */
+  std::map<const ExprNode*, int> group_of;
+  std::string str() const;        ///< one line per group: `%k = fused_...(inputs) ty // ops`
+};
+
+/** fuse_opt_level 0: every op its own group (TVM opt_level 0). */
+FusedGraph fuse_ops(const Function& f, int fuse_opt_level = 2);
+
+/** Storage assignment of every value of a fused graph. */
+struct MemoryPlan {
+  /** storage id per graph value (calls of kernels: the root; vars; constants), per output field. */
+  std::map<const ExprNode*, std::vector<int>> storage_ids;
+  std::vector<int64_t> storage_bytes;  ///< size of each storage id
+  std::vector<bool> storage_is_param;  ///< inputs and constants (never shared)
+  int64_t intermediate_bytes = 0;      ///< sum over all kernel outputs (no sharing)
+  int64_t planned_bytes = 0;           ///< sum of the shared activation storages (peak)
+  int64_t param_bytes = 0;             ///< inputs and constants
+};
+MemoryPlan plan_memory(const FusedGraph& g);
+
+}  // namespace minitvm::relay::transform

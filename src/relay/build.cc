@@ -1,0 +1,455 @@
+// relay::build: passes, fusion, kernel lowering under the dispatch context, graph JSON.
+#include "minitvm/relay/build.h"
+
+#include <array>
+#include <atomic>
+#include <exception>
+#include <thread>
+#include <cstdlib>
+#include <optional>
+#include <iomanip>
+#include <iostream>
+#include <set>
+#include <sstream>
+#include <unordered_map>
+
+#include "minitvm/autotune/target.h"
+#include "minitvm/autotune/template_spaces.h"
+#include "minitvm/codegen/build.h"
+#include "minitvm/topi/cpu_schedule.h"
+#include "minitvm/topi/cuda_schedule.h"
+#include "minitvm/topi/dispatch.h"
+#include "minitvm/transform/lower.h"
+#include "relay/lower_ops.h"
+#include "relay/transform/rewrite.h"
+#include "topi/schedule_util.h"
+
+namespace minitvm::relay {
+
+namespace {
+
+using transform::FusedGraph;
+using transform::FusedGroup;
+
+class PassLogger {
+ public:
+  explicit PassLogger(std::ostream* os) : os_(os) {
+    if (!os_ && std::getenv("MINITVM_PRINT_IR")) os_ = &std::cerr;
+  }
+  Function run(const std::string& name, const Function& in, const std::function<Function(const Function&)>& pass) {
+    Function out = pass(in);
+    if (os_) {
+      bool same = out.body == in.body && out.params == in.params;
+      *os_ << "// ---- after " << name << (same ? " (unchanged)" : "") << " ----\n";
+      if (!same) *os_ << out;
+    }
+    return out;
+  }
+  void print(const std::string& name, const std::string& text) {
+    if (os_) *os_ << "// ---- after " << name << " ----\n" << text;
+  }
+
+ private:
+  std::ostream* os_;
+};
+
+// Rank-0 constants become shape (1,) (same broadcasting) so every kernel argument has a dimension.
+Function scalars_to_1d(const Function& f) {
+  return detail::rewrite(f, [](const Expr&, const Expr& e) -> Expr {
+    if (e->kind != ExprKind::Call) return e;
+    std::vector<Expr> args = e->args;
+    bool changed = false;
+    for (auto& a : args)
+      if (a->kind == ExprKind::Constant && a->data.ndim() == 0) {
+        MINITVM_USER_CHECK(a->data.dtype() == DataType::Float(32))
+            << "relay::build: " << e->name << ": scalar constant of " << a->data.dtype().str()
+            << " (float32 graphs only)";
+        a = constant(runtime::NDArray::from_vector(a->data.to_vector<float>(), {1}));
+        changed = true;
+      }
+    return changed ? call(e->name, args, e->attrs) : e;
+  });
+}
+
+bool is_cuda(const autotune::Target& t) { return t.name == "cuda" || t.name == "nvptx"; }
+
+std::vector<ir::Expr> shape_exprs(const std::vector<int64_t>& s) {
+  std::vector<ir::Expr> r;
+  for (int64_t v : s) r.push_back(topi::detail::I(v));
+  return r;
+}
+
+topi::nn::Conv2dAttrs conv_attrs(const ExprNode& c) {
+  topi::nn::Conv2dAttrs a;
+  auto get = [&](const char* k) {
+    std::vector<int64_t> r;
+    for (auto& v : c.attrs.at(k)) r.push_back(v.get<int64_t>());
+    return r;
+  };
+  a.stride = get("strides");
+  a.padding = get("padding");
+  a.dilation = get("dilation");
+  return a;
+}
+
+// The dispatch decision for a group's master op (CUDA templates only).
+struct Decision {
+  KernelInfo info;
+  topi::Dispatched d;
+  Json v01;            // the 0.1 key (geometry)
+  bool tuned = false;  // a template with a config
+};
+
+Decision decide(const FusedGroup& g, const autotune::Target& t) {
+  Decision r;
+  const ExprNode& m = *g.master;
+  r.info.func_name = g.func_name;
+  r.info.master_op = m.name;
+  for (auto& n : g.nodes) r.info.ops.push_back(n->name);
+  r.info.template_key = "simple";
+  bool conv = m.name == "nn.conv2d", dense = m.name == "nn.dense";
+  if (!conv && !dense) return r;
+  if (!is_cuda(t)) {
+    r.info.template_key = "cpu";
+    return r;
+  }
+  topi::Workloads wl;
+  if (conv) {
+    const auto& ds = m.args[0]->types[0].shape;
+    const auto& ks = m.args[1]->types[0].shape;
+    bool dw = detail::is_depthwise(m);
+    if (!dw && m.attrs.at("groups").get<int64_t>() != 1) return r;  // lowering reports it
+    wl = dw ? topi::depthwise_workloads(ds, ks, conv_attrs(m)) : topi::conv2d_workloads(ds, ks, conv_attrs(m));
+  } else {
+    const auto& ds = m.args[0]->types[0].shape;
+    const auto& ws = m.args[1]->types[0].shape;
+    wl = topi::dense_workloads(ds[0], ds[1], ws[0], false);
+  }
+  r.d = topi::dispatch(t, wl);
+  r.v01 = wl.v01;
+  r.tuned = true;
+  r.info.workload = r.d.workload;
+  r.info.template_key = r.d.template_key;
+  r.info.is_fallback = r.d.cfg->is_fallback();
+  r.info.config_index = r.info.is_fallback ? -1 : r.d.cfg->index;
+  return r;
+}
+
+// Simple schedule: inline injective stages, then every remaining compute stage at root with its
+// data axes fused (CUDA: split over blockIdx.x/threadIdx.x; llvm: parallel).
+te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
+  std::vector<te::Operation> ops;
+  for (auto& o : outs) ops.push_back(o.op());
+  te::Schedule s = te::create_schedule(ops);
+  for (auto& op : ops) topi::detail::traverse_inline(s, op, [](const te::Operation&) {});
+  for (auto& st : s.stages()) {
+    if (st->attach_type != te::AttachType::GroupRoot || st->op.op_type() != te::OpType::Compute) continue;
+    te::Stage stage(st);
+    std::vector<IterVar> axes = st->op.axis();
+    if (axes.empty()) continue;
+    IterVar f = axes.size() == 1 ? axes[0] : stage.fuse(axes);
+    if (cuda) {
+      auto [bx, tx] = stage.split(f, ir::Expr(256));
+      stage.bind(bx, te::thread_axis("blockIdx.x"));
+      stage.bind(tx, te::thread_axis("threadIdx.x"));
+    } else {
+      stage.parallel(f);
+    }
+  }
+  return s;
+}
+
+bool all_injective(const FusedGroup& g) {
+  for (auto& n : g.nodes)
+    if (static_cast<int>(op_pattern(n->name)) > static_cast<int>(OpPattern::kInjective)) return false;
+  return true;
+}
+
+// Lower one group to a PrimFunc (arguments: inputs, then outputs).
+ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotune::Target& t) {
+  std::unordered_map<const ExprNode*, std::vector<te::Tensor>> val;
+  std::vector<te::Tensor> args;
+  for (size_t i = 0; i < g.inputs.size(); ++i) {
+    const TensorType& tt = g.inputs[i]->type();
+    te::Tensor p = te::placeholder(shape_exprs(tt.shape), tt.dtype, "p" + std::to_string(i));
+    val[g.inputs[i].get()] = {p};
+    args.push_back(p);
+  }
+  bool cuda = is_cuda(t);
+  std::optional<topi::nn::WinogradTensors> wino;
+  for (auto& n : g.nodes) {
+    std::vector<te::Tensor> in;
+    for (auto& a : n->args) in.push_back(val.at(a.get()).at(0));
+    if (cuda && n == g.master && dec.tuned && dec.info.template_key == "winograd") {
+      wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
+      val[n.get()] = {wino->output};
+    } else {
+      val[n.get()] = detail::lower_op(*n, in);
+    }
+  }
+  std::vector<te::Tensor> outs = val.at(g.root.get());
+  args.insert(args.end(), outs.begin(), outs.end());
+  const ExprNode& m = *g.master;
+  te::Schedule s;
+  if (dec.tuned && cuda) {
+    if (m.name == "nn.dense") {
+      const auto& ds = m.args[0]->types[0].shape;
+      autotune::DenseGeometry geo{ds[0], ds[1], m.args[1]->types[0].shape[0]};
+      s = topi::cuda::schedule_dense(outs, *dec.d.cfg, geo, t);
+    } else {
+      auto geo = autotune::conv_geometry(dec.v01);
+      MINITVM_USER_CHECK(geo.has_value()) << g.func_name << ": conv2d workload out of range";
+      if (detail::is_depthwise(m)) s = topi::cuda::schedule_depthwise_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
+      else if (wino) s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
+      else s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
+    }
+  } else if (!cuda && m.name == "nn.conv2d") {
+    s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs) : topi::cpu::schedule_conv2d_nchw(outs);
+  } else if (!cuda && m.name == "nn.dense") {
+    s = topi::cpu::schedule_dense(outs);
+  } else if (!cuda && all_injective(g) && outs.size() == 1) {
+    s = topi::cpu::schedule_injective(outs);
+  } else {
+    s = simple_schedule(outs, cuda);
+  }
+  return lower(s, args, g.func_name);
+}
+
+std::string shape_json(const std::vector<int64_t>& s) {
+  std::string r = "[";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + "]";
+}
+
+struct GraphJson {
+  std::string json;
+  Params params;
+  std::map<std::string, int> calls;  // func_name -> number of nodes
+};
+
+GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
+  const Function& f = fg.func;
+  struct Node {
+    std::string op, name, func;
+    std::vector<std::array<int, 3>> inputs;
+    int num_outputs = 1;
+  };
+  std::vector<Node> nodes;
+  std::vector<int> row_ptr{0};
+  std::vector<std::vector<int64_t>> shapes;
+  std::vector<std::string> dtypes;
+  std::vector<int> sids;
+  std::unordered_map<const ExprNode*, int> node_of;
+  GraphJson out;
+  auto add_node = [&](Node n, const ExprNode* e) {
+    int id = static_cast<int>(nodes.size());
+    for (int i = 0; i < n.num_outputs; ++i) {
+      shapes.push_back(e->types[i].shape);
+      dtypes.push_back(e->types[i].dtype.str());
+      sids.push_back(plan.storage_ids.at(e)[i]);
+    }
+    row_ptr.push_back(row_ptr.back() + n.num_outputs);
+    nodes.push_back(std::move(n));
+    node_of[e] = id;
+    return id;
+  };
+  // Entries of a value: (node, index) pairs.
+  std::function<std::vector<std::array<int, 3>>(const Expr&)> entries = [&](const Expr& e) {
+    std::vector<std::array<int, 3>> r;
+    if (e->kind == ExprKind::Tuple) {
+      for (auto& a : e->args)
+        for (auto& x : entries(a)) r.push_back(x);
+    } else if (e->kind == ExprKind::TupleGetItem) {
+      auto inner = entries(e->args[0]);
+      r.push_back(inner.at(e->index));
+    } else {
+      int id = node_of.at(e.get());
+      for (int i = 0; i < nodes[id].num_outputs; ++i) r.push_back({id, i, 0});
+    }
+    return r;
+  };
+  for (auto& p : f.params) add_node(Node{"null", p->name, "", {}, 1}, p.get());
+  std::map<std::string, int> name_count;
+  std::set<std::string> used;
+  for (const Expr& e : post_order(f.body)) {
+    if (node_of.count(e.get())) continue;
+    if (e->kind == ExprKind::Constant) {
+      std::string name = "p" + std::to_string(out.params.size());
+      out.params[name] = e->data;
+      add_node(Node{"null", name, "", {}, 1}, e.get());
+      continue;
+    }
+    if (e->kind != ExprKind::Call) continue;
+    const FusedGroup& g = fg.groups[fg.group_of.at(e.get())];
+    if (g.root != e) continue;
+    Node n{"tvm_op", g.func_name, g.func_name, {}, static_cast<int>(e->types.size())};
+    // Node name: func_name, then func_name + "1", "2", ...
+    if (used.count(n.name)) {
+      int& k = name_count[g.func_name];
+      std::string cand;
+      do cand = g.func_name + std::to_string(++k);
+      while (used.count(cand));
+      n.name = cand;
+    }
+    used.insert(n.name);
+    for (auto& in : g.inputs)
+      for (auto& x : entries(in)) n.inputs.push_back(x);
+    out.calls[g.func_name]++;
+    add_node(std::move(n), e.get());
+  }
+  std::ostringstream os;
+  os << "{\n  \"nodes\": [\n";
+  for (size_t i = 0; i < nodes.size(); ++i) {
+    const Node& n = nodes[i];
+    os << "    {\"op\": \"" << n.op << "\", \"name\": \"" << n.name << "\", ";
+    if (n.op == "tvm_op")
+      os << "\"attrs\": {\"func_name\": \"" << n.func << "\", \"flatten_data\": \"0\", \"num_inputs\": \""
+         << n.inputs.size() << "\", \"num_outputs\": \"" << n.num_outputs << "\"}, ";
+    os << "\"inputs\": [";
+    for (size_t k = 0; k < n.inputs.size(); ++k)
+      os << (k ? ", " : "") << "[" << n.inputs[k][0] << ", " << n.inputs[k][1] << ", " << n.inputs[k][2] << "]";
+    os << "]}" << (i + 1 < nodes.size() ? "," : "") << "\n";
+  }
+  os << "  ],\n  \"arg_nodes\": [";
+  bool first = true;
+  for (size_t i = 0; i < nodes.size(); ++i)
+    if (nodes[i].op == "null") {
+      os << (first ? "" : ", ") << i;
+      first = false;
+    }
+  os << "],\n  \"heads\": [";
+  auto heads = entries(f.body);
+  for (size_t i = 0; i < heads.size(); ++i)
+    os << (i ? ", " : "") << "[" << heads[i][0] << ", " << heads[i][1] << ", 0]";
+  os << "],\n  \"attrs\": {\n    \"dltype\": [\"list_str\", [";
+  for (size_t i = 0; i < dtypes.size(); ++i) os << (i ? ", " : "") << "\"" << dtypes[i] << "\"";
+  os << "]],\n    \"storage_id\": [\"list_int\", [";
+  for (size_t i = 0; i < sids.size(); ++i) os << (i ? ", " : "") << sids[i];
+  os << "]],\n    \"shape\": [\"list_shape\", [";
+  for (size_t i = 0; i < shapes.size(); ++i) os << (i ? ", " : "") << shape_json(shapes[i]);
+  os << "]]\n  },\n  \"node_row_ptr\": [";
+  for (size_t i = 0; i < row_ptr.size(); ++i) os << (i ? ", " : "") << row_ptr[i];
+  os << "]\n}\n";
+  out.json = os.str();
+  return out;
+}
+
+std::string mb(int64_t b) {
+  std::ostringstream os;
+  os << std::fixed << std::setprecision(2) << static_cast<double>(b) / (1024.0 * 1024.0) << " MiB";
+  return os.str();
+}
+
+}  // namespace
+
+Function optimize(const Function& f, const Params& params, const BuildOptions& opt) {
+  PassLogger log(opt.print_after_each_pass);
+  Function g = log.run("bind_params", f, [&](const Function& x) { return transform::bind_params(x, params); });
+  g = log.run("simplify_inference", g, transform::simplify_inference);
+  if (opt.opt_level >= 2) g = log.run("fold_constant", g, transform::fold_constant);
+  if (opt.opt_level >= 3) {
+    g = log.run("fold_scale_axis", g, transform::fold_scale_axis);
+    g = log.run("fold_constant", g, transform::fold_constant);
+  }
+  return g;
+}
+
+Built build(const Function& f, const std::string& target, const Params& params, const BuildOptions& opt) {
+  MINITVM_USER_CHECK(f.body != nullptr) << "relay::build: the function has no body";
+  autotune::Target t = autotune::parse_target(target);
+  MINITVM_USER_CHECK(t.name == "llvm" || is_cuda(t)) << "relay::build: unsupported target '" << target << "'";
+  Built b;
+  b.target = target;
+  b.optimized = optimize(f, params, opt);
+  Function g = scalars_to_1d(b.optimized);
+  b.fused = transform::fuse_ops(g, opt.opt_level >= 1 ? 2 : 0);
+  PassLogger log(opt.print_after_each_pass);
+  log.print("fuse_ops", b.fused.str());
+  b.memory = transform::plan_memory(b.fused);
+  GraphJson gj = graph_json(b.fused, b.memory);
+  b.graph_json = gj.json;
+  b.params = gj.params;
+  // One kernel per distinct function. The dispatch queries run on this thread (contexts are per
+  // thread); lowering runs in parallel, each job with its own copy of its config.
+  std::vector<std::pair<const FusedGroup*, Decision>> jobs;
+  std::set<std::string> done;
+  for (auto& grp : b.fused.groups) {
+    if (done.count(grp.func_name) || !gj.calls.count(grp.func_name)) continue;
+    done.insert(grp.func_name);
+    Decision dec = decide(grp, t);
+    dec.info.num_nodes = gj.calls.at(grp.func_name);
+    if (dec.d.cfg) dec.d.cfg = std::make_shared<autotune::ConfigEntity>(*dec.d.cfg);
+    b.kernels.push_back(dec.info);
+    jobs.push_back({&grp, std::move(dec)});
+  }
+  if (opt.workloads_only || jobs.empty()) return b;
+  std::vector<ir::PrimFunc> funcs(jobs.size());
+  std::vector<std::exception_ptr> errors(jobs.size());
+  std::atomic<size_t> next{0};
+  auto worker = [&] {
+    for (size_t i; (i = next++) < jobs.size();) {
+      try {
+        funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    }
+  };
+  size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  std::vector<std::thread> threads;
+  for (size_t i = 1; i < n; ++i) threads.emplace_back(worker);
+  worker();
+  for (auto& th : threads) th.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+  b.lib = minitvm::build(funcs, target);
+  return b;
+}
+
+int Built::num_fallbacks() const {
+  int n = 0;
+  for (auto& k : kernels) n += k.is_fallback ? 1 : 0;
+  return n;
+}
+
+std::string Built::report() const {
+  std::ostringstream os;
+  int nodes = 0;
+  for (auto& k : kernels) nodes += k.num_nodes;
+  os << "relay::build for " << target << ": " << kernels.size() << " kernels, " << nodes << " kernel nodes\n";
+  size_t w = 30;
+  for (auto& k : kernels) w = std::max(w, k.func_name.size() + 2);
+  os << std::left << std::setw(static_cast<int>(w)) << "kernel" << std::setw(7) << "nodes" << "schedule / workload\n";
+  struct Count {
+    int layers = 0;
+    std::set<std::string> keys, fallback;
+  };
+  std::map<std::string, Count> counts;
+  for (auto& k : kernels) {
+    os << std::left << std::setw(static_cast<int>(w)) << k.func_name << std::setw(7) << k.num_nodes << k.template_key;
+    if (k.workload.is_array()) {
+      std::string key = autotune::workload_key(k.workload);
+      os << " " << key;
+      if (k.is_fallback) os << " fallback";
+      else os << " config " << k.config_index << " from log";
+      std::string name = k.master_op == "nn.dense" ? "dense"
+                         : key.find("depthwise") != std::string::npos ? "depthwise_conv2d"
+                                                                       : "conv2d";
+      Count& c = counts[name];
+      c.layers += k.num_nodes;
+      c.keys.insert(key);
+      if (k.is_fallback) c.fallback.insert(key);
+    }
+    os << "  [";
+    for (size_t i = 0; i < k.ops.size(); ++i) os << (i ? " " : "") << k.ops[i];
+    os << "]\n";
+  }
+  for (auto& [name, c] : counts)
+    os << c.layers << " " << name << " layers, " << c.keys.size() << " workloads: "
+       << c.keys.size() - c.fallback.size() << " from log, " << c.fallback.size() << " fallback\n";
+  os << "memory: activations " << mb(memory.planned_bytes) << " planned (all intermediates "
+     << mb(memory.intermediate_bytes) << " unshared), params and inputs " << mb(memory.param_bytes) << "\n";
+  return os.str();
+}
+
+}  // namespace minitvm::relay

@@ -1,0 +1,309 @@
+// te computes of the graph operators (relay::build).
+#include "relay/lower_ops.h"
+
+#include <algorithm>
+#include <functional>
+#include <limits>
+
+#include "minitvm/support/error.h"
+#include "minitvm/topi/nn.h"
+#include "topi/nn/common.h"
+
+namespace minitvm::relay::detail {
+
+namespace {
+
+using Expr = minitvm::ir::Expr;  // te expressions here; graph nodes are ExprNode
+using te::Tensor;
+using topi::nn::detail::I;
+using topi::nn::detail::named_compute;
+using Shape = std::vector<int64_t>;
+
+std::vector<int64_t> ints(const Json& j) {
+  std::vector<int64_t> r;
+  if (j.is_array())
+    for (auto& v : j) r.push_back(v.get<int64_t>());
+  else if (j.is_number_integer())
+    r.push_back(j.get<int64_t>());
+  return r;
+}
+
+std::vector<std::string> ax_names(size_t n) {
+  std::vector<std::string> r;
+  for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
+  return r;
+}
+
+std::vector<Expr> as_exprs(const std::vector<Var>& v) { return std::vector<Expr>(v.begin(), v.end()); }
+
+Tensor elemwise(const Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {
+  auto s = topi::nn::const_shape(x);
+  return named_compute(s, ax_names(s.size()), [&](const std::vector<Var>& v) { return f(x.read(as_exprs(v))); }, name,
+                       "elemwise");
+}
+
+// Read `t` at the output index `v` broadcast numpy-style (leading axes dropped, unit axes fixed at 0).
+Expr bcast_read(const Tensor& t, const std::vector<Var>& v) {
+  auto s = topi::nn::const_shape(t);
+  size_t off = v.size() - s.size();
+  std::vector<Expr> idx;
+  for (size_t i = 0; i < s.size(); ++i) idx.push_back(s[i] == 1 ? Expr(0) : Expr(v[off + i]));
+  return t.read(idx);
+}
+
+Tensor binary(const ExprNode& c, const Tensor& a, const Tensor& b, const std::function<Expr(Expr, Expr)>& f) {
+  const Shape& os = c.types[0].shape;
+  bool same = topi::nn::const_shape(a) == os && topi::nn::const_shape(b) == os;
+  return named_compute(os, ax_names(os.size()),
+                       [&](const std::vector<Var>& v) { return f(bcast_read(a, v), bcast_read(b, v)); },
+                       "T_" + c.name, same ? "elemwise" : "broadcast");
+}
+
+// Row-major flat index of `idx` in `shape`, and its inverse.
+Expr flat_index(const std::vector<Expr>& idx, const Shape& shape) {
+  Expr f = Expr(0);
+  for (size_t i = 0; i < shape.size(); ++i) f = f * I(shape[i]) + idx[i];
+  return f;
+}
+std::vector<Expr> unflatten(Expr flat, const Shape& shape) {
+  std::vector<Expr> idx(shape.size());
+  for (size_t i = shape.size(); i-- > 0;) {
+    idx[i] = i == 0 ? flat : ir::floormod(flat, I(shape[i]));
+    flat = ir::floordiv(flat, I(shape[i]));
+  }
+  return idx;
+}
+
+Tensor reshape_like(const ExprNode& c, const Tensor& x) {
+  const Shape& os = c.types[0].shape;
+  Shape is = topi::nn::const_shape(x);
+  return named_compute(os, ax_names(os.size()),
+                       [&](const std::vector<Var>& v) { return x.read(unflatten(flat_index(as_exprs(v), os), is)); },
+                       "T_" + c.name, "injective");
+}
+
+Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
+  auto k = ints(c.attrs.at("pool_size")), st = ints(c.attrs.at("strides")), pad = ints(c.attrs.at("padding"));
+  Shape is = topi::nn::const_shape(x);
+  const Shape& os = c.types[0].shape;
+  DataType dt = x.dtype();
+  // TVM topi: ceil_mode pads the bottom/right by stride - 1 more; padded taps are skipped (max) or
+  // count as zero (avg).
+  Shape pad_after{pad[2], pad[3]};
+  for (int i = 0; i < 2; ++i) {
+    int64_t need = (os[2 + i] - 1) * st[i] + k[i] - is[2 + i] - pad[i];
+    pad_after[i] = std::max<int64_t>(need, 0);
+  }
+  Tensor padded = topi::nn::pad(x, {0, 0, pad[0], pad[1]}, {0, 0, pad_after[0], pad_after[1]},
+                                is_max ? -std::numeric_limits<double>::infinity() : 0.0, "pad_temp");
+  IterVar ry = te::reduce_axis({0, I(k[0])}, "rv0"), rx = te::reduce_axis({0, I(k[1])}, "rv1");
+  if (is_max)
+    return named_compute(
+        os, {"ax0", "ax1", "ax2", "ax3"},
+        [&](const std::vector<Var>& v) {
+          return te::max(padded(v[0], v[1], v[2] * I(st[0]) + ry->var, v[3] * I(st[1]) + rx->var), {ry, rx});
+        },
+        "tensor", "pool_max");
+  Tensor sum = named_compute(
+      os, {"ax0", "ax1", "ax2", "ax3"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(padded(v[0], v[1], v[2] * I(st[0]) + ry->var, v[3] * I(st[1]) + rx->var), {ry, rx});
+      },
+      "tensor", "pool_sum");
+  bool include_pad = c.attrs.at("count_include_pad").get<bool>();
+  return named_compute(
+      os, {"ax0", "ax1", "ax2", "ax3"},
+      [&](const std::vector<Var>& v) -> Expr {
+        if (include_pad) return sum(v[0], v[1], v[2], v[3]) / ir::make_const(dt, static_cast<double>(k[0] * k[1]));
+        Expr h0 = v[2] * I(st[0]) - I(pad[0]), w0 = v[3] * I(st[1]) - I(pad[1]);
+        Expr h1 = ir::min(h0 + I(k[0]), I(is[2])), w1 = ir::min(w0 + I(k[1]), I(is[3]));
+        Expr cnt = ir::max((h1 - ir::max(h0, Expr(0))) * (w1 - ir::max(w0, Expr(0))), Expr(1));
+        return sum(v[0], v[1], v[2], v[3]) / ir::cast(dt, cnt);
+      },
+      "tensor", "elemwise");
+}
+
+Tensor reduce_mean(const ExprNode& c, const Tensor& x) {
+  Shape is = topi::nn::const_shape(x);
+  std::vector<bool> red(is.size(), c.attrs.at("axis").is_null());
+  for (int64_t v : ints(c.attrs.at("axis"))) red[v] = true;
+  if (c.attrs.at("exclude").get<bool>())
+    for (size_t i = 0; i < red.size(); ++i) red[i] = !red[i];
+  bool keep = c.attrs.at("keepdims").get<bool>();
+  const Shape& os = c.types[0].shape;
+  std::vector<IterVar> raxes;
+  int64_t count = 1;
+  for (size_t i = 0; i < is.size(); ++i)
+    if (red[i]) {
+      raxes.push_back(te::reduce_axis({0, I(is[i])}, "k" + std::to_string(i)));
+      count *= is[i];
+    }
+  Tensor sum = named_compute(
+      os, ax_names(os.size()),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx;
+        size_t o = 0, r = 0;
+        for (size_t i = 0; i < is.size(); ++i) {
+          if (red[i]) {
+            idx.push_back(raxes[r++]->var);
+            if (keep) o++;
+          } else {
+            idx.push_back(v[o++]);
+          }
+        }
+        return te::sum(x.read(idx), raxes);
+      },
+      "T_sum", "comm_reduce");
+  return elemwise(sum, "T_divide", [&](Expr e) { return e / ir::make_const(x.dtype(), static_cast<double>(count)); });
+}
+
+Tensor softmax(const ExprNode& c, const Tensor& x) {
+  Shape s = topi::nn::const_shape(x);
+  int64_t axis = c.attrs.at("axis").get<int64_t>();
+  Shape rs = s;
+  rs.erase(rs.begin() + axis);
+  auto with_k = [&](const std::vector<Var>& v, Expr k) {
+    std::vector<Expr> idx(v.begin(), v.end());
+    idx.insert(idx.begin() + axis, k);
+    return idx;
+  };
+  IterVar k1 = te::reduce_axis({0, I(s[axis])}, "k1"), k2 = te::reduce_axis({0, I(s[axis])}, "k2");
+  Tensor mx = named_compute(
+      rs, ax_names(rs.size()), [&](const std::vector<Var>& v) { return te::max(x.read(with_k(v, k1->var)), {k1}); },
+      "T_softmax_maxelem", "softmax");
+  auto drop = [&](const std::vector<Var>& v) {
+    std::vector<Expr> r;
+    for (size_t i = 0; i < v.size(); ++i)
+      if (static_cast<int64_t>(i) != axis) r.push_back(v[i]);
+    return r;
+  };
+  Tensor ex = named_compute(
+      rs, ax_names(rs.size()),
+      [&](const std::vector<Var>& v) { return te::sum(ir::exp(x.read(with_k(v, k2->var)) - mx.read(as_exprs(v))), {k2}); },
+      "T_softmax_expsum", "softmax");
+  return named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        auto r = drop(v);
+        return ir::exp(x.read(as_exprs(v)) - mx.read(r)) / ex.read(r);
+      },
+      "T_softmax_norm", "softmax");
+}
+
+}  // namespace
+
+bool is_depthwise(const ExprNode& conv) {
+  const auto& ws = conv.args[1]->types[0].shape;
+  int64_t groups = conv.attrs.at("groups").get<int64_t>();
+  return groups > 1 && ws[1] == 1 && groups == conv.args[0]->types[0].shape[1];
+}
+
+std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
+  const std::string& op = c.name;
+  const Json& at = c.attrs;
+  MINITVM_USER_CHECK(!c.tuple_typed || op == "split")
+      << "relay::build: " << op << " produces a tuple that is not removed by simplify_inference (only field 0 of "
+      << "nn.batch_norm / nn.dropout is supported)";
+  for (auto& t : c.types)
+    MINITVM_USER_CHECK(t.dtype == DataType::Float(32))
+        << "relay::build: " << op << " on " << t.dtype.str() << " is not supported (float32 graphs only)";
+  DataType dt = DataType::Float(32);
+  if (op == "nn.conv2d") {
+    auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
+    int64_t groups = at.at("groups").get<int64_t>();
+    if (groups == 1) return {topi::nn::conv2d_nchw(a[0], a[1], st, pad, dil)};
+    MINITVM_USER_CHECK(is_depthwise(c) && c.types[0].shape[1] == c.args[0]->types[0].shape[1])
+        << "relay::build: nn.conv2d with groups=" << groups << " (weight " << c.args[1]->types[0].str()
+        << ") is neither a plain nor a depthwise (multiplier 1) convolution; not supported";
+    return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
+  }
+  if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
+  if (op == "nn.relu") return {topi::nn::relu(a[0])};
+  if (op == "nn.bias_add") return {topi::nn::bias_add(a[0], a[1], static_cast<int>(at.at("axis").get<int64_t>()))};
+  if (op == "clip") {
+    double lo = at.at("a_min").get<double>(), hi = at.at("a_max").get<double>();
+    return {elemwise(a[0], "T_clip", [&](Expr e) { return ir::max(ir::min(e, ir::make_const(dt, hi)), ir::make_const(dt, lo)); })};
+  }
+  if (op == "sigmoid")
+    return {elemwise(a[0], "T_sigmoid", [&](Expr e) { return ir::make_const(dt, 1.0) / (ir::make_const(dt, 1.0) + ir::exp(-e)); })};
+  if (op == "sqrt") return {elemwise(a[0], "T_sqrt", [](Expr e) { return ir::sqrt(e); })};
+  if (op == "negative") return {elemwise(a[0], "T_negative", [](Expr e) { return -e; })};
+  if (op == "add") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x + y; })};
+  if (op == "subtract") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x - y; })};
+  if (op == "multiply") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x * y; })};
+  if (op == "divide") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x / y; })};
+  if (op == "nn.batch_flatten" || op == "reshape" || op == "squeeze" || op == "expand_dims")
+    return {reshape_like(c, a[0])};
+  if (op == "transpose") {
+    auto axes = ints(at.at("axes"));
+    const Shape& os = c.types[0].shape;
+    return {named_compute(os, ax_names(os.size()),
+                          [&](const std::vector<Var>& v) {
+                            std::vector<Expr> idx(v.size());
+                            for (size_t i = 0; i < v.size(); ++i) idx[axes[i]] = v[i];
+                            return a[0].read(idx);
+                          },
+                          "T_transpose", "injective")};
+  }
+  if (op == "nn.pad") {
+    const Json& pw = at.at("pad_width");
+    Shape before, after;
+    for (auto& p : pw) {
+      before.push_back(p[0].get<int64_t>());
+      after.push_back(p[1].get<int64_t>());
+    }
+    return {topi::nn::pad(a[0], before, after, at.at("pad_value").get<double>(), "T_pad")};
+  }
+  if (op == "concatenate") {
+    int64_t axis = at.at("axis").get<int64_t>();
+    const Shape& os = c.types[0].shape;
+    return {named_compute(os, ax_names(os.size()),
+                          [&](const std::vector<Var>& v) {
+                            // Last input first: nested if_then_else reads only the taken input.
+                            std::vector<int64_t> offs{0};
+                            for (auto& t : a) offs.push_back(offs.back() + topi::nn::const_shape(t)[axis]);
+                            auto read = [&](size_t i) {
+                              std::vector<Expr> idx(v.begin(), v.end());
+                              idx[axis] = v[axis] - I(offs[i]);
+                              return a[i].read(idx);
+                            };
+                            Expr e = read(a.size() - 1);
+                            for (size_t i = a.size() - 1; i-- > 0;) e = ir::if_then_else(v[axis] < I(offs[i + 1]), read(i), e);
+                            return e;
+                          },
+                          "T_concat", "injective")};
+  }
+  if (op == "split") {
+    int64_t axis = at.at("axis").get<int64_t>(), begin = 0;
+    std::vector<Tensor> r;
+    for (size_t f = 0; f < c.types.size(); ++f) {
+      const Shape& os = c.types[f].shape;
+      r.push_back(named_compute(os, ax_names(os.size()),
+                                [&](const std::vector<Var>& v) {
+                                  std::vector<Expr> idx(v.begin(), v.end());
+                                  idx[axis] = v[axis] + I(begin);
+                                  return a[0].read(idx);
+                                },
+                                "T_split" + std::to_string(f), "injective"));
+      begin += os[axis];
+    }
+    return r;
+  }
+  if (op == "nn.max_pool2d") return {pool2d(c, a[0], true)};
+  if (op == "nn.avg_pool2d") return {pool2d(c, a[0], false)};
+  if (op == "nn.global_avg_pool2d") {
+    Shape is = topi::nn::const_shape(a[0]);
+    IterVar ry = te::reduce_axis({0, I(is[2])}, "rv0"), rx = te::reduce_axis({0, I(is[3])}, "rv1");
+    Tensor sum = named_compute(
+        c.types[0].shape, {"ax0", "ax1", "ax2", "ax3"},
+        [&](const std::vector<Var>& v) { return te::sum(a[0](v[0], v[1], ry->var, rx->var), {ry, rx}); }, "tensor",
+        "global_pool_sum");
+    return {elemwise(sum, "T_divide", [&](Expr e) { return e / ir::make_const(dt, static_cast<double>(is[2] * is[3])); })};
+  }
+  if (op == "mean") return {reduce_mean(c, a[0])};
+  if (op == "nn.softmax") return {softmax(c, a[0])};
+  MINITVM_USER_ERROR << "relay::build: no lowering for " << op;
+  return {};
+}
+
+}  // namespace minitvm::relay::detail

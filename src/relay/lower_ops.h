@@ -1,0 +1,19 @@
+// relay::build internals: the te computes of graph ops.
+#pragma once
+
+#include <vector>
+
+#include "minitvm/relay/expr.h"
+#include "minitvm/te/tensor.h"
+
+namespace minitvm::relay::detail {
+
+/** The te compute(s) of one call on tensors of its argument types (multi-output ops: one tensor per
+ *  field). Elementwise / broadcast / injective ops carry TOPI's tags so schedules inline them.
+ *  conv2d and dense go through topi (nn.h); CompileError for ops relay::build cannot lower. */
+std::vector<te::Tensor> lower_op(const ExprNode& call, const std::vector<te::Tensor>& args);
+
+/** Whether a conv2d call is depthwise (groups == channels, one input channel per group). */
+bool is_depthwise(const ExprNode& conv);
+
+}  // namespace minitvm::relay::detail

@@ -1,0 +1,379 @@
+// Naive reference implementations of the graph operators (the test oracle).
+#include "minitvm/relay/reference.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "minitvm/support/error.h"
+
+namespace minitvm::relay {
+
+namespace {
+
+using runtime::NDArray;
+using Shape = std::vector<int64_t>;
+
+struct Buf {
+  Shape shape;
+  std::vector<float> v;
+  int64_t size() const { return static_cast<int64_t>(v.size()); }
+};
+
+int64_t numel(const Shape& s) {
+  int64_t n = 1;
+  for (int64_t d : s) n *= d;
+  return n;
+}
+
+Shape strides_of(const Shape& s) {
+  Shape st(s.size(), 1);
+  for (int i = static_cast<int>(s.size()) - 2; i >= 0; --i) st[i] = st[i + 1] * s[i + 1];
+  return st;
+}
+
+Buf buf(const NDArray& a, const std::string& op) {
+  MINITVM_USER_CHECK(a.dtype() == DataType::Float(32))
+      << "reference executor: " << op << " supports float32 only, got " << a.dtype().str();
+  return Buf{a.shape(), a.to_vector<float>()};
+}
+
+NDArray out(const Buf& b) { return NDArray::from_vector(b.v, b.shape); }
+
+std::vector<int64_t> ints(const Json& j) {
+  std::vector<int64_t> r;
+  if (j.is_array())
+    for (auto& v : j) r.push_back(v.get<int64_t>());
+  else if (j.is_number_integer())
+    r.push_back(j.get<int64_t>());
+  return r;
+}
+
+// Index of `o` (output multi-index of shape `os`) in an input of shape `is` broadcast to `os`.
+int64_t bcast_index(const Shape& oidx, const Shape& is) {
+  size_t off = oidx.size() - is.size();
+  int64_t idx = 0;
+  for (size_t i = 0; i < is.size(); ++i) idx = idx * is[i] + (is[i] == 1 ? 0 : oidx[off + i]);
+  return idx;
+}
+
+void unravel(int64_t flat, const Shape& s, Shape& idx) {
+  idx.resize(s.size());
+  for (int i = static_cast<int>(s.size()) - 1; i >= 0; --i) {
+    idx[i] = flat % s[i];
+    flat /= s[i];
+  }
+}
+
+Buf binary(const Buf& a, const Buf& b, const Shape& os, float (*f)(float, float)) {
+  Buf r{os, std::vector<float>(numel(os))};
+  Shape idx;
+  for (int64_t i = 0; i < r.size(); ++i) {
+    unravel(i, os, idx);
+    r.v[i] = f(a.v[bcast_index(idx, a.shape)], b.v[bcast_index(idx, b.shape)]);
+  }
+  return r;
+}
+
+Buf conv2d(const Buf& d, const Buf& w, const Json& at, const Shape& os) {
+  auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
+  int64_t groups = at.at("groups").get<int64_t>();
+  int64_t N = d.shape[0], C = d.shape[1], H = d.shape[2], W = d.shape[3];
+  int64_t O = w.shape[0], CG = w.shape[1], KH = w.shape[2], KW = w.shape[3];
+  int64_t OH = os[2], OW = os[3], OG = O / groups;
+  Buf r{os, std::vector<float>(numel(os))};
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o) {
+      int64_t g = o / OG;
+      for (int64_t y = 0; y < OH; ++y)
+        for (int64_t x = 0; x < OW; ++x) {
+          double acc = 0;
+          for (int64_t c = 0; c < CG; ++c)
+            for (int64_t ky = 0; ky < KH; ++ky) {
+              int64_t iy = y * st[0] - pad[0] + ky * dil[0];
+              if (iy < 0 || iy >= H) continue;
+              for (int64_t kx = 0; kx < KW; ++kx) {
+                int64_t ix = x * st[1] - pad[1] + kx * dil[1];
+                if (ix < 0 || ix >= W) continue;
+                acc += static_cast<double>(d.v[((n * C + g * CG + c) * H + iy) * W + ix]) *
+                       w.v[((o * CG + c) * KH + ky) * KW + kx];
+              }
+            }
+          r.v[((n * O + o) * OH + y) * OW + x] = static_cast<float>(acc);
+        }
+    }
+  return r;
+}
+
+Buf pool(const Buf& d, const Json& at, const Shape& os, bool is_max) {
+  auto k = ints(at.at("pool_size")), st = ints(at.at("strides")), pad = ints(at.at("padding"));
+  bool include_pad = !is_max && at.at("count_include_pad").get<bool>();
+  int64_t NC = d.shape[0] * d.shape[1], H = d.shape[2], W = d.shape[3], OH = os[2], OW = os[3];
+  Buf r{os, std::vector<float>(numel(os))};
+  for (int64_t p = 0; p < NC; ++p)
+    for (int64_t y = 0; y < OH; ++y)
+      for (int64_t x = 0; x < OW; ++x) {
+        int64_t h0 = y * st[0] - pad[0], w0 = x * st[1] - pad[1];
+        double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+        for (int64_t iy = std::max<int64_t>(h0, 0); iy < std::min(h0 + k[0], H); ++iy)
+          for (int64_t ix = std::max<int64_t>(w0, 0); ix < std::min(w0 + k[1], W); ++ix) {
+            double v = d.v[(p * H + iy) * W + ix];
+            acc = is_max ? std::max(acc, v) : acc + v;
+          }
+        if (!is_max) {
+          // TVM topi pool: count_include_pad divides by the full window; otherwise by the window
+          // clipped to the input (at least 1).
+          int64_t div = include_pad ? k[0] * k[1]
+                                    : std::max<int64_t>((std::min(h0 + k[0], H) - std::max<int64_t>(h0, 0)) *
+                                                            (std::min(w0 + k[1], W) - std::max<int64_t>(w0, 0)),
+                                                        1);
+          acc /= static_cast<double>(div);
+        }
+        r.v[(p * OH + y) * OW + x] = static_cast<float>(acc);
+      }
+  return r;
+}
+
+// Gather: out[i] = in[map(out index)] for injective ops.
+template <typename F>
+Buf gather(const Buf& in, const Shape& os, F src) {
+  Buf r{os, std::vector<float>(numel(os))};
+  Shape idx;
+  Shape ist = strides_of(in.shape);
+  for (int64_t i = 0; i < r.size(); ++i) {
+    unravel(i, os, idx);
+    int64_t s = src(idx, ist);
+    r.v[i] = s < 0 ? 0.0f : in.v[s];
+  }
+  return r;
+}
+
+}  // namespace
+
+std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray>& args) {
+  MINITVM_USER_CHECK(c.kind == ExprKind::Call) << "reference_eval: not a call";
+  const std::string& op = c.name;
+  const Json& at = c.attrs;
+  std::vector<Buf> a;
+  for (auto& x : args) a.push_back(buf(x, op));
+  MINITVM_USER_CHECK(a.size() == c.args.size()) << "reference_eval: " << op << " got " << a.size() << " values for "
+                                                 << c.args.size() << " arguments";
+  for (size_t i = 0; i < a.size(); ++i)
+    MINITVM_USER_CHECK(c.args[i]->tuple_typed || a[i].shape == c.args[i]->types[0].shape)
+        << "reference_eval: " << op << ": argument " << i << " has the wrong shape";
+  const Shape os = c.types[0].shape;
+  auto unary = [&](auto f) {
+    Buf r = a[0];
+    for (auto& v : r.v) v = f(v);
+    return std::vector<NDArray>{out(r)};
+  };
+  if (op == "nn.conv2d") return {out(conv2d(a[0], a[1], at, os))};
+  if (op == "nn.relu") return unary([](float v) { return v > 0 ? v : 0.0f; });
+  if (op == "sigmoid") return unary([](float v) { return static_cast<float>(1.0 / (1.0 + std::exp(-double(v)))); });
+  if (op == "sqrt") return unary([](float v) { return static_cast<float>(std::sqrt(double(v))); });
+  if (op == "negative") return unary([](float v) { return -v; });
+  if (op == "clip") {
+    float lo = at.at("a_min").get<float>(), hi = at.at("a_max").get<float>();
+    return unary([=](float v) { return std::min(std::max(v, lo), hi); });
+  }
+  if (op == "add") return {out(binary(a[0], a[1], os, [](float x, float y) { return x + y; }))};
+  if (op == "subtract") return {out(binary(a[0], a[1], os, [](float x, float y) { return x - y; }))};
+  if (op == "multiply") return {out(binary(a[0], a[1], os, [](float x, float y) { return x * y; }))};
+  if (op == "divide") return {out(binary(a[0], a[1], os, [](float x, float y) { return x / y; }))};
+  if (op == "nn.bias_add") {
+    int64_t ax = at.at("axis").get<int64_t>();
+    Shape bs(os.size(), 1);
+    bs[ax] = os[ax];
+    Buf b{bs, a[1].v};
+    return {out(binary(a[0], b, os, [](float x, float y) { return x + y; }))};
+  }
+  if (op == "nn.batch_norm") {
+    int64_t ax = at.at("axis").get<int64_t>();
+    double eps = at.at("epsilon").get<double>();
+    bool center = at.at("center").get<bool>(), scale = at.at("scale").get<bool>();
+    Buf r = a[0];
+    Shape idx;
+    for (int64_t i = 0; i < r.size(); ++i) {
+      unravel(i, os, idx);
+      int64_t ch = idx[ax];
+      double v = (a[0].v[i] - double(a[3].v[ch])) / std::sqrt(double(a[4].v[ch]) + eps);
+      if (scale) v *= a[1].v[ch];
+      if (center) v += a[2].v[ch];
+      r.v[i] = static_cast<float>(v);
+    }
+    return {out(r), out(a[3]), out(a[4])};
+  }
+  if (op == "nn.dropout") {
+    Buf ones{a[0].shape, std::vector<float>(a[0].v.size(), 1.0f)};
+    return {out(a[0]), out(ones)};
+  }
+  if (op == "nn.max_pool2d") return {out(pool(a[0], at, os, true))};
+  if (op == "nn.avg_pool2d") return {out(pool(a[0], at, os, false))};
+  if (op == "nn.global_avg_pool2d") {
+    int64_t NC = os[0] * os[1], HW = a[0].shape[2] * a[0].shape[3];
+    Buf r{os, std::vector<float>(NC)};
+    for (int64_t p = 0; p < NC; ++p) {
+      double s = 0;
+      for (int64_t i = 0; i < HW; ++i) s += a[0].v[p * HW + i];
+      r.v[p] = static_cast<float>(s / static_cast<double>(HW));
+    }
+    return {out(r)};
+  }
+  if (op == "nn.dense") {
+    int64_t B = os[0], N = os[1], K = a[0].shape[1];
+    Buf r{os, std::vector<float>(B * N)};
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k) s += double(a[0].v[b * K + k]) * a[1].v[n * K + k];
+        r.v[b * N + n] = static_cast<float>(s);
+      }
+    return {out(r)};
+  }
+  if (op == "nn.softmax") {
+    int64_t ax = at.at("axis").get<int64_t>();
+    int64_t outer = 1, len = os[ax], inner = 1;
+    for (int64_t i = 0; i < ax; ++i) outer *= os[i];
+    for (size_t i = ax + 1; i < os.size(); ++i) inner *= os[i];
+    Buf r = a[0];
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t in = 0; in < inner; ++in) {
+        auto at_ = [&](int64_t k) -> float& { return r.v[(o * len + k) * inner + in]; };
+        double m = -std::numeric_limits<double>::infinity(), s = 0;
+        for (int64_t k = 0; k < len; ++k) m = std::max(m, double(at_(k)));
+        for (int64_t k = 0; k < len; ++k) s += std::exp(double(at_(k)) - m);
+        for (int64_t k = 0; k < len; ++k) at_(k) = static_cast<float>(std::exp(double(at_(k)) - m) / s);
+      }
+    return {out(r)};
+  }
+  if (op == "nn.batch_flatten" || op == "reshape" || op == "squeeze" || op == "expand_dims")
+    return {out(Buf{os, a[0].v})};
+  if (op == "nn.pad") {
+    const Json& pw = at.at("pad_width");
+    float pv = at.at("pad_value").get<float>();
+    Buf r = gather(a[0], os, [&](const Shape& idx, const Shape& ist) -> int64_t {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) {
+        int64_t j = idx[i] - pw[i][0].get<int64_t>();
+        if (j < 0 || j >= a[0].shape[i]) return -1;
+        s += j * ist[i];
+      }
+      return s;
+    });
+    // Positions outside the input get the pad value.
+    Shape idx;
+    for (int64_t i = 0; i < r.size(); ++i) {
+      unravel(i, os, idx);
+      for (size_t d = 0; d < idx.size(); ++d) {
+        int64_t j = idx[d] - pw[d][0].get<int64_t>();
+        if (j < 0 || j >= a[0].shape[d]) {
+          r.v[i] = pv;
+          break;
+        }
+      }
+    }
+    return {out(r)};
+  }
+  if (op == "transpose") {
+    auto axes = ints(at.at("axes"));
+    return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) s += idx[i] * ist[axes[i]];
+      return s;
+    }))};
+  }
+  if (op == "concatenate") {
+    int64_t ax = at.at("axis").get<int64_t>();
+    Buf r{os, std::vector<float>(numel(os))};
+    Shape idx;
+    for (int64_t i = 0; i < r.size(); ++i) {
+      unravel(i, os, idx);
+      int64_t k = idx[ax];
+      size_t which = 0;
+      while (k >= a[which].shape[ax]) k -= a[which++].shape[ax];
+      Shape j = idx;
+      j[ax] = k;
+      int64_t s = 0;
+      for (size_t d = 0; d < j.size(); ++d) s = s * a[which].shape[d] + j[d];
+      r.v[i] = a[which].v[s];
+    }
+    return {out(r)};
+  }
+  if (op == "split") {
+    int64_t ax = at.at("axis").get<int64_t>(), begin = 0;
+    std::vector<NDArray> res;
+    for (auto& t : c.types) {
+      res.push_back(out(gather(a[0], t.shape, [&](const Shape& idx, const Shape& ist) {
+        int64_t s = 0;
+        for (size_t i = 0; i < idx.size(); ++i) s += (idx[i] + (static_cast<int64_t>(i) == ax ? begin : 0)) * ist[i];
+        return s;
+      })));
+      begin += t.shape[ax];
+    }
+    return res;
+  }
+  if (op == "mean") {
+    const Shape& is = a[0].shape;
+    std::vector<bool> red(is.size(), at.at("axis").is_null());
+    for (int64_t v : ints(at.at("axis"))) red[v] = true;
+    if (at.at("exclude").get<bool>())
+      for (size_t i = 0; i < red.size(); ++i) red[i] = !red[i];
+    std::vector<double> acc(numel(os), 0.0);
+    int64_t count = 1;
+    for (size_t i = 0; i < is.size(); ++i)
+      if (red[i]) count *= is[i];
+    Shape idx;
+    for (int64_t i = 0; i < a[0].size(); ++i) {
+      unravel(i, is, idx);
+      int64_t o = 0;
+      for (size_t d = 0; d < is.size(); ++d) {
+        if (!red[d]) o = o * is[d] + idx[d];
+      }
+      acc[o] += a[0].v[i];
+    }
+    Buf r{os, std::vector<float>(acc.size())};
+    for (size_t i = 0; i < acc.size(); ++i) r.v[i] = static_cast<float>(acc[i] / static_cast<double>(count));
+    return {out(r)};
+  }
+  MINITVM_USER_ERROR << "reference executor: no implementation of " << op;
+  return {};
+}
+
+std::vector<NDArray> reference_run(const Function& f, const Params& inputs, const Params& params) {
+  std::unordered_map<const ExprNode*, std::vector<NDArray>> val;
+  for (auto& p : f.params) {
+    const NDArray* pv = nullptr;
+    if (auto it = inputs.find(p->name); it != inputs.end()) pv = &it->second;
+    else if (auto jt = params.find(p->name); jt != params.end()) pv = &jt->second;
+    MINITVM_USER_CHECK(pv != nullptr) << "reference_run: no value for input %" << p->name;
+    const NDArray& v = *pv;
+    MINITVM_USER_CHECK(v.shape() == p->types[0].shape && v.dtype() == p->types[0].dtype)
+        << "reference_run: input %" << p->name << " must be " << p->types[0].str() << ", got "
+        << TensorType{v.shape(), v.dtype()}.str();
+    val[p.get()] = {v};
+  }
+  for (const Expr& e : post_order(f.body)) {
+    if (val.count(e.get())) continue;
+    switch (e->kind) {
+      case ExprKind::Var: MINITVM_USER_ERROR << "reference_run: %" << e->name << " is not a function parameter"; break;
+      case ExprKind::Constant: val[e.get()] = {e->data}; break;
+      case ExprKind::Tuple: {
+        std::vector<NDArray> fs;
+        for (auto& a : e->args) fs.push_back(val.at(a.get()).at(0));
+        val[e.get()] = fs;
+        break;
+      }
+      case ExprKind::TupleGetItem: val[e.get()] = {val.at(e->args[0].get()).at(e->index)}; break;
+      case ExprKind::Call: {
+        std::vector<NDArray> as;
+        for (auto& a : e->args) as.push_back(val.at(a.get()).at(0));
+        val[e.get()] = reference_eval(*e, as);
+        break;
+      }
+    }
+  }
+  return val.at(f.body.get());
+}
+
+}  // namespace minitvm::relay

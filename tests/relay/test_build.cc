@@ -1,0 +1,224 @@
+// relay::build end to end: compiled graphs run through the graph JSON against the reference executor.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <sstream>
+#include <nlohmann/json.hpp>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/target.h"
+#include "minitvm/relay/relay.h"
+#include "minitvm/topi/dispatch.h"
+#include "relay/graph_runner.h"
+
+using namespace minitvm;
+using namespace minitvm::relay;
+
+namespace {
+
+TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+
+// |a - b| <= tol * max|b| elementwise (the reference accumulates in double).
+void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
+  auto x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(x.size(), y.size());
+  double m = 0;
+  for (float v : y) m = std::max(m, double(std::abs(v)));
+  ASSERT_GT(m, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+}
+
+void check_network(const relay::testing::Network& net, const std::string& target, int64_t hw, double tol) {
+  auto input = relay::testing::random_uniform({1, 3, hw, hw}, -1, 1, 77);
+  Built b = build(net.mod, target, net.params);
+  auto want = reference_run(net.mod, {{"data", input}}, net.params);
+  // Every entry in its own array, then the planned storage sharing (a bad plan corrupts values).
+  for (bool share : {false, true}) {
+    auto got = relay_test::run_graph(b, {{"data", input}}, share);
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], want[0], tol);
+  }
+  EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes / 2);
+}
+
+}  // namespace
+
+TEST(RelayBuild, SmallGraphLlvmEveryOp) {
+  auto x = var("data", T({1, 4, 9, 9}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 2}, .padding = {1, 0, 2, 1}});
+  y = clip(add(y, c({8, 1, 1}, 2)), -0.5, 2.0);
+  auto dw = nn::conv2d(y, c({8, 1, 3, 3}, 3), {.padding = {1}, .groups = 8});
+  auto cat = concatenate({sigmoid(dw), nn::relu(y)}, 1);
+  auto p = nn::avg_pool2d(cat, {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}, .ceil_mode = true});
+  auto q = nn::max_pool2d(nn::pad(p, {{0, 0}, {0, 0}, {1, 0}, {0, 1}}), {.pool_size = {2, 2}, .strides = {1, 1}});
+  auto m = mean(q, {2, 3}, true);
+  auto t = transpose(reshape(m, {1, 4, 4}), {0, 2, 1});
+  auto parts = split(squeeze(expand_dims(t, 0), {0}), 2, 2);
+  auto f = nn::batch_flatten(multiply(tuple_get_item(parts, 0), subtract(tuple_get_item(parts, 1), scalar(0.25))));
+  auto out = nn::softmax(nn::bias_add(nn::dense(f, c({5, 8}, 4)), c({5}, 5)));
+  Function fn({x}, tuple({out, divide(nn::global_avg_pool2d(p), scalar(2.0))}));
+  auto input = relay::testing::random_uniform({1, 4, 9, 9}, -1, 1, 9);
+  Built b = build(fn, "llvm");
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  auto want = reference_run(fn, {{"data", input}});
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-5);
+  expect_close(got[1], want[1], 1e-5);
+}
+
+TEST(RelayBuild, GraphJsonFormat) {
+  auto x = var("data", T({1, 3, 8, 8}));
+  auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));
+  Function fn({x}, nn::relu(nn::conv2d(x, w, {.padding = {1}})));
+  Built b = build(fn, "llvm");
+  auto j = nlohmann::json::parse(b.graph_json);
+  std::vector<std::string> keys;
+  for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
+  // nlohmann sorts keys; check presence and contents rather than order.
+  EXPECT_EQ(keys.size(), 5u);
+  EXPECT_EQ(j["nodes"][0], nlohmann::json::parse(R"({"op": "null", "name": "data", "inputs": []})"));
+  EXPECT_EQ(j["nodes"][1], nlohmann::json::parse(R"({"op": "null", "name": "p0", "inputs": []})"));
+  EXPECT_EQ(j["nodes"][2]["attrs"], nlohmann::json::parse(R"({"func_name": "fused_nn_conv2d_nn_relu",
+      "flatten_data": "0", "num_inputs": "2", "num_outputs": "1"})"));
+  EXPECT_EQ(j["nodes"][2]["inputs"], nlohmann::json::parse("[[0, 0, 0], [1, 0, 0]]"));
+  EXPECT_EQ(j["arg_nodes"], nlohmann::json::parse("[0, 1]"));
+  EXPECT_EQ(j["heads"], nlohmann::json::parse("[[2, 0, 0]]"));
+  EXPECT_EQ(j["attrs"]["shape"], nlohmann::json::parse(R"(["list_shape", [[1, 3, 8, 8], [4, 3, 3, 3], [1, 4, 8, 8]]])"));
+  EXPECT_EQ(j["attrs"]["dltype"], nlohmann::json::parse(R"(["list_str", ["float32", "float32", "float32"]])"));
+  EXPECT_EQ(j["attrs"]["storage_id"], nlohmann::json::parse(R"(["list_int", [0, 1, 2]])"));
+  EXPECT_EQ(j["node_row_ptr"], nlohmann::json::parse("[0, 1, 2, 3]"));
+  ASSERT_EQ(b.params.size(), 1u);
+  EXPECT_EQ(b.params.at("p0").shape(), (std::vector<int64_t>{4, 3, 3, 3}));
+}
+
+TEST(RelayBuild, ResNet18Llvm) {
+  auto net = relay::testing::resnet(18, 1, {3, 32, 32}, 10, 3);
+  check_network(net, "llvm", 32, 1e-4);
+}
+
+TEST(RelayBuild, MobileNetV2Llvm) {
+  auto net = relay::testing::mobilenet_v2(1, {3, 32, 32}, 10, 4);
+  check_network(net, "llvm", 32, 1e-4);
+}
+
+namespace {
+
+// conv+BN+relu, max_pool, depthwise+BN+relu6, 1x1 conv + residual, global pool, dense+bias, softmax.
+Function small_cnn(Params& params) {
+  auto x = var("data", T({1, 8, 12, 12}));
+  std::vector<relay::Expr> ps{x};
+  uint64_t seed = 100;
+  auto p = [&](const std::string& n, std::vector<int64_t> s, float lo, float hi) {
+    auto v = var(n, T(s));
+    params[n] = relay::testing::random_uniform(s, lo, hi, seed++);
+    ps.push_back(v);
+    return v;
+  };
+  auto bn = [&](const relay::Expr& e, const std::string& n) {
+    int64_t c = e->type().shape[1];
+    return tuple_get_item(nn::batch_norm(e, p(n + ".g", {c}, 0.5, 1.5), p(n + ".b", {c}, -0.5, 0.5),
+                                         p(n + ".m", {c}, -0.5, 0.5), p(n + ".v", {c}, 0.5, 1.5)),
+                          0);
+  };
+  auto y = nn::relu(bn(nn::conv2d(x, p("w1", {16, 8, 3, 3}, -0.3, 0.3), {.padding = {1}}), "bn1"));
+  y = nn::max_pool2d(y, {.pool_size = {2, 2}, .strides = {2, 2}});
+  auto z = clip(bn(nn::conv2d(y, p("w2", {16, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16}), "bn2"), 0, 6);
+  z = nn::relu(add(nn::conv2d(z, p("w3", {16, 16, 1, 1}, -0.3, 0.3)), y));
+  auto d = nn::bias_add(nn::dense(nn::batch_flatten(nn::global_avg_pool2d(z)), p("fc", {10, 16}, -0.5, 0.5)),
+                        p("fc.b", {10}, -0.5, 0.5));
+  return Function(ps, nn::softmax(d));
+}
+
+}  // namespace
+
+TEST(RelayBuild, SmallCnnCudaEmulate) {
+  Params params;
+  Function f = small_cnn(params);
+  auto input = relay::testing::random_uniform({1, 8, 12, 12}, -1, 1, 5);
+  Built b = build(f, "cuda -emulate", params);
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  expect_close(got[0], reference_run(f, {{"data", input}}, params)[0], 1e-5);
+  std::string r = b.report();
+  // conv2d (3x3 and 1x1) and depthwise took the CUDA templates (fallback configs: no log in scope).
+  EXPECT_NE(r.find("fused_nn_conv2d_add_nn_relu"), std::string::npos) << r;
+  EXPECT_NE(r.find("2 conv2d layers, 2 workloads: 0 from log, 2 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("1 depthwise_conv2d layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("1 dense layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
+}
+
+TEST(RelayBuild, PrintAfterEachPassAndReport) {
+  Params params;
+  Function f = small_cnn(params);
+  std::ostringstream os;
+  Built b = build(f, "llvm", params, {.print_after_each_pass = &os});
+  std::string s = os.str();
+  for (const char* pass : {"// ---- after bind_params ----", "// ---- after simplify_inference ----",
+                           "// ---- after fold_constant ----", "// ---- after fold_scale_axis ----",
+                           "// ---- after fuse_ops ----"})
+    EXPECT_NE(s.find(pass), std::string::npos) << pass;
+  // BN folded into the conv weights: the conv groups are conv + add (+ add) + relu.
+  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu("), std::string::npos) << s;
+  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu_1("), std::string::npos) << s;  // 1x1 conv + residual
+  EXPECT_NE(s.find("fused_nn_conv2d_add_clip("), std::string::npos) << s;
+  std::string r = b.report();
+  EXPECT_NE(r.find("relay::build for llvm: 8 kernels, 8 kernel nodes"), std::string::npos) << r;
+  EXPECT_NE(r.find("memory: activations"), std::string::npos) << r;
+  // The planned activations are smaller than the sum of all intermediates.
+  EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes);
+}
+
+TEST(RelayBuild, UnsupportedGroupedConvIsACompileError) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform({8, 4, 3, 3}, -1, 1, 1)), {.groups = 2}));
+  try {
+    build(f, "llvm");
+    FAIL() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("nn.conv2d with groups=2 (weight Tensor[(8, 4, 3, 3), float32]) is neither a "
+                                         "plain nor a depthwise"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
+  // A winograd config answers the conv's 0.1 key (as a winograd record would): the group
+  // conv + BN shift + residual add + relu is built with the winograd template, epilogue fused.
+  auto x = var("data", T({1, 16, 8, 8}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::relu(add(add(nn::conv2d(x, c({16, 16, 3, 3}, 1), {.padding = {1}}), c({16, 1, 1}, 2)), x));
+  Function f({x}, y);
+  autotune::ApplyHistoryBest best;
+  autotune::FallbackConfigEntity cfg;
+  cfg.template_key = "winograd";
+  topi::nn::Conv2dAttrs a;
+  a.padding = {1, 1};
+  best.update(autotune::parse_target("cuda -emulate"), topi::conv2d_workloads({1, 16, 8, 8}, {16, 16, 3, 3}, a).v01, cfg);
+  autotune::DispatchScope scope(best);
+  Built b = build(f, "cuda -emulate");
+  ASSERT_EQ(b.kernels.size(), 1u);
+  EXPECT_EQ(b.kernels[0].func_name, "fused_nn_conv2d_add_add_nn_relu");
+  EXPECT_EQ(b.kernels[0].template_key, "winograd");
+  auto input = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 3);
+  expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-4);
+}
+
+TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
+  auto x = var("data", T({1, 2, 4, 4}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, 0.5, 1, seed)); };
+  auto bn = nn::batch_norm(x, c({2}, 1), c({2}, 2), c({2}, 3), c({2}, 4));
+  Function f({x}, add(tuple_get_item(bn, 0), expand_dims(tuple_get_item(bn, 1), 1, 2)));
+  auto message = [](const Function& g, const std::string& target) {
+    try {
+      build(g, target);
+    } catch (const CompileError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no error)");
+  };
+  EXPECT_NE(message(f, "llvm").find("nn.batch_norm produces a tuple that is not removed by simplify_inference"),
+            std::string::npos);
+  Function ok({x}, nn::relu(x));
+  EXPECT_EQ(message(ok, "opencl"), "relay::build: unsupported target 'opencl'");
+}
