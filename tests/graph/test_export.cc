@@ -1,0 +1,160 @@
+// export_library / load_compiled_graph: one file with graph JSON, params and native code; loaded
+// back in this process and by a program linked only against minitvm_runtime_lite.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "graph/graph_fixture.h"
+#include "minitvm/runtime/graph_executor.h"
+#include "minitvm/runtime/graph_library.h"
+
+namespace minitvm {
+namespace {
+
+using namespace graph_test;
+using runtime::GraphExecutor;
+namespace fs = std::filesystem;
+
+std::string tmp_file(const std::string& name) {
+  return (fs::temp_directory_path() / ("minitvm_graph_" + std::to_string(::getpid()) + "_" + name)).string();
+}
+
+std::string read_all(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+void write_all(const std::string& path, const std::string& data) {
+  std::ofstream out(path, std::ios::binary);
+  out << data;
+}
+
+TEST(ExportLibrary, LlvmRoundTripRunsAgainstNaiveLoops) {
+  Params p;
+  const std::string path = tmp_file("llvm.mtvm");
+  runtime::export_library(compiled("llvm", p), path);
+  runtime::CompiledGraph g = runtime::load_compiled_graph(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(g.target, "llvm");
+  EXPECT_EQ(g.graph_json, kGraphJson);
+  ASSERT_EQ(g.params.size(), 3u);
+  EXPECT_EQ(g.params.at("p2").to_vector<float>(), p.p2);
+  EXPECT_EQ(g.lib.type_key(), "llvm");
+  EXPECT_EQ(g.lib.function_names(),
+            (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu", "fused_add", "fused_nn_relu"}));
+  EXPECT_NE(g.lib.get_source("ll").find("define"), std::string::npos);
+  // The loaded functions keep their checked signatures.
+  EXPECT_THROW(g.lib.get_function("fused_nn_relu")(NDArray::empty({3}, f32), NDArray::empty({144}, f32)),
+               RuntimeError);
+  GraphExecutor m(g, Device::cpu());
+  for (unsigned seed : {1u, 2u}) {
+    auto x = rnd(72, seed);
+    m.set_input("data", NDArray::from_vector(x, {1, 2, 6, 6}));
+    m.run();
+    const auto want = reference(x, p);
+    const auto got = m.get_output(0).to_vector<float>();
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << i;
+  }
+}
+
+int run_lite(const std::string& lib, const std::string& inputs, const std::string& expected, std::string* out,
+             const std::string& extra = "") {
+  const std::string log = tmp_file("lite.log");
+  const std::string cmd = std::string("'") + MINITVM_GRAPH_LITE_RUN + "' '" + lib + "' '" + inputs + "' '" + expected +
+                          "' " + extra + " > '" + log + "' 2>&1";
+  const int rc = std::system(cmd.c_str());
+  *out = read_all(log);
+  std::remove(log.c_str());
+  return WIFEXITED(rc) ? WEXITSTATUS(rc) : -1;
+}
+
+TEST(ExportLibrary, RuntimeOnlyProgramLoadsAndRuns) {
+  Params p;
+  const std::string lib = tmp_file("lite.mtvm"), inputs = tmp_file("in.params"), expected = tmp_file("out.params");
+  runtime::export_library(compiled("llvm", p), lib);
+  auto x = rnd(72, 31);
+  const auto want = reference(x, p);
+  write_all(inputs, runtime::save_param_dict({{"data", NDArray::from_vector(x, {1, 2, 6, 6})}}));
+  write_all(expected, runtime::save_param_dict({{"0", NDArray::from_vector(want, {1, 144})},
+                                                {"1", NDArray::from_vector(want, {1, 144})}}));
+  std::string out;
+  EXPECT_EQ(run_lite(lib, inputs, expected, &out, "--measure 2000"), 0) << out;
+  EXPECT_NE(out.find("OK: 2 outputs"), std::string::npos) << out;
+  EXPECT_NE(out.find("measure: 4 ops;"), std::string::npos) << out;
+  std::cout << out;  // the profile table and the instrumentation cost, for the log
+  EXPECT_NE(out.find("fused_nn_conv2d_add_nn_relu"), std::string::npos) << out;  // the profile table
+  // The program does compare: a wrong expectation fails.
+  auto wrong = want;
+  wrong[5] += 0.5f;
+  write_all(expected, runtime::save_param_dict({{"0", NDArray::from_vector(wrong, {1, 144})}}));
+  EXPECT_EQ(run_lite(lib, inputs, expected, &out), 1) << out;
+  EXPECT_NE(out.find("MISMATCH"), std::string::npos) << out;
+  for (const auto& f : {lib, inputs, expected}) std::remove(f.c_str());
+}
+
+TEST(ExportLibrary, EmulatorModulesCannotBeExported) {
+  Params p;
+  try {
+    runtime::export_library(compiled("cuda -emulate", p), tmp_file("emu.mtvm"));
+    FAIL() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "export_library: a module of type 'cuda-emulator' cannot be exported (llvm and cuda modules can; "
+              "build for \"cuda\" instead of \"cuda -emulate\")");
+  }
+}
+
+TEST(ExportLibrary, CompilerFailureIsReported) {
+  Params p;
+  runtime::ExportOptions o;
+  o.cc = "false";
+  try {
+    runtime::export_library(compiled("llvm", p), tmp_file("bad.mtvm"), o);
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()).rfind("export_library: linking the shared object failed (exit 1, `false -shared", 0),
+              0u)
+        << e.what();
+  }
+}
+
+TEST(ExportLibrary, MalformedFiles) {
+  Params p;
+  const std::string path = tmp_file("m.mtvm");
+  runtime::export_library(compiled("llvm", p), path);
+  const std::string good = read_all(path);
+  auto error_of = [&](const std::string& bytes) {
+    write_all(path, bytes);
+    try {
+      runtime::load_compiled_graph(path);
+    } catch (const RuntimeError& e) {
+      return std::string(e.what());
+    }
+    return std::string("(no RuntimeError)");
+  };
+  const std::string origin = "load_compiled_graph(" + path + "): ";
+  EXPECT_EQ(error_of("hello world, not a library"), origin + "not a minitvm graph library (export_library file)");
+  EXPECT_EQ(error_of(good.substr(0, 100)).rfind(origin + "truncated at byte ", 0), 0u);
+  EXPECT_EQ(error_of(good + "x"), origin + "1 trailing bytes");
+  std::string v2 = good;
+  v2[8] = 2;
+  EXPECT_EQ(error_of(v2), origin + "graph library version 2, this minitvm reads version 1");
+  EXPECT_EQ(error_of(""), origin + "not a minitvm graph library (export_library file)");
+  std::remove(path.c_str());
+  try {
+    runtime::load_compiled_graph(tmp_file("does-not-exist"));
+    FAIL();
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()), "load_compiled_graph: cannot read " + tmp_file("does-not-exist"));
+  }
+}
+
+}  // namespace
+}  // namespace minitvm
