@@ -12,6 +12,7 @@
 #include "graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
+#include "minitvm/runtime/nvrtc.h"
 
 namespace minitvm {
 namespace {
@@ -97,6 +98,30 @@ TEST(ExportLibrary, RuntimeOnlyProgramLoadsAndRuns) {
   EXPECT_EQ(run_lite(lib, inputs, expected, &out), 1) << out;
   EXPECT_NE(out.find("MISMATCH"), std::string::npos) << out;
   for (const auto& f : {lib, inputs, expected}) std::remove(f.c_str());
+}
+
+// The cuda path needs NVRTC to build but no GPU to export and load (the PTX is loaded on a device
+// only at the first call); running it is in test_graph_gpu.
+TEST(ExportLibrary, CudaModuleRoundTripWithoutRunning) {
+  if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC is not installed";
+  Params p;
+  runtime::CompiledGraph c = compiled("cuda", p);
+  const std::string path = tmp_file("cuda.mtvm");
+  runtime::export_library(c, path);
+  runtime::CompiledGraph g = runtime::load_compiled_graph(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(g.target, "cuda");
+  EXPECT_EQ(g.lib.type_key(), "cuda");
+  EXPECT_EQ(g.lib.function_names(), c.lib.function_names());
+  EXPECT_EQ(g.lib.get_source("ptx"), c.lib.get_source("ptx"));
+  EXPECT_EQ(g.lib.get_source("cuda"), c.lib.get_source("cuda"));
+  EXPECT_EQ(g.params.at("p0").to_vector<float>(), p.w);
+  try {
+    GraphExecutor m(g, Device::cpu());
+    FAIL() << "no error";
+  } catch (const RuntimeError& e) {
+    EXPECT_EQ(std::string(e.what()), "GraphExecutor: the module is \"cuda\" and runs on a CUDA device, got cpu(0)");
+  }
 }
 
 TEST(ExportLibrary, EmulatorModulesCannotBeExported) {

@@ -400,3 +400,46 @@ TEST(GraphExecutor, NoAllocationInRun) {
 
 }  // namespace
 }  // namespace minitvm
+
+namespace minitvm {
+namespace {
+
+using namespace graph_test;
+using runtime::GraphExecutor;
+
+// A node with two outputs: entry ids come from node_row_ptr, heads and inputs pick outputs by index.
+TEST(GraphExecutor, MultiOutputNode) {
+  te::Tensor X = te::placeholder({8}, f32, "X");
+  te::Tensor Twice = te::compute({8}, [&](Var i) { return X(i) * 2.0f; }, "twice");
+  te::Tensor Inc = te::compute({8}, [&](Var i) { return X(i) + 1.0f; }, "inc");
+  te::Schedule s1 = te::create_schedule({Twice.op(), Inc.op()});
+  te::Tensor A = te::placeholder({8}, f32, "A"), B = te::placeholder({8}, f32, "B");
+  te::Tensor Sum = te::compute({8}, [&](Var i) { return A(i) - B(i) * 3.0f; }, "sum");
+  te::Schedule s2 = te::create_schedule({Sum.op()});
+  runtime::Module lib =
+      build({lower(s1, {X, Twice, Inc}, "fused_two"), lower(s2, {A, B, Sum}, "fused_combine")}, "llvm");
+  const char* json = R"({"nodes": [
+      {"op": "null", "name": "x", "inputs": []},
+      {"op": "tvm_op", "name": "two", "attrs": {"func_name": "fused_two", "num_inputs": "1", "num_outputs": "2"},
+       "inputs": [[0, 0]]},
+      {"op": "tvm_op", "name": "combine", "attrs": {"func_name": "fused_combine", "num_inputs": "2",
+       "num_outputs": "1"}, "inputs": [[1, 1], [1, 0]]}],
+    "arg_nodes": [0], "heads": [[2, 0, 0], [1, 1, 0]],
+    "attrs": {"dltype": ["list_str", ["float32", "float32", "float32", "float32"]],
+              "storage_id": ["list_int", [0, 1, 2, 3]],
+              "shape": ["list_shape", [[8], [8], [8], [8]]]},
+    "node_row_ptr": [0, 1, 3, 4]})";
+  GraphExecutor m(json, lib, Device::cpu());
+  EXPECT_EQ(m.output_names(), (std::vector<std::string>{"combine", "two:1"}));
+  auto x = rnd(8, 17);
+  m.set_input("x", NDArray::from_vector(x, {8}));
+  m.run();
+  const auto out0 = m.get_output(0).to_vector<float>(), out1 = m.get_output(1).to_vector<float>();
+  for (size_t i = 0; i < 8; ++i) {
+    EXPECT_FLOAT_EQ(out0[i], (x[i] + 1.0f) - (x[i] * 2.0f) * 3.0f) << i;  // combine(inc, twice)
+    EXPECT_FLOAT_EQ(out1[i], x[i] + 1.0f) << i;
+  }
+}
+
+}  // namespace
+}  // namespace minitvm
