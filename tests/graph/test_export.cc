@@ -2,6 +2,7 @@
 // back in this process and by a program linked only against minitvm_runtime_lite.
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -63,6 +64,32 @@ TEST(ExportLibrary, LlvmRoundTripRunsAgainstNaiveLoops) {
     const auto got = m.get_output(0).to_vector<float>();
     for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << i;
   }
+}
+
+// Kernels calling libm (expf, tanhf): the shared object resolves them through its own libm
+// dependency (linked with -z defs, so a missing symbol fails the export, not the load).
+TEST(ExportLibrary, MathFunctionsResolve) {
+  te::Tensor X = te::placeholder({64}, f32, "X");
+  te::Tensor Y = te::compute({64}, [&](Var i) { return ir::exp(X(i)) + ir::tanh(X(i)); }, "y");
+  te::Schedule s = te::create_schedule({Y.op()});
+  runtime::CompiledGraph c;
+  c.lib = build(s, {X, Y}, "llvm", "fused_exp_tanh");
+  c.target = "llvm";
+  c.graph_json = R"({"nodes": [{"op": "null", "name": "x", "inputs": []},
+      {"op": "tvm_op", "name": "f", "attrs": {"func_name": "fused_exp_tanh", "num_inputs": "1", "num_outputs": "1"},
+       "inputs": [[0, 0, 0]]}], "arg_nodes": [0], "heads": [[1, 0, 0]],
+      "attrs": {"dltype": ["list_str", ["float32", "float32"]], "storage_id": ["list_int", [0, 1]],
+                "shape": ["list_shape", [[64], [64]]]}, "node_row_ptr": [0, 1, 2]})";
+  const std::string path = tmp_file("math.mtvm");
+  runtime::export_library(c, path);
+  runtime::CompiledGraph g = runtime::load_compiled_graph(path);
+  std::remove(path.c_str());
+  GraphExecutor m(g, Device::cpu());
+  auto x = rnd(64, 41);
+  m.set_input("x", NDArray::from_vector(x, {64}));
+  m.run();
+  const auto y = m.get_output(0).to_vector<float>();
+  for (size_t i = 0; i < 64; ++i) ASSERT_NEAR(y[i], std::exp(x[i]) + std::tanh(x[i]), 1e-5f) << i;
 }
 
 int run_lite(const std::string& lib, const std::string& inputs, const std::string& expected, std::string* out,
