@@ -71,8 +71,8 @@ inline te::IterVar bind_all(te::Schedule& s, const te::Tensor& t) {
   return tx;
 }
 
-/** The three kernels of kGraphJson in one module for `target` ("llvm", "cuda", "cuda -emulate"). */
-inline runtime::Module build_kernels(const std::string& target) {
+/** The three kernels of kGraphJson lowered for `target` ("llvm", "cuda", "cuda -emulate"). */
+inline std::vector<ir::PrimFunc> kernel_funcs(const std::string& target) {
   const bool gpu = target != "llvm";
   std::vector<ir::PrimFunc> funcs;
   {
@@ -121,8 +121,11 @@ inline runtime::Module build_kernels(const std::string& target) {
     if (gpu) bind_all(s, O);
     funcs.push_back(lower(s, {A, O}, "fused_nn_relu"));
   }
-  return build(funcs, target);
+  return funcs;
 }
+
+/** The three kernels in one module. */
+inline runtime::Module build_kernels(const std::string& target) { return build(kernel_funcs(target), target); }
 
 struct Params {
   std::vector<float> w = rnd(4 * 2 * 3 * 3, 11), b = rnd(4, 12), p2 = rnd(144, 13);

@@ -92,6 +92,45 @@ TEST(ExportLibrary, MathFunctionsResolve) {
   for (size_t i = 0; i < 64; ++i) ASSERT_NEAR(y[i], std::exp(x[i]) + std::tanh(x[i]), 1e-5f) << i;
 }
 
+// One module per kernel, combined: the executor runs it, export links all objects into one .so.
+TEST(ExportLibrary, CombinedModulePerKernel) {
+  Params p;
+  std::vector<runtime::Module> parts;
+  for (const auto& f : kernel_funcs("llvm")) parts.push_back(build({f}, "llvm"));
+  runtime::CompiledGraph c = compiled("llvm", p);
+  c.lib = runtime::combine_modules(parts);
+  EXPECT_EQ(c.lib.type_key(), "multi");
+  EXPECT_EQ(c.lib.function_names(),
+            (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu", "fused_add", "fused_nn_relu"}));
+  auto x = rnd(72, 51);
+  const auto want = reference(x, p);
+  auto check = [&](GraphExecutor& m) {
+    m.set_input("data", NDArray::from_vector(x, {1, 2, 6, 6}));
+    m.run();
+    const auto got = m.get_output(0).to_vector<float>();
+    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << i;
+  };
+  {
+    GraphExecutor m(c, Device::cpu());
+    check(m);
+  }
+  const std::string path = tmp_file("multi.mtvm");
+  runtime::export_library(c, path);
+  runtime::CompiledGraph g = runtime::load_compiled_graph(path);
+  std::remove(path.c_str());
+  EXPECT_EQ(g.lib.type_key(), "llvm");
+  EXPECT_EQ(g.lib.function_names(), c.lib.function_names());
+  GraphExecutor m(g, Device::cpu());
+  check(m);
+  try {
+    runtime::combine_modules({parts[0], parts[0]});
+    FAIL() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "combine_modules: function 'fused_nn_conv2d_add_nn_relu' is defined by module 0 and module 1");
+  }
+}
+
 int run_lite(const std::string& lib, const std::string& inputs, const std::string& expected, std::string* out,
              const std::string& extra = "") {
   const std::string log = tmp_file("lite.log");

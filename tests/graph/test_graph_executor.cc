@@ -147,6 +147,31 @@ TEST(GraphExecutor, SetInputFromDLPack) {
   expect_near(m.get_output(0).to_vector<float>(), reference(x, p));
 }
 
+TEST(GraphExecutor, SetInputZeroCopy) {
+  Params p;
+  GraphExecutor m(compiled("llvm", p), Device::cpu());
+  auto x = rnd(72, 61);
+  NDArray mine = NDArray::from_vector(x, {1, 2, 6, 6});
+  m.set_input_zero_copy("data", mine);
+  m.run();
+  expect_near(m.get_output(0).to_vector<float>(), reference(x, p));
+  // The kernels read `mine` itself: changing it changes the next run without another set_input.
+  auto y = rnd(72, 62);
+  mine.copy_from_bytes(y.data(), y.size() * sizeof(float));
+  m.run();
+  expect_near(m.get_output(0).to_vector<float>(), reference(y, p));
+  // A parameter too.
+  Params q;
+  q.p2 = rnd(144, 63);
+  NDArray p2 = NDArray::from_vector(q.p2, {1, 144});
+  m.set_input_zero_copy(3, p2);
+  m.run();
+  expect_near(m.get_output(0).to_vector<float>(), reference(y, q));
+  EXPECT_EQ(error_of([&] { m.set_input_zero_copy("data", NDArray::empty({1, 2, 6, 6}, DataType::Float(64))); }),
+            "GraphExecutor::set_input_zero_copy('data'): expected float32[1, 2, 6, 6] on cpu(0), got "
+            "float64[1, 2, 6, 6] on cpu(0)");
+}
+
 TEST(GraphExecutor, ModuleAndDeviceMismatchAtSetup) {
   Params p;
   auto g = compiled("llvm", p);

@@ -69,6 +69,13 @@ class GraphExecutor {
   /** DLPack forms: the tensor is imported (its deleter is called) and copied in. */
   void set_input(const std::string& name, DLManagedTensor* value);
   void set_input(int index, DLManagedTensor* value);
+  /**
+   * TVM's set_input_zero_copy: the kernels that read input `name` / `index` use `value`'s memory
+   * from now on (no copy; keep it alive and unchanged while running). Same shape and dtype, on the
+   * executor's device, contiguous. get_input() still returns the planned entry.
+   */
+  void set_input_zero_copy(const std::string& name, const NDArray& value);
+  void set_input_zero_copy(int index, const NDArray& value);
   /** Index of input `name`, -1 if there is none. */
   int get_input_index(const std::string& name) const;
   /** The entry of input `index` (a view, on the executor's device). */

@@ -21,6 +21,7 @@
 #include <vector>
 
 #include "minitvm/runtime/graph.h"
+#include "minitvm/runtime/module.h"
 
 namespace minitvm::runtime {
 
@@ -37,6 +38,15 @@ struct ExportOptions {
  * file cannot be written.
  */
 void export_library(const CompiledGraph& g, const std::string& path, const ExportOptions& options = {});
+
+/**
+ * One Module over several (e.g. one module per fused kernel, as a graph's `lib`): get_function
+ * finds each name in the module that defines it (a name defined twice is a CompileError), prepared
+ * calls go to that module, get_source joins the parts'. type_key "multi". export_library accepts
+ * it when every part is "llvm": their objects are linked into one shared object, which loads back
+ * as one "llvm" module.
+ */
+Module combine_modules(const std::vector<Module>& modules);
 
 /** Read a file written by export_library; RuntimeError naming the file and section when malformed. */
 CompiledGraph load_compiled_graph(const std::string& path);

@@ -108,9 +108,26 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
       {"target", g.target}, {"graph_json", g.graph_json}, {"params", save_param_dict(g.params)}};
   const std::string type = g.lib.type_key();
   TempDir tmp;
+  std::vector<Module> llvm_parts;
   if (type == "llvm") {
-    const std::string ir = g.lib.get_source("ll");
-    write_file(tmp.path() / "lib.o", cpu::jit_emit_object(ir));
+    llvm_parts = {g.lib};
+  } else if (auto* multi = dynamic_cast<const CombinedModule*>(g.lib.node())) {
+    for (const Module& part : multi->parts()) {
+      MINITVM_USER_CHECK(part.type_key() == "llvm")
+          << "export_library: a combined module can be exported when all its parts are llvm modules; one is '"
+          << part.type_key() << "'";
+      llvm_parts.push_back(part);
+    }
+  }
+  if (!llvm_parts.empty()) {
+    std::string ir;
+    std::vector<std::string> objects;
+    for (size_t i = 0; i < llvm_parts.size(); ++i) {
+      const std::string text = llvm_parts[i].get_source("ll");
+      ir += (i ? "\n" : "") + text;
+      objects.push_back((tmp.path() / ("lib" + std::to_string(i) + ".o")).string());
+      write_file(objects.back(), cpu::jit_emit_object(text));
+    }
     write_file(tmp.path() / "runtime_stub.cc", kRuntimeStub);
     std::vector<std::string> cmd;
     {
@@ -120,7 +137,7 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
     MINITVM_USER_CHECK(!cmd.empty()) << "export_library: empty compiler command";
     for (const char* f : {"-shared", "-fPIC", "-O2", "-Wl,-z,defs", "-o"}) cmd.push_back(f);
     cmd.push_back((tmp.path() / "lib.so").string());
-    cmd.push_back((tmp.path() / "lib.o").string());
+    for (const auto& o : objects) cmd.push_back(o);
     cmd.push_back((tmp.path() / "runtime_stub.cc").string());
     cmd.push_back("-lm");
     for (const auto& f : options.flags) cmd.push_back(f);

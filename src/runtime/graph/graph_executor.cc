@@ -308,6 +308,9 @@ struct GraphExecutor::Impl {
     int node = -1;
     std::function<void()> call;             // empty for __nop
     std::vector<int64_t> arg_entries;       // inputs then outputs
+    std::string func;                       // kernels only: what set_input_zero_copy re-prepares
+    std::vector<ArgValue> args;
+    bool flatten = false;
   };
   std::vector<Op> ops;
 
@@ -411,12 +414,45 @@ struct GraphExecutor::Impl {
         if (flatten) a = make_view(a, {a.size()}, a.dtype());
         args.emplace_back(a);
       }
-      try {
-        op.call = prepare_call(lib, func, args);
-      } catch (const RuntimeError& e) {
-        throw RuntimeError("GraphExecutor: " + label + " (func_name " + func + "): " + e.what());
-      }
+      op.func = func;
+      op.args = std::move(args);
+      op.flatten = flatten;
+      prepare(op);
       ops.push_back(std::move(op));
+    }
+  }
+
+  void prepare(Op& op) {
+    try {
+      op.call = prepare_call(lib, op.func, op.args);
+    } catch (const RuntimeError& e) {
+      const GraphNode& n = g.nodes[static_cast<size_t>(op.node)];
+      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) + " (func_name " +
+                         op.func + "): " + e.what());
+    }
+  }
+
+  // TVM's SetInputZeroCopy: the kernels reading input `index` take `value` itself from now on.
+  void set_input_zero_copy(int index, const NDArray& value) {
+    check_input_index(index, "set_input_zero_copy");
+    const std::string& name = input_names[static_cast<size_t>(index)];
+    const std::string prefix = "GraphExecutor::set_input_zero_copy('" + name + "'): ";
+    NDArray cur = input_entry(index);
+    MINITVM_RUNTIME_CHECK(value.defined()) << prefix << "undefined array";
+    MINITVM_RUNTIME_CHECK(value.dtype() == cur.dtype() && value.shape() == cur.shape() && value.device() == dev)
+        << prefix << "expected " << describe_array(cur.dtype(), cur.shape()) << " on " << dev << ", got "
+        << describe_array(value.dtype(), value.shape()) << " on " << value.device();
+    MINITVM_RUNTIME_CHECK(value.is_contiguous()) << prefix << "the array is a strided view";
+    const int64_t eid = entry_id(input_nodes[static_cast<size_t>(index)], 0);
+    for (Op& op : ops) {
+      if (op.func.empty()) continue;
+      bool uses = false;
+      for (size_t k = 0; k < op.arg_entries.size(); ++k)
+        if (op.arg_entries[k] == eid) {
+          op.args[k] = op.flatten ? make_view(value, {value.size()}, value.dtype()) : value;
+          uses = true;
+        }
+      if (uses) prepare(op);
     }
   }
 
@@ -488,6 +524,11 @@ void GraphExecutor::set_input(int index, DLManagedTensor* value) {
   NDArray a = NDArray::from_dlpack(value);
   set_input(index, a);
 }
+
+void GraphExecutor::set_input_zero_copy(const std::string& name, const NDArray& value) {
+  impl_->set_input_zero_copy(impl_->index_of(name, "set_input_zero_copy"), value);
+}
+void GraphExecutor::set_input_zero_copy(int index, const NDArray& value) { impl_->set_input_zero_copy(index, value); }
 
 int GraphExecutor::get_input_index(const std::string& name) const {
   auto it = impl_->input_index.find(name);

@@ -56,6 +56,12 @@ std::string read_binary_file(const std::string& path, const std::string& who);
 std::string signatures_to_json(const std::vector<FunctionSignature>& sigs);
 std::vector<FunctionSignature> signatures_from_json(const std::string& text, const std::string& origin);
 
+/** The node of combine_modules (graph_library.h); export_library links its llvm parts. */
+class CombinedModule : public ModuleNode {
+ public:
+  virtual const std::vector<Module>& parts() const = 0;
+};
+
 /** The op-type key of the profiler's op table (see ProfileReport in graph_executor.h). */
 std::string profile_op_type(const std::map<std::string, std::string>& attrs, const std::string& func_name);
 
