@@ -85,6 +85,9 @@ ProfileReport fixed_report() {
     c.op_type = std::move(type);
     c.arg_shapes = node == 3 ? "float32[1, 8], float32[1, 8]" : "float32[4]";
     c.device = "cpu0";
+    c.num_inputs = node == 3 ? 2 : 1;
+    c.num_outputs = 1;
+    c.output_shapes = {node == 3 ? std::vector<int64_t>{1, 8} : std::vector<int64_t>{4}};
     c.run = run;
     c.start_us = start;
     c.duration_us = dur;
@@ -134,6 +137,17 @@ TEST(Profiler, OpTableLooksLikePyTorchLegacy) {
   EXPECT_NE(r.op_table().find("2.500s "), std::string::npos);
   r.calls[0].duration_us = 1500;
   EXPECT_NE(r.op_table().find("1.560ms "), std::string::npos);  // 1500 + 60 us total for nn.conv2d
+}
+
+TEST(Profiler, DebugTableLooksLikeTvm06) {
+  // Columns left-aligned at the longest cell + 2 (trailing spaces kept), mean time per node.
+  const std::string want =
+      "Node Name   Ops         Time(us)  Time(%)  Shape   Inputs  Outputs  \n"
+      "---------   ---         --------  -------  -----   ------  -------  \n"
+      "fused_conv  fused_conv  80.0      80.0     (1, 8)  2       1        \n"
+      "fused_relu  fused_relu  20.0      20.0     (4,)    1       1        \n"
+      "Total_time  -           100.0     -        -       -       -        \n";
+  EXPECT_EQ(fixed_report().debug_table(), want);
 }
 
 TEST(Profiler, CsvAndJsonFollowTvm) {

@@ -133,6 +133,8 @@ struct ProfileCall {
   std::string ops;           ///< node attr "ops" if present, else ""
   std::string op_type;       ///< grouping key of the op-type table (see ProfileReport)
   std::string arg_shapes;    ///< "float32[1, 3, 224, 224], float32[64, 3, 7, 7], ..." (inputs then outputs)
+  int num_inputs = 0, num_outputs = 0;
+  std::vector<std::vector<int64_t>> output_shapes;
   std::string device;        ///< "cpu0", "cuda0"
   int run = 0;               ///< which timed run
   double start_us = 0;       ///< since the start of the first timed run
@@ -152,6 +154,9 @@ struct ProfileCall {
  *   "fused_" and a trailing "_<digits>" uniquifier.
  * - csv(), json(): TVM's AsCSV()/AsJSON() (graph.md §6.2) with one row per call.
  * - chrome_trace(): Trace Event Format JSON, one complete ("X") event per call (graph.md §6.4).
+ * - debug_table(): TVM v0.6's debug runtime table (graph.md §6.1): Node Name, Ops (func_name),
+ *   Time(us), Time(%), Shape, Inputs, Outputs; one row per node output with the node's mean time
+ *   over the runs, sorted by time, then Total_time; columns left-aligned, longest cell + 2.
  */
 class ProfileReport {
  public:
@@ -167,6 +172,7 @@ class ProfileReport {
   std::string csv() const;
   std::string json() const;
   std::string chrome_trace() const;
+  std::string debug_table() const;
   /** Write chrome_trace() to `path` (RuntimeError if it cannot be written). */
   void save_chrome_trace(const std::string& path) const;
 };

@@ -628,6 +628,10 @@ ProfileReport GraphExecutor::profile(int runs, int warmup) {
       const size_t e = static_cast<size_t>(op.arg_entries[k]);
       c.arg_shapes += (k ? ", " : "") + describe_array(m.g.dtypes[e], m.g.shapes[e]);
     }
+    c.num_inputs = static_cast<int>(n.inputs.size());
+    c.num_outputs = static_cast<int>(n.num_outputs);
+    for (int64_t k = 0; k < n.num_outputs; ++k)
+      c.output_shapes.push_back(m.g.shapes[static_cast<size_t>(m.entry_id(op.node, k))]);
     c.device = dev_name;
     proto.push_back(std::move(c));
     timed.push_back(&op);

@@ -228,6 +228,64 @@ std::string ProfileReport::json() const {
   return os.str();
 }
 
+// Python's repr(round(x, 3)): at most three decimals, trailing zeros dropped, at least one kept.
+static std::string py_round3(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%.3f", x);
+  std::string s = buf;
+  while (s.size() > 1 && s.back() == '0' && s[s.size() - 2] != '.') s.pop_back();
+  return s;
+}
+
+std::string ProfileReport::debug_table() const {
+  // Mean time per node over the runs, in graph order of first appearance.
+  struct Node {
+    const ProfileCall* call;
+    double total = 0;
+    int n = 0;
+  };
+  std::vector<Node> nodes;
+  std::map<int, size_t> index;
+  for (const ProfileCall& c : calls) {
+    auto [it, fresh] = index.emplace(c.node, nodes.size());
+    if (fresh) nodes.push_back({&c});
+    nodes[it->second].total += c.duration_us;
+    nodes[it->second].n += 1;
+  }
+  double total = 0;
+  for (const Node& n : nodes) total += n.total / n.n;
+  struct Row {
+    double us;
+    std::vector<std::string> cells;
+  };
+  std::vector<Row> rows;
+  for (const Node& n : nodes) {
+    const double us = n.total / n.n;
+    for (const auto& shape : n.call->output_shapes) {
+      std::string sh = "(";
+      for (size_t i = 0; i < shape.size(); ++i) sh += (i ? ", " : "") + std::to_string(shape[i]);
+      sh += shape.size() == 1 ? ",)" : ")";  // numpy's shape tuple
+      rows.push_back({us,
+                      {n.call->node_name, n.call->func_name, py_round3(us), py_round3(total > 0 ? 100.0 * us / total : 0),
+                       sh, std::to_string(n.call->num_inputs), std::to_string(n.call->num_outputs)}});
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
+  std::vector<std::vector<std::string>> cells = {{"Node Name", "Ops", "Time(us)", "Time(%)", "Shape", "Inputs", "Outputs"},
+                                                 {"---------", "---", "--------", "-------", "-----", "------", "-------"}};
+  for (auto& r : rows) cells.push_back(std::move(r.cells));
+  cells.push_back({"Total_time", "-", py_round3(total), "-", "-", "-", "-"});
+  std::vector<size_t> w(7, 0);
+  for (const auto& r : cells)
+    for (size_t c = 0; c < 7; ++c) w[c] = std::max(w[c], r[c].size());
+  std::string out;
+  for (const auto& r : cells) {
+    for (size_t c = 0; c < 7; ++c) out += r[c] + std::string(w[c] + 2 - r[c].size(), ' ');
+    out += "\n";
+  }
+  return out;
+}
+
 std::string ProfileReport::chrome_trace() const {
   nlohmann::json events = nlohmann::json::array();
   for (const ProfileCall& c : calls) {
