@@ -1,6 +1,5 @@
 /** \file
- * A compiled graph: what relay::build produces, export_library writes and GraphExecutor runs.
- * (Contract shared by relay::build and runtime::GraphExecutor.)
+ * A compiled network: what relay::build produces, export_library writes and GraphExecutor runs.
  */
 #pragma once
 
@@ -11,10 +10,12 @@
 #include "minitvm/runtime/ndarray.h"
 
 namespace minitvm::runtime {
+
 struct CompiledGraph {                     // what relay::build produces, export_library writes, GraphExecutor runs
   std::string graph_json;                  // TVM v0.6 graph JSON: nodes/arg_nodes/heads/attrs(shape,dltype,storage_id)/node_row_ptr
   Module lib;                              // one Module holding every fused kernel; node attr func_name = function name
   std::map<std::string, NDArray> params;   // constants, named as the graph's null nodes (p0, p1, ...)
   std::string target;                      // "llvm", "cuda", "cuda -emulate"
 };
-}
+
+}  // namespace minitvm::runtime

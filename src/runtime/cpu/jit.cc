@@ -2,6 +2,7 @@
 // Follows the shape of LLVM's LLJITWithOptimizingIRTransform example; llvm::Expected and
 // llvm::Error are handled here and never escape.
 #include "runtime/cpu/jit.h"
+#include "runtime/cpu/jit_object.h"
 
 // LLVM 19 headers trip -Wredundant-move with GCC 12; they are not ours to fix.
 #pragma GCC diagnostic push
@@ -22,6 +23,8 @@
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/Support/CodeGen.h>
 #pragma GCC diagnostic pop
 
 #include <atomic>
@@ -282,6 +285,33 @@ std::string jit_optimized_ir(const std::string& llvm_ir_text) {
   llvm::raw_string_ostream os(out);
   mod->print(os, nullptr);
   return os.str();
+}
+
+std::string jit_emit_object(const std::string& llvm_ir_text) {
+  llvm::LLVMContext ctx;
+  auto mod = parse_ir(llvm_ir_text, "minitvm", ctx);
+  Jit& jit = Jit::get();
+  auto jtmb = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!jtmb) throw RuntimeError("jit_emit_object: " + to_string(jtmb.takeError()));
+  jtmb->setCodeGenOptLevel(llvm::CodeGenOptLevel::Aggressive);
+  jtmb->setRelocationModel(llvm::Reloc::PIC_);
+  auto tm = jtmb->createTargetMachine();
+  if (!tm) throw RuntimeError("jit_emit_object: " + to_string(tm.takeError()));
+  mod->setDataLayout((*tm)->createDataLayout());
+  mod->setTargetTriple(jtmb->getTargetTriple().str());
+  {
+    std::string msg;
+    llvm::raw_string_ostream os(msg);
+    if (llvm::verifyModule(*mod, &os)) throw CompileError("LLVM module is invalid:\n" + os.str());
+  }
+  jit.optimize(*mod);
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream os(buffer);
+  llvm::legacy::PassManager pm;
+  if ((*tm)->addPassesToEmitFile(pm, os, nullptr, llvm::CodeGenFileType::ObjectFile))
+    throw RuntimeError("jit_emit_object: the host target cannot emit object files");
+  pm.run(*mod);
+  return std::string(buffer.data(), buffer.size());
 }
 
 void jit_define_symbol(const std::string& name, void* address) {

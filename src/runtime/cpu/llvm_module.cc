@@ -4,6 +4,7 @@
 
 #include "minitvm/support/error.h"
 #include "runtime/cpu/jit.h"
+#include "runtime/prepared_call.h"
 
 namespace minitvm::runtime::cpu {
 
@@ -11,7 +12,7 @@ namespace {
 
 using CompiledFn = void (*)(void* const*);
 
-class LlvmModuleNode final : public ModuleNode {
+class LlvmModuleNode final : public ModuleNode, public PreparedCallProvider {
  public:
   LlvmModuleNode(std::shared_ptr<JitModule> jit, std::vector<FunctionSignature> functions, std::string ir)
       : jit_(std::move(jit)), ir_(std::move(ir)) {
@@ -50,6 +51,36 @@ class LlvmModuleNode final : public ModuleNode {
           fn(ptrs.data());
         },
         sig);
+  }
+
+  std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) override {
+    auto it = entries_.find(name);
+    if (it == entries_.end()) return {};
+    const FunctionSignature& sig = it->second.sig;
+    check_arguments(sig, args, Device::cpu());
+    // The pointers, the scalar slots they may point into and the arrays live in one block that
+    // the closure shares, so copying the closure never invalidates them.
+    struct Bound {
+      std::vector<ArgValue> args;
+      std::vector<void*> ptrs;
+      std::vector<uint64_t> slots;
+      std::shared_ptr<JitModule> keep;
+    };
+    auto b = std::make_shared<Bound>();
+    b->args = args;
+    b->ptrs.resize(args.size());
+    b->slots.resize(args.size());
+    b->keep = jit_;
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (sig.args[i].kind == ArgSpec::Kind::Buffer) {
+        b->ptrs[i] = std::get<NDArray>(args[i]).data();
+      } else {
+        encode_scalar(sig.args[i], args[i], &b->slots[i]);
+        b->ptrs[i] = &b->slots[i];
+      }
+    }
+    CompiledFn fn = it->second.fn;
+    return [fn, b] { fn(b->ptrs.data()); };
   }
 
   std::string get_source(const std::string& format) const override {

@@ -9,6 +9,7 @@
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/support/error.h"
 #include "runtime/cuda/cuda_driver.h"
+#include "runtime/prepared_call.h"
 
 namespace minitvm::runtime {
 
@@ -43,7 +44,9 @@ void validate(const CudaFunctionInfo& info, const std::string& origin) {
   }
 }
 
-class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_this<CudaModuleNode> {
+class CudaModuleNode final : public ModuleNode,
+                             public PreparedCallProvider,
+                             public std::enable_shared_from_this<CudaModuleNode> {
  public:
   CudaModuleNode(std::string ptx, std::vector<CudaFunctionInfo> functions, std::string source, std::string arch)
       : ptx_(std::move(ptx)), source_(std::move(source)), arch_(std::move(arch)) {
@@ -79,6 +82,63 @@ class CudaModuleNode final : public ModuleNode, public std::enable_shared_from_t
     const CudaFunctionInfo* info = &it->second;
     return PackedFunc([self, info](const std::vector<ArgValue>& args) { self->run(*info, args); },
                       info->signature);
+  }
+
+  // Everything a call needs is resolved here: the device, the kernel handles (the PTX is loaded),
+  // the temporaries and the parameter pointers; the closure only launches.
+  std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) override {
+    auto it = functions_.find(name);
+    if (it == functions_.end()) return {};
+    const CudaFunctionInfo* info = &it->second;
+    const FunctionSignature& sig = info->signature;
+    Device dev = Device::cuda(0);
+    for (const auto& a : args)
+      if (const auto* nd = std::get_if<NDArray>(&a); nd && nd->defined()) {
+        if (nd->device().is_cuda()) dev = nd->device();
+        break;
+      }
+    check_arguments(sig, args, dev);
+    struct Bound {
+      std::shared_ptr<CudaModuleNode> self;
+      std::vector<ArgValue> args;
+      std::vector<uint64_t> slots;
+      std::vector<cuda::CUfunction> kernels;
+      std::vector<std::vector<void*>> params;
+    };
+    auto b = std::make_shared<Bound>();
+    b->self = shared_from_this();
+    b->args = args;
+    b->slots.resize(args.size() + info->temporaries.size());
+    for (size_t i = 0; i < args.size(); ++i) {
+      if (sig.args[i].kind == ArgSpec::Kind::Buffer) {
+        b->slots[i] = reinterpret_cast<uintptr_t>(std::get<NDArray>(args[i]).data());
+      } else {
+        encode_scalar(sig.args[i], args[i], &b->slots[i]);
+      }
+    }
+    if (!info->temporaries.empty()) {
+      std::lock_guard<std::mutex> lock(temps_mu_);
+      const std::vector<cuda::CUdeviceptr>& ptrs = temporaries(*info, dev.id);
+      for (size_t t = 0; t < ptrs.size(); ++t) b->slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
+    }
+    for (const KernelLaunch& l : info->launches) {
+      b->kernels.push_back(kernel(dev.id, l.kernel));
+      std::vector<void*> params;
+      for (int a : l.args) params.push_back(&b->slots[static_cast<size_t>(a)]);
+      b->params.push_back(std::move(params));
+    }
+    const int id = dev.id;
+    return [b, info, id] {
+      auto& drv = cuda::CudaDriver::get();
+      // Shared temporaries: see run().
+      std::unique_lock<std::mutex> lock(b->self->temps_mu_, std::defer_lock);
+      if (!info->temporaries.empty()) lock.lock();
+      drv.set_device(id);
+      for (size_t k = 0; k < info->launches.size(); ++k) {
+        const KernelLaunch& l = info->launches[k];
+        drv.launch(b->kernels[k], l.grid, l.block, l.dynamic_shared_bytes, b->params[k].data(), l.kernel);
+      }
+    };
   }
 
   std::string get_source(const std::string& format) const override {

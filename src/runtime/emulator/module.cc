@@ -6,6 +6,7 @@
 
 #include "minitvm/codegen/cuda_emulator.h"
 #include "runtime/emulator/abi.h"
+#include "runtime/prepared_call.h"
 
 namespace minitvm::codegen {
 namespace {
@@ -66,7 +67,7 @@ void checked_call(const Run& run, const runtime::CudaFunctionInfo& info, const s
   }
 }
 
-class CudaEmulatorModuleNode : public runtime::ModuleNode {
+class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::PreparedCallProvider {
  public:
   CudaEmulatorModuleNode(std::string source, std::vector<runtime::CudaFunctionInfo> functions,
                          const EmulatorModuleOptions& options)
@@ -160,6 +161,14 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode {
       return runtime::PackedFunc(body, f.signature);
     }
     return {};
+  }
+
+  // Checked once here (so a graph's mismatches surface at setup) and again by every call.
+  std::function<void()> prepare_call(const std::string& name, const std::vector<runtime::ArgValue>& args) override {
+    runtime::PackedFunc f = get_function(name);
+    if (!f) return {};
+    runtime::check_arguments(f.signature(), args, Device::cpu());
+    return [f, args] { f.call(args); };
   }
 
   std::string get_source(const std::string& format) const override {
