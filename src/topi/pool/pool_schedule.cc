@@ -268,8 +268,30 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
   return s;
 }
 
+/** A plan made by hand (not by frontend::plan_*) is checked before any dispatch: every value that
+ *  would give a negative size, a zero step or an empty window is named. */
+static void validate_plan(const PoolPlan& plan) {
+  const std::string op = plan.op.empty() ? "pool" : plan.op;
+  MINITVM_USER_CHECK(plan.spatial_rank() >= 1 && plan.spatial_rank() <= 3)
+      << op << ": " << plan.spatial_rank() << " spatial axes (pooling has 1, 2 or 3)";
+  MINITVM_USER_CHECK(plan.batch >= 0) << op << ": batch " << plan.batch;
+  MINITVM_USER_CHECK(plan.channels >= 0) << op << ": channels " << plan.channels;
+  for (int a = 0; a < plan.spatial_rank(); ++a) {
+    const PoolAxis& ax = plan.axes[a];
+    MINITVM_USER_CHECK(ax.in >= 0) << op << ": axis " << a << " input length " << ax.in;
+    MINITVM_USER_CHECK(ax.out >= 0) << op << ": axis " << a << " output length " << ax.out;
+    if (ax.adaptive) continue;
+    MINITVM_USER_CHECK(ax.kernel >= 1) << op << ": axis " << a << " kernel " << ax.kernel;
+    MINITVM_USER_CHECK(ax.stride >= 1) << op << ": axis " << a << " stride " << ax.stride;
+    MINITVM_USER_CHECK(ax.dilation >= 1) << op << ": axis " << a << " dilation " << ax.dilation;
+    MINITVM_USER_CHECK(ax.pad_begin >= 0 && ax.pad_end >= 0)
+        << op << ": axis " << a << " padding (" << ax.pad_begin << ", " << ax.pad_end << ")";
+  }
+}
+
 PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
                         const BuildPoolOptions& opt) {
+  validate_plan(plan);
   PooledKernel k;
   autotune::Target tgt = autotune::parse_target(target);
   MINITVM_USER_CHECK(!(tgt.name == "llvm" && plan.dtype.is_floating() && plan.dtype.bits() == 16))
