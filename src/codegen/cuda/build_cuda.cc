@@ -1,5 +1,5 @@
 // build_cuda: the device build pipeline of one lowered function (thread_sync, split_host_device,
-// CodeGenCUDA), and target-string parsing.
+// CodeGenCUDA), the launch-limit and ptxas resource checks, and the runtime module.
 #include <map>
 #include <set>
 #include <unordered_map>

@@ -83,6 +83,17 @@ namespace {
  * "target-features"; the JIT's target machine reads them per function). The code runs on this
  * host, so a CPU or feature the host lacks is a CompileError naming it (not a SIGILL later).
  */
+/** Whether generated code can contain instructions of `feature` (ISA extensions the vectorizer
+ *  and instruction selection use). System features such as mwaitx or rdpru, which a virtual
+ *  machine often hides, are never emitted for tensor code and do not make a CPU unusable here. */
+bool codegen_feature(const std::string& triple, const std::string& f) {
+  if (llvm::Triple(triple).getArch() != llvm::Triple::x86_64) return true;
+  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "movbe", "amx", "xop",
+                        "tbm", "aes", "pclmul", "vpclmulqdq", "gfni", "sha", "cx16", "adx", "evex512", "prfchw"})
+    if (f.rfind(p, 0) == 0) return true;
+  return false;
+}
+
 struct CpuAttrs {
   std::string cpu, features;
   bool set_cpu = false, set_features = false;
@@ -116,7 +127,8 @@ CpuAttrs cpu_attributes(const Target& t) {
   if (!t.mcpu.empty()) {
     std::string missing;
     for (const auto& kv : host)
-      if (!kv.second && known.count(kv.first().str()) && sti->checkFeatures("+" + kv.first().str()))
+      if (!kv.second && known.count(kv.first().str()) && codegen_feature(triple, kv.first().str()) &&
+          sti->checkFeatures("+" + kv.first().str()))
         missing += (missing.empty() ? "" : ", ") + kv.first().str();
     MINITVM_USER_CHECK(missing.empty())
         << "build: target '" << t.str() << "': -mcpu=" << t.mcpu << " needs CPU features this host (" << host_cpu
