@@ -47,7 +47,8 @@ bool make_inputs(const onnx::Model& m, std::vector<HostArray>* out) {
     }
     if (v.shape.empty() || v.dtype.bits() == 16) return false;
     std::vector<double> vals(static_cast<size_t>(numel));
-    for (int64_t i = 0; i < numel; ++i) vals[i] = static_cast<double>((i * 7 + 3) % 23) - 11.0;
+    const double shift = v.dtype.is_uint() ? 0.0 : 11.0;  // values the dtype can hold
+    for (int64_t i = 0; i < numel; ++i) vals[i] = static_cast<double>((i * 7 + 3) % 23) - shift;
     out->push_back(HostArray::from_doubles(v.dtype, v.shape, vals));
   }
   return true;

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# The sanitizer stage of CI (docs/TESTING.md): builds minitvm in build-asan/ with AddressSanitizer
+# + UndefinedBehaviorSanitizer (-O1, line tables, UBSan never recovers) and runs the test suite
+# there, less the GPU-only and stress labels, then the fuzz harnesses: a replay of every committed
+# corpus and a short fuzzing run of each. Any sanitizer report fails the stage, also in tests that
+# judge their output by a regular expression.
+#
+# With clang-19 (scripts/setup.sh installs it) the whole build also carries libFuzzer's coverage
+# instrumentation and tests/fuzz builds real libFuzzer targets; without it the build uses the
+# default compiler and the fuzzers only replay their corpora (said so below).
+#
+# Environment: SANITIZE_JOBS (default nproc), SANITIZE_CTEST_ARGS (extra ctest arguments, e.g.
+# "-R test_emulator"), SANITIZE_FUZZ_SECONDS (overrides each fuzzer's short run).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+start=$(date +%s)
+jobs=${SANITIZE_JOBS:-$(nproc)}
+build=build-asan
+
+if command -v clang++-19 >/dev/null && [ -e "$(clang++-19 -print-file-name=libclang_rt.fuzzer-x86_64.a 2>/dev/null)" ]; then
+  cc=clang-19; cxx=clang++-19; fuzz=ON; debug=-gline-tables-only
+else
+  cc=gcc; cxx=g++; fuzz=OFF; debug=-g1
+  echo "sanitize: clang-19 with libFuzzer (clang-19, libclang-rt-19-dev) not found: fuzz harnesses only replay their corpora"
+fi
+launcher=()
+if command -v ccache >/dev/null; then
+  launcher=(-DCMAKE_C_COMPILER_LAUNCHER=ccache -DCMAKE_CXX_COMPILER_LAUNCHER=ccache)
+fi
+extra=()
+[ -n "${SANITIZE_FUZZ_SECONDS:-}" ] && extra=(-DMINITVM_FUZZ_SECONDS="$SANITIZE_FUZZ_SECONDS")
+cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+  -DCMAKE_C_COMPILER="$cc" -DCMAKE_CXX_COMPILER="$cxx" "${launcher[@]}" \
+  -DCMAKE_C_FLAGS_RELEASE="-O1 $debug -DNDEBUG" -DCMAKE_CXX_FLAGS_RELEASE="-O1 $debug -DNDEBUG" \
+  -DMINITVM_SANITIZE="address;undefined" -DMINITVM_FUZZ="$fuzz" -DMINITVM_BUILD_BENCH=OFF "${extra[@]}" >/dev/null
+
+# Reports stop the program (halt_on_error, UBSan built with -fno-sanitize-recover=undefined);
+# LeakSanitizer runs at every exit. The emulator's compiled kernels are not instrumented (it checks
+# their accesses itself), and its fiber switches are announced to ASan (src/runtime/emulator).
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:check_initialization_order=1:print_summary=1${ASAN_OPTIONS_EXTRA:+:$ASAN_OPTIONS_EXTRA}"
+export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
+export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
+
+cmake --build "$build" -j"$jobs"
+built=$(date +%s)
+echo "sanitize: build took $((built - start)) s"
+
+set +e
+# shellcheck disable=SC2086
+ctest --test-dir "$build" --output-on-failure -j"$jobs" --timeout 1800 -LE "gpu|stress" \
+  --output-log "$build/ctest-all.log" ${SANITIZE_CTEST_ARGS:-} 2>&1 | tee "$build/ctest.log"
+rc=${PIPESTATUS[0]}
+set -e
+tested=$(date +%s)
+reports=$(grep -cE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: UndefinedBehaviorSanitizer|WARNING: ASan (doesn't|is ignoring)" "$build/ctest-all.log" || true)
+if [ "$reports" -gt 0 ]; then
+  echo "sanitize: $reports sanitizer report lines in the test output:"
+  grep -nE "ERROR: (AddressSanitizer|LeakSanitizer)|runtime error:|SUMMARY: UndefinedBehaviorSanitizer|WARNING: ASan (doesn't|is ignoring)" "$build/ctest-all.log" | head -40
+  [ "$rc" -eq 0 ] && rc=1
+fi
+echo "sanitize: tests took $((tested - built)) s, whole stage $((tested - start)) s"
+total=$(grep -oE 'tests failed out of [0-9]+' "$build/ctest.log" | grep -oE '[0-9]+$' || echo 0)
+failed=$(grep -oE '[0-9]+ tests failed out of' "$build/ctest.log" | grep -oE '^[0-9]+' || echo 0)
+skipped=$(grep -cE '\*\*\*Skipped' "$build/ctest.log" || true)
+echo "sanitize: $((total - failed - skipped)) passed, ${failed} failed, ${skipped} skipped"
+exit "$rc"
