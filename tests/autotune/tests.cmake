@@ -4,7 +4,8 @@ minitvm_test(test_autotune LABEL unit MODULES autotune SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_parity.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_malformed.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_inspect.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_inspect.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_record_check.cc)
 
 # libFuzzer target for the record loader and target parser, built with clang++ directly (the
 # project compiler may be gcc) from the autotune and support sources. `ctest -L fuzz` runs it for
