@@ -62,30 +62,36 @@ void ApplyHistoryBest::load(const std::string& path, const LoadOptions& opt, std
   } else {
     files.push_back(path);
   }
+  strict = strict || opt.strict;
   for (const auto& f : files) {
     LoadReport rep;
     auto recs = load_records(f, opt, &rep);
-    load(recs);
+    load_checked(recs, opt.check_index);  // the loader already ran check_record on each
     if (reports) reports->push_back(std::move(rep));
   }
 }
 
-void ApplyHistoryBest::offer(std::unordered_map<std::string, Entry>& map, const std::string& key, const Entry& e,
+void ApplyHistoryBest::offer(std::unordered_map<std::string, Ranked>& map, const std::string& key, const Entry& e,
                              bool is_key) {
-  auto it = map.find(key);
-  if (it == map.end()) {
-    map.emplace(key, e);
-    if (is_key) key_order_.push_back(key);
-  } else if (it->second.mean > e.mean) {  // strictly better: ties keep the earlier record
-    it->second = e;
-  }
+  auto [it, inserted] = map.try_emplace(key);
+  if (inserted && is_key) key_order_.push_back(key);
+  Ranked& r = it->second;
+  // After every entry with a mean <= e.mean: ties keep the earlier record first.
+  auto pos = std::upper_bound(r.begin(), r.end(), e.mean, [](double m, const Entry& x) { return m < x.mean; });
+  r.insert(pos, e);
 }
 
-void ApplyHistoryBest::load(const std::vector<Record>& records) {
+void ApplyHistoryBest::load(const std::vector<Record>& records) { load_checked(records, false); }
+
+void ApplyHistoryBest::load_checked(const std::vector<Record>& records, bool checked) {
   for (const auto& r : records) {
     if (r.result.error_no != 0) continue;
     auto rec = std::make_shared<const Record>(r);
     records_.push_back(rec);
+    if (checked) {
+      std::lock_guard<std::mutex> lock(verdict_mu_);
+      verdicts_.emplace(rec.get(), "");
+    }
     Entry e{rec, std::make_shared<ConfigEntity>(rec->input.config), rec->result.mean_cost()};
     const std::string wkey = workload_key(rec->input.workload);
     for (const auto& k : rec->input.target.keys) offer(best_by_targetkey_, map_key(k, wkey), e, true);
@@ -93,6 +99,36 @@ void ApplyHistoryBest::load(const std::vector<Record>& records) {
     auto mk = map_key(model, wkey);
     if (best_by_model_.count(mk) || model != "unknown") offer(best_by_model_, mk, e, false);
   }
+}
+
+bool ApplyHistoryBest::fits(const Record& rec) const {
+  {
+    std::lock_guard<std::mutex> lock(verdict_mu_);
+    if (auto it = verdicts_.find(&rec); it != verdicts_.end()) return it->second.empty();
+  }
+  std::string why;
+  try {
+    why = check_record(rec);
+  } catch (const CompileError& e) {
+    why = e.what();
+  }
+  const std::string where = (rec.source.empty() ? std::string("<in-memory>") : rec.source) + ":" + std::to_string(rec.line);
+  bool first = false;
+  {
+    std::lock_guard<std::mutex> lock(verdict_mu_);
+    first = verdicts_.emplace(&rec, why).second;
+  }
+  if (!why.empty()) {
+    MINITVM_USER_CHECK(!strict) << "tuning record at " << where << " does not fit its template: " << why;
+    if (first) log_warning("skipping tuning record at " + where + ": " + why);
+  }
+  return why.empty();
+}
+
+const ApplyHistoryBest::Entry* ApplyHistoryBest::first_valid(const Ranked& r) const {
+  for (const auto& e : r)
+    if (!e.rec || fits(*e.rec)) return &e;
+  return nullptr;
 }
 
 void ApplyHistoryBest::update(const Target& target, const Json& workload, ConfigEntity cfg) {
@@ -103,16 +139,20 @@ void ApplyHistoryBest::update(const Target& target, const Json& workload, Config
 }
 
 const ApplyHistoryBest::Entry* ApplyHistoryBest::lookup(const Target& target, const std::string& wkey) const {
-  auto find = [&](const std::unordered_map<std::string, Entry>& m, const std::string& k) -> const Entry* {
+  auto find_user = [&](const std::string& k) -> const Entry* {
+    auto it = user_defined_.find(map_key(k, wkey));
+    return it == user_defined_.end() ? nullptr : &it->second;
+  };
+  auto find_best = [&](const std::unordered_map<std::string, Ranked>& m, const std::string& k) -> const Entry* {
     auto it = m.find(map_key(k, wkey));
-    return it == m.end() ? nullptr : &it->second;
+    return it == m.end() ? nullptr : first_valid(it->second);
   };
   const std::string model = target.model();
-  if (auto* e = find(user_defined_, model)) return e;
-  if (auto* e = find(best_by_model_, model)) return e;
+  if (auto* e = find_user(model)) return e;
+  if (auto* e = find_best(best_by_model_, model)) return e;
   for (const auto& k : target.keys) {
-    if (auto* e = find(user_defined_, k)) return e;
-    if (auto* e = find(best_by_targetkey_, k)) return e;
+    if (auto* e = find_user(k)) return e;
+    if (auto* e = find_best(best_by_targetkey_, k)) return e;
   }
   return nullptr;
 }
@@ -131,13 +171,15 @@ std::vector<std::string> ApplyHistoryBest::workloads_for_key(const std::string& 
   std::vector<std::string> out;
   const std::string prefix = key + '\x1f';
   for (const auto& k : key_order_)
-    if (k.rfind(prefix, 0) == 0) out.push_back(k.substr(prefix.size()));
+    if (k.rfind(prefix, 0) == 0 && first_valid(best_by_targetkey_.at(k))) out.push_back(k.substr(prefix.size()));
   return out;
 }
 
 const Record* ApplyHistoryBest::best_for_key(const std::string& key, const std::string& wkey) const {
   auto it = best_by_targetkey_.find(map_key(key, wkey));
-  return it == best_by_targetkey_.end() ? nullptr : it->second.rec.get();
+  if (it == best_by_targetkey_.end()) return nullptr;
+  const Entry* e = first_valid(it->second);
+  return e ? e->rec.get() : nullptr;
 }
 
 // ---- FallbackContext ---------------------------------------------------------------------------

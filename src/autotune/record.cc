@@ -335,7 +335,7 @@ std::vector<Record> load_records_from_string(const std::string& text, const std:
     std::string reason;
     try {
       Record r = decode_record(line);
-      if (opt.check_index) reason = check_record_index(r);
+      if (opt.check_index) reason = check_record(r);
       if (reason.empty()) {
         r.source = name;
         r.line = lineno;

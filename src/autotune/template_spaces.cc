@@ -142,6 +142,8 @@ void define_conv2d_direct_space(SpaceDefiner& cfg, const ConvGeometry& g, const 
   cfg.define_split("tile_rc", g.ci, factors(2));
   cfg.define_split("tile_ry", g.kh, factors(2));
   cfg.define_split("tile_rx", g.kw, factors(2));
+  // TopHub cuda_v0.05+ swapped the names of these two entries (spec §2.9); such records apply.
+  cfg.accept_swapped("tile_ry", "tile_rx");
   cfg.define_knob("auto_unroll_max_step", {0, 512, 1500});
   cfg.define_knob("unroll_explicit", unroll_explicit_candidates(target));
 }
@@ -217,27 +219,73 @@ std::optional<ConfigSpace> template_space(const std::string& task, const std::st
 
 }  // namespace minitvm::autotune
 
-// Declared in record.h: the loader's "index outside the space" check.
+// Declared in record.h: the loader's checks of a record against its template's space.
+#include <mutex>
+
 #include "minitvm/autotune/record.h"
 
 namespace minitvm::autotune {
 
-std::string check_record_index(const Record& r) {
-  // Only CUDA logs are checked: TopHub's rocm logs were tuned with CUDA's unroll_explicit [0, 1]
-  // although TVM v0.6 defines [1] for rocm, so their indices exceed the rebuilt space.
-  if (r.input.target.name != "cuda") return "";
-  std::optional<ConfigSpace> space;
+namespace {
+std::mutex& provider_mu() {
+  static std::mutex mu;
+  return mu;
+}
+RecordSpaceProvider& provider() {
+  static RecordSpaceProvider p;
+  return p;
+}
+
+// Only CUDA logs are checked against template_space: TopHub's rocm logs were tuned with CUDA's
+// unroll_explicit [0, 1] although TVM v0.6 defines [1] for rocm, so their indices exceed the
+// rebuilt space.
+std::optional<ConfigSpace> cuda_space(const Record& r) {
+  if (r.input.target.name != "cuda") return std::nullopt;
   try {
-    space = template_space(r.input.task_name, r.input.config.template_key, r.input.workload, r.input.target);
+    return template_space(r.input.task_name, r.input.config.template_key, r.input.workload, r.input.target);
   } catch (const CompileError&) {
-    return "";  // not checkable (e.g. an axis too large to enumerate)
+    return std::nullopt;  // not checkable (e.g. an axis too large to enumerate)
   }
-  if (!space) return "";
-  int64_t n = space->size();
+}
+
+std::string index_reason(const Record& r, const ConfigSpace& space) {
+  int64_t n = space.size();
   if (r.input.config.index >= n)
     return "config index " + std::to_string(r.input.config.index) + " is outside the space of " + r.input.task_name +
            " (size " + std::to_string(n) + ")";
   return "";
+}
+}  // namespace
+
+void set_record_space_provider(RecordSpaceProvider fn) {
+  std::lock_guard<std::mutex> lock(provider_mu());
+  provider() = std::move(fn);
+}
+
+std::string check_record_index(const Record& r) {
+  std::optional<ConfigSpace> space = cuda_space(r);
+  return space ? index_reason(r, *space) : "";
+}
+
+std::string check_record(const Record& r) {
+  std::optional<ConfigSpace> space = cuda_space(r);
+  if (space) {
+    if (std::string why = index_reason(r, *space); !why.empty()) return why;
+  } else {
+    RecordSpaceProvider p;
+    {
+      std::lock_guard<std::mutex> lock(provider_mu());
+      p = provider();
+    }
+    if (p) {
+      std::string error;
+      space = p(r, error);
+      if (!error.empty()) return error;
+    }
+  }
+  if (!space) return "";
+  std::string why = check_config(r.input.config, *space);
+  return why.empty() ? "" : r.input.task_name + ": " + why;
 }
 
 }  // namespace minitvm::autotune

@@ -48,6 +48,14 @@ std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::Spl
   return r;
 }
 
+void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(autotune::SpaceDefiner&)>& define,
+                  const std::string& where) {
+  if (cfg.is_fallback()) return;  // filled by the template's own fallback rule
+  autotune::ConfigSpace space;
+  define(space);
+  autotune::require_config_fits(cfg, space, where);
+}
+
 int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name) {
   const auto& v = cfg.other(name).val;
   if (v.is_boolean()) return v.get<bool>() ? 1 : 0;

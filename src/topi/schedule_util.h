@@ -30,6 +30,12 @@ bool is_output(const te::Schedule& s, const te::Operation& op);
  *  size().size() resulting axes, outermost first. */
 std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::SplitEntity& e);
 
+/** A tuned (non-fallback) config must fit the template's space before any knob is applied:
+ *  `define` defines the template's knobs on a fresh ConfigSpace; InvalidConfig "<where>: ..." naming
+ *  the knob otherwise (a record with a 2-part tile_f must not reach a 4-way bind). */
+void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(autotune::SpaceDefiner&)>& define,
+                  const std::string& where);
+
 /** Integer value of an other-option knob. */
 int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name);
 

@@ -4,6 +4,7 @@ minitvm_test(test_autotune LABEL unit MODULES autotune SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_dispatch.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_parity.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_malformed.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_inspect.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_inspect.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_record_check.cc)
 
 # The libFuzzer target of the record loader is tests/fuzz/fuzz_records.cc (tests/fuzz/tests.cmake).

@@ -15,6 +15,11 @@
  * ApplyHistoryBest keeps, per (target key, workload) and per (model, workload), the error-free
  * record with the smallest mean cost (ties keep the earlier record); query order is the model
  * first, then each target key in order (cuda, gpu), then the outer context.
+ *
+ * Before a record answers, it is checked against its template's space (check_record: knob names,
+ * kinds, split parts and products, candidates) unless the loader already did; a record that does
+ * not fit is never applied: it is skipped with a warning naming file:line and the knob, and the
+ * next best record of that key answers (strict mode: CompileError naming file:line and the knob).
  */
 #pragma once
 
@@ -95,6 +100,9 @@ class ApplyHistoryBest : public DispatchContext {
   /** Register a config for a workload under the target's model and every key (TVM `update`);
    *  these take precedence over records. */
   void update(const Target& target, const Json& workload, ConfigEntity cfg);
+  /** A record that does not fit its template's space throws CompileError when it would answer
+   *  (set by load(path, opt) from opt.strict). Default: skip it with a warning. */
+  bool strict = false;
 
   /** The record that answers (target, workload) in this context, or nullptr (also nullptr when an
    *  update()d config answers). */
@@ -115,12 +123,22 @@ class ApplyHistoryBest : public DispatchContext {
     ConfigPtr cfg;
     double mean = 0;
   };
-  void offer(std::unordered_map<std::string, Entry>& map, const std::string& key, const Entry& e, bool is_key);
+  /** Candidates of one key, ascending mean cost (ties in load order). */
+  using Ranked = std::vector<Entry>;
+  void offer(std::unordered_map<std::string, Ranked>& map, const std::string& key, const Entry& e, bool is_key);
   const Entry* lookup(const Target& target, const std::string& wkey) const;
+  /** The first entry of a ranked list whose record fits its template (see the file comment). */
+  const Entry* first_valid(const Ranked& r) const;
+  bool fits(const Record& rec) const;
+  void load_checked(const std::vector<Record>& records, bool checked);
 
   std::vector<std::shared_ptr<const Record>> records_;
-  std::unordered_map<std::string, Entry> best_by_targetkey_, best_by_model_, user_defined_;
+  std::unordered_map<std::string, Ranked> best_by_targetkey_, best_by_model_;
+  std::unordered_map<std::string, Entry> user_defined_;
   std::vector<std::string> key_order_;  // (key, wkey) of best_by_targetkey_ in first-seen order
+  // check_record verdicts per record ("" = fits), filled lazily (queries may come from threads).
+  mutable std::mutex verdict_mu_;
+  mutable std::unordered_map<const Record*, std::string> verdicts_;
 };
 
 /** Root context: hands out FallbackConfigEntity objects (cached per target string and workload)

@@ -15,6 +15,7 @@
  */
 #pragma once
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -88,8 +89,8 @@ std::string encode_record(const Record& r);
 struct LoadOptions {
   /** Throw CompileError on the first malformed line instead of skipping it. */
   bool strict = false;
-  /** Check the config index against the template's space where we can rebuild it (known CUDA
-   *  templates). */
+  /** Check each record against its template's space where it can be rebuilt (check_record: the
+   *  known CUDA templates and the templates registered with the tuner). */
   bool check_index = true;
 };
 
@@ -121,5 +122,21 @@ void save_records(const std::string& path, const std::vector<Record>& records, b
 /** Validation of a decoded record beyond its JSON shape: config index inside the template's space
  *  (when the template is one we can rebuild). Returns an error reason, or "" when fine. */
 std::string check_record_index(const Record& r);
+
+/**
+ * Full validation of a decoded record against its template's space, before any knob is applied:
+ * the index (CUDA templates, as check_record_index) and every knob (check_config: names, kinds,
+ * split parts and products, candidates). The space comes from template_space() for TVM's CUDA
+ * templates, else from the template registered under the record's task name (the tuner's registry,
+ * see set_record_space_provider). Returns "" when the record fits or its template is unknown,
+ * else the reason naming the knob and its value (no file:line; the caller adds it).
+ */
+std::string check_record(const Record& r);
+
+/** Supplies the space of a registered template for a record (nullopt: not registered; a non-empty
+ *  `error`: the template rejects the record's arguments). */
+using RecordSpaceProvider = std::function<std::optional<ConfigSpace>(const Record& r, std::string& error)>;
+/** Install the provider check_record uses (src/autotune/tuner/task.cc installs the registry's). */
+void set_record_space_provider(RecordSpaceProvider fn);
 
 }  // namespace minitvm::autotune

@@ -13,6 +13,7 @@
  */
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <functional>
 #include <map>
@@ -23,6 +24,18 @@
 #include <vector>
 
 #include <nlohmann/json.hpp>
+
+// Schedule types the TVM-style knob API (Knob::apply, define_split on an axis) takes; defined in
+// te/ and ir/ (the definitions live in src/autotune/tuner/template_api.cc, so the record code of
+// this header does not need them).
+namespace minitvm::ir {
+class IterVar;
+}
+namespace minitvm::te {
+class Schedule;
+class Stage;
+class Tensor;
+}  // namespace minitvm::te
 
 namespace minitvm::autotune {
 
@@ -102,6 +115,13 @@ struct KnobSpace {
   std::vector<Entity> entities;
   int64_t axis_length = 0;  ///< split spaces: the axis extent L (0 for candidate splits)
   int num_outputs = 0;      ///< split spaces: K
+  bool no_tail = false;     ///< split spaces: the parts must multiply to L exactly
+  /** Value a record without this knob applies with (a knob added after records were tuned);
+   *  nullopt: such a record does not fit the space. */
+  std::optional<Entity> record_default;
+  /** A split knob whose record values may carry this other knob's name (TopHub's renamed
+   *  tile_ry/tile_rx, spec §2.9): a value that fits the other knob's space is accepted. */
+  std::string swapped_with;
   size_t size() const { return entities.size(); }
 };
 
@@ -120,6 +140,25 @@ class SpaceDefiner {
    *  (needs num_anchor), or "try_unroll", "try_unroll_vec", "try_vec" style lists. */
   virtual void define_annotate(const std::string& name, int num_axes, const std::string& policy,
                                int num_anchor = 0) = 0;
+  /** Records tuned before knob `name` existed apply it as `value` (they still fit the space). */
+  virtual void set_record_default(const std::string& name, Entity value) {
+    (void)name;
+    (void)value;
+  }
+  /** Split knobs `a` and `b` may appear under each other's name in records (spec §2.9). */
+  virtual void accept_swapped(const std::string& a, const std::string& b) {
+    (void)a;
+    (void)b;
+  }
+
+  // TVM-style forms taking schedule axes (defined in src/autotune/tuner/template_api.cc):
+  // `cfg.define_split("tile_x", x, opt)` uses the axis' constant extent; reorder/annotate count
+  // the axes.
+  void define_split(const std::string& name, const ir::IterVar& axis, const SplitOptions& opt = {});
+  void define_reorder(const std::string& name, const std::vector<ir::IterVar>& axes, const std::string& policy,
+                      const std::vector<std::vector<int64_t>>& candidate = {});
+  void define_annotate(const std::string& name, const std::vector<ir::IterVar>& axes, const std::string& policy,
+                       int num_anchor = 0);
 };
 
 /** Build a knob space without registering it (what the define_* calls build). */
@@ -132,6 +171,58 @@ KnobSpace make_annotate_space(const std::string& name, int num_axes, const std::
 
 class ConfigEntity;
 
+/**
+ * A knob value read by name (`cfg["tile_x"]`), applied to a schedule as TVM's entities do
+ * (spec §2.3–2.5, TVM `SplitEntity.apply` / `ReorderEntity.apply` / `AnnotateEntity.apply`):
+ *
+ *   auto [yo, yi] = cfg["tile_y"].apply<2>(s, C, y);     // split: the axes, outermost first
+ *   std::vector<IterVar> ax = cfg["tile_x"].apply(s, C, x);
+ *   cfg["order"].apply(s, C, {yo, xo, yi, xi});           // reorder: axes[perm[i]] (entries past
+ *                                                         // the axes dropped); returns the order
+ *   cfg["ann"].apply(s, C, {xo, xi});                     // annotate: unroll / vec / none /
+ *                                                         // blockIdx.* / threadIdx.* / vthread /
+ *                                                         // fuse (axis i into i+1); returns axes
+ *
+ * A split uses factor size[i]*...*size[K-1] for its i-th split (size[0] is never read). A value of
+ * the wrong kind, a split with a different number of parts than `apply<N>` asks for, or an
+ * unknown annotation throws InvalidConfig naming the knob. Valid while the config lives.
+ */
+class Knob {
+ public:
+  Knob(std::string name, const Entity* value) : name_(std::move(name)), value_(value) {}
+  const std::string& name() const { return name_; }
+  const Entity& entity() const { return *value_; }
+  /** Split sizes (InvalidConfig when the knob is not a split). */
+  const std::vector<int64_t>& size() const;
+  /** Other-option value (InvalidConfig when the knob is not one). */
+  const Json& val() const;
+
+  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const ir::IterVar& axis) const;
+  std::vector<ir::IterVar> apply(te::Stage& stage, const ir::IterVar& axis) const;
+  template <size_t N>
+  std::array<ir::IterVar, N> apply(te::Schedule& s, const te::Tensor& op, const ir::IterVar& axis) const {
+    return to_array<N>(apply(s, op, axis));
+  }
+  template <size_t N>
+  std::array<ir::IterVar, N> apply(te::Stage& stage, const ir::IterVar& axis) const {
+    return to_array<N>(apply(stage, axis));
+  }
+  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const std::vector<ir::IterVar>& axes) const;
+  std::vector<ir::IterVar> apply(te::Stage& stage, const std::vector<ir::IterVar>& axes) const;
+
+ private:
+  void check_parts(size_t n) const;
+  template <size_t N, class V>
+  std::array<ir::IterVar, N> to_array(V&& v) const {
+    check_parts(N);
+    std::array<ir::IterVar, N> a;
+    for (size_t i = 0; i < N; ++i) a[i] = v[i];
+    return a;
+  }
+  std::string name_;
+  const Entity* value_;
+};
+
 /** Insertion-ordered knob spaces of one template instance. */
 class ConfigSpace : public SpaceDefiner {
  public:
@@ -141,6 +232,11 @@ class ConfigSpace : public SpaceDefiner {
                       const std::vector<std::vector<int64_t>>& candidate = {}) override;
   void define_annotate(const std::string& name, int num_axes, const std::string& policy,
                        int num_anchor = 0) override;
+  void set_record_default(const std::string& name, Entity value) override;
+  void accept_swapped(const std::string& a, const std::string& b) override;
+  using SpaceDefiner::define_annotate;
+  using SpaceDefiner::define_reorder;
+  using SpaceDefiner::define_split;
   /** Register a built space; re-defining a name keeps its original position (TVM dict semantics). */
   void add(KnobSpace space);
 
@@ -197,6 +293,15 @@ class ConfigEntity : public SpaceDefiner {
                       const std::vector<std::vector<int64_t>>& candidate = {}) override;
   void define_annotate(const std::string& name, int num_axes, const std::string& policy,
                        int num_anchor = 0) override;
+  void set_record_default(const std::string& name, Entity value) override;
+  void accept_swapped(const std::string& a, const std::string& b) override;
+  using SpaceDefiner::define_annotate;
+  using SpaceDefiner::define_reorder;
+  using SpaceDefiner::define_split;
+
+  /** TVM's `cfg["tile_x"]`: the knob's value, with `apply` (see Knob). Throws InvalidConfig when
+   *  the config has no such knob. */
+  Knob operator[](const std::string& name) const;
 
   /** Space collected by a fallback config (empty otherwise). */
   const ConfigSpace& space() const { return space_; }
@@ -214,6 +319,19 @@ class ConfigEntity : public SpaceDefiner {
   std::vector<std::pair<std::string, Entity>> entities_;
   ConfigSpace space_;
 };
+
+/**
+ * Whether a config (typically a tuning record's) fits a template's space, knob by knob: every knob
+ * of the config is defined by the space (by name) with the same kind; every knob of the space is
+ * in the config (or has a record_default); a split has the space's number of parts, its parts
+ * multiply to the axis extent (a leading -1 stands for the outer part; splits that allow tails only
+ * bound the inner parts) and it is one of the space's candidates (size[0] ignored; a knob with
+ * `swapped_with` also accepts the other knob's candidates); other knobs hold one of their
+ * candidates. Returns "" when it fits, else the reason naming the knob and the value.
+ */
+std::string check_config(const ConfigEntity& cfg, const ConfigSpace& space);
+/** check_config, throwing InvalidConfig "<where>: <reason>" when the config does not fit. */
+void require_config_fits(const ConfigEntity& cfg, const ConfigSpace& space, const std::string& where);
 
 /** The config a FallbackContext hands out: collects spaces, entity 0 everywhere until a template's
  *  fallback logic (see fallback.h) overwrites knobs. */

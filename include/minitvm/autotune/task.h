@@ -56,9 +56,55 @@ struct TemplateResult {
 
 /** A template function; see the file comment. */
 using TemplateFn = std::function<TemplateResult(ConfigEntity& cfg, const Json& args)>;
+/** A template written as in TVM: it takes only the arguments and reads its config with
+ *  get_config() (see the example below). */
+using ArgsTemplateFn = std::function<TemplateResult(const Json& args)>;
 
 /** Register a template; re-registering a name replaces it (returns true, for static init). */
 bool register_template(const std::string& name, TemplateFn fn);
+/**
+ * Register a TVM-style template (`@autotvm.template` + `cfg = autotvm.get_config()`):
+ *
+ *   MINITVM_REGISTER_TEMPLATE("mm.llvm", [](const Json& args) {
+ *     ConfigEntity& cfg = get_config();
+ *     ... te::Schedule s = te::create_schedule({C.op()});
+ *     auto y = C.op().axis()[0], x = C.op().axis()[1];
+ *     cfg.define_split("tile_y", y);                       // the axis' extent; factors policy
+ *     cfg.define_split("tile_x", x);
+ *     auto [yo, yi] = cfg["tile_y"].apply<2>(s, C, y);
+ *     auto [xo, xi] = cfg["tile_x"].apply<2>(s, C, x);
+ *     s[C].reorder({yo, xo, yi, xi});
+ *     return TemplateResult{s, {A, B, C}, 2.0 * m * n * k};
+ *   });
+ */
+bool register_template(const std::string& name, ArgsTemplateFn fn);
+
+/** The config of the template call running on this thread (TVM `autotvm.get_config()`): while a
+ *  Task builds its space, the FallbackConfigEntity that collects the knobs (TVM's ConfigSpace); for
+ *  a tuning candidate, the candidate; under apply_template, the dispatched config. Throws
+ *  CompileError outside a template call. */
+ConfigEntity& get_config();
+/** The target of the template call running on this thread (TVM `tvm.target.Target.current()`):
+ *  the Task's, or apply_template's. Throws CompileError outside a template call. */
+const Target& template_target();
+
+/** What apply_template ran. */
+struct AppliedTemplate {
+  TemplateResult result;
+  ConfigEntity config;     ///< the config the template ran with (knobs as read)
+  bool is_fallback = false;
+  Json workload;           ///< (name,) + args: the key that was queried
+};
+
+/**
+ * Call a registered template as TVM users call a template function under `with target:` and a
+ * dispatch context: the workload (name,) + args is queried from DispatchContext::current() for the
+ * target, and the template runs with the answer (a record of ApplyHistoryBest, the config of
+ * ApplyConfig, or a fresh fallback: every knob its first candidate). A config that does not fit
+ * the template's space (check_config) throws InvalidConfig naming the knob. Unknown template:
+ * CompileError.
+ */
+AppliedTemplate apply_template(const std::string& name, const Json& args, const std::string& target);
 /** The template registered under name, or nullptr. */
 const TemplateFn* find_template(const std::string& name);
 /** Names of all registered templates, sorted. */

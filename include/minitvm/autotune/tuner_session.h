@@ -12,6 +12,7 @@
 #pragma once
 
 #include <iosfwd>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -35,6 +36,10 @@ struct TuneSessionOptions {
   MeasureOption measure{};
   /** Progress bar: drawn on stderr when it is a terminal. */
   bool progress = true;
+  /** Print every failed candidate's error as it is measured ("trial 3 config #17 [...]:
+   *  COMPILE_HOST (2): <message>") on `verbose_out` (std::cerr when null). */
+  bool verbose = false;
+  std::ostream* verbose_out = nullptr;
 };
 
 struct TuneSummary {
@@ -46,7 +51,23 @@ struct TuneSummary {
   std::string unit;
   std::optional<ConfigEntity> best_config;
   std::vector<double> best_curve;  ///< best cost after each trial (resumed ones first)
+  /** Per TVM error kind (MeasureErrorNo) among the trials measured now: the message of its first
+   *  failure, and how many failed with it. */
+  std::map<int, std::string> first_errors;
+  std::map<int, int> error_counts;
+  /** One line per error kind, e.g. "4 x COMPILE_HOST (2): build: function ... has no thread_extent
+   *  binding ..." (first message of that kind); "" when nothing failed. */
+  std::string error_summary() const;
 };
+
+/** TVM's name of an error number: "INSTANTIATION_ERROR", "COMPILE_HOST", ... ("UNKNOWN_ERROR" for
+ *  numbers outside MeasureErrorNo). */
+const char* measure_error_name(int error_no);
+
+/** Check a target string before any trial: its kind must be one the builder compiles for (llvm,
+ *  cuda, nvptx; "cuda -emulate"). Throws CompileError naming the target otherwise. tune_task calls
+ *  it; a command line can call it before building the Task. */
+void check_tuning_target(const std::string& target);
 
 /** Tune with a measurer of your own (tests use synthetic ones). */
 TuneSummary tune_task(const Task& task, const TuneSessionOptions& opt, Measurer& measurer);

@@ -46,6 +46,10 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs,
 /** dense (5.d): batch < 32 small-batch template, else large-batch. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
                             const Target& target);
+/** dense with the template chosen by the caller (the tuning tasks dense_small_batch.cuda and
+ *  dense_large_batch.cuda exist for every batch). */
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
+                            const Target& target, bool small_batch_template);
 
 // The layer workload keys and dispatch() (topi/dispatch.h) are target-neutral; the CUDA code and
 // its users name them through this namespace as before.

@@ -159,8 +159,9 @@ LocalMeasurer::LocalMeasurer(Task task, MeasureOption opt) : impl_(std::make_uni
   impl_->emulate = impl_->cuda && std::find(t.options.begin(), t.options.end(), "-emulate") != t.options.end();
   if (impl_->cuda && !impl_->emulate) {
     MINITVM_USER_CHECK(runtime::cuda_available())
-        << "tuning for '" << t.str() << "' needs a CUDA device (" << runtime::cuda_unavailable_reason()
-        << "); use target \"cuda -emulate\" to check candidates on the CPU";
+        << "tuning " << impl_->task.name() << " for '" << t.str()
+        << "': timing needs a GPU; cuda -emulate only checks correctness (no CUDA device here: "
+        << runtime::cuda_unavailable_reason() << ")";
     impl_->dev = Device::cuda();
   }
   MINITVM_USER_CHECK(opt.number >= 1 && opt.repeat >= 1) << "measure option: number and repeat must be >= 1";

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <mutex>
 
+#include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/support/error.h"
 #include "minitvm/support/logging.h"
@@ -22,7 +23,79 @@ Registry& registry() {
   return *r;
 }
 
+// The config of the template call running on this thread (get_config), innermost call last.
+thread_local std::vector<std::pair<ConfigEntity*, const Target*>> tl_calls;
+
+struct CallBinding {
+  CallBinding(ConfigEntity& cfg, const Target& t) { tl_calls.emplace_back(&cfg, &t); }
+  ~CallBinding() { tl_calls.pop_back(); }
+  CallBinding(const CallBinding&) = delete;
+  CallBinding& operator=(const CallBinding&) = delete;
+};
+
+TemplateResult invoke(const TemplateFn& fn, ConfigEntity& cfg, const Json& args, const Target& target) {
+  CallBinding bind(cfg, target);
+  return fn(cfg, args);
+}
+
+std::string registered_names() {
+  std::string known;
+  for (const auto& n : template_names()) known += (known.empty() ? "" : ", ") + n;
+  return known.empty() ? "none" : known;
+}
+
+// Spaces of registered templates for check_record, per (task, args, target). Bounded: a log holds
+// few distinct tasks; past the bound the cache starts over.
+struct SpaceCache {
+  std::mutex mu;
+  std::map<std::string, std::pair<std::optional<ConfigSpace>, std::string>> entries;
+};
+
+std::optional<ConfigSpace> registered_space(const Record& r, std::string& error) {
+  if (!find_template(r.input.task_name)) return std::nullopt;
+  static SpaceCache* cache = new SpaceCache();
+  const std::string key = r.input.task_name + '\x1f' + r.input.args.dump() + '\x1f' + r.input.target_str;
+  {
+    std::lock_guard<std::mutex> lock(cache->mu);
+    if (auto it = cache->entries.find(key); it != cache->entries.end()) {
+      error = it->second.second;
+      return it->second.first;
+    }
+  }
+  std::optional<ConfigSpace> space;
+  std::string err;
+  try {
+    space = Task(r.input.task_name, r.input.args, r.input.target_str).config_space();
+  } catch (const CompileError& e) {
+    err = "the arguments do not fit template " + r.input.task_name + ": " + e.what();
+  }
+  std::lock_guard<std::mutex> lock(cache->mu);
+  if (cache->entries.size() >= 512) cache->entries.clear();
+  cache->entries.emplace(key, std::make_pair(space, err));
+  error = err;
+  return space;
+}
+
+const bool provider_installed = (set_record_space_provider(registered_space), true);
+
 }  // namespace
+
+ConfigEntity& get_config() {
+  MINITVM_USER_CHECK(!tl_calls.empty())
+      << "get_config() called outside a template call (only a registered template run by a Task, a tuner or "
+         "apply_template has a config)";
+  return *tl_calls.back().first;
+}
+
+const Target& template_target() {
+  MINITVM_USER_CHECK(!tl_calls.empty()) << "template_target() called outside a template call";
+  return *tl_calls.back().second;
+}
+
+bool register_template(const std::string& name, ArgsTemplateFn fn) {
+  MINITVM_USER_CHECK(!name.empty() && fn) << "register_template: empty name or function";
+  return register_template(name, TemplateFn([fn = std::move(fn)](ConfigEntity&, const Json& args) { return fn(args); }));
+}
 
 bool register_template(const std::string& name, TemplateFn fn) {
   MINITVM_USER_CHECK(!name.empty() && fn) << "register_template: empty name or function";
@@ -51,15 +124,10 @@ Task::Task(std::string name, Json args, const std::string& target)
     : name_(std::move(name)), args_(std::move(args)), target_str_(target), target_(parse_target(target)) {
   MINITVM_USER_CHECK(args_.is_array()) << "task " << name_ << ": args must be a JSON array";
   fn_ = find_template(name_);
-  if (!fn_) {
-    std::string known;
-    for (const auto& n : template_names()) known += (known.empty() ? "" : ", ") + n;
-    MINITVM_USER_ERROR << "unknown tuning template '" << name_ << "' (registered: "
-                       << (known.empty() ? "none" : known) << ")";
-  }
+  if (!fn_) MINITVM_USER_ERROR << "unknown tuning template '" << name_ << "' (registered: " << registered_names() << ")";
   workload_ = workload_v02(name_, args_);
   FallbackConfigEntity cfg;
-  TemplateResult r = (*fn_)(cfg, args_);
+  TemplateResult r = invoke(*fn_, cfg, args_, target_);
   space_ = cfg.space();
   flop_ = r.flop;
   bytes_ = r.bytes;
@@ -76,7 +144,32 @@ double Task::throughput(double seconds) const {
 
 TemplateResult Task::instantiate(ConfigEntity& cfg) const {
   MINITVM_USER_CHECK(fn_) << "Task::instantiate on an empty task";
-  return (*fn_)(cfg, args_);
+  return invoke(*fn_, cfg, args_, target_);
+}
+
+AppliedTemplate apply_template(const std::string& name, const Json& args, const std::string& target) {
+  const TemplateFn* fn = find_template(name);
+  if (!fn) MINITVM_USER_ERROR << "unknown tuning template '" << name << "' (registered: " << registered_names() << ")";
+  MINITVM_USER_CHECK(args.is_array()) << "template " << name << ": args must be a JSON array";
+  Target t = parse_target(target);
+  AppliedTemplate out;
+  out.workload = workload_v02(name, args);
+  ConfigPtr answer = DispatchContext::current().query(t, out.workload);
+  if (!answer || answer->is_fallback()) {
+    // A fresh fallback (the root context caches one per workload; the template must not fill a
+    // shared object): every knob its first candidate, as TVM's FallbackConfigEntity.
+    FallbackConfigEntity fb;
+    out.result = invoke(*fn, fb, args, t);
+    out.config = fb;
+    out.is_fallback = true;
+    return out;
+  }
+  ConfigEntity cfg = *answer;
+  Task task(name, args, target);
+  require_config_fits(cfg, task.config_space(), "template " + name);
+  out.result = invoke(*fn, cfg, args, t);
+  out.config = cfg;
+  return out;
 }
 
 Json parse_cli_arg(const std::string& text) {
@@ -84,6 +177,60 @@ Json parse_cli_arg(const std::string& text) {
   if (j.is_discarded()) return Json(text);
   return j;
 }
+
+namespace {
+
+// An int or a list of ints as a list (empty when neither).
+std::vector<int64_t> ints_of(const Json& v) {
+  std::vector<int64_t> out;
+  if (v.is_number_integer()) return {v.get<int64_t>()};
+  if (v.is_array())
+    for (const auto& x : v)
+      if (x.is_number_integer()) out.push_back(x.get<int64_t>());
+      else return {};
+  return out;
+}
+
+Json int_json(const std::vector<int64_t>& v) {
+  Json a = Json::array();
+  for (auto x : v) a.push_back(x);
+  return a;
+}
+
+// TVM's CUDA conv tasks carry strides and dilation as pairs and the padding as (top, left, bottom,
+// right), as relay normalises them (and as topi::conv2d_workloads keys its 0.2 workloads).
+Json cuda_conv_args(const Json& args) {
+  if (!args.is_array() || args.size() != 6) return args;
+  Json a = args;
+  auto pair = [](std::vector<int64_t> v) {
+    if (v.size() == 1) v.push_back(v[0]);
+    return v;
+  };
+  std::vector<int64_t> st = pair(ints_of(args[2])), pad = ints_of(args[3]), dil = pair(ints_of(args[4]));
+  if (pad.size() == 1) pad = {pad[0], pad[0], pad[0], pad[0]};
+  else if (pad.size() == 2) pad = {pad[0], pad[1], pad[0], pad[1]};
+  if (st.size() == 2) a[2] = int_json(st);
+  if (pad.size() == 4) a[3] = int_json(pad);
+  if (dil.size() == 2) a[4] = int_json(dil);
+  return a;
+}
+
+// TVM v0.7 conv2d_strategy_cuda adds the winograd implementation for 2 < kh == kw < 8, stride 1,
+// dilation 1 (ours also needs symmetric padding).
+bool cuda_winograd_applies(const Json& a) {
+  if (!a.is_array() || a.size() != 6 || !a[1].is_array() || a[1].size() != 3 || !a[1][1].is_array()) return false;
+  std::vector<int64_t> ks = ints_of(a[1][1]), st = ints_of(a[2]), pad = ints_of(a[3]), dil = ints_of(a[4]);
+  return ks.size() == 4 && ks[2] == ks[3] && ks[2] > 2 && ks[2] < 8 && st == std::vector<int64_t>{1, 1} &&
+         dil == std::vector<int64_t>{1, 1} && pad.size() == 4 && pad[0] == pad[2] && pad[1] == pad[3];
+}
+
+int64_t dense_batch(const Json& a) {
+  if (!a.is_array() || a.empty() || !a[0].is_array() || a[0].size() != 3) return 0;
+  std::vector<int64_t> s = ints_of(a[0][1]);
+  return s.empty() ? 0 : s[0];
+}
+
+}  // namespace
 
 std::vector<Task> extract_tasks(const Json& network, const std::string& target,
                                 std::vector<std::string>* skipped) {
@@ -102,33 +249,52 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
   for (const Json& layer : *layers) {
     ++idx;
     MINITVM_USER_CHECK(layer.is_object()) << "network layer " << idx << ": expected an object";
-    std::string tpl;
+    Json args = layer.value("args", Json::array());
+    // (template, args) of each task of the layer, in TVM's order.
+    std::vector<std::pair<std::string, Json>> picks;
     if (layer.contains("template")) {
-      tpl = layer["template"].get<std::string>();
+      MINITVM_USER_CHECK(layer["template"].is_string()) << "network layer " << idx << ": \"template\" must be a string";
+      picks.emplace_back(layer["template"].get<std::string>(), args);
     } else {
       MINITVM_USER_CHECK(layer.contains("op") && layer["op"].is_string())
           << "network layer " << idx << ": needs \"op\" or \"template\"";
       std::string op = layer["op"].get<std::string>();
-      if (op == "conv2d") op = "conv2d_nchw";
-      tpl = op + "." + kind;
-      // On CPUs TVM tunes conv2d as its x86 NCHWc template (src/topi/cpu/conv2d_nchwc.cc).
-      if (op == "conv2d_nchw" && kind == "llvm") tpl = "conv2d_NCHWc.x86";
+      if (kind == "cuda" && op == "conv2d") {
+        // TVM's CUDA strategy: the direct template always, winograd where it applies.
+        Json a = cuda_conv_args(args);
+        picks.emplace_back("conv2d_nchw.cuda", a);
+        if (cuda_winograd_applies(a)) picks.emplace_back("conv2d_nchw_winograd.cuda", a);
+      } else if (kind == "cuda" && (op == "depthwise_conv2d" || op == "depthwise_conv2d_nchw")) {
+        picks.emplace_back("depthwise_conv2d_nchw.cuda", cuda_conv_args(args));
+      } else if (kind == "cuda" && op == "dense") {
+        // TVM's CUDA dense strategy: small batch always, large batch from batch 32 on.
+        picks.emplace_back("dense_small_batch.cuda", args);
+        if (dense_batch(args) >= 32) picks.emplace_back("dense_large_batch.cuda", args);
+      } else if (op == "conv2d" && kind == "llvm") {
+        // On CPUs TVM tunes conv2d as its x86 NCHWc template (src/topi/cpu/conv2d_nchwc.cc); conv2d
+        // layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype), the
+        // x86 task's workload also names the layouts, as build_conv2d queries it.
+        picks.emplace_back("conv2d_NCHWc.x86", args);
+      } else {
+        picks.emplace_back((op == "conv2d" ? "conv2d_nchw" : op) + "." + kind, args);
+      }
     }
-    Json args = layer.value("args", Json::array());
-    // conv2d layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype);
-    // the x86 task's workload also names the layouts, as build_conv2d queries it.
-    if (tpl == "conv2d_NCHWc.x86" && args.is_array() && args.size() == 6)
-      args = Json::array({args[0], args[1], args[2], args[3], args[4], "NCHW", "NCHW", args[5]});
-    std::string key = tpl + "|" + args.dump();
-    if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
-    seen.push_back(key);
-    if (!find_template(tpl)) {
-      log_warning("extract_tasks: no template '" + tpl + "' registered; layer " + std::to_string(idx) +
-                  " skipped");
-      if (skipped) skipped->push_back(tpl);
-      continue;
+    for (auto& [tpl, a] : picks) {
+      if (tpl == "conv2d_NCHWc.x86" && a.is_array() && a.size() == 6)
+        a = Json::array({a[0], a[1], a[2], a[3], a[4], "NCHW", "NCHW", a[5]});
+      if (tpl == "conv2d_nchw.cuda" || tpl == "conv2d_nchw_winograd.cuda" || tpl == "depthwise_conv2d_nchw.cuda")
+        a = cuda_conv_args(a);
+      std::string key = tpl + "|" + a.dump();
+      if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
+      seen.push_back(key);
+      if (!find_template(tpl)) {
+        log_warning("extract_tasks: no template '" + tpl + "' registered; layer " + std::to_string(idx) +
+                    " skipped");
+        if (skipped) skipped->push_back(tpl);
+        continue;
+      }
+      tasks.emplace_back(tpl, a, target);
     }
-    tasks.emplace_back(tpl, args, target);
   }
   return tasks;
 }

@@ -56,6 +56,8 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
   }
   // batched gemm: the tuned part
   autotune::define_conv2d_winograd_space(cfg, g, target);
+  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_winograd_space(sp, g, target); },
+               "conv2d_nchw_winograd.cuda");
   te::Tensor C = w.bgemm;
   te::Tensor OL = s.cache_write(C, "local");
   te::Tensor AA = s.cache_read(w.kernel_pack, "shared", {OL.op()});

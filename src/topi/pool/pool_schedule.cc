@@ -116,6 +116,7 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
   cfg.define_knob("fuse_level", levels);
   cfg.define_knob("unroll_win", {0, 1});
   cfg.define_knob("prefetch", {0, 1, 2, 4});
+  cfg.set_record_default("prefetch", autotune::OtherOptionEntity{0});  // records tuned before the knob
 }
 
 void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {

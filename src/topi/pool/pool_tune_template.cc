@@ -1,5 +1,6 @@
 // Tuning templates of the pool CPU schedule: one per task name that topi::pool_task_name can
-// produce ("pool{1,2,3}d_{ncl,nlc,nchw,nhwc,ncdhw,ndhwc}_{fwd,bwd}.llvm").
+// produce ("pool{1,2,3}d_{ncl,nlc,nchw,nhwc,ncdhw,ndhwc}_{fwd,bwd}.llvm"), and their CUDA twins
+// (topi::pool_cuda_task_name: "....cuda", the CUDA template's knobs and schedule).
 //
 // Their arguments are exactly the tail of topi::pool_workload(plan, dir) (TVM 0.2: workload =
 // (task name,) + args), so a Task built from a plan's workload writes records whose workload is
@@ -145,9 +146,9 @@ double tensor_bytes(const te::Tensor& t) {
 }
 
 autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, PoolDirection dir,
-                                       autotune::ConfigEntity& cfg, const Json& args) {
+                                       autotune::ConfigEntity& cfg, const Json& args, bool cpu = true) {
   PoolPlan plan = plan_from_args(rank, layout, args);
-  define_pool_cpu_space(cfg, plan, dir);
+  if (cpu) define_pool_cpu_space(cfg, plan, dir);
   std::vector<te::Tensor> outputs, fargs;
   if (dir == PoolDirection::Forward) {
     te::Tensor x = te::placeholder(to_exprs(pool_input_shape(plan)), plan.dtype, "data");
@@ -160,7 +161,7 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
     fargs = b.args();
   }
   autotune::TemplateResult r;
-  r.schedule = schedule_pool_cpu(cfg, plan, dir, outputs);
+  r.schedule = cpu ? schedule_pool_cpu(cfg, plan, dir, outputs) : schedule_pool_cuda(cfg, plan, dir, outputs);
   r.args = fargs;
   for (const auto& t : fargs) r.bytes += tensor_bytes(t);
   r.num_outputs = 1;
@@ -182,6 +183,34 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
   return r;
 }
 
+// The CUDA twin ("pool{R}d_<layout>_{fwd|bwd}.cuda"): same arguments and computes, the CUDA
+// template's knobs and schedule (pool_schedule_cuda.cc), so its records are what build_pool queries
+// for CUDA targets. Reference: as for llvm; max backward compiles the CPU fallback for llvm.
+autotune::TemplateResult pool_cuda_template(int rank, frontend::PoolLayout layout, PoolDirection dir,
+                                            autotune::ConfigEntity& cfg, const Json& args) {
+  PoolPlan plan = plan_from_args(rank, layout, args);
+  if (cfg.is_fallback()) {
+    pool_cuda_fallback(cfg, plan, dir);
+  } else {
+    autotune::ConfigSpace space;
+    define_pool_cuda_space(space, plan, dir);
+    autotune::require_config_fits(cfg, space, pool_cuda_task_name(plan, dir));
+  }
+  autotune::TemplateResult r = pool_template(rank, layout, dir, cfg, args, /*cpu=*/false);
+  if (dir == PoolDirection::Backward && plan.mode == PoolMode::Max) {
+    r.reference = [plan](std::vector<runtime::NDArray>& a) {
+      autotune::FallbackConfigEntity fb;
+      pool_cpu_fallback(fb, plan, PoolDirection::Backward);
+      BuildPoolOptions o;
+      o.config = &fb;
+      PooledKernel k = build_pool(plan, "llvm", PoolDirection::Backward, o);
+      std::vector<runtime::ArgValue> call(a.begin(), a.end());
+      k.module.get_function(k.func_name).call(call);
+    };
+  }
+  return r;
+}
+
 bool register_all() {
   for (int rank = 1; rank <= 3; ++rank)
     for (auto layout : {frontend::PoolLayout::ChannelsFirst, frontend::PoolLayout::ChannelsLast})
@@ -192,6 +221,10 @@ bool register_all() {
         autotune::register_template(pool_task_name(probe, dir), [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
           return pool_template(rank, layout, dir, cfg, args);
         });
+        autotune::register_template(pool_cuda_task_name(probe, dir),
+                                    [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
+                                      return pool_cuda_template(rank, layout, dir, cfg, args);
+                                    });
       }
   return true;
 }
