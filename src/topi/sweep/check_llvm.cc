@@ -39,6 +39,11 @@ LlvmCheckResult check_llvm_record(const autotune::Record& rec) {
                                 " (" + std::to_string(task.config_space().size()) + " configs)");
   autotune::MeasureOption mo;
   mo.check_correctness = true;
+  // The CUDA path's tolerance (CheckOptions::tolerance: |got - ref| <= 1e-3 * max(1, |ref|)): the
+  // measurer's default atol 1e-4 fails float32 sums over thousands of terms that differ only in
+  // their order (measured: 1.1e-4 on a 512-channel 3x3 layer of llvm_v0.04.log).
+  mo.rtol = 1e-3;
+  mo.atol = 1e-3;
   mo.number = 1;
   mo.repeat = 1;
   mo.min_repeat_ms = 0;
