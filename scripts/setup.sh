@@ -2,7 +2,7 @@
 # Installs what minitvm needs to build and test on Debian 12 (as root), skipping what is present.
 set -euo pipefail
 pkgs=(build-essential cmake ninja-build clang llvm-19-dev libfmt-dev nlohmann-json3-dev libgtest-dev
-      libdlpack-dev libdnnl-dev libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
+      libcli11-dev libdlpack-dev libdnnl-dev libonnx-dev libonnx-testdata libprotobuf-dev protobuf-compiler
       clang-19 libclang-rt-19-dev)  # clang-19: the sanitizer/libFuzzer stage (scripts/sanitize.sh)
 missing=()
 for p in "${pkgs[@]}"; do

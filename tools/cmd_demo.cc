@@ -8,6 +8,7 @@
 
 #include <minitvm/minitvm.h>
 
+#include "cli.h"
 #include "commands.h"
 #include "demo_parts.h"
 
@@ -98,6 +99,12 @@ bool demo_matmul() {
 }  // namespace
 
 static int run_demo(const std::vector<std::string>& args) {
+  auto app = cli::make_app("minitvm demo",
+                           "The main demo: an API tour, a scheduled matmul, then the registered parts (CUDA "
+                           "emission, a TopHub-tuned conv layer, pooling); each checks its results against a naive "
+                           "reference. Exit status 1 when a check fails.",
+                           "usage: minitvm demo");
+  if (auto rc = cli::parse(*app, args)) return *rc;
   bool ok = true;
   ok &= demo_api_tour();
   ok &= demo_matmul();

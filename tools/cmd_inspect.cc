@@ -11,6 +11,7 @@
 #include <memory>
 #include <sstream>
 
+#include "cli.h"
 #include "commands.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/record.h"
@@ -49,6 +50,24 @@ std::vector<std::string> split_list(const std::string& s) {
   return r;
 }
 
+// Comma-separated integers >= lo, 1..max_count of them (--stride, --pad, --dilation).
+CLI::Validator int_list_check(size_t min_count, size_t max_count, long long lo) {
+  return CLI::Validator(
+      [=](std::string& s) -> std::string {
+        auto items = split_list(s);
+        if (items.size() < min_count || items.size() > max_count || s.back() == ',')
+          return "'" + s + "' needs " + std::to_string(min_count) + " to " + std::to_string(max_count) +
+                 " comma-separated integers";
+        for (auto& v : items) {
+          std::string one = v;
+          std::string err = cli::Integer(lo).operator()(one);
+          if (!err.empty()) return err;
+        }
+        return "";
+      },
+      "INT[,INT...]");
+}
+
 const char* kUsage =
     "usage: minitvm inspect conv2d|winograd|depthwise_conv2d DATA KERNEL [--stride S] [--pad P] [--dilation D]\n"
     "       minitvm inspect dense DATA WEIGHT [--bias]\n"
@@ -65,36 +84,45 @@ int run_inspect(const std::vector<std::string>& args) {
   topi::nn::Conv2dAttrs attrs;
   attrs.padding = {0, 0};
   bool bias = false;
-  try {
-    for (size_t i = 0; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto value = [&]() -> std::string {
-        if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-        return args[++i];
-      };
-      auto ints = [&](const std::string& s) {
-        std::vector<int64_t> r;
-        for (auto& v : split_list(s)) r.push_back(std::stoll(v));
-        if (r.empty()) throw std::invalid_argument("empty value of " + a);
-        return r;
-      };
-      if (a == "--target") target = value();
-      else if (a == "--tophub") for (auto& f : split_list(value())) tophub_files.push_back(f);
-      else if (a == "--print") print = split_list(value());
-      else if (a == "--stride") attrs.stride = ints(value());
-      else if (a == "--pad") attrs.padding = ints(value());
-      else if (a == "--dilation") attrs.dilation = ints(value());
-      else if (a == "--bias") bias = true;
-      else if (a == "-h" || a == "--help") { std::cout << kUsage; return 0; }
-      else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
-      else if (op.empty()) op = a;
-      else pos.push_back(a);
-    }
-    if (op.empty() || pos.size() != 2) throw std::invalid_argument("expected an operator and two shapes");
-  } catch (const std::exception& e) {
-    std::cerr << "minitvm inspect: " << e.what() << "\n" << kUsage;
-    return 2;
-  }
+  auto app = cli::make_app("minitvm inspect",
+                           "One layer built under the dispatch context: the config chosen, lowered IR, source and "
+                           "ptxas usage.",
+                           kUsage);
+  std::string stride, pad, dilation, tophub_list, print_list;
+  app->add_option("op", op, "conv2d, winograd, depthwise_conv2d or dense")
+      ->required()
+      ->check(CLI::IsMember({"conv2d", "winograd", "depthwise_conv2d", "dense"}));
+  app->add_option("shapes", pos, "DATA and KERNEL (or WEIGHT) shapes, e.g. 1x64x56x56 64x64x3x3")
+      ->required()
+      ->expected(2)
+      ->check(CLI::Validator(
+          [](std::string& v) -> std::string {
+            try {
+              parse_dims(v, "shape");
+            } catch (const std::exception& e) {
+              return std::string(e.what()) == "stoll" ? "'" + v + "': a dimension is out of range" : e.what();
+            }
+            return "";
+          },
+          "NxCxHxW"));
+  app->add_option("--target", target, "cuda (default), \"cuda -emulate\" or llvm")->check(cli::BuildTarget());
+  app->add_option("--tophub", tophub_list, "tuning logs to use instead of TopHub, comma separated");
+  app->add_option("--print", print_list, "what to print: config,ir,source,ptxas (default all)");
+  app->add_option("--stride", stride, "S or H,W")->check(int_list_check(1, 2, 1));
+  app->add_option("--pad", pad, "P, H,W or top,left,bottom,right")->check(int_list_check(1, 4, 0));
+  app->add_option("--dilation", dilation, "D or H,W")->check(int_list_check(1, 2, 1));
+  app->add_flag("--bias", bias, "dense with a bias");
+  if (auto rc = cli::parse(*app, args)) return *rc;
+  if (!tophub_list.empty()) tophub_files = split_list(tophub_list);
+  if (!print_list.empty()) print = split_list(print_list);
+  auto ints = [](const std::string& s) {
+    std::vector<int64_t> r;
+    for (auto& v : split_list(s)) r.push_back(std::stoll(v));  // checked by int_list_check
+    return r;
+  };
+  if (!stride.empty()) attrs.stride = ints(stride);
+  if (!pad.empty()) attrs.padding = ints(pad);
+  if (!dilation.empty()) attrs.dilation = ints(dilation);
   auto want = [&](const std::string& w) { return std::find(print.begin(), print.end(), w) != print.end(); };
   try {
     auto ds = parse_dims(pos[0], "data shape"), ks = parse_dims(pos[1], "kernel shape");

@@ -4,6 +4,7 @@
 // "N passed, N failed". Exit code 0 only when nothing failed.
 #include <iostream>
 
+#include "cli.h"
 #include "commands.h"
 #include "minitvm/frontend/onnx_loader.h"
 #include "minitvm/frontend/pool_compiled.h"
@@ -11,36 +12,28 @@
 
 namespace {
 
-// Splits args into positional ones and --target (default llvm); returns false on a bad option.
-bool parse_args(const std::vector<std::string>& args, std::vector<std::string>& pos, std::string& target,
-                bool& channels_last) {
+// The options both commands share: the positional inputs, --target (default llvm), --channels-last.
+std::unique_ptr<CLI::App> pool_app(const std::string& name, const std::string& description, const std::string& usage,
+                                   const std::string& what, std::vector<std::string>& pos, std::string& target,
+                                   bool* channels_last) {
+  auto app = minitvm::cli::make_app(name, description, usage);
   target = "llvm";
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    if (a == "--target" && i + 1 < args.size()) {
-      target = args[++i];
-    } else if (a.rfind("--target=", 0) == 0) {
-      target = a.substr(9);
-    } else if (a == "--channels-last") {
-      channels_last = true;
-    } else if (a.rfind("--", 0) == 0) {
-      std::cerr << "unknown option " << a << "\n";
-      return false;
-    } else {
-      pos.push_back(a);
-    }
-  }
-  return !pos.empty();
+  app->add_option("inputs", pos, what)->required();
+  app->add_option("--target", target, "llvm (default) or \"cuda -emulate\"")->check(minitvm::cli::BuildTarget());
+  if (channels_last) app->add_flag("--channels-last", *channels_last, "run the cases in channels-last layout");
+  return app;
 }
 
 int run_pool_conformance(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string target;
   bool cl = false;
-  if (!parse_args(args, files, target, cl)) {
-    std::cerr << "usage: minitvm pool-conformance FILE.jsonl... [--target llvm|\"cuda -emulate\"] [--channels-last]\n";
-    return 2;
-  }
+  auto app = pool_app("minitvm pool-conformance",
+                      "Run PyTorch golden pooling cases through compiled kernels: one line per failure, then "
+                      "\"N passed, N failed\".",
+                      "usage: minitvm pool-conformance FILE.jsonl... [--target llvm|\"cuda -emulate\"] [--channels-last]",
+                      "golden case files (.jsonl)", files, target, &cl);
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
   CompiledPoolExecutor exec(target);
   ConformanceOptions opts;
@@ -68,11 +61,12 @@ int run_pool_conformance(const std::vector<std::string>& args) {
 int run_onnx_test(const std::vector<std::string>& args) {
   std::vector<std::string> dirs;
   std::string target;
-  bool cl = false;
-  if (!parse_args(args, dirs, target, cl)) {
-    std::cerr << "usage: minitvm onnx-test DIR... [--target llvm|\"cuda -emulate\"]\n";
-    return 2;
-  }
+  auto app = pool_app("minitvm onnx-test",
+                      "Run ONNX backend node-test directories (model.onnx + test_data_set_*) through compiled "
+                      "kernels: one line per failure, then \"N passed, N failed\".",
+                      "usage: minitvm onnx-test DIR... [--target llvm|\"cuda -emulate\"]", "node-test directories",
+                      dirs, target, nullptr);
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
   if (!onnx::available()) {
     std::cout << "minitvm was built without ONNX support (libonnx-dev)\n0 passed, " << dirs.size() << " failed\n";

@@ -4,45 +4,36 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/topi/sweep.h"
 
 namespace minitvm::tools {
 
 int run_tophub_check(const std::vector<std::string>& args) {
+  auto app = cli::make_app(
+      "minitvm tophub check",
+      "Every distinct workload of the logs built with its best record and checked (docs/TOPI.md).",
+      "usage: minitvm tophub check FILE... [--emulate] [--limit N] [--arch sm_90]\n"
+      "                            [--max-emulate-macs N] [-v]");
   topi::sweep::SweepOptions opt;
   std::vector<std::string> files;
-  for (size_t i = 0; i < args.size(); ++i) {
-    const std::string& a = args[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= args.size()) throw std::invalid_argument(a + " needs a value");
-      return args[++i];
-    };
-    try {
-      if (a == "--emulate") opt.check.emulate = true;
-      else if (a == "--limit") opt.limit = std::stoi(value());
-      else if (a == "--arch") opt.check.arch = value();
-      else if (a == "--max-emulate-macs") opt.check.max_emulate_macs = std::stoll(value());
-      else if (a == "-v" || a == "--verbose") opt.verbose = true;
-      else if (!a.empty() && a[0] == '-') throw std::invalid_argument("unknown option " + a);
-      else files.push_back(a);
-    } catch (const std::exception& e) {
-      std::cerr << "minitvm tophub check: " << e.what() << "\n";
-      return 2;
-    }
-  }
-  if (files.empty()) {
-    std::cerr << "usage: minitvm tophub check FILE... [--emulate] [--limit N] [--arch sm_90]\n"
-                 "                            [--max-emulate-macs N] [-v]\n";
-    return 2;
-  }
+  app->add_option("files", files, "tuning logs (formats 0.1 and 0.2)")->required();
+  app->add_flag("--emulate", opt.check.emulate, "run CUDA layers on the emulator against naive loops");
+  app->add_option("--limit", opt.limit, "check only the first N workloads")->check(cli::Integer(0));
+  app->add_option("--arch", opt.check.arch, "architecture for NVRTC and ptxas (default sm_90)");
+  app->add_option("--max-emulate-macs", opt.check.max_emulate_macs,
+                  "larger layers are built only, not emulated (default 4e9)")
+      ->check(cli::Integer(0));
+  app->add_flag("-v,--verbose", opt.verbose, "a PASS line per workload too");
+  if (auto rc = cli::parse(*app, args)) return *rc;
   autotune::root_fallback_context().silent = true;
   try {
     auto sum = topi::sweep::run_sweep(files, opt, std::cout);
-    return sum.failed == 0 ? 0 : 1;
+    return sum.failed == 0 && sum.malformed == 0 ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "minitvm tophub check: " << e.what() << "\n";
-    return 2;
+    return 1;
   }
 }
 

@@ -1,11 +1,15 @@
 // `minitvm tune`, `minitvm tune-plot`, `minitvm tune-best`, `minitvm tune-tasks`: the tuner from the
 // command line (C++ API: minitvm/autotune/tuner_session.h).
+#include <cctype>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <map>
 #include <sstream>
 
+#include "cli.h"
 #include "commands.h"
+#include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
 #include "minitvm/autotune/tuner_log.h"
@@ -21,7 +25,7 @@ const char* kTuneUsage =
     "                    [--log FILE] [--log-version 0.1|0.2] [--no-resume] [--early-stopping N]\n"
     "                    [--batch N] [--seed N] [--parallel N] [--number N] [--repeat N]\n"
     "                    [--min-repeat-ms MS] [--build-timeout S] [--run-timeout S] [--check]\n"
-    "                    [--plot FILE.svg] [--list] [--quiet]\n"
+    "                    [--plot FILE.svg] [--list] [--quiet] [--verbose]\n"
     "  ARGS are JSON values (512, [1,2], \"float32\"; bare words are strings).\n"
     "  example: minitvm tune matmul.llvm 512 512 512 --trials 60 --tuner xgb --log matmul.log\n";
 
@@ -59,59 +63,125 @@ std::string plot_logs(const std::vector<std::string>& logs, const std::string& o
   return "";
 }
 
-int run_tune(const std::vector<std::string>& args) {
-  if (args.empty() || args[0] == "-h" || args[0] == "--help") {
-    std::cerr << kTuneUsage;
-    return args.empty() ? 2 : 0;
+// TVM's MeasureErrorNo names (record.h), for the failure summary.
+const char* error_kind(int no) {
+  static const char* names[] = {"NO_ERROR",       "INSTANTIATION_ERROR", "COMPILE_HOST",
+                                "COMPILE_DEVICE", "RUNTIME_DEVICE",      "WRONG_ANSWER",
+                                "BUILD_TIMEOUT",  "RUN_TIMEOUT",         "UNKNOWN_ERROR"};
+  return no >= 0 && no <= 8 ? names[no] : "UNKNOWN_ERROR";
+}
+
+// Forwards to the LocalMeasurer and keeps the first message of each error kind (printed after
+// the run, so that "no successful measurement" comes with its reason); with --verbose every
+// failed candidate is printed as it comes back.
+// TODO(lead): h-tmpl's branch adds the same to the tuner library (tuner_session.h, uncommitted when
+// this was written: TuneSessionOptions::verbose, TuneSummary::error_summary(), measure_error_name,
+// check_tuning_target); once merged, set o.verbose, print s.error_summary(), call
+// check_tuning_target in cli::BuildTarget, and drop this wrapper and error_kind().
+class ReportingMeasurer : public at::Measurer {
+ public:
+  ReportingMeasurer(at::Measurer& inner, bool verbose) : inner_(inner), verbose_(verbose) {}
+  std::vector<at::MeasureOutcome> measure(const std::vector<at::ConfigEntity>& configs) override {
+    std::vector<at::MeasureOutcome> outs = inner_.measure(configs);
+    for (const auto& o : outs) {
+      if (o.result.error_no == 0) continue;
+      std::string msg = o.error.empty() ? "(no message)" : o.error.substr(0, o.error.find('\n'));
+      auto [it, fresh] = first_.emplace(o.result.error_no, std::make_pair(msg, 0));
+      ++it->second.second;
+      if (verbose_)
+        std::cerr << "config #" << o.config.index << " failed: " << error_kind(o.result.error_no) << ": " << msg
+                  << '\n';
+    }
+    return outs;
   }
-  if (args[0] == "--list") {
+  // One line per error kind: "  COMPILE_HOST x12: <first message>".
+  void print_summary(std::ostream& os) const {
+    for (const auto& [no, m] : first_)
+      os << "  " << error_kind(no) << " x" << m.second << ", first: " << m.first << '\n';
+  }
+  bool any() const { return !first_.empty(); }
+
+ private:
+  at::Measurer& inner_;
+  bool verbose_;
+  std::map<int, std::pair<std::string, int>> first_;  // error_no -> (first message, count)
+};
+
+int run_tune(const std::vector<std::string>& args) {
+  auto app = minitvm::cli::make_app("minitvm tune", "Tune a template's config space and log TVM records.",
+                                    kTuneUsage);
+  std::string tpl, target = "llvm", plot, log_version = "0.2";
+  std::vector<std::string> targ_text;
+  at::TuneSessionOptions o;
+  o.n_trial = 100;
+  bool quiet = false, list = false, no_resume = false, verbose = false;
+  using minitvm::cli::Integer;
+  using minitvm::cli::Number;
+  app->add_option("template", tpl, "registered template, e.g. matmul.llvm (see --list)");
+  // The template arguments are what CLI11 leaves over (allow_extras): a positional option would
+  // split a bracketed value such as [1,1] into its items. Unknown options are rejected below.
+  app->allow_extras();
+  app->add_flag("--list", list, "list the registered templates and exit");
+  app->add_option("--target", target, "llvm, cuda or \"cuda -emulate\" (default llvm)")
+      ->check(minitvm::cli::BuildTarget());
+  app->add_option("--trials", o.n_trial, "trials to measure (default 100)")->check(Integer(0));
+  app->add_option("--tuner", o.tuner, "xgb, ga, random or grid (default xgb)")
+      ->check(CLI::IsMember({"xgb", "model", "ga", "random", "grid", "gridsearch"}));
+  app->add_option("--log", o.log_file, "append records to FILE; its records of the task are resumed");
+  app->add_option("--log-version", log_version, "record format (default 0.2)")->check(CLI::IsMember({"0.1", "0.2"}));
+  app->add_flag("--no-resume", no_resume, "do not read the log's records back");
+  app->add_option("--early-stopping", o.early_stopping, "stop after N trials without improvement")
+      ->check(Integer(-1));
+  app->add_option("--batch", o.batch_size, "candidates per batch (0: the tuner's)")->check(Integer(0));
+  app->add_option("--seed", o.seed, "random seed")->check(Integer(0));
+  app->add_option("--parallel", o.measure.n_parallel, "build threads (0: hardware threads)")->check(Integer(0));
+  app->add_option("--number", o.measure.number, "calls per timed repeat")->check(Integer(1));
+  app->add_option("--repeat", o.measure.repeat, "timed repeats")->check(Integer(1));
+  app->add_option("--min-repeat-ms", o.measure.min_repeat_ms, "grow --number until a repeat takes MS")
+      ->check(Number(0));
+  app->add_option("--build-timeout", o.measure.build_timeout_s, "seconds per build")->check(Number(0));
+  app->add_option("--run-timeout", o.measure.run_timeout_s, "seconds per run")->check(Number(0));
+  app->add_flag("--check", o.measure.check_correctness, "compare outputs with the reference");
+  app->add_option("--plot", plot, "write an SVG of the tuning curve (needs --log)");
+  app->add_flag("--quiet", quiet, "no progress bar and no task line");
+  app->add_flag("-v,--verbose", verbose, "print each failed candidate with its error");
+  if (args.empty()) {
+    std::cerr << app->help();
+    return 2;
+  }
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
+  for (const auto& a : app->remaining()) {
+    if (a.size() > 1 && a[0] == '-' && !(std::isdigit(static_cast<unsigned char>(a[1])) || a[1] == '.')) {
+      std::cerr << "minitvm tune: unknown option " << a << "\nrun 'minitvm tune --help' for the usage\n";
+      return 2;
+    }
+    targ_text.push_back(a);
+  }
+  if (list) {
     for (const auto& n : at::template_names()) std::cout << n << '\n';
     return 0;
   }
-  std::string tpl = args[0], target = "llvm", plot;
-  at::Json targs = at::Json::array();
-  at::TuneSessionOptions o;
-  o.n_trial = 100;
-  bool quiet = false;
-  try {
-    for (size_t i = 1; i < args.size(); ++i) {
-      const std::string& a = args[i];
-      auto val = [&]() -> std::string {
-        if (i + 1 >= args.size()) throw std::invalid_argument("missing value after " + a);
-        return args[++i];
-      };
-      if (a == "--target") target = val();
-      else if (a == "--trials") o.n_trial = std::stoi(val());
-      else if (a == "--tuner") o.tuner = val();
-      else if (a == "--log") o.log_file = val();
-      else if (a == "--log-version") o.log_version = std::stod(val());
-      else if (a == "--no-resume") o.resume = false;
-      else if (a == "--early-stopping") o.early_stopping = std::stoi(val());
-      else if (a == "--batch") o.batch_size = std::stoi(val());
-      else if (a == "--seed") o.seed = std::stoull(val());
-      else if (a == "--parallel") o.measure.n_parallel = std::stoi(val());
-      else if (a == "--number") o.measure.number = std::stoi(val());
-      else if (a == "--repeat") o.measure.repeat = std::stoi(val());
-      else if (a == "--min-repeat-ms") o.measure.min_repeat_ms = std::stod(val());
-      else if (a == "--build-timeout") o.measure.build_timeout_s = std::stod(val());
-      else if (a == "--run-timeout") o.measure.run_timeout_s = std::stod(val());
-      else if (a == "--check") o.measure.check_correctness = true;
-      else if (a == "--plot") plot = val();
-      else if (a == "--quiet") quiet = true;
-      else if (a.size() > 2 && a.rfind("--", 0) == 0) throw std::invalid_argument("unknown option " + a);
-      else targs.push_back(at::parse_cli_arg(a));
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "minitvm tune: " << e.what() << "\n" << kTuneUsage;
+  if (tpl.empty()) {
+    std::cerr << "minitvm tune: a TEMPLATE is required\nrun 'minitvm tune --help' for the usage\n";
     return 2;
   }
+  if (!plot.empty() && o.log_file.empty()) {
+    std::cerr << "minitvm tune: --plot needs --log\n";
+    return 2;
+  }
+  o.log_version = log_version == "0.1" ? 0.1 : 0.2;
+  o.resume = !no_resume;
+  at::Json targs = at::Json::array();
+  for (const auto& a : targ_text) targs.push_back(at::parse_cli_arg(a));
   if (quiet) o.progress = false;
   try {
     at::Task task(tpl, targs, target);
     if (!quiet)
       std::cerr << "task " << task.name() << " " << task.args().dump() << " on " << task.target_str() << ": "
                 << task.config_space().size() << " configs, tuner " << o.tuner << ", " << o.n_trial << " trials\n";
-    at::TuneSummary s = at::tune_task(task, o);
+    at::LocalMeasurer local(task, o.measure);
+    ReportingMeasurer measurer(local, verbose);
+    at::TuneSummary s = at::tune_task(task, o, measurer);
     std::cout << "resumed " << s.resumed << ", measured " << s.measured << " (" << s.failed << " failed)\n";
     if (s.best_config) {
       std::cout << "best " << std::fixed << std::setprecision(2) << s.best_throughput << ' ' << s.unit << " ("
@@ -120,11 +190,11 @@ int run_tune(const std::vector<std::string>& args) {
     } else {
       std::cout << "no successful measurement\n";
     }
+    if (measurer.any()) {
+      std::cout << "failures by kind:\n";
+      measurer.print_summary(std::cout);
+    }
     if (!plot.empty()) {
-      if (o.log_file.empty()) {
-        std::cerr << "minitvm tune: --plot needs --log\n";
-        return 2;
-      }
       std::string err = plot_logs({o.log_file}, plot, task.name() + " " + task.args().dump());
       if (!err.empty()) {
         std::cerr << "minitvm tune: " << err << '\n';
@@ -139,20 +209,14 @@ int run_tune(const std::vector<std::string>& args) {
 }
 
 int run_tune_plot(const std::vector<std::string>& args) {
+  auto app = minitvm::cli::make_app("minitvm tune-plot", "SVG of tuning curves: one curve (best so far) per log.",
+                                    "usage: minitvm tune-plot LOG... -o FILE.svg [--title TEXT]");
   std::vector<std::string> logs;
   std::string out, title = "tuning curves";
-  for (size_t i = 0; i < args.size(); ++i) {
-    if ((args[i] == "-o" || args[i] == "--title") && i + 1 < args.size()) {
-      (args[i] == "-o" ? out : title) = args[i + 1];
-      ++i;
-    } else {
-      logs.push_back(args[i]);
-    }
-  }
-  if (logs.empty() || out.empty()) {
-    std::cerr << "usage: minitvm tune-plot LOG... -o FILE.svg [--title TEXT]\n  one curve (best so far) per log\n";
-    return 2;
-  }
+  app->add_option("logs", logs, "tuning logs")->required();
+  app->add_option("-o", out, "SVG file to write")->required();
+  app->add_option("--title", title, "title of the plot");
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   try {
     std::string err = plot_logs(logs, out, title);
     if (!err.empty()) throw std::runtime_error(err);
@@ -164,13 +228,15 @@ int run_tune_plot(const std::vector<std::string>& args) {
 }
 
 int run_tune_best(const std::vector<std::string>& args) {
-  if (args.size() != 3 || args[1] != "-o") {
-    std::cerr << "usage: minitvm tune-best LOG -o OUT.log   (best record per target and workload)\n";
-    return 2;
-  }
+  auto app = minitvm::cli::make_app("minitvm tune-best", "Reduce a tuning log to the best record per target and workload.",
+                                    "usage: minitvm tune-best LOG -o OUT.log");
+  std::string in, out;
+  app->add_option("log", in, "tuning log")->required();
+  app->add_option("-o", out, "log to write")->required();
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   try {
-    size_t n = at::pick_best(args[0], args[2]);
-    std::cout << n << " record(s) written to " << args[2] << '\n';
+    size_t n = at::pick_best(in, out);
+    std::cout << n << " record(s) written to " << out << '\n';
   } catch (const std::exception& e) {
     std::cerr << "minitvm tune-best: " << e.what() << '\n';
     return 1;
@@ -179,15 +245,16 @@ int run_tune_best(const std::vector<std::string>& args) {
 }
 
 int run_tune_tasks(const std::vector<std::string>& args) {
-  if (args.empty()) {
-    std::cerr << "usage: minitvm tune-tasks NETWORK.json [--target T]\n";
-    return 2;
-  }
-  std::string target = "llvm";
-  if (args.size() >= 3 && args[1] == "--target") target = args[2];
+  auto app = minitvm::cli::make_app("minitvm tune-tasks", "List the tuning tasks of a network description (JSON).",
+                                    "usage: minitvm tune-tasks NETWORK.json [--target T]");
+  std::string net_file, target = "llvm";
+  app->add_option("network", net_file, "network description (JSON)")->required();
+  app->add_option("--target", target, "llvm, cuda or \"cuda -emulate\" (default llvm)")
+      ->check(minitvm::cli::BuildTarget());
+  if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   try {
-    std::ifstream f(args[0]);
-    if (!f) throw std::runtime_error("cannot read " + args[0]);
+    std::ifstream f(net_file);
+    if (!f) throw std::runtime_error("cannot read " + net_file);
     at::Json net = at::Json::parse(f);
     for (const auto& t : at::extract_tasks(net, target))
       std::cout << t.name() << ' ' << t.args().dump() << "  space " << t.config_space().size() << "  "

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "../openmp_spin.h"
+#include "cli.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/tophub.h"
 #include "minitvm/runtime/ndarray.h"
@@ -105,16 +106,14 @@ int main(int argc, char** argv) {
   int repeats = 3;
   int only = -1;
   bool use_tophub = false;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
-    else if (a == "--layer" && i + 1 < argc) only = std::stoi(argv[++i]);
-    else if (a == "--tophub") use_tophub = true;
-    else {
-      std::cerr << "usage: minitvm-bench-conv2d [--repeats N] [--layer I] [--tophub]\n";
-      return 2;
-    }
-  }
+  auto app = minitvm::cli::make_app(
+      "minitvm-bench-conv2d",
+      "The ResNet-50 v1 batch-1 conv layers on the CPU: our llvm schedule vs oneDNN (when built with it).",
+      "usage: minitvm-bench-conv2d [--repeats N] [--layer I] [--tophub]");
+  app->add_option("--repeats", repeats, "timed repeats per layer (default 3)")->check(minitvm::cli::Integer(1));
+  app->add_option("--layer", only, "only layer I (0-based)")->check(minitvm::cli::Integer(0));
+  app->add_flag("--tophub", use_tophub, "configs from TopHub's llvm package instead of the fallbacks");
+  if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   // Without --tophub the template's fallback configs (TVM's FallbackContext, silent: no warning
   // per layer); with it the TopHub llvm package (TVM x86 configs tuned on a Skylake-AVX512).
   autotune::root_fallback_context().silent = true;

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "cli.h"
 #include "cuda/cases.h"
 #include "vendor_libs.h"
 #include "minitvm/codegen/build.h"
@@ -49,7 +50,12 @@ struct Cublas {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
+  auto app = minitvm::cli::make_app("minitvm-bench-gpu-matmul",
+                                    "GFLOP/s of the TVM-style tiled CUDA matmul schedule next to cuBLAS SGEMM (when "
+                                    "loadable), one BENCH line per size; without a GPU it says why and exits 0.",
+                                    "usage: minitvm-bench-gpu-matmul");
+  if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   if (!runtime::cuda_available()) {
     std::printf("SKIP minitvm-bench-gpu-matmul: no CUDA GPU (%s)\n", runtime::cuda_unavailable_reason().c_str());
     return 0;

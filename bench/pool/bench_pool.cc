@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "../openmp_spin.h"
+#include "cli.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/tophub.h"
 #include "minitvm/frontend/pool_plan.h"
@@ -94,20 +95,23 @@ int main(int argc, char** argv) {
   bool quick = false, use_tophub = false;
   int repeats = 15;
   int64_t dump_c = 0, dump_h = 0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--json" && i + 1 < argc) json_path = argv[++i];
-    else if (a == "--quick") quick = true;
-    else if (a == "--tophub") use_tophub = true;
-    else if (a == "--repeats" && i + 1 < argc) repeats = std::stoi(argv[++i]);
-    else if (a == "--dump" && i + 2 < argc) {
-      dump_c = std::stoll(argv[++i]);
-      dump_h = std::stoll(argv[++i]);
-    }
-    else {
-      std::cerr << "usage: minitvm-bench-pool [--json FILE] [--quick] [--tophub] [--repeats N] [--dump C H]\n";
-      return 2;
-    }
+  std::vector<int64_t> dump;
+  auto app = minitvm::cli::make_app(
+      "minitvm-bench-pool",
+      "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs oneDNN (when built "
+      "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
+      "usage: minitvm-bench-pool [--json FILE] [--quick] [--tophub] [--repeats N] [--dump C H]");
+  app->add_option("--json", json_path, "also write the results as JSON to FILE");
+  app->add_flag("--quick", quick, "a few shapes only");
+  app->add_flag("--tophub", use_tophub, "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
+  app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")->check(minitvm::cli::Integer(1));
+  app->add_option("--dump", dump, "print the lowered IR and LLVM IR of the C x H x H shape's kernels, then exit")
+      ->expected(2)
+      ->check(minitvm::cli::Integer(1));
+  if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
+  if (dump.size() == 2) {
+    dump_c = dump[0];
+    dump_h = dump[1];
   }
   std::unique_ptr<autotune::ApplyHistoryBest> tophub;
   std::optional<autotune::DispatchScope> scope;

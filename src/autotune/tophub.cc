@@ -6,9 +6,11 @@
 #include <fstream>
 #include <map>
 #include <mutex>
+#include <dlfcn.h>
 #include <unistd.h>
 
 #include "minitvm/support/error.h"
+#include "minitvm/support/logging.h"
 
 namespace minitvm::autotune::tophub {
 
@@ -16,17 +18,75 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::string exe_dir() {
+// The file holding this code: libminitvm.so.* for programs linked with the shared library, the
+// executable itself for programs linked with the static module archives (the tests).
+std::string own_binary() {
+  Dl_info info{};
+  if (dladdr(reinterpret_cast<void*>(&own_binary), &info) == 0 || !info.dli_fname || !*info.dli_fname) return "";
   std::error_code ec;
-  auto p = fs::read_symlink("/proc/self/exe", ec);
-  return ec ? std::string() : p.parent_path().string();
+  fs::path p = fs::canonical(info.dli_fname, ec);
+  if (ec) {  // dli_fname of the main program may be relative to the start directory
+    p = fs::canonical("/proc/self/exe", ec);
+    if (ec) return "";
+  }
+  return p.string();
 }
 
-// This file lives at <source>/src/autotune/tophub.cc; CMake compiles it by absolute path.
+// The source tree's tophub/ (CMake passes its path; __FILE__ is relative under ccache's base_dir).
 std::string source_tree_root() {
-  fs::path p(__FILE__);
+#ifdef MINITVM_SOURCE_TOPHUB
+  return MINITVM_SOURCE_TOPHUB;
+#else
+  fs::path p(__FILE__);  // <source>/src/autotune/tophub.cc when compiled by absolute path
   if (!p.is_absolute()) return "";
   return (p.parent_path().parent_path().parent_path() / "tophub").string();
+#endif
+}
+
+// Whether `file` lies in the build tree this library was compiled in (an uninstalled build).
+bool in_build_tree(const std::string& file) {
+#ifdef MINITVM_BINARY_DIR
+  std::error_code ec;
+  fs::path b = fs::weakly_canonical(MINITVM_BINARY_DIR, ec);
+  if (ec || b.empty()) return false;
+  std::string bs = b.string();
+  if (bs.back() != '/') bs += '/';
+  return file.rfind(bs, 0) == 0;
+#else
+  (void)file;
+  return false;
+#endif
+}
+
+std::string lookup_root() {
+  if (const char* env = std::getenv("MINITVM_TOPHUB_ROOT"); env && *env) {
+    if (std::string(env) == "NONE") return "";
+    std::error_code ec;
+    if (!fs::is_directory(env, ec))
+      log_warning(std::string("MINITVM_TOPHUB_ROOT is '") + env +
+                  "', which is not a folder: TopHub has no records (set it to a folder with index.json, "
+                  "or NONE to disable TopHub)");
+    return env;
+  }
+  std::string bin = own_binary();
+  std::error_code ec;
+  if (!bin.empty()) {
+    // Installed: <prefix>/<libdir>/libminitvm.so.0 (libdir "lib" or a multiarch "lib/x86_64-linux-gnu")
+    // or <prefix>/bin/<program> for static links, and the data in <prefix>/share/minitvm/tophub.
+    fs::path dir = fs::path(bin).parent_path();
+    for (int up = 1; up <= 2 && !dir.empty(); ++up) {
+      dir = dir.parent_path();
+      fs::path installed = dir / "share" / "minitvm" / "tophub";
+      if (fs::exists(installed / "index.json", ec)) return installed.string();
+    }
+    if (!in_build_tree(bin)) {
+      log_warning("TopHub not found next to " + bin + " (expected " +
+                  (fs::path(bin).parent_path().parent_path() / "share" / "minitvm" / "tophub").string() +
+                  "): TopHub has no records; set MINITVM_TOPHUB_ROOT to a TopHub folder");
+      return "";
+    }
+  }
+  return source_tree_root();  // an uninstalled build: the checked-in tophub/ of its source tree
 }
 
 std::mutex& mu() {
@@ -53,17 +113,15 @@ const Json& index_of(const std::string& r) {
 }  // namespace
 
 std::string root() {
-  if (const char* env = std::getenv("MINITVM_TOPHUB_ROOT"); env && *env) {
-    if (std::string(env) == "NONE") return "";
-    return env;
-  }
-  std::error_code ec;
-  std::string ed = exe_dir();
-  if (!ed.empty()) {
-    fs::path installed = fs::path(ed) / ".." / "share" / "minitvm" / "tophub";
-    if (fs::exists(installed / "index.json", ec)) return fs::weakly_canonical(installed, ec).string();
-  }
-  return source_tree_root();
+  // Looked up once per value of MINITVM_TOPHUB_ROOT (tests change it), so a warning is given once.
+  static std::mutex m;
+  static std::map<std::string, std::string> cache;
+  const char* env = std::getenv("MINITVM_TOPHUB_ROOT");
+  std::string key = env ? std::string("=") + env : std::string();
+  std::lock_guard<std::mutex> lock(m);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, lookup_root()).first;
+  return it->second;
 }
 
 std::string alias(const std::string& backend) {

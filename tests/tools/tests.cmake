@@ -1,3 +1,24 @@
 # The main job: `minitvm demo` must keep passing all its parts.
 add_test(NAME minitvm_demo COMMAND minitvm_cli demo)
 set_tests_properties(minitvm_demo PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION "demo: all parts ok" TIMEOUT 600)
+
+# The command line as users run it (subprocesses of the built `minitvm` and benchmarks), the tuning
+# log's resume, `tophub check` on small logs and the TopHub folder lookup.
+minitvm_test(test_tools LABEL e2e LIBS minitvm SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_cli.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_tune_log.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_tophub_check.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_tophub_root.cc)
+add_dependencies(test_tools minitvm_cli)
+set(_bench_paths "")
+if(MINITVM_BUILD_BENCH)
+  foreach(b minitvm-bench-matmul minitvm-bench-pool minitvm-bench-conv2d
+            minitvm-bench-gpu-matmul minitvm-bench-gpu-conv2d minitvm-bench-gpu-pool)
+    list(APPEND _bench_paths "\"$<TARGET_FILE:${b}>\"")
+    add_dependencies(test_tools ${b})
+  endforeach()
+endif()
+list(JOIN _bench_paths "," _bench_paths)
+target_compile_definitions(test_tools PRIVATE
+  MINITVM_CLI_PATH="$<TARGET_FILE:minitvm_cli>"
+  MINITVM_BENCH_PATHS=${_bench_paths})

@@ -48,6 +48,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <variant>
 #include <vector>
 
 #include "minitvm/autotune/record.h"
@@ -56,6 +57,7 @@
 #include "minitvm/runtime/time_evaluator.h"
 #include "minitvm/support/logging.h"
 #include "minitvm/topi/sweep.h"
+#include "cli.h"
 #include "vendor.h"
 
 #ifndef MINITVM_SOURCE_DIR
@@ -83,61 +85,35 @@ struct Options {
   bool dry_run = false, build_all = false, emulate = false;
 };
 
-[[noreturn]] void usage(const std::string& why) {
-  std::fprintf(stderr,
-               "minitvm-bench-gpu-conv2d: %s\n"
-               "usage: minitvm-bench-gpu-conv2d [LOG_OR_DIR...] [--filter SUBSTR] [--limit N] [--jobs N]\n"
-               "         [--repeat N] [--min-repeat-ms MS] [--max-check-macs N] [--time-budget S]\n"
-               "         [--dry-run [--build-all] | --emulate]\n",
-               why.c_str());
-  std::exit(2);
-}
+const char* kUsage =
+    "usage: minitvm-bench-gpu-conv2d [LOG_OR_DIR...] [--filter SUBSTR] [--limit N] [--jobs N]\n"
+    "         [--repeat N] [--min-repeat-ms MS] [--max-check-macs N] [--time-budget S]\n"
+    "         [--dry-run [--build-all] | --emulate]";
 
-Options parse(int argc, char** argv) {
+// Returns the options, or the exit code to stop with (--help: 0, a usage error: 2).
+std::variant<Options, int> parse(int argc, char** argv) {
   Options o;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) usage(a + " needs a value");
-      return argv[++i];
-    };
-    auto number = [&](const std::string& v) -> double {
-      try {
-        size_t used = 0;
-        double d = std::stod(v, &used);
-        if (used != v.size()) throw std::invalid_argument(v);
-        return d;
-      } catch (const std::exception&) {
-        usage(a + ": '" + v + "' is not a number");
-      }
-    };
-    if (a == "--filter")
-      o.filters.push_back(value());
-    else if (a == "--limit")
-      o.limit = static_cast<int>(number(value()));
-    else if (a == "--jobs")
-      o.jobs = static_cast<int>(number(value()));
-    else if (a == "--repeat")
-      o.timing.repeat = std::max(1, static_cast<int>(number(value())));
-    else if (a == "--min-repeat-ms")
-      o.timing.min_repeat_ms = std::max(0.0, number(value()));
-    else if (a == "--max-check-macs")
-      o.max_check_macs = static_cast<int64_t>(number(value()));
-    else if (a == "--dry-run")
-      o.dry_run = true;
-    else if (a == "--build-all")
-      o.build_all = true;
-    else if (a == "--emulate")
-      o.emulate = true;
-    else if (a == "--time-budget")
-      o.time_budget_s = number(value());
-    else if (a == "-h" || a == "--help")
-      usage("help");
-    else if (!a.empty() && a[0] == '-')
-      usage("unknown option " + a);
-    else
-      o.logs.push_back(a);
-  }
+  auto app = minitvm::cli::make_app(
+      "minitvm-bench-gpu-conv2d",
+      "Every distinct workload of the seed logs built with its best record, run on the GPU, checked against "
+      "cuDNN / cuBLAS / CPU loops and timed next to the logged time and cuDNN's (docs/PERFORMANCE.md).",
+      kUsage);
+  using minitvm::cli::Integer;
+  using minitvm::cli::Number;
+  app->add_option("logs", o.logs, "tuning logs or folders (default tophub/seed)");
+  app->add_option("--filter", o.filters, "only workloads whose description contains SUBSTR (repeatable)")
+      ->allow_extra_args(false);
+  app->add_option("--limit", o.limit, "only the first N workloads")->check(Integer(0));
+  app->add_option("--jobs", o.jobs, "builder threads (default: hardware threads)")->check(Integer(0));
+  app->add_option("--repeat", o.timing.repeat, "timed repeats")->check(Integer(1));
+  app->add_option("--min-repeat-ms", o.timing.min_repeat_ms, "minimum time of one repeat")->check(Number(0));
+  app->add_option("--max-check-macs", o.max_check_macs, "larger layers are not checked on the CPU")
+      ->check(Integer(0));
+  app->add_option("--time-budget", o.time_budget_s, "seconds for the whole run")->check(Number(0));
+  app->add_flag("--dry-run", o.dry_run, "build, NVRTC and ptxas only; no GPU needed");
+  app->add_flag("--build-all", o.build_all, "with --dry-run: build every workload");
+  app->add_flag("--emulate", o.emulate, "run on the CUDA emulator instead of a GPU");
+  if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   if (o.logs.empty()) o.logs.push_back(std::string(MINITVM_SOURCE_DIR) + "/tophub/seed");
   if (o.jobs <= 0) o.jobs = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   return o;
@@ -769,7 +745,9 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
 }  // namespace
 
 int main(int argc, char** argv) {
-  Options opt = parse(argc, argv);
+  auto parsed = parse(argc, argv);
+  if (auto* rc = std::get_if<int>(&parsed)) return *rc;
+  Options opt = std::get<Options>(std::move(parsed));
   if (!opt.dry_run && !opt.emulate && !runtime::cuda_available()) {
     std::printf("SKIP minitvm-bench-gpu-conv2d: no CUDA GPU (%s); --dry-run runs everything but the GPU part\n",
                 runtime::cuda_unavailable_reason().c_str());

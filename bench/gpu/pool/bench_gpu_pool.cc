@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "../vendor_libs.h"
+#include "cli.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/codegen/build.h"
@@ -184,20 +185,28 @@ int dry_run() {
 }
 
 int main(int argc, char** argv) {
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--dry-run") == 0) return dry_run();
+  auto app = minitvm::cli::make_app(
+      "minitvm-bench-gpu-pool",
+      "The seed max-pool grid on the GPU (float32 and float16, forward and backward): minitvm's CUDA pool template "
+      "vs cuDNN (when loadable) vs a device-to-device copy. Without a GPU it prints SKIP and exits 0.",
+      "usage: minitvm-bench-gpu-pool [--log FILE] [--dry-run]");
+  std::string log_file;
+  bool dry = false;
+  app->add_option("--log", log_file, "configs from this tuning log instead of the fallbacks");
+  app->add_flag("--dry-run", dry, "compile every kernel (NVRTC + ptxas sm_90) and print its config; no GPU needed");
+  if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
+  if (dry) return dry_run();
   if (!runtime::cuda_available()) {
     std::printf("SKIP minitvm-bench-gpu-pool: no CUDA driver found (%s)\n", runtime::cuda_unavailable_reason().c_str());
     return 0;
   }
   std::unique_ptr<autotune::ApplyHistoryBest> log;
   std::unique_ptr<autotune::DispatchScope> scope;
-  for (int i = 1; i < argc; ++i)
-    if (std::strcmp(argv[i], "--log") == 0 && i + 1 < argc) {
-      log = std::make_unique<autotune::ApplyHistoryBest>();
-      log->load(argv[++i]);
-      scope = std::make_unique<autotune::DispatchScope>(*log);
-    }
+  if (!log_file.empty()) {
+    log = std::make_unique<autotune::ApplyHistoryBest>();
+    log->load(log_file);
+    scope = std::make_unique<autotune::DispatchScope>(*log);
+  }
   Cudnn cudnn;
   bool have_cudnn = cudnn.load();
   std::printf("NOTE cuDNN: %s\n", have_cudnn ? cudnn.name.c_str() : "not loadable, minitvm and copy columns only");

@@ -3,8 +3,11 @@
  * (never downloaded). `tophub/index.json` says which file serves which backend for each TVM
  * version (TVM's PACKAGE_VERSION tables, spec §4.2) and holds the backend alias table (§4.3).
  *
- * Root: $MINITVM_TOPHUB_ROOT when set (the value NONE disables TopHub, as TVM's TOPHUB_LOCATION),
- * else `<exe dir>/../share/minitvm/tophub` when installed, else the source tree's `tophub/`.
+ * Root: $MINITVM_TOPHUB_ROOT when set (the value NONE disables TopHub, as TVM's TOPHUB_LOCATION; a
+ * value that is not a folder warns once), else `share/minitvm/tophub` of the prefix the library
+ * itself was installed to (found with dladdr: `<prefix>/lib/libminitvm.so.0` or, for static links,
+ * the program), else, only for a library still in its build tree, the source tree's `tophub/`. An
+ * installed library without its share folder warns once and has no TopHub records.
  *
  *   auto best = tophub::context("cuda -model=titanx");   // loads tophub/cuda_v0.06.log
  *   DispatchScope scope(*best);

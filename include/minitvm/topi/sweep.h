@@ -90,7 +90,7 @@ struct BestBuild {
   /** The best record (owned by the ApplyHistoryBest); null when no record answers the workload. */
   const autotune::Record* record = nullptr;
   std::string template_key;                  ///< "direct" / "winograd"
-  std::string stage;                         ///< failing stage: "key", "build", "nvrtc"; empty on success
+  std::string stage;                         ///< failing stage: "key", "build", "nvrtc", "config" (the config does not fit the template: malformed); empty on success
   std::string reason;                        ///< one line
   bool ok() const { return stage.empty(); }
 };
@@ -131,7 +131,7 @@ struct CheckResult {
   bool passed = false;
   bool emulated = false;          ///< the emulator ran and the output matched
   int64_t emulated_batch = 0;     ///< batch used on the emulator
-  std::string stage;              ///< failing stage: "key", "build", "nvrtc", "ptxas", "emulate", "compare"
+  std::string stage;              ///< failing stage: "key", "build", "nvrtc", "ptxas", "emulate", "compare", "config" (malformed record)
   std::string reason;             ///< one line
   std::string config;             ///< the applied config (ConfigEntity::str())
   std::string template_key;       ///< "direct" / "winograd"
@@ -148,9 +148,34 @@ struct CheckResult {
 CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryBest& best,
                            const CheckOptions& options = {});
 
+/** Whether a record was tuned for the CPU (target llvm): run_sweep checks those with check_llvm_record. */
+bool is_llvm_record(const autotune::Record& r);
+
+/** What happened to one llvm record. */
+struct LlvmCheckResult {
+  bool passed = false;
+  bool skipped = false;  ///< its task is not a registered template (stage "skip")
+  /** Failing stage: "config" (malformed: arguments or config the template cannot have written),
+   *  "instantiate", "build", "run", "compare"; empty on success. */
+  std::string stage;
+  std::string reason;  ///< one line
+  double seconds = 0;
+};
+
+/**
+ * Check an llvm record (conv2d_NCHWc.x86, the pool templates' `pool{R}d_<layout>_<dir>.llvm`,
+ * matmul.llvm: any template registered with the tuner): its config is looked up in the template's
+ * space, built for llvm, run once and compared with the template's reference (the tuner's
+ * LocalMeasurer with check_correctness). Never throws for a failing record.
+ */
+LlvmCheckResult check_llvm_record(const autotune::Record& rec);
+
 /** Totals of a sweep. */
 struct SweepSummary {
   int passed = 0, failed = 0, skipped = 0, emulated = 0, not_emulated = 0;
+  /** Lines that are not records (bad JSON, bad fields) and records whose config or arguments their
+   *  template cannot have written: reported with file:line, neither passed nor failed. */
+  int malformed = 0;
 };
 
 /** Options of run_sweep. */
@@ -161,9 +186,11 @@ struct SweepOptions {
 };
 
 /**
- * `minitvm tophub check`: load the files, check every supported workload, write one line per
- * failure (`FAIL <workload> [<task>] <stage>: <reason>`), one per skipped workload kind, and the
- * closing line `N passed, N failed` (followed by skipped / emulated counts) to `out`.
+ * `minitvm tophub check`: load the files, check every supported workload (CUDA records with
+ * check_workload, llvm records with check_llvm_record: the best record of each distinct workload),
+ * write one line per malformed line (`MALFORMED <file:line>: <reason>`), one per failure
+ * (`FAIL <workload> [<task>, <file:line>] <stage>: <reason>`), one per skipped workload kind, and
+ * the closing line `N passed, N failed` (`, N malformed` when there are) to `out`.
  */
 SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions& options, std::ostream& out);
 

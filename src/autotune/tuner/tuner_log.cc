@@ -3,12 +3,14 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <iterator>
 #include <map>
 #include <sstream>
 #include <unordered_set>
@@ -20,8 +22,26 @@
 namespace minitvm::autotune {
 
 TuneCallback log_to_file(const Task& task, const std::string& path, double version) {
+  // A run killed while writing leaves its last line without the newline; appending straight onto
+  // it would merge the next record into that line. Start on a new line and say which one was cut
+  // (it stays in the file; loading skips it with the same file:line).
+  bool cut = false;
+  {
+    std::ifstream in(path, std::ios::binary);
+    if (in) {
+      std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      if (!text.empty() && text.back() != '\n') {
+        cut = true;
+        size_t line = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
+        log_warning("tuning log " + path + ":" + std::to_string(line) +
+                    ": the last line has no newline (cut by an interrupted run?); new records start on the "
+                    "next line");
+      }
+    }
+  }
   auto out = std::make_shared<std::ofstream>(path, std::ios::app);
   MINITVM_USER_CHECK(out->good()) << "cannot open tuning log '" << path << "' for appending";
+  if (cut) *out << '\n';
   return [task, out, path, version](const Tuner&, const std::vector<MeasureOutcome>& outs) {
     for (const auto& o : outs) {
       *out << encode_record(make_record(task, o.config, o.result, version)) << '\n';

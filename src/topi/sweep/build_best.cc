@@ -2,6 +2,7 @@
 // GPU benchmark bench/gpu/conv2d).
 #include "minitvm/autotune/target.h"
 #include "minitvm/runtime/nvrtc.h"
+#include "minitvm/support/error.h"
 #include "minitvm/topi/cuda_schedule.h"
 #include "minitvm/topi/sweep.h"
 
@@ -73,6 +74,10 @@ BestBuild build_with_best_record(const SweepWorkload& w, const autotune::ApplyHi
     r.layer = build_layer(w, batch, target, r.template_key);
   } catch (const runtime::NvrtcError& e) {
     return fail("nvrtc", e.status() + ": " + first_line(e.log()));
+  } catch (const InvalidConfig& e) {
+    // The record's config does not fit the template (knob missing, wrong number of split parts...):
+    // a malformed record, not a failed build.
+    return fail("config", e.what());
   } catch (const std::exception& e) {
     return fail("build", e.what());
   }
