@@ -53,7 +53,21 @@ void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(au
   if (cfg.is_fallback()) return;  // filled by the template's own fallback rule
   autotune::ConfigSpace space;
   define(space);
-  autotune::require_config_fits(cfg, space, where);
+  // The shape the schedule code indexes (records were checked fully by check_record; a config
+  // given through ApplyConfig may, as in TVM, use factors that leave guarded tails).
+  for (const auto& k : space.knobs()) {
+    MINITVM_CONFIG_CHECK(cfg.has(k.name) || k.record_default)
+        << where << ": config " << cfg.str() << " has no knob '" << k.name << "'";
+    if (!cfg.has(k.name)) continue;
+    const autotune::Entity& v = cfg.get(k.name);
+    MINITVM_CONFIG_CHECK(autotune::entity_kind(v) == k.kind)
+        << where << ": knob '" << k.name << "' is " << autotune::entity_kind(v) << " " << autotune::entity_value_str(v)
+        << ", the template defines a " << k.kind << " knob";
+    if (auto* sp = std::get_if<autotune::SplitEntity>(&v))
+      MINITVM_CONFIG_CHECK(static_cast<int>(sp->size.size()) == k.num_outputs)
+          << where << ": knob '" << k.name << "' " << autotune::entity_value_str(v) << " has " << sp->size.size()
+          << " part(s), the template splits the axis into " << k.num_outputs;
+  }
 }
 
 int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name) {
