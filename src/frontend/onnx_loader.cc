@@ -292,8 +292,10 @@ HostArray max_unpool(const Node& n, const HostArray& x, const HostArray& idx, co
     inferred.push_back(*len);
   }
   std::optional<int64_t> inferred_numel = checked_product(inferred);
-  MINITVM_USER_CHECK(inferred_numel && *inferred_numel <= kPoolMaxElements)
-      << label << ": the unpooled shape has more than " << kPoolMaxElements << " elements";
+  const int64_t allowance = pool_output_allowance(x.numel());
+  MINITVM_USER_CHECK(inferred_numel && *inferred_numel <= allowance)
+      << label << ": the unpooled shape would hold more than " << allowance << " elements for " << x.numel()
+      << " input elements (at most " << kPoolOutputRatio << " times X, or " << kPoolOutputBudget << ")";
   std::vector<int64_t> shape = inferred;
   if (out_shape) {
     MINITVM_USER_CHECK(out_shape->dtype().is_integral())
@@ -306,8 +308,9 @@ HostArray max_unpool(const Node& n, const HostArray& x, const HostArray& idx, co
     for (size_t d = 0; d < shape.size(); ++d)
       MINITVM_USER_CHECK(shape[d] >= 0) << label << ": output_shape[" << d << "] = " << shape[d] << " is negative";
     std::optional<int64_t> numel = checked_product(shape);
-    MINITVM_USER_CHECK(numel && *numel <= kPoolMaxElements)
-        << label << ": output_shape has more than " << kPoolMaxElements << " elements";
+    MINITVM_USER_CHECK(numel && *numel <= allowance)
+        << label << ": output_shape would hold more than " << allowance << " elements for " << x.numel()
+        << " input elements (at most " << kPoolOutputRatio << " times X, or " << kPoolOutputBudget << ")";
   }
   auto remap = [&](int64_t flat) {
     int64_t out = 0, scale = 1;

@@ -123,9 +123,14 @@ void check_plan_limits(const PoolPlan& plan, const std::string& where) {
     std::optional<int64_t> n = checked_product(shape);
     if (!n || *n > kPoolMaxElements)
       fail(std::string("the ") + what + " has more than " + std::to_string(kPoolMaxElements) + " elements");
+    return *n;
   };
-  elements(plan.input_shape(), "input");
-  elements(plan.output_shape(), "output");
+  const int64_t in_n = elements(plan.input_shape(), "input");
+  const int64_t out_n = elements(plan.output_shape(), "output");
+  if (out_n > pool_output_allowance(in_n))
+    fail("the output would hold " + std::to_string(out_n) + " elements for an input of " + std::to_string(in_n) +
+         " (at most " + std::to_string(kPoolOutputRatio) + " times the input, or " +
+         std::to_string(kPoolOutputBudget) + ")");
   // Work: planes x output positions x taps, each factor at least 1 (window geometry is computed
   // per output position even when the batch is empty).
   int64_t work = std::max<int64_t>(1, plan.batch * plan.channels);

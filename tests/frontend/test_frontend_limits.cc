@@ -123,6 +123,14 @@ TEST(PoolPlanLimits, AdaptiveOutputBeyond32BitsIsRejected) {
   wide.output_size = {int64_t{65536}, int64_t{65536}};
   EXPECT_EQ(error_of([&] { plan_adaptive_max_pool(2, nchw({1, 1, 4, 4}), wide); }),
             "[too_large] adaptive_max_pool2d: the output has more than 2147483647 elements");
+  // 16K input elements must not make a 4 GB output (2^30 elements): at most 64x the input or 2^24.
+  AdaptivePoolParams up;
+  up.output_size = {int64_t{1}, int64_t{1} << 16};
+  EXPECT_EQ(error_of([&] { plan_adaptive_avg_pool(2, nchw({128, 128, 1, 1}), up); }),
+            "[too_large] adaptive_avg_pool2d: the output would hold 1073741824 elements for an input of 16384 (at "
+            "most 64 times the input, or 16777216)");
+  up.output_size = {int64_t{1}, int64_t{1} << 10};  // 2^24 elements: within the budget
+  EXPECT_NO_THROW(plan_adaptive_avg_pool(2, nchw({128, 128, 1, 1}), up));
   // An empty batch does not make an arbitrarily long axis cheap: the window geometry is per axis.
   AdaptivePoolParams long1;
   long1.output_size = {int64_t{1} << 31};
@@ -420,6 +428,10 @@ TEST(OnnxLimits, MaxUnpoolShortAttributesAreErrors) {
   EXPECT_EQ(run("unpool_pad", {ints_attr("kernel_shape", {2, 2}), ints_attr("pads", {0, 0, 3, 0})}),
             "frontend::onnx: node 'unpool_pad' (MaxUnpool): the unpooled length of axis 0 is 0 (attribute 'pads' "
             "removes the whole axis)");
+  // A 2^31-1 kernel used to make a 2^31-element (8 GB) result for 4 input elements.
+  EXPECT_EQ(run("unpool_huge", {ints_attr("kernel_shape", {2, INT32_MAX})}),
+            "frontend::onnx: node 'unpool_huge' (MaxUnpool): the unpooled shape would hold more than 16777216 "
+            "elements for 4 input elements (at most 64 times X, or 16777216)");
   EXPECT_EQ(run("unpool_big", {ints_attr("kernel_shape", {2, 2}), ints_attr("strides", {INT64_MAX, 1})}),
             "frontend::onnx: node 'unpool_big' (MaxUnpool): the unpooled length of axis 0 overflows int64");
   // Valid: k=2, s=2 unpools 2x2 to 4x4 with X[j] at I[j].

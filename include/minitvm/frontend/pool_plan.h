@@ -177,6 +177,18 @@ inline constexpr int64_t kPoolMaxDim = INT32_MAX;
 inline constexpr int64_t kPoolMaxAxisOutput = int64_t{1} << 24;
 inline constexpr int64_t kPoolMaxElements = INT32_MAX;
 inline constexpr int64_t kPoolMaxWork = int64_t{1} << 32;
+/** An output (or a MaxUnpool result) holds at most kPoolOutputRatio times the input's elements,
+ * or kPoolOutputBudget elements if that is more: attributes alone cannot make the frontend
+ * allocate gigabytes for a small input. */
+inline constexpr int64_t kPoolOutputRatio = 64;
+inline constexpr int64_t kPoolOutputBudget = int64_t{1} << 24;
+/** The most elements an output computed from an input of `input_elements` may hold. */
+inline int64_t pool_output_allowance(int64_t input_elements) {
+  return input_elements > kPoolMaxElements / kPoolOutputRatio
+             ? kPoolMaxElements
+             : (input_elements * kPoolOutputRatio > kPoolOutputBudget ? input_elements * kPoolOutputRatio
+                                                                      : kPoolOutputBudget);
+}
 /** Throws PoolParamError (TooLarge) naming `where` (an op or node) and the exceeded limit; every
  * planner calls it before it looks at a window. */
 void check_plan_limits(const PoolPlan& plan, const std::string& where);
