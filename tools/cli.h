@@ -14,6 +14,8 @@
  */
 #pragma once
 
+#include "minitvm/autotune/tuner_session.h"
+
 #include <algorithm>
 #include <charconv>
 #include <cmath>
@@ -137,13 +139,17 @@ inline CLI::Validator Number(double lo) {
       "NUMBER");
 }
 
-/** A validator for --target: a target minitvm can build for (llvm, cuda, "cuda -emulate", nvptx). */
+/** A validator for --target: a target minitvm can tune and build for (llvm, cuda, "cuda -emulate",
+ *  nvptx), checked by the tuner library's own check_tuning_target. */
 inline CLI::Validator BuildTarget() {
   return CLI::Validator(
       [](std::string& t) -> std::string {
-        std::string kind = t.substr(0, t.find(' '));
-        if (kind == "llvm" || kind == "cuda" || kind == "nvptx") return "";
-        return "unknown target '" + t + "' (expected llvm, cuda or \"cuda -emulate\")";
+        try {
+          minitvm::autotune::check_tuning_target(t);
+        } catch (const std::exception& e) {
+          return e.what();
+        }
+        return "";
       },
       "TARGET");
 }

@@ -63,50 +63,6 @@ std::string plot_logs(const std::vector<std::string>& logs, const std::string& o
   return "";
 }
 
-// TVM's MeasureErrorNo names (record.h), for the failure summary.
-const char* error_kind(int no) {
-  static const char* names[] = {"NO_ERROR",       "INSTANTIATION_ERROR", "COMPILE_HOST",
-                                "COMPILE_DEVICE", "RUNTIME_DEVICE",      "WRONG_ANSWER",
-                                "BUILD_TIMEOUT",  "RUN_TIMEOUT",         "UNKNOWN_ERROR"};
-  return no >= 0 && no <= 8 ? names[no] : "UNKNOWN_ERROR";
-}
-
-// Forwards to the LocalMeasurer and keeps the first message of each error kind (printed after
-// the run, so that "no successful measurement" comes with its reason); with --verbose every
-// failed candidate is printed as it comes back.
-// TODO(lead): h-tmpl's branch adds the same to the tuner library (tuner_session.h, uncommitted when
-// this was written: TuneSessionOptions::verbose, TuneSummary::error_summary(), measure_error_name,
-// check_tuning_target); once merged, set o.verbose, print s.error_summary(), call
-// check_tuning_target in cli::BuildTarget, and drop this wrapper and error_kind().
-class ReportingMeasurer : public at::Measurer {
- public:
-  ReportingMeasurer(at::Measurer& inner, bool verbose) : inner_(inner), verbose_(verbose) {}
-  std::vector<at::MeasureOutcome> measure(const std::vector<at::ConfigEntity>& configs) override {
-    std::vector<at::MeasureOutcome> outs = inner_.measure(configs);
-    for (const auto& o : outs) {
-      if (o.result.error_no == 0) continue;
-      std::string msg = o.error.empty() ? "(no message)" : o.error.substr(0, o.error.find('\n'));
-      auto [it, fresh] = first_.emplace(o.result.error_no, std::make_pair(msg, 0));
-      ++it->second.second;
-      if (verbose_)
-        std::cerr << "config #" << o.config.index << " failed: " << error_kind(o.result.error_no) << ": " << msg
-                  << '\n';
-    }
-    return outs;
-  }
-  // One line per error kind: "  COMPILE_HOST x12: <first message>".
-  void print_summary(std::ostream& os) const {
-    for (const auto& [no, m] : first_)
-      os << "  " << error_kind(no) << " x" << m.second << ", first: " << m.first << '\n';
-  }
-  bool any() const { return !first_.empty(); }
-
- private:
-  at::Measurer& inner_;
-  bool verbose_;
-  std::map<int, std::pair<std::string, int>> first_;  // error_no -> (first message, count)
-};
-
 int run_tune(const std::vector<std::string>& args) {
   auto app = minitvm::cli::make_app("minitvm tune", "Tune a template's config space and log TVM records.",
                                     kTuneUsage);
@@ -179,9 +135,8 @@ int run_tune(const std::vector<std::string>& args) {
     if (!quiet)
       std::cerr << "task " << task.name() << " " << task.args().dump() << " on " << task.target_str() << ": "
                 << task.config_space().size() << " configs, tuner " << o.tuner << ", " << o.n_trial << " trials\n";
-    at::LocalMeasurer local(task, o.measure);
-    ReportingMeasurer measurer(local, verbose);
-    at::TuneSummary s = at::tune_task(task, o, measurer);
+    o.verbose = verbose;
+    at::TuneSummary s = at::tune_task(task, o);
     std::cout << "resumed " << s.resumed << ", measured " << s.measured << " (" << s.failed << " failed)\n";
     if (s.best_config) {
       std::cout << "best " << std::fixed << std::setprecision(2) << s.best_throughput << ' ' << s.unit << " ("
@@ -190,10 +145,7 @@ int run_tune(const std::vector<std::string>& args) {
     } else {
       std::cout << "no successful measurement\n";
     }
-    if (measurer.any()) {
-      std::cout << "failures by kind:\n";
-      measurer.print_summary(std::cout);
-    }
+    if (!s.first_errors.empty()) std::cout << "failures by kind:\n" << s.error_summary();
     if (!plot.empty()) {
       std::string err = plot_logs({o.log_file}, plot, task.name() + " " + task.args().dump());
       if (!err.empty()) {

@@ -263,10 +263,12 @@ TEST(CliTune, FailuresComeWithTheirReason) {
   EXPECT_TRUE(has(r.out, "no successful measurement")) << r.out;
   EXPECT_TRUE(has(r.out, "failures by kind:")) << r.out;
   // One summary line per kind with the count and the first message.
-  EXPECT_TRUE(has(r.out, " x2, first: ")) << r.out;
+  EXPECT_TRUE(has(r.out, "2 x COMPILE_HOST (2): ")) << r.out;
   // --verbose: one line per failed candidate on stderr.
   size_t lines = 0;
-  for (size_t p = r.err.find(" failed: "); p != std::string::npos; p = r.err.find(" failed: ", p + 1)) ++lines;
+  for (size_t p = r.err.find(": COMPILE_HOST (2): "); p != std::string::npos;
+       p = r.err.find(": COMPILE_HOST (2): ", p + 1))
+    ++lines;
   EXPECT_EQ(lines, 2u) << r.err;
 }
 
