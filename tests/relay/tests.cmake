@@ -4,3 +4,9 @@ minitvm_test(test_relay LABEL unit MODULES relay frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_zoo.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_build.cc)
+
+# relay::build through runtime::GraphExecutor / export_library, and the ONNX importer
+# (relay::frontend::from_onnx; ONNX node tests from Debian's libonnx-testdata when installed).
+minitvm_test(test_relay_e2e LABEL unit MODULES relay frontend SOURCES
+  ${CMAKE_CURRENT_LIST_DIR}/test_executor_e2e.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_onnx_import.cc)

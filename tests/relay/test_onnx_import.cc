@@ -1,0 +1,480 @@
+// relay::frontend::from_onnx: small models written with libonnx's protobuf classes, imported, built
+// for llvm and run through runtime::GraphExecutor against the reference executor; import errors;
+// and ONNX's own node tests (Debian libonnx-testdata) against their recorded outputs.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+
+#include "minitvm/relay/frontend.h"
+#include "minitvm/relay/relay.h"
+#include "minitvm/runtime/graph_executor.h"
+#include "minitvm/support/error.h"
+
+#ifdef MINITVM_HAVE_ONNX
+#include <onnx/onnx_pb.h>
+
+using namespace minitvm;
+using namespace minitvm::relay;
+namespace fs = std::filesystem;
+
+namespace {
+
+// ---- a tiny model builder over the protobuf classes --------------------------------------------
+struct Model {
+  ::onnx::ModelProto m;
+  explicit Model(int64_t opset = 13) {
+    m.set_ir_version(7);
+    auto* o = m.add_opset_import();
+    o->set_domain("");
+    o->set_version(opset);
+  }
+  ::onnx::GraphProto* g() { return m.mutable_graph(); }
+  void input(const std::string& name, const std::vector<int64_t>& shape, const std::string& dyn = "") {
+    auto* v = g()->add_input();
+    v->set_name(name);
+    auto* tt = v->mutable_type()->mutable_tensor_type();
+    tt->set_elem_type(::onnx::TensorProto_DataType_FLOAT);
+    for (size_t k = 0; k < shape.size(); ++k) {
+      auto* d = tt->mutable_shape()->add_dim();
+      if (k == 0 && !dyn.empty()) d->set_dim_param(dyn);
+      else d->set_dim_value(shape[k]);
+    }
+  }
+  void output(const std::string& name) { g()->add_output()->set_name(name); }
+  void init(const std::string& name, const std::vector<int64_t>& shape, float lo, float hi, uint64_t seed) {
+    auto a = relay::testing::random_uniform(shape, lo, hi, seed).to_vector<float>();
+    auto* t = g()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto_DataType_FLOAT);
+    for (auto d : shape) t->add_dims(d);
+    t->set_raw_data(std::string(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(float)));
+  }
+  void init_i64(const std::string& name, const std::vector<int64_t>& shape, const std::vector<int64_t>& v) {
+    auto* t = g()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto_DataType_INT64);
+    for (auto d : shape) t->add_dims(d);
+    for (auto x : v) t->add_int64_data(x);
+  }
+  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> ins, std::vector<std::string> outs,
+                          const std::string& name = "") {
+    auto* n = g()->add_node();
+    n->set_op_type(op);
+    n->set_name(name.empty() ? outs[0] : name);
+    for (auto& i : ins) n->add_input(i);
+    for (auto& o : outs) n->add_output(o);
+    return n;
+  }
+  std::string bytes() const { return m.SerializeAsString(); }
+};
+
+void ai(::onnx::NodeProto* n, const std::string& k, int64_t v) {
+  auto* a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(::onnx::AttributeProto_AttributeType_INT);
+  a->set_i(v);
+}
+void af(::onnx::NodeProto* n, const std::string& k, float v) {
+  auto* a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(::onnx::AttributeProto_AttributeType_FLOAT);
+  a->set_f(v);
+}
+void as(::onnx::NodeProto* n, const std::string& k, const std::string& v) {
+  auto* a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(::onnx::AttributeProto_AttributeType_STRING);
+  a->set_s(v);
+}
+void aints(::onnx::NodeProto* n, const std::string& k, const std::vector<int64_t>& v) {
+  auto* a = n->add_attribute();
+  a->set_name(k);
+  a->set_type(::onnx::AttributeProto_AttributeType_INTS);
+  for (auto x : v) a->add_ints(x);
+}
+
+void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
+  ASSERT_EQ(a.shape(), b.shape());
+  auto x = a.to_vector<float>(), y = b.to_vector<float>();
+  double m = 0;
+  for (float v : y) m = std::max(m, double(std::abs(v)));
+  ASSERT_GT(m, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+}
+
+// Import, build for llvm, run through the GraphExecutor and compare with the reference executor.
+void import_build_run(const Model& model, const std::vector<int64_t>& in_shape, const std::string& in_name = "x") {
+  auto [mod, params] = frontend::from_onnx_bytes(model.bytes(), {{in_name, in_shape}});
+  auto input = relay::testing::random_uniform(in_shape, -1, 1, 11);
+  auto want = reference_run(mod, {{in_name, input}}, params);
+  ASSERT_EQ(want.size(), 1u);
+  Built b = build(mod, "llvm", params);
+  runtime::GraphExecutor ex(b, Device::cpu());
+  ex.set_input(in_name, input);
+  ex.run();
+  expect_close(ex.get_output(0).copy_to(Device::cpu()), want[0], 1e-4);
+}
+
+std::string import_error(const Model& model, const frontend::ShapeDict& shapes) {
+  try {
+    frontend::from_onnx_bytes(model.bytes(), shapes);
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+}  // namespace
+
+TEST(OnnxImport, ConvBnReluPoolGemmChain) {
+  Model m(13);
+  m.input("x", {1, 3, 16, 16}, "N");
+  m.init("w", {8, 3, 3, 3}, -0.5, 0.5, 1);
+  m.init("b", {8}, -0.5, 0.5, 2);
+  auto* c = m.node("Conv", {"x", "w", "b"}, {"c"});
+  aints(c, "pads", {1, 0, 2, 1});
+  aints(c, "strides", {2, 1});
+  aints(c, "kernel_shape", {3, 3});
+  m.init("g", {8}, 0.5, 1.5, 3);
+  m.init("be", {8}, -0.5, 0.5, 4);
+  m.init("mu", {8}, -0.2, 0.2, 5);
+  m.init("var", {8}, 0.5, 1.5, 6);
+  af(m.node("BatchNormalization", {"c", "g", "be", "mu", "var"}, {"bn"}), "epsilon", 1e-3f);
+  m.node("Relu", {"bn"}, {"r"});
+  auto* p = m.node("MaxPool", {"r"}, {"p"});
+  aints(p, "kernel_shape", {3, 3});
+  aints(p, "strides", {2, 2});
+  aints(p, "pads", {1, 1, 1, 1});
+  ai(p, "ceil_mode", 1);
+  auto* ap = m.node("AveragePool", {"p"}, {"ap"});
+  aints(ap, "kernel_shape", {2, 2});
+  as(ap, "auto_pad", "SAME_UPPER");
+  m.node("GlobalAveragePool", {"ap"}, {"gp"});
+  m.node("Flatten", {"gp"}, {"f"});
+  m.init("fw", {5, 8}, -1, 1, 7);
+  m.init("fc", {5}, -1, 1, 8);
+  auto* gm = m.node("Gemm", {"f", "fw", "fc"}, {"y"});
+  ai(gm, "transB", 1);
+  af(gm, "alpha", 0.5f);
+  af(gm, "beta", 2.0f);
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {1, 3, 16, 16}}});
+  EXPECT_EQ(params.size(), 8u);  // the float initializers
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{1, 5}));
+  import_build_run(m, {1, 3, 16, 16});
+}
+
+TEST(OnnxImport, ResidualBlockWithDepthwiseDilatedConv) {
+  Model m(11);
+  m.input("x", {1, 8, 10, 10});
+  m.init("w1", {8, 8, 3, 3}, -0.3, 0.3, 1);
+  auto* c1 = m.node("Conv", {"x", "w1"}, {"c1"});
+  as(c1, "auto_pad", "SAME_LOWER");
+  m.node("Relu", {"c1"}, {"r1"});
+  m.init("w2", {8, 1, 3, 3}, -0.3, 0.3, 2);  // depthwise, dilation 2 (relay::build has no other grouped conv)
+  auto* c2 = m.node("Conv", {"r1", "w2"}, {"c2"});
+  ai(c2, "group", 8);
+  aints(c2, "dilations", {2, 2});
+  aints(c2, "pads", {2, 2, 2, 2});
+  m.init("mn", {}, 0, 0.1, 3);
+  m.init("mx", {}, 1.0, 1.5, 4);
+  m.node("Clip", {"c2", "mn", "mx"}, {"cl"});
+  m.node("Add", {"cl", "x"}, {"s"});
+  m.node("HardSwish", {"s"}, {"y"});
+  m.output("y");
+  import_build_run(m, {1, 8, 10, 10});
+}
+
+TEST(OnnxImport, TorchStyleShapeFlattenIsFoldedAtImport) {
+  Model m(13);
+  m.input("x", {2, 4, 3, 3});
+  m.init("w", {6, 4, 3, 3}, -0.5, 0.5, 1);
+  m.node("Conv", {"x", "w"}, {"c"});
+  m.node("Shape", {"c"}, {"sh"});
+  m.init_i64("zero", {}, {0});
+  m.init_i64("ax0", {1}, {0});
+  ai(m.node("Gather", {"sh", "zero"}, {"n"}), "axis", 0);
+  m.node("Unsqueeze", {"n", "ax0"}, {"n1"});
+  auto* k = m.node("Constant", {}, {"minus1"});
+  aints(k, "value_ints", {-1});
+  ai(m.node("Concat", {"n1", "minus1"}, {"target"}), "axis", 0);
+  m.node("Reshape", {"c", "target"}, {"flat"});
+  m.init("fw", {3, 6}, -1, 1, 2);
+  m.node("MatMul", {"flat", "fwT"}, {"mm"});
+  m.node("Transpose", {"fw"}, {"fwT"});
+  m.output("mm");
+  // Transpose after its use is a dangling reference: an error naming the node and the input.
+  std::string e = import_error(m, {});
+  EXPECT_NE(e.find("node 7 'mm' (MatMul): input 1 'fwT' is not produced by any earlier node"), std::string::npos) << e;
+  // In topological order it imports; the shape chain leaves no op behind but the reshape.
+  m.g()->mutable_node()->SwapElements(7, 8);
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {});
+  int reshapes = 0;
+  for (auto& n : post_order(mod.body))
+    if (n->is_call("reshape")) {
+      ++reshapes;
+      EXPECT_EQ(n->attrs["newshape"], Json::parse("[2, -1]"));
+    }
+  EXPECT_EQ(reshapes, 1);
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{2, 3}));
+  import_build_run(m, {2, 4, 3, 3});
+}
+
+TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
+  {
+    Model m;
+    m.input("x", {1, 3, 4, 4});
+    m.node("NonMaxSuppression", {"x"}, {"y"}, "nms");
+    m.output("y");
+    EXPECT_NE(import_error(m, {}).find("node 0 'nms' (NonMaxSuppression): op NonMaxSuppression is not supported"),
+              std::string::npos);
+  }
+  {
+    Model m;
+    m.input("x", {1, 3, 4, 4});
+    m.node("Relu", {"x"}, {"r"});
+    auto* p = m.node("MaxPool", {"r"}, {"y"}, "pool");
+    aints(p, "kernel_shape", {2, 2});
+    ai(p, "storage_order", 1);
+    m.output("y");
+    EXPECT_EQ(import_error(m, {}), "from_onnx: node 1 'pool' (MaxPool): attribute 'storage_order' = 1 is not supported");
+    p->mutable_attribute()->RemoveLast();
+    aints(p, "strides", {0, 1});
+    EXPECT_EQ(import_error(m, {}), "from_onnx: node 1 'pool' (MaxPool): attribute 'strides' has a value 0 < 1");
+    p->mutable_attribute()->RemoveLast();
+    ai(p, "p", 2);
+    EXPECT_EQ(import_error(m, {}), "from_onnx: node 1 'pool' (MaxPool): attribute 'p' of MaxPool is not supported");
+  }
+  {
+    Model m;
+    m.input("x", {1, 3, 4, 4});
+    m.init_i64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+    as(m.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "reflect");
+    m.output("y");
+    EXPECT_EQ(import_error(m, {}), "from_onnx: node 0 'pad' (Pad): attribute 'mode' = 'reflect' is not supported (only constant)");
+  }
+  {
+    Model m;
+    m.input("x", {1, 3, 4, 4}, "batch");
+    m.node("Relu", {"x"}, {"y"});
+    m.output("y");
+    EXPECT_EQ(import_error(m, {}), "from_onnx: no shape given for graph input 'x' and its shape in the model "
+                                   "(?, 3, 4, 4) is not static; pass it in the shape dict");
+    EXPECT_EQ(import_error(m, {{"x", {2, 3, 5, 4}}}), "from_onnx: the shape given for input 'x' (2, 3, 5, 4) "
+                                                      "disagrees with the model's (?, 3, 4, 4)");
+    EXPECT_EQ(import_error(m, {{"x", {2, 3, 4, 4}}, {"data", {1}}}),
+              "from_onnx: a shape is given for 'data', which is not a graph input of the model");
+  }
+  {
+    // A relay type error gets the ONNX node in front.
+    Model m;
+    m.input("x", {1, 3, 4, 4});
+    m.init("w", {2, 4, 3, 3}, -1, 1, 1);
+    m.node("Conv", {"x", "w"}, {"y"}, "conv");
+    m.output("y");
+    std::string e = import_error(m, {});
+    EXPECT_EQ(e.rfind("from_onnx: node 0 'conv' (Conv): nn.conv2d", 0), 0u) << e;
+  }
+}
+
+// ---- ONNX node tests -----------------------------------------------------------------------------
+
+namespace {
+
+const char* kNodeDir = "/usr/share/libonnx-testdata/data/node";
+
+::onnx::TensorProto read_tensor(const fs::path& p) {
+  ::onnx::TensorProto t;
+  std::ifstream f(p, std::ios::binary);
+  std::stringstream ss;
+  ss << f.rdbuf();
+  t.ParseFromString(ss.str());
+  return t;
+}
+
+std::vector<float> floats_of(const ::onnx::TensorProto& t) {
+  if (!t.raw_data().empty()) {
+    std::vector<float> v(t.raw_data().size() / 4);
+    std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
+    return v;
+  }
+  return {t.float_data().begin(), t.float_data().end()};
+}
+
+// Node tests of the op/attribute combinations the importer supports (all must pass).
+// (the list of this importer's passes: reference executor, and the llvm build where it compiles)
+const std::vector<const char*> kMustPass = {
+    "test_add", "test_add_bcast", "test_averagepool_2d_ceil", "test_averagepool_2d_default",
+    "test_averagepool_2d_pads", "test_averagepool_2d_pads_count_include_pad",
+    "test_averagepool_2d_precomputed_pads", "test_averagepool_2d_precomputed_pads_count_include_pad",
+    "test_averagepool_2d_precomputed_same_upper", "test_averagepool_2d_precomputed_strides",
+    "test_averagepool_2d_same_lower", "test_averagepool_2d_same_upper", "test_averagepool_2d_strides",
+    "test_basic_conv_with_padding", "test_basic_conv_without_padding", "test_batchnorm_epsilon",
+    "test_batchnorm_example", "test_cast_DOUBLE_to_FLOAT", "test_castlike_DOUBLE_to_FLOAT_expanded",
+    "test_clip", "test_clip_default_inbounds", "test_clip_default_max", "test_clip_default_min",
+    "test_clip_example", "test_clip_inbounds", "test_clip_outbounds", "test_clip_splitbounds",
+    "test_concat_1d_axis_0", "test_concat_1d_axis_negative_1", "test_concat_2d_axis_0",
+    "test_concat_2d_axis_1", "test_concat_2d_axis_negative_1", "test_concat_2d_axis_negative_2",
+    "test_concat_3d_axis_0", "test_concat_3d_axis_1", "test_concat_3d_axis_2",
+    "test_concat_3d_axis_negative_1", "test_concat_3d_axis_negative_2", "test_concat_3d_axis_negative_3",
+    "test_constant", "test_constant_pad", "test_conv_with_autopad_same",
+    "test_conv_with_strides_and_asymmetric_padding", "test_conv_with_strides_no_padding",
+    "test_conv_with_strides_padding", "test_div", "test_div_bcast", "test_div_example",
+    "test_dropout_default", "test_dropout_default_old", "test_dropout_default_ratio",
+    "test_dropout_random_old", "test_flatten_axis0", "test_flatten_axis1", "test_flatten_axis2",
+    "test_flatten_axis3", "test_flatten_default_axis", "test_flatten_negative_axis1",
+    "test_flatten_negative_axis2", "test_flatten_negative_axis3", "test_flatten_negative_axis4",
+    "test_gemm_all_attributes", "test_gemm_alpha", "test_gemm_beta", "test_gemm_default_matrix_bias",
+    "test_gemm_default_no_bias", "test_gemm_default_scalar_bias", "test_gemm_default_single_elem_vector_bias",
+    "test_gemm_default_vector_bias", "test_gemm_default_zero_bias", "test_gemm_transposeA",
+    "test_gemm_transposeB", "test_globalaveragepool", "test_globalaveragepool_precomputed",
+    "test_globalmaxpool", "test_globalmaxpool_precomputed", "test_hardsigmoid", "test_hardsigmoid_default",
+    "test_hardsigmoid_example", "test_hardswish", "test_hardswish_expanded", "test_identity",
+    "test_matmul_2d", "test_maxpool_2d_ceil", "test_maxpool_2d_default", "test_maxpool_2d_pads",
+    "test_maxpool_2d_precomputed_pads", "test_maxpool_2d_precomputed_same_upper",
+    "test_maxpool_2d_precomputed_strides", "test_maxpool_2d_same_lower", "test_maxpool_2d_same_upper",
+    "test_maxpool_2d_strides", "test_mul", "test_mul_bcast", "test_mul_example",
+    "test_reduce_mean_default_axes_keepdims_example", "test_reduce_mean_default_axes_keepdims_random",
+    "test_reduce_mean_do_not_keepdims_example", "test_reduce_mean_do_not_keepdims_random",
+    "test_reduce_mean_keepdims_example", "test_reduce_mean_keepdims_random",
+    "test_reduce_mean_negative_axes_keepdims_example", "test_reduce_mean_negative_axes_keepdims_random",
+    "test_relu", "test_reshape_extended_dims", "test_reshape_negative_dim",
+    "test_reshape_negative_extended_dims", "test_reshape_one_dim", "test_reshape_reduced_dims",
+    "test_reshape_reordered_all_dims", "test_reshape_reordered_last_dims",
+    "test_reshape_zero_and_negative_dim", "test_reshape_zero_dim", "test_sigmoid", "test_sigmoid_example",
+    "test_slice", "test_slice_default_axes", "test_slice_default_steps", "test_slice_end_out_of_bounds",
+    "test_slice_neg", "test_slice_negative_axes", "test_softmax_axis_0", "test_softmax_axis_1",
+    "test_softmax_axis_2", "test_softmax_default_axis", "test_softmax_example", "test_softmax_large_number",
+    "test_softmax_negative_axis", "test_split_equal_parts_1d", "test_split_equal_parts_2d",
+    "test_split_equal_parts_default_axis", "test_split_variable_parts_1d", "test_split_variable_parts_2d",
+    "test_split_variable_parts_default_axis", "test_split_zero_size_splits", "test_squeeze",
+    "test_squeeze_negative_axes", "test_sub", "test_sub_bcast", "test_sub_example",
+    "test_transpose_all_permutations_0", "test_transpose_all_permutations_1",
+    "test_transpose_all_permutations_2", "test_transpose_all_permutations_3",
+    "test_transpose_all_permutations_4", "test_transpose_all_permutations_5", "test_transpose_default",
+    "test_unsqueeze_axis_0", "test_unsqueeze_axis_1", "test_unsqueeze_axis_2", "test_unsqueeze_axis_3",
+    "test_unsqueeze_negative_axes", "test_unsqueeze_three_axes", "test_unsqueeze_two_axes",
+    "test_unsqueeze_unsorted_axes",
+};
+
+enum class NodeResult { Unsupported, ImportRejected, Failed, PassedReference, PassedBuild };
+
+// Input 0 (float) stays a graph input; the other inputs become initializers (the data the test
+// feeds them), so shape/axes/pads inputs are constants as in exported models.
+NodeResult run_node_test(const fs::path& dir, std::string& why) {
+  ::onnx::ModelProto m;
+  {
+    std::ifstream f(dir / "model.onnx", std::ios::binary);
+    std::stringstream ss;
+    ss << f.rdbuf();
+    if (!m.ParseFromString(ss.str())) return why = "unparsable", NodeResult::Failed;
+  }
+  auto ops = frontend::onnx_supported_ops();
+  std::set<std::string> sup(ops.begin(), ops.end());
+  for (const auto& n : m.graph().node())
+    if (!sup.count(n.op_type()) || !(n.domain().empty() || n.domain() == "ai.onnx")) return NodeResult::Unsupported;
+  fs::path data = dir / "test_data_set_0";
+  auto* g = m.mutable_graph();
+  Params inputs;
+  std::string in_name;
+  ::google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> kept;
+  for (int k = 0; k < g->input_size(); ++k) {
+    auto t = read_tensor(data / ("input_" + std::to_string(k) + ".pb"));
+    const auto& vi = g->input(k);
+    if (k == 0 && t.data_type() == ::onnx::TensorProto_DataType_FLOAT) {
+      in_name = vi.name();
+      std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+      inputs[in_name] = runtime::NDArray::from_vector<float>(floats_of(t), shape);
+      *kept.Add() = vi;
+    } else {
+      t.set_name(vi.name());
+      *g->add_initializer() = t;
+    }
+  }
+  g->mutable_input()->Swap(&kept);
+  frontend::Imported imp;
+  try {
+    imp = frontend::from_onnx_bytes(m.SerializeAsString(), {});
+  } catch (const CompileError& e) {
+    why = e.what();
+    return NodeResult::ImportRejected;
+  }
+  auto check = [&](const std::vector<runtime::NDArray>& got) -> bool {
+    if (int(got.size()) != g->output_size()) return why = "output count", false;
+    for (int k = 0; k < g->output_size(); ++k) {
+      auto t = read_tensor(data / ("output_" + std::to_string(k) + ".pb"));
+      if (t.data_type() != ::onnx::TensorProto_DataType_FLOAT) return why = "non-float output", false;
+      auto want = floats_of(t);
+      std::vector<int64_t> shape(t.dims().begin(), t.dims().end());
+      if (got[k].shape() != shape) return why = "output shape", false;
+      auto v = got[k].to_vector<float>();
+      for (size_t i = 0; i < v.size(); ++i)
+        if (!(std::abs(v[i] - want[i]) <= 1e-5 + 1e-3 * std::abs(want[i])))
+          return why = "value at " + std::to_string(i) + ": " + std::to_string(v[i]) + " vs " + std::to_string(want[i]), false;
+    }
+    return true;
+  };
+  try {
+    if (!check(reference_run(imp.mod, inputs, imp.params))) return NodeResult::Failed;
+  } catch (const std::exception& e) {
+    why = std::string("reference: ") + e.what();
+    return NodeResult::Failed;
+  }
+  if (in_name.empty() || g->output_size() != 1) return NodeResult::PassedReference;
+  try {
+    Built b = build(imp.mod, "llvm", imp.params);
+    if (b.kernels.empty()) return NodeResult::PassedReference;  // nothing to compile (e.g. Identity)
+    runtime::GraphExecutor ex(b, Device::cpu());
+    ex.set_input(in_name, inputs[in_name]);
+    ex.run();
+    if (!check({ex.get_output(0).copy_to(Device::cpu())})) return why = "llvm: " + why, NodeResult::Failed;
+  } catch (const std::exception& e) {
+    why = std::string("llvm build: ") + e.what();
+    return NodeResult::Failed;
+  }
+  return NodeResult::PassedBuild;
+}
+
+}  // namespace
+
+TEST(OnnxImport, OnnxNodeTests) {
+  if (!fs::is_directory(kNodeDir)) GTEST_SKIP() << kNodeDir << " not found (Debian libonnx-testdata)";
+  std::vector<fs::path> dirs;
+  for (auto& e : fs::directory_iterator(kNodeDir))
+    if (fs::exists(e.path() / "model.onnx") && fs::exists(e.path() / "test_data_set_0")) dirs.push_back(e.path());
+  std::sort(dirs.begin(), dirs.end());
+  std::map<NodeResult, int> count;
+  std::set<std::string> passed;
+  std::ostringstream failures;
+  for (auto& d : dirs) {
+    std::string why;
+    NodeResult r;
+    try {
+      r = run_node_test(d, why);
+    } catch (const std::exception& e) {
+      why = std::string("test data: ") + e.what();
+      r = NodeResult::Failed;
+    }
+    ++count[r];
+    std::string name = d.filename().string();
+    if (r == NodeResult::PassedBuild || r == NodeResult::PassedReference) passed.insert(name);
+    if (r == NodeResult::Failed || r == NodeResult::ImportRejected)
+      failures << "  " << name << (r == NodeResult::Failed ? " FAILED: " : " rejected: ") << why.substr(0, 200) << "\n";
+  }
+  std::cout << "ONNX node tests: " << dirs.size() << " total, " << count[NodeResult::Unsupported]
+            << " with unsupported ops, " << count[NodeResult::PassedBuild] << " passed (reference + llvm), "
+            << count[NodeResult::PassedReference] << " passed (reference only), " << count[NodeResult::Failed]
+            << " failed, " << count[NodeResult::ImportRejected] << " rejected at import\n"
+            << failures.str();
+  if (std::getenv("MINITVM_ONNX_NODE_LIST"))
+    for (auto& t : passed) std::cout << "PASSED " << t << "\n";
+  // The tests of supported op/attribute combinations must pass.
+  for (const char* t : kMustPass) EXPECT_TRUE(passed.count(t)) << t;
+}
+
+#endif  // MINITVM_HAVE_ONNX
