@@ -100,6 +100,10 @@ TEST(ScheduleErrors, ThreadBindingOnCpuTarget) {
   s[g.C].bind(ax[0], te::thread_axis("blockIdx.x"));
   EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "llvm", "f"), "function f binds an axis to 'blockIdx.x'", "target 'llvm'",
                    "GPU target");
+  // On a GPU target the binding is fine, but the root stage B left on the host is not (TVM: "did you
+  // forget to bind?"); once B is bound too, the schedule builds.
+  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "cuda -emulate", "f"), "stage 'B'", "Did you forget to bind");
+  s[g.B].bind(s[g.B].leaf_iter_vars()[0], te::thread_axis("blockIdx.x"));
   EXPECT_NO_THROW(build(s, {g.A, g.C}, "cuda -emulate", "f"));
 }
 

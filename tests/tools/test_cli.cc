@@ -3,6 +3,7 @@
 // name the option and exit 2, runtime failures exit 1.
 #include <gtest/gtest.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <cstdlib>
 #include <filesystem>
@@ -34,14 +35,17 @@ std::string quote(const std::string& a) {
   return q + "'";
 }
 
-// Runs `program args...` in `cwd` (a fresh temporary folder by default).
+// Runs `program args...` in `cwd` (a fresh temporary folder by default). ctest runs each test in its
+// own process, several at once: the folder and the output files carry the process id.
 Result run(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "") {
   static int n = 0;
-  std::string dir = cwd.empty() ? testing::TempDir() + "/cli_run_" + std::to_string(++n) : cwd;
+  const std::string pid = std::to_string(::getpid());
+  std::string dir = cwd.empty() ? testing::TempDir() + "/cli_run_" + pid + "_" + std::to_string(++n) : cwd;
   fs::create_directories(dir);
   std::string cmd = "cd " + quote(dir) + " && " + quote(program);
   for (const auto& a : args) cmd += " " + quote(a);
-  std::string o = testing::TempDir() + "/cli_stdout.txt", e = testing::TempDir() + "/cli_stderr.txt";
+  std::string o = testing::TempDir() + "/cli_stdout_" + pid + ".txt",
+              e = testing::TempDir() + "/cli_stderr_" + pid + ".txt";
   cmd += " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
   int st = std::system(cmd.c_str());
   Result r;

@@ -36,7 +36,7 @@ TEST(TophubCheck, MalformedLinesAreCountedApartFromFailures) {
   EXPECT_EQ(s.malformed, 2) << text;
   EXPECT_NE(text.find("MALFORMED " + path + ":3: "), std::string::npos) << text;
   EXPECT_NE(text.find("MALFORMED " + path + ":4: "), std::string::npos) << text;
-  EXPECT_NE(text.find("('vec', 7)"), std::string::npos) << text;  // the reason shows the config
+  EXPECT_NE(text.find("knob 'vec' value 7"), std::string::npos) << text;  // the reason names the knob
   EXPECT_NE(text.rfind("1 passed, 0 failed, 2 malformed\n"), std::string::npos) << text;
 }
 

@@ -418,7 +418,7 @@ TEST(TuneErrors, FirstErrorOfEachKindAndVerboseLines) {
   EXPECT_FALSE(s.best_config.has_value());
   ASSERT_EQ(s.first_errors.size(), 1u);
   ASSERT_EQ(s.first_errors.count(static_cast<int>(MeasureErrorNo::CompileHost)), 1u);
-  EXPECT_NE(s.first_errors.at(2).find("no thread_extent binding"), std::string::npos) << s.first_errors.at(2);
+  EXPECT_NE(s.first_errors.at(2).find("Did you forget to bind"), std::string::npos) << s.first_errors.at(2);
   EXPECT_EQ(s.error_counts.at(2), 3);
   EXPECT_NE(s.error_summary().find("3 x COMPILE_HOST (2): "), std::string::npos) << s.error_summary();
   std::string v = vout.str();
