@@ -6,6 +6,7 @@
 #include <limits>
 
 #include "minitvm/support/error.h"
+#include "relay/attr_util.h"
 #include "minitvm/topi/nn.h"
 #include "topi/nn/common.h"
 
@@ -19,14 +20,7 @@ using topi::nn::detail::I;
 using topi::nn::detail::named_compute;
 using Shape = std::vector<int64_t>;
 
-std::vector<int64_t> ints(const Json& j) {
-  std::vector<int64_t> r;
-  if (j.is_array())
-    for (auto& v : j) r.push_back(v.get<int64_t>());
-  else if (j.is_number_integer())
-    r.push_back(j.get<int64_t>());
-  return r;
-}
+std::vector<int64_t> ints(const Json& j) { return attr_ints(j); }
 
 std::vector<std::string> ax_names(size_t n) {
   std::vector<std::string> r;

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "minitvm/support/error.h"
+#include "relay/attr_util.h"
 
 namespace minitvm::relay {
 
@@ -50,14 +51,7 @@ std::string describe(const Expr& e) {
   return what + (e->tuple_typed ? "" : " " + e->types[0].str());
 }
 
-std::vector<int64_t> ints(const Json& j) {
-  std::vector<int64_t> r;
-  if (j.is_array())
-    for (auto& v : j) r.push_back(v.get<int64_t>());
-  else if (j.is_number_integer())
-    r.push_back(j.get<int64_t>());
-  return r;
-}
+std::vector<int64_t> ints(const Json& j) { return detail::attr_ints(j); }
 
 int64_t norm_axis(int64_t axis, size_t ndim, const std::string& op) {
   int64_t n = static_cast<int64_t>(ndim);

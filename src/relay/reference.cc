@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "minitvm/support/error.h"
+#include "relay/attr_util.h"
 
 namespace minitvm::relay {
 
@@ -41,14 +42,7 @@ Buf buf(const NDArray& a, const std::string& op) {
 
 NDArray out(const Buf& b) { return NDArray::from_vector(b.v, b.shape); }
 
-std::vector<int64_t> ints(const Json& j) {
-  std::vector<int64_t> r;
-  if (j.is_array())
-    for (auto& v : j) r.push_back(v.get<int64_t>());
-  else if (j.is_number_integer())
-    r.push_back(j.get<int64_t>());
-  return r;
-}
+std::vector<int64_t> ints(const Json& j) { return detail::attr_ints(j); }
 
 // Index of `o` (output multi-index of shape `os`) in an input of shape `is` broadcast to `os`.
 int64_t bcast_index(const Shape& oidx, const Shape& is) {
