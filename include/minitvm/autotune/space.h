@@ -199,12 +199,14 @@ class Knob {
 
   std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const ir::IterVar& axis) const;
   std::vector<ir::IterVar> apply(te::Stage& stage, const ir::IterVar& axis) const;
-  template <size_t N>
-  std::array<ir::IterVar, N> apply(te::Schedule& s, const te::Tensor& op, const ir::IterVar& axis) const {
+  // (S is te::Schedule / te::Stage: a template parameter so that the call stays dependent and
+  // IterVar, incomplete here, is only needed where apply<N> is used.)
+  template <size_t N, class S>
+  std::array<ir::IterVar, N> apply(S& s, const te::Tensor& op, const ir::IterVar& axis) const {
     return to_array<N>(apply(s, op, axis));
   }
-  template <size_t N>
-  std::array<ir::IterVar, N> apply(te::Stage& stage, const ir::IterVar& axis) const {
+  template <size_t N, class S>
+  std::array<ir::IterVar, N> apply(S& stage, const ir::IterVar& axis) const {
     return to_array<N>(apply(stage, axis));
   }
   std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const std::vector<ir::IterVar>& axes) const;
