@@ -4,7 +4,7 @@
 # the graph executor, params and profiler. Compiled from the same sources as the runtime module.
 set(_minitvm_lite_srcs
   support/logging.cc ir/dtype.cc
-  runtime/ndarray.cc runtime/dlpack.cc runtime/module.cc
+  runtime/ndarray.cc runtime/dlpack.cc runtime/module.cc runtime/npy.cc
   runtime/cpu/thread_pool.cc runtime/cpu/llvm_module.cc
   runtime/cuda/cuda_driver.cc runtime/cuda/cuda_module.cc runtime/cuda/cuda_paths.cc
   runtime/graph/graph_executor.cc runtime/graph/params.cc runtime/graph/profiler.cc runtime/graph/load.cc

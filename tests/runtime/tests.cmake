@@ -3,6 +3,7 @@
 # separate `gpu`-labelled binary whose tests skip with a reason when there is no CUDA driver.
 minitvm_test(test_runtime LABEL unit MODULES runtime SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_ndarray.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_npy.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_module.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_jit.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_thread_pool.cc
