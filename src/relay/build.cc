@@ -1,16 +1,20 @@
 // relay::build: passes, fusion, kernel lowering under the dispatch context, graph JSON.
 #include "minitvm/relay/build.h"
 
+#include <unistd.h>
+
 #include <array>
 #include <atomic>
-#include <exception>
-#include <thread>
+#include <cstdio>
 #include <cstdlib>
-#include <optional>
+#include <exception>
 #include <iomanip>
 #include <iostream>
+#include <mutex>
+#include <optional>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <unordered_map>
 
 #include "minitvm/autotune/target.h"
@@ -233,6 +237,7 @@ GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
     std::string op, name, func;
     std::vector<std::array<int, 3>> inputs;
     int num_outputs = 1;
+    std::string ops = {}, op_type = {};  // tvm_op attrs for the profiler: the group's ops, its master op
   };
   std::vector<Node> nodes;
   std::vector<int> row_ptr{0};
@@ -283,6 +288,8 @@ GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
     const FusedGroup& g = fg.groups[fg.group_of.at(e.get())];
     if (g.root != e) continue;
     Node n{"tvm_op", g.func_name, g.func_name, {}, static_cast<int>(e->types.size())};
+    for (auto& c : g.nodes) n.ops += (n.ops.empty() ? "" : ",") + c->name;
+    n.op_type = g.master ? g.master->name : g.root->name;
     // Node name: func_name, then func_name + "1", "2", ...
     if (used.count(n.name)) {
       int& k = name_count[g.func_name];
@@ -304,7 +311,8 @@ GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
     os << "    {\"op\": \"" << n.op << "\", \"name\": \"" << n.name << "\", ";
     if (n.op == "tvm_op")
       os << "\"attrs\": {\"func_name\": \"" << n.func << "\", \"flatten_data\": \"0\", \"num_inputs\": \""
-         << n.inputs.size() << "\", \"num_outputs\": \"" << n.num_outputs << "\"}, ";
+         << n.inputs.size() << "\", \"num_outputs\": \"" << n.num_outputs << "\", \"ops\": \"" << n.ops
+         << "\", \"op_type\": \"" << n.op_type << "\"}, ";
     os << "\"inputs\": [";
     for (size_t k = 0; k < n.inputs.size(); ++k)
       os << (k ? ", " : "") << "[" << n.inputs[k][0] << ", " << n.inputs[k][1] << ", " << n.inputs[k][2] << "]";
@@ -382,7 +390,18 @@ Built build(const Function& f, const std::string& target, const Params& params, 
     b.kernels.push_back(dec.info);
     jobs.push_back({&grp, std::move(dec)});
   }
+  b.metadata = b.report_json().dump();
   if (opt.workloads_only || jobs.empty()) return b;
+  // A progress line when stderr is a terminal (tvmc prints none; TVM's build is silent too, but a
+  // network takes a while here).
+  const bool progress = isatty(STDERR_FILENO) != 0 && !std::getenv("MINITVM_NO_PROGRESS");
+  std::atomic<size_t> lowered{0};
+  std::mutex progress_mu;
+  auto show = [&](const std::string& what) {
+    std::lock_guard<std::mutex> lock(progress_mu);
+    std::fprintf(stderr, "\r\033[Krelay::build %s: %s", target.c_str(), what.c_str());
+    std::fflush(stderr);
+  };
   std::vector<ir::PrimFunc> funcs(jobs.size());
   std::vector<std::exception_ptr> errors(jobs.size());
   std::atomic<size_t> next{0};
@@ -390,6 +409,7 @@ Built build(const Function& f, const std::string& target, const Params& params, 
     for (size_t i; (i = next++) < jobs.size();) {
       try {
         funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t);
+        if (progress) show("lowered " + std::to_string(++lowered) + "/" + std::to_string(jobs.size()) + " kernels");
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -402,7 +422,9 @@ Built build(const Function& f, const std::string& target, const Params& params, 
   for (auto& th : threads) th.join();
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
+  if (progress) show("compiling " + std::to_string(funcs.size()) + " kernels");
   b.lib = minitvm::build(funcs, target);
+  if (progress) std::fprintf(stderr, "\r\033[K");
   return b;
 }
 
@@ -412,6 +434,30 @@ int Built::num_fallbacks() const {
   return n;
 }
 
+namespace {
+// Tunable layers and distinct workload keys per op family ("conv2d", "depthwise_conv2d", "dense").
+struct WorkloadCount {
+  int layers = 0;
+  std::set<std::string> keys, fallback;
+};
+std::string family_of(const KernelInfo& k, const std::string& key) {
+  if (k.master_op == "nn.dense") return "dense";
+  return key.find("depthwise") != std::string::npos ? "depthwise_conv2d" : "conv2d";
+}
+std::map<std::string, WorkloadCount> count_workloads(const std::vector<KernelInfo>& kernels) {
+  std::map<std::string, WorkloadCount> counts;
+  for (auto& k : kernels) {
+    if (!k.workload.is_array()) continue;
+    std::string key = autotune::workload_key(k.workload);
+    WorkloadCount& c = counts[family_of(k, key)];
+    c.layers += k.num_nodes;
+    c.keys.insert(key);
+    if (k.is_fallback) c.fallback.insert(key);
+  }
+  return counts;
+}
+}  // namespace
+
 std::string Built::report() const {
   std::ostringstream os;
   int nodes = 0;
@@ -420,36 +466,53 @@ std::string Built::report() const {
   size_t w = 30;
   for (auto& k : kernels) w = std::max(w, k.func_name.size() + 2);
   os << std::left << std::setw(static_cast<int>(w)) << "kernel" << std::setw(7) << "nodes" << "schedule / workload\n";
-  struct Count {
-    int layers = 0;
-    std::set<std::string> keys, fallback;
-  };
-  std::map<std::string, Count> counts;
   for (auto& k : kernels) {
     os << std::left << std::setw(static_cast<int>(w)) << k.func_name << std::setw(7) << k.num_nodes << k.template_key;
     if (k.workload.is_array()) {
-      std::string key = autotune::workload_key(k.workload);
-      os << " " << key;
+      os << " " << autotune::workload_key(k.workload);
       if (k.is_fallback) os << " fallback";
       else os << " config " << k.config_index << " from log";
-      std::string name = k.master_op == "nn.dense" ? "dense"
-                         : key.find("depthwise") != std::string::npos ? "depthwise_conv2d"
-                                                                       : "conv2d";
-      Count& c = counts[name];
-      c.layers += k.num_nodes;
-      c.keys.insert(key);
-      if (k.is_fallback) c.fallback.insert(key);
     }
     os << "  [";
     for (size_t i = 0; i < k.ops.size(); ++i) os << (i ? " " : "") << k.ops[i];
     os << "]\n";
   }
-  for (auto& [name, c] : counts)
+  for (auto& [name, c] : count_workloads(kernels))
     os << c.layers << " " << name << " layers, " << c.keys.size() << " workloads: "
        << c.keys.size() - c.fallback.size() << " from log, " << c.fallback.size() << " fallback\n";
   os << "memory: activations " << mb(memory.planned_bytes) << " planned (all intermediates "
      << mb(memory.intermediate_bytes) << " unshared), params and inputs " << mb(memory.param_bytes) << "\n";
   return os.str();
+}
+
+Json Built::report_json() const {
+  Json r = Json::object();
+  r["target"] = target;
+  int total = 0, fallback = 0, layers = 0;
+  Json by_op = Json::object();
+  for (auto& [name, c] : count_workloads(kernels)) {
+    total += static_cast<int>(c.keys.size());
+    fallback += static_cast<int>(c.fallback.size());
+    layers += c.layers;
+    by_op[name] = {{"layers", c.layers}, {"total", c.keys.size()}, {"from_log", c.keys.size() - c.fallback.size()},
+                   {"fallback", c.fallback.size()}};
+  }
+  r["workloads"] = {{"total", total}, {"from_log", total - fallback}, {"fallback", fallback}, {"layers", layers},
+                    {"by_op", by_op}};
+  Json ks = Json::array();
+  for (auto& k : kernels) {
+    Json j = {{"name", k.func_name}, {"ops", k.ops}, {"master_op", k.master_op}, {"schedule", k.template_key},
+              {"nodes", k.num_nodes}};
+    j["workload"] = k.workload.is_array() ? Json(autotune::workload_key(k.workload)) : Json(nullptr);
+    j["config_index"] = k.workload.is_array() && !k.is_fallback ? Json(k.config_index) : Json(nullptr);
+    j["fallback"] = k.is_fallback;
+    ks.push_back(std::move(j));
+  }
+  r["kernels"] = std::move(ks);
+  r["peak_bytes"] = memory.planned_bytes;
+  r["intermediate_bytes"] = memory.intermediate_bytes;
+  r["param_bytes"] = memory.param_bytes;
+  return r;
 }
 
 }  // namespace minitvm::relay

@@ -80,7 +80,8 @@ TEST(RelayBuild, GraphJsonFormat) {
   EXPECT_EQ(j["nodes"][0], nlohmann::json::parse(R"({"op": "null", "name": "data", "inputs": []})"));
   EXPECT_EQ(j["nodes"][1], nlohmann::json::parse(R"({"op": "null", "name": "p0", "inputs": []})"));
   EXPECT_EQ(j["nodes"][2]["attrs"], nlohmann::json::parse(R"({"func_name": "fused_nn_conv2d_nn_relu",
-      "flatten_data": "0", "num_inputs": "2", "num_outputs": "1"})"));
+      "flatten_data": "0", "num_inputs": "2", "num_outputs": "1", "ops": "nn.conv2d,nn.relu",
+      "op_type": "nn.conv2d"})"));  // ops/op_type: for the profiler's op-type table
   EXPECT_EQ(j["nodes"][2]["inputs"], nlohmann::json::parse("[[0, 0, 0], [1, 0, 0]]"));
   EXPECT_EQ(j["arg_nodes"], nlohmann::json::parse("[0, 1]"));
   EXPECT_EQ(j["heads"], nlohmann::json::parse("[[2, 0, 0]]"));

@@ -57,6 +57,14 @@ struct Built : runtime::CompiledGraph {
   transform::FusedGraph fused;
   /** Kernels, workloads from the log / fallbacks, peak memory. */
   std::string report() const;
+  /**
+   * The report as JSON: {"target", "workloads": {"total", "from_log", "fallback", "layers", "by_op":
+   * {family: {layers, total, from_log, fallback}}}, "kernels": [{"name", "ops", "master_op",
+   * "schedule", "nodes", "workload" (key or null), "config_index" (null: fallback or untuned),
+   * "fallback"}], "peak_bytes" (planned activations), "intermediate_bytes", "param_bytes"}.
+   * Workload counts are distinct workload keys of the tunable ops (conv2d, depthwise, dense).
+   */
+  Json report_json() const;
   /** "53 conv2d workloads: 53 from log, 0 fallback" style counts per tunable op. */
   int num_fallbacks() const;
 };

@@ -16,6 +16,7 @@ struct CompiledGraph {                     // what relay::build produces, export
   Module lib;                              // one Module holding every fused kernel; node attr func_name = function name
   std::map<std::string, NDArray> params;   // constants, named as the graph's null nodes (p0, p1, ...)
   std::string target;                      // "llvm", "cuda", "cuda -emulate"
+  std::string metadata;                    // free-form text kept with the graph (relay::build: its report as JSON)
 };
 
 }  // namespace minitvm::runtime

@@ -5,7 +5,7 @@
  *
  * File: "MTVMGLIB" (8 bytes), u32 version (1), u32 section count, then per section
  * u64 name length, name, u64 data length, data (little-endian). Sections: "target",
- * "graph_json", "params", "lib_type" ("llvm" | "cuda"), and
+ * "graph_json", "params", optional "metadata" (CompiledGraph::metadata), "lib_type" ("llvm" | "cuda"), and
  * - llvm: "lib_so" (a shared object: the module's code compiled to a host object file by LLVM —
  *   same O3 pipeline and host CPU features as the JIT — linked with `<cc> -shared -fPIC` together
  *   with a small stub that routes minitvm_parallel_for to the loading process's thread pool),

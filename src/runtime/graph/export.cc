@@ -106,6 +106,7 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
   parse_graph_json(g.graph_json);  // a file that cannot load is not written
   std::vector<std::pair<std::string, std::string>> sections = {
       {"target", g.target}, {"graph_json", g.graph_json}, {"params", save_param_dict(g.params)}};
+  if (!g.metadata.empty()) sections.push_back({"metadata", g.metadata});
   const std::string type = g.lib.type_key();
   TempDir tmp;
   std::vector<Module> llvm_parts;

@@ -175,6 +175,7 @@ CompiledGraph load_compiled_graph(const std::string& path) {
   };
   CompiledGraph g;
   g.target = section("target");
+  if (auto md = sections.find("metadata"); md != sections.end()) g.metadata = md->second;
   g.graph_json = section("graph_json");
   try {
     g.params = load_param_dict(section("params"));
