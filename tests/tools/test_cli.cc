@@ -13,51 +13,12 @@
 #include <string>
 #include <vector>
 
+#include "tools/cli_runner.h"
+
 namespace {
 
 namespace fs = std::filesystem;
-
-struct Result {
-  int code = -1;
-  std::string out, err;
-};
-
-std::string slurp(const std::string& path) {
-  std::ifstream f(path);
-  std::stringstream ss;
-  ss << f.rdbuf();
-  return ss.str();
-}
-
-std::string quote(const std::string& a) {
-  std::string q = "'";
-  for (char c : a) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
-
-// Runs `program args...` in `cwd` (a fresh temporary folder by default). ctest runs each test in its
-// own process, several at once: the folder and the output files carry the process id.
-Result run(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "") {
-  static int n = 0;
-  const std::string pid = std::to_string(::getpid());
-  std::string dir = cwd.empty() ? testing::TempDir() + "/cli_run_" + pid + "_" + std::to_string(++n) : cwd;
-  fs::create_directories(dir);
-  std::string cmd = "cd " + quote(dir) + " && " + quote(program);
-  for (const auto& a : args) cmd += " " + quote(a);
-  std::string o = testing::TempDir() + "/cli_stdout_" + pid + ".txt",
-              e = testing::TempDir() + "/cli_stderr_" + pid + ".txt";
-  cmd += " >" + quote(o) + " 2>" + quote(e) + " </dev/null";
-  int st = std::system(cmd.c_str());
-  Result r;
-  r.code = WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
-  r.out = slurp(o);
-  r.err = slurp(e);
-  return r;
-}
-
-Result minitvm(const std::vector<std::string>& args, const std::string& cwd = "") {
-  return run(MINITVM_CLI_PATH, args, cwd);
-}
+using namespace minitvm::testutil;
 
 bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
 
@@ -79,11 +40,12 @@ std::vector<std::string> listed_commands(const std::string& usage) {
   return names;
 }
 
-const std::set<std::string> kCommands = {"demo",       "inspect",   "onnx-test", "pool-conformance", "tophub",
-                                         "tune",       "tune-best", "tune-plot", "tune-tasks"};
+const std::set<std::string> kCommands = {"compile", "demo",      "inspect",   "onnx-test",  "pool-conformance",
+                                         "profile", "run",       "tophub",    "tune",       "tune-best",
+                                         "tune-plot", "tune-tasks"};
 
 TEST(Cli, NoArgumentsListsTheCommandsAndExits2) {
-  Result r = minitvm({});
+  Result r = run_minitvm({});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(r.out.empty()) << r.out;
   auto names = listed_commands(r.err);
@@ -91,19 +53,19 @@ TEST(Cli, NoArgumentsListsTheCommandsAndExits2) {
 }
 
 TEST(Cli, UnknownCommandListsTheCommandsAndExits2) {
-  Result r = minitvm({"frobnicate", "--help"});
+  Result r = run_minitvm({"frobnicate", "--help"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "unknown command 'frobnicate'")) << r.err;
   auto names = listed_commands(r.err);
   EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), kCommands) << r.err;
-  r = minitvm({"help", "frobnicate"});
+  r = run_minitvm({"help", "frobnicate"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "unknown command 'frobnicate'")) << r.err;
 }
 
 TEST(Cli, TopLevelHelpExits0) {
   for (auto a : {"--help", "-h", "help"}) {
-    Result r = minitvm({a});
+    Result r = run_minitvm({a});
     EXPECT_EQ(r.code, 0) << a;
     auto names = listed_commands(r.out);
     EXPECT_EQ(std::set<std::string>(names.begin(), names.end()), kCommands) << a << "\n" << r.out;
@@ -112,7 +74,7 @@ TEST(Cli, TopLevelHelpExits0) {
 
 // Every listed subcommand (and tophub's two) answers --help, -h and `minitvm help SUB` alike.
 TEST(Cli, EverySubcommandAnswersHelp) {
-  Result top = minitvm({"--help"});
+  Result top = run_minitvm({"--help"});
   std::vector<std::vector<std::string>> subs;
   for (const auto& n : listed_commands(top.out)) subs.push_back({n});
   subs.push_back({"tophub", "inspect"});
@@ -122,15 +84,15 @@ TEST(Cli, EverySubcommandAnswersHelp) {
     std::string name = sub[0] + (sub.size() > 1 ? " " + sub[1] : "");
     std::vector<std::string> args = sub;
     args.push_back("--help");
-    Result r = minitvm(args);
+    Result r = run_minitvm(args);
     EXPECT_EQ(r.code, 0) << name << "\n" << r.err;
     EXPECT_EQ(r.out.rfind("usage: minitvm " + name, 0), 0u) << name << ":\n" << r.out;
     EXPECT_TRUE(r.err.empty()) << name << ":\n" << r.err;
     args.back() = "-h";
-    EXPECT_EQ(minitvm(args).out, r.out) << name;
+    EXPECT_EQ(run_minitvm(args).out, r.out) << name;
     std::vector<std::string> help_args{"help"};
     help_args.insert(help_args.end(), sub.begin(), sub.end());
-    Result h = minitvm(help_args);
+    Result h = run_minitvm(help_args);
     EXPECT_EQ(h.code, 0) << "help " << name;
     EXPECT_EQ(h.out, r.out) << "help " << name;
   }
@@ -138,11 +100,11 @@ TEST(Cli, EverySubcommandAnswersHelp) {
 
 // --help anywhere on the line stops before the work: nothing run, read or written.
 TEST(Cli, HelpDoesNotDoTheWork) {
-  Result r = minitvm({"demo", "--help"});
+  Result r = run_minitvm({"demo", "--help"});
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(has(r.out, "== part")) << r.out;
 
-  r = minitvm({"tune-tasks", "--help"});
+  r = run_minitvm({"tune-tasks", "--help"});
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(has(r.out + r.err, "cannot read")) << r.out << r.err;
 
@@ -150,25 +112,25 @@ TEST(Cli, HelpDoesNotDoTheWork) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string log = dir + "/t.log";
-  r = minitvm({"tune", "matmul.llvm", "16", "16", "16", "--trials", "1", "--log", log, "--help"}, dir);
+  r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--trials", "1", "--log", log, "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(fs::exists(log));
   EXPECT_FALSE(has(r.out + r.err, "task matmul.llvm"));
 
   { std::ofstream(log) << "\n"; }
-  r = minitvm({"tune-plot", log, "-o", dir + "/p.svg", "--help"}, dir);
+  r = run_minitvm({"tune-plot", log, "-o", dir + "/p.svg", "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(fs::exists(dir + "/p.svg"));
-  r = minitvm({"tune-best", log, "-o", dir + "/b.log", "--help"}, dir);
+  r = run_minitvm({"tune-best", log, "-o", dir + "/b.log", "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(fs::exists(dir + "/b.log"));
-  r = minitvm({"tophub", "check", log, "--help"}, dir);
+  r = run_minitvm({"tophub", "check", log, "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(has(r.out, "0 passed")) << r.out;
-  r = minitvm({"pool-conformance", log, "--help"}, dir);
+  r = run_minitvm({"pool-conformance", log, "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(has(r.out, "0 passed")) << r.out;
-  r = minitvm({"onnx-test", dir, "--help"}, dir);
+  r = run_minitvm({"onnx-test", dir, "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(has(r.out, "0 passed")) << r.out;
 }
@@ -195,7 +157,7 @@ TEST(Cli, BadNumbersAreUsageErrorsNamingTheOption) {
       {{"inspect", "conv2d", "1xAx8x8", "4x3x3x3", "--target", "llvm"}, "shapes", "1xAx8x8"},
   };
   for (const auto& c : cases) {
-    Result r = minitvm(c.args);
+    Result r = run_minitvm(c.args);
     std::string line = c.args[0] + " " + c.option + " " + c.value;
     EXPECT_EQ(r.code, 2) << line << "\n" << r.err;
     EXPECT_TRUE(has(r.err, c.option)) << line << "\n" << r.err;
@@ -213,32 +175,32 @@ TEST(Cli, UnknownOptionsAndMissingArgumentsAreUsageErrors) {
            {"demo", "--bogus"},
            {"tune-best", "in.log", "-o", "out.log", "--bogus"},
            {"tophub", "inspect", "x.log", "--bogus"}}) {
-    Result r = minitvm(args);
+    Result r = run_minitvm(args);
     EXPECT_EQ(r.code, 2) << args[0] << "\n" << r.err;
     EXPECT_TRUE(has(r.err, "--bogus")) << args[0] << "\n" << r.err;
   }
-  Result r = minitvm({"tune-best", "in.log"});  // -o missing
+  Result r = run_minitvm({"tune-best", "in.log"});  // -o missing
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "-o")) << r.err;
-  r = minitvm({"tophub", "inspect", "x.log", "--json"});  // --json needs --best
+  r = run_minitvm({"tophub", "inspect", "x.log", "--json"});  // --json needs --best
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--best")) << r.err;
-  r = minitvm({"tophub", "frobnicate"});
+  r = run_minitvm({"tophub", "frobnicate"});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "unknown subcommand 'frobnicate'")) << r.err;
   // A runtime failure (a file that cannot be read) is exit 1, not a usage error.
-  r = minitvm({"tune-tasks", tmp("no_such_network.json")});
+  r = run_minitvm({"tune-tasks", tmp("no_such_network.json")});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.err, "cannot read")) << r.err;
 }
 
 // The spellings the docs use still parse (values interleaved with options, --target=, --list).
 TEST(Cli, ExistingSpellingsStillWork) {
-  Result r = minitvm({"tune", "--list"});
+  Result r = run_minitvm({"tune", "--list"});
   EXPECT_EQ(r.code, 0) << r.err;
   EXPECT_TRUE(has(r.out, "matmul.llvm\n")) << r.out;
   EXPECT_TRUE(has(r.out, "conv2d_NCHWc.x86\n")) << r.out;
-  r = minitvm({"pool-conformance", "--target=llvm", tmp("missing.jsonl")});
+  r = run_minitvm({"pool-conformance", "--target=llvm", tmp("missing.jsonl")});
   EXPECT_EQ(r.code, 1);  // the file is missing: a failed case, not a usage error
   EXPECT_TRUE(has(r.out, "0 passed, 1 failed")) << r.out << r.err;
 }
@@ -247,7 +209,7 @@ TEST(Cli, ExistingSpellingsStillWork) {
 TEST(CliTune, UnknownTargetIsAnErrorBeforeAnyTrial) {
   std::string log = tmp("unknown_target.log");
   fs::remove(log);
-  Result r = minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "foo", "--trials", "2", "--log", log});
+  Result r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "foo", "--trials", "2", "--log", log});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--target")) << r.err;
   EXPECT_TRUE(has(r.err, "target 'foo'")) << r.err;
@@ -260,7 +222,7 @@ TEST(CliTune, FailuresComeWithTheirReason) {
   std::string log = tmp("all_fail.log");
   fs::remove(log);
   // matmul.llvm binds no thread axes: every candidate fails to build for CUDA.
-  Result r = minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "cuda -emulate", "--trials", "2",
+  Result r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "cuda -emulate", "--trials", "2",
                       "--tuner", "grid", "--quiet", "--verbose", "--log", log});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "measured 2 (2 failed)")) << r.out;

@@ -22,3 +22,8 @@ list(JOIN _bench_paths "," _bench_paths)
 target_compile_definitions(test_tools PRIVATE
   MINITVM_CLI_PATH="$<TARGET_FILE:minitvm_cli>"
   MINITVM_BENCH_PATHS=${_bench_paths})
+
+# `minitvm compile/run/profile` on small ONNX models written in the test (and a zoo network for cuda).
+minitvm_test(test_network_cli LABEL e2e MODULES relay frontend SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_network_cli.cc)
+add_dependencies(test_network_cli minitvm_cli)
+target_compile_definitions(test_network_cli PRIVATE MINITVM_CLI_PATH="$<TARGET_FILE:minitvm_cli>")

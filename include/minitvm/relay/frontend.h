@@ -36,6 +36,16 @@ using ShapeDict = std::map<std::string, std::vector<int64_t>>;
 Imported from_onnx(const std::string& path, const ShapeDict& shapes = {});
 /** Import a serialized ModelProto. */
 Imported from_onnx_bytes(const std::string& bytes, const ShapeDict& shapes = {});
+/** A graph input of an ONNX model that is not an initializer: its name and the model's dims (-1
+ *  where a dim is symbolic or absent; an empty shape when the model gives none). */
+struct OnnxInput {
+  std::string name;
+  std::vector<int64_t> shape;
+  bool has_shape = false;
+};
+/** The model's graph inputs, initializers excluded (CompileError when unreadable). */
+std::vector<OnnxInput> onnx_graph_inputs(const std::string& path);
+
 /** The ONNX op types from_onnx maps (default domain). */
 std::vector<std::string> onnx_supported_ops();
 

@@ -37,6 +37,9 @@ Imported from_onnx_bytes(const std::string&, const ShapeDict&) {
   return {};
 }
 std::vector<std::string> onnx_supported_ops() { return {}; }
+std::vector<OnnxInput> onnx_graph_inputs(const std::string&) {
+  throw CompileError("from_onnx: minitvm was built without ONNX support (libonnx-dev)");
+}
 
 #else
 
@@ -1146,13 +1149,38 @@ Imported from_onnx_bytes(const std::string& bytes, const ShapeDict& shapes) {
   return Importer(m, shapes).run();
 }
 
-Imported from_onnx(const std::string& path, const ShapeDict& shapes) {
+namespace {
+::onnx::ModelProto read_model(const std::string& path) {
   std::ifstream f(path, std::ios::binary);
   MINITVM_USER_CHECK(f.good()) << "from_onnx: cannot open " << path;
   std::stringstream ss;
   ss << f.rdbuf();
   ::onnx::ModelProto m;
-  MINITVM_USER_CHECK(m.ParseFromString(ss.str())) << "from_onnx: " << path << " is not an ONNX ModelProto";
+  MINITVM_USER_CHECK(m.ParseFromString(ss.str()) && m.has_graph())
+      << "from_onnx: " << path << " is not an ONNX ModelProto";
+  return m;
+}
+}  // namespace
+
+std::vector<OnnxInput> onnx_graph_inputs(const std::string& path) {
+  ::onnx::ModelProto m = read_model(path);
+  std::set<std::string> inits;
+  for (const auto& t : m.graph().initializer()) inits.insert(t.name());
+  std::vector<OnnxInput> r;
+  for (const auto& in : m.graph().input()) {
+    if (inits.count(in.name())) continue;
+    OnnxInput o;
+    o.name = in.name();
+    const auto& tt = in.type().tensor_type();
+    o.has_shape = tt.has_shape();
+    for (const auto& d : tt.shape().dim()) o.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    r.push_back(std::move(o));
+  }
+  return r;
+}
+
+Imported from_onnx(const std::string& path, const ShapeDict& shapes) {
+  ::onnx::ModelProto m = read_model(path);
   try {
     return Importer(m, shapes).run();
   } catch (const CompileError& e) {
