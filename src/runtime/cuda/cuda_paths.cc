@@ -38,13 +38,4 @@ std::vector<std::string> cuda_roots() {
   return roots;
 }
 
-uint64_t fnv1a(const std::string& data, uint64_t seed) {
-  uint64_t h = seed;
-  for (unsigned char c : data) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
-
 }  // namespace minitvm::runtime::cuda

@@ -13,7 +13,5 @@ namespace minitvm::runtime::cuda {
 std::vector<std::string> cuda_roots();
 /** Full path of an executable found on PATH, or "". */
 std::string find_on_path(const std::string& name);
-/** 64-bit FNV-1a, stable across runs and platforms (cache keys). */
-uint64_t fnv1a(const std::string& data, uint64_t seed = 14695981039346656037ull);
 
 }  // namespace minitvm::runtime::cuda

@@ -13,6 +13,7 @@
 #include "minitvm/support/target.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_paths.h"
+#include "support/temp_dir.h"
 
 namespace minitvm::runtime {
 
@@ -259,7 +260,7 @@ NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
   // The key covers everything that changes the PTX, including the NVRTC version.
   std::string key_text = source + '\0' + join(options, "\n") + '\0' + arch + '\0' + nvrtc_version();
   char key[17];
-  std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(cuda::fnv1a(key_text)));
+  std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(support::fnv1a(key_text)));
   fs::path disk_file = opts.cache_dir.empty() ? fs::path() : fs::path(opts.cache_dir) / (std::string(key) + ".ptx");
 
   if (opts.use_cache) {

@@ -14,6 +14,7 @@
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/support/error.h"
 #include "runtime/cuda/cuda_paths.h"
+#include "support/temp_dir.h"
 
 namespace minitvm::runtime {
 
@@ -27,23 +28,6 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-// A private temporary directory, removed with everything in it.
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (fs::temp_directory_path() / "minitvm-ptxas-XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw RuntimeError("ptxas_check: cannot create a temporary directory");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 int64_t to_i64(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
 
@@ -80,7 +64,7 @@ PtxasReport ptxas_check(const std::string& ptx, const std::string& arch) {
       << "ptxas not found (looked on PATH and in $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin)";
   MINITVM_USER_CHECK(std::regex_match(arch, std::regex("sm_[0-9]+[a-z]?")))
       << "ptxas_check: architecture must look like sm_90, got '" << arch << "'";
-  TempDir dir;
+  support::TempDir dir("minitvm-ptxas-", "ptxas_check");
   const fs::path in = dir.path() / "module.ptx";
   const fs::path out = dir.path() / "module.cubin";
   {

@@ -17,6 +17,7 @@
 #include <sstream>
 
 #include "runtime/emulator/abi.h"
+#include "support/temp_dir.h"
 #include "runtime/emulator/prelude.h"
 
 extern char** environ;
@@ -32,14 +33,6 @@ namespace fs = std::filesystem;
 
 const char* const kCompileFlags[] = {"-std=c++17", "-O1", "-fPIC", "-w",
                                      "-fno-strict-aliasing", "-fwrapv", "-fno-math-errno"};
-
-uint64_t fnv1a(const std::string& s, uint64_t h = 1469598103934665603ull) {
-  for (unsigned char c : s) {
-    h ^= c;
-    h *= 1099511628211ull;
-  }
-  return h;
-}
 
 std::vector<std::string> compiler_command() {
   std::string cxx = "c++";
@@ -124,7 +117,6 @@ std::string prelude_text() {
   return std::string(detail::kPreludeCore) + detail::kPreludeMath;
 }
 
-class TempDir;
 
 /**
  * The prelude and stand-in headers with a precompiled prelude when the compiler can make one (it
@@ -166,32 +158,13 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
   }
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string templ = std::string(tmp && *tmp ? tmp : "/tmp") + "/minitvm-emu-XXXXXX";
-    std::vector<char> buf(templ.begin(), templ.end());
-    buf.push_back('\0');
-    if (!mkdtemp(buf.data())) throw EmulatorError("CUDA emulator: cannot create a temporary directory in " + templ);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 IncludeDir::IncludeDir() {
   std::string key = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader;
   for (const auto& w : compiler_command()) key += "\n" + w;
   for (const char* f : kCompileFlags) key += std::string("\n") + f;
   char hex[32];
-  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(fnv1a(key)));
+  std::snprintf(hex, sizeof hex, "%016llx", static_cast<unsigned long long>(support::fnv1a(key)));
   const char* tmp = std::getenv("TMPDIR");
   const fs::path root = tmp && *tmp ? tmp : "/tmp";
   const fs::path final_path = root / ("minitvm-emu-" + std::to_string(getuid()) + "-" + hex);
@@ -283,7 +256,7 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   std::string key_text = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader + text;
   for (const auto& w : compiler_command()) key_text += "\n" + w;
   for (const char* f : kCompileFlags) key_text += std::string("\n") + f;
-  const uint64_t key = fnv1a(key_text);
+  const uint64_t key = support::fnv1a(key_text);
   {
     std::lock_guard<std::mutex> lock(mu);
     auto it = cache.find(key);
@@ -302,7 +275,7 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
     std::error_code ec;
     if (fs::exists(cached, ec)) {
       // Load a private copy: dlopen of one path twice would share the object's global state.
-      TempDir dir;
+      support::TempDir dir("minitvm-emu-", "CUDA emulator");
       fs::copy_file(cached, dir.path() / "kernel.so", ec);
       try {
         if (!ec) ck = load(dir.path() / "kernel.so", cuda_source, rw);
@@ -312,7 +285,7 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
     }
   }
   if (!ck) {
-    TempDir dir;
+    support::TempDir dir("minitvm-emu-", "CUDA emulator");
     const fs::path so = dir.path() / "kernel.so";
     host_compile(dir.path(), text, so, cuda_source);
     if (!cached.empty()) {

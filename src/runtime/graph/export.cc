@@ -18,6 +18,7 @@
 #include "minitvm/support/error.h"
 #include "runtime/cpu/jit_object.h"
 #include "runtime/graph/graph_internal.h"
+#include "support/temp_dir.h"
 
 extern char** environ;
 
@@ -73,25 +74,6 @@ void write_file(const fs::path& path, const std::string& data) {
   MINITVM_RUNTIME_CHECK(out.good()) << "export_library: error writing " << path.string();
 }
 
-class TempDir {
- public:
-  TempDir() {
-    const char* dir = std::getenv("TMPDIR");
-    std::string tmpl = std::string(dir && *dir ? dir : "/tmp") + "/minitvm_export_XXXXXX";
-    std::vector<char> buf(tmpl.begin(), tmpl.end());
-    buf.push_back('\0');
-    MINITVM_RUNTIME_CHECK(mkdtemp(buf.data())) << "export_library: cannot create " << tmpl << ": " << std::strerror(errno);
-    path_ = buf.data();
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path_, ec);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
 
 std::vector<FunctionSignature> signatures_of(const Module& lib) {
   std::vector<FunctionSignature> sigs;
@@ -108,7 +90,7 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
       {"target", g.target}, {"graph_json", g.graph_json}, {"params", save_param_dict(g.params)}};
   if (!g.metadata.empty()) sections.push_back({"metadata", g.metadata});
   const std::string type = g.lib.type_key();
-  TempDir tmp;
+  support::TempDir tmp("minitvm_export_", "export_library");
   std::vector<Module> llvm_parts;
   if (type == "llvm") {
     llvm_parts = {g.lib};
