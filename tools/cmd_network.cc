@@ -47,6 +47,7 @@ struct ModelOptions {
   std::vector<std::string> logs;
   bool tophub = false;
   std::vector<std::string> input_shapes;
+  relay::frontend::ShapeDict input_file_shapes;  // run/profile: shapes of the --input files (ONNX models)
 };
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool target_required) {
@@ -129,6 +130,7 @@ relay::frontend::Imported import_model(const ModelOptions& o) {
   MINITVM_USER_CHECK(fs::is_regular_file(o.model)) << "model " << o.model << " is not a file";
   relay::frontend::ShapeDict shapes;
   for (auto& s : o.input_shapes) shapes.insert(parse_shape_arg(s));
+  for (auto& [name, s] : o.input_file_shapes) shapes.insert({name, s});  // --input-shapes wins
   if (o.batch > 0) {
     for (const auto& in : relay::frontend::onnx_graph_inputs(o.model)) {
       if (shapes.count(in.name)) continue;
@@ -216,6 +218,29 @@ runtime::NDArray read_tensor_file(const std::string& path) {
   }
   MINITVM_USER_CHECK(ext == ".npy") << "input file " << path << ": expected a .npy or an ONNX TensorProto .pb file";
   return runtime::load_npy(path);
+}
+
+// For an ONNX model run directly: the shapes of the --input files, so that a symbolic dim takes the
+// data's size (as ONNX Runtime does). The unnamed form names the model's only graph input.
+void shapes_from_input_files(ModelOptions& o, const std::vector<std::string>& specs) {
+  if (specs.empty() || !fs::is_regular_file(o.model) || is_compiled_file(o.model)) return;
+  std::vector<relay::frontend::OnnxInput> ins = relay::frontend::onnx_graph_inputs(o.model);
+  for (const auto& spec : specs) {
+    size_t eq = spec.find('=');
+    std::string name = eq == std::string::npos ? "" : spec.substr(0, eq);
+    std::string file = eq == std::string::npos ? spec : spec.substr(eq + 1);
+    if (name.empty()) {
+      if (ins.size() != 1) continue;  // set_inputs reports it
+      name = ins[0].name;
+    }
+    const relay::frontend::OnnxInput* in = nullptr;
+    for (auto& i : ins)
+      if (i.name == name) in = &i;
+    if (!in || !fs::is_regular_file(file)) continue;  // set_inputs reports it
+    bool is_static = in->has_shape && std::all_of(in->shape.begin(), in->shape.end(), [](int64_t d) { return d >= 0; });
+    if (is_static) continue;  // the data must match the model's shape (set_inputs checks)
+    o.input_file_shapes[name] = read_tensor_file(file).shape();
+  }
 }
 
 std::string shape_str(const std::vector<int64_t>& s) {
@@ -336,6 +361,7 @@ int run_run(const std::vector<std::string>& args) {
   app->add_option("--repeat", r.repeat, "timed runs (default 1)")->check(cli::Integer(1));
   app->add_option("--json", r.json, "write outputs, latency and workloads as JSON");
   if (auto rc = cli::parse(*app, args)) return *rc;
+  shapes_from_input_files(r.model, r.inputs);
   Loaded l = load_or_compile(r.model);
   Device dev = device_for(l.graph.target);
   runtime::GraphExecutor ex(l.graph, dev);
@@ -414,6 +440,7 @@ int run_profile(const std::vector<std::string>& args) {
   app->add_option("--json", json, "write one row per call as JSON (TVM's AsJSON)");
   app->add_option("--chrome-trace", trace, "write a Chrome trace event file");
   if (auto rc = cli::parse(*app, args)) return *rc;
+  shapes_from_input_files(r.model, r.inputs);
   Loaded l = load_or_compile(r.model);
   runtime::GraphExecutor ex(l.graph, device_for(l.graph.target));
   set_inputs(ex, r.inputs, r.seed, std::cerr);

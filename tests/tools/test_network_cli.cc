@@ -143,7 +143,13 @@ TEST(NetworkCli, RandomInputIsSeededAndBatchSetsSymbolicDims) {
   Result b = run_minitvm({"run", "cnn.onnx", "--input-shapes", "input:[3,3,8,8]", "--output-dir", "b"}, d);
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(runtime::load_npy(d + "/b/output_0.npy").shape(), (std::vector<int64_t>{3, 5}));
-  // A symbolic batch without --batch or --input-shapes names the input.
+  // A symbolic batch takes the size of the --input data (as ONNX Runtime does).
+  auto x3 = relay::testing::random_uniform({3, 3, 8, 8}, -1, 1, 9);
+  runtime::save_npy(d + "/x3.npy", x3);
+  Result e = run_minitvm({"run", "cnn.onnx", "--input", "x3.npy", "--output-dir", "e"}, d);
+  ASSERT_EQ(e.code, 0) << e.err;
+  expect_close(runtime::load_npy(d + "/e/output_0.npy"), reference(m, "input", x3));
+  // A symbolic batch without --batch, --input-shapes or --input names the input.
   Result c = run_minitvm({"run", "cnn.onnx"}, d);
   EXPECT_EQ(c.code, 1);
   EXPECT_TRUE(has(c.err, "input")) << c.err;
