@@ -189,8 +189,11 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
 bool is_depthwise(const ExprNode& conv) {
   const auto& ws = conv.args[1]->types[0].shape;
   int64_t groups = conv.attrs.at("groups").get<int64_t>();
-  return groups > 1 && ws[1] == 1 && groups == conv.args[0]->types[0].shape[1];
+  int64_t channels = conv.args[0]->types[0].shape[1];
+  return groups > 1 && ws[1] == 1 && groups == channels && ws[0] == channels;
 }
+
+bool is_grouped(const ExprNode& conv) { return conv.attrs.at("groups").get<int64_t>() != 1 && !is_depthwise(conv); }
 
 std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   const std::string& op = c.name;
@@ -206,10 +209,9 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
     int64_t groups = at.at("groups").get<int64_t>();
     if (groups == 1) return {topi::nn::conv2d_nchw(a[0], a[1], st, pad, dil)};
-    MINITVM_USER_CHECK(is_depthwise(c) && c.types[0].shape[1] == c.args[0]->types[0].shape[1])
-        << "relay::build: nn.conv2d with groups=" << groups << " (weight " << c.args[1]->types[0].str()
-        << ") is neither a plain nor a depthwise (multiplier 1) convolution; not supported";
-    return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
+    if (is_depthwise(c)) return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
+    // Any other group count (ResNeXt, RegNet, ShuffleNet; depthwise with a channel multiplier).
+    return {topi::nn::group_conv2d_nchw(a[0], a[1], st, pad, dil, groups)};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
   if (op == "nn.relu") return {topi::nn::relu(a[0])};
