@@ -299,7 +299,7 @@ TEST(CliBench, EveryBenchmarkAnswersHelp) {
 }
 
 std::string bench_path(const std::string& name) {
-  for (std::string b : {MINITVM_BENCH_PATHS})
+  for (const std::string& b : std::vector<std::string>{MINITVM_BENCH_PATHS})
     if (fs::path(b).filename() == name) return b;
   return "";
 }
