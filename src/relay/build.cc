@@ -109,6 +109,7 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   r.info.template_key = "simple";
   bool conv = m.name == "nn.conv2d", dense = m.name == "nn.dense";
   if (!conv && !dense) return r;
+  if (conv && detail::is_grouped(m)) return r;  // grouped: plain compute, simple schedule
   if (!is_cuda(t)) {
     r.info.template_key = "cpu";
     return r;
@@ -118,7 +119,6 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
     const auto& ds = m.args[0]->types[0].shape;
     const auto& ks = m.args[1]->types[0].shape;
     bool dw = detail::is_depthwise(m);
-    if (!dw && m.attrs.at("groups").get<int64_t>() != 1) return r;  // lowering reports it
     wl = dw ? topi::depthwise_workloads(ds, ks, conv_attrs(m)) : topi::conv2d_workloads(ds, ks, conv_attrs(m));
   } else {
     const auto& ds = m.args[0]->types[0].shape;
@@ -203,7 +203,7 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       else if (wino) s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
       else s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
     }
-  } else if (!cuda && m.name == "nn.conv2d") {
+  } else if (!cuda && m.name == "nn.conv2d" && !detail::is_grouped(m)) {
     s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs) : topi::cpu::schedule_conv2d_nchw(outs);
   } else if (!cuda && m.name == "nn.dense") {
     s = topi::cpu::schedule_dense(outs);

@@ -184,7 +184,65 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
       "T_softmax_norm", "softmax");
 }
 
+// nn.lrn: the squares summed over the channel window (zero padding outside), then the
+// normalization; the window is ONNX's [c - floor((size-1)/2), c + ceil((size-1)/2)].
+Tensor lrn(const ExprNode& c, const Tensor& x) {
+  Shape s = topi::nn::const_shape(x);
+  int64_t axis = c.attrs.at("axis").get<int64_t>(), size = c.attrs.at("size").get<int64_t>();
+  double bias = c.attrs.at("bias").get<double>(), alpha = c.attrs.at("alpha").get<double>(),
+         beta = c.attrs.at("beta").get<double>();
+  DataType dt = x.dtype();
+  int64_t lo = (size - 1) / 2;
+  Shape before(s.size(), 0), after(s.size(), 0);
+  before[axis] = lo;
+  after[axis] = size - 1 - lo;
+  Tensor padded = topi::nn::pad(x, before, after, 0.0, "pad_data");
+  IterVar r = te::reduce_axis({0, I(size)}, "rxs");
+  Tensor sqr = named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx[axis] = v[axis] + r->var;
+        Expr e = padded.read(idx);
+        return te::sum(e * e, {r});
+      },
+      "T_lrn_sqr_sum", "lrn");
+  return named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        Expr d = ir::make_const(dt, bias) + ir::make_const(dt, alpha / double(size)) * sqr.read(as_exprs(v));
+        return x.read(as_exprs(v)) / ir::pow(d, ir::make_const(dt, beta));
+      },
+      "T_lrn", "lrn");
+}
+
+// Grouped conv2d (NCHW / OIHW): out[n, o, y, x] = sum over the group's input channels and the
+// kernel window of padded data times weight.
+Tensor group_conv2d(const ExprNode& c, const Tensor& x, const Tensor& w) {
+  auto st = ints(c.attrs.at("strides")), pad = ints(c.attrs.at("padding")), dil = ints(c.attrs.at("dilation"));
+  int64_t groups = c.attrs.at("groups").get<int64_t>();
+  Shape ws = topi::nn::const_shape(w);
+  int64_t og = ws[0] / groups;
+  Tensor padded = topi::nn::pad(x, {0, 0, pad[0], pad[1]}, {0, 0, pad[2], pad[3]}, 0.0, "pad_temp");
+  IterVar rc = te::reduce_axis({0, I(ws[1])}, "rc"), ry = te::reduce_axis({0, I(ws[2])}, "ry"),
+          rx = te::reduce_axis({0, I(ws[3])}, "rx");
+  return named_compute(
+      c.types[0].shape, {"nn", "ff", "yy", "xx"},
+      [&](const std::vector<Var>& v) {
+        Expr ic = ir::floordiv(v[1], I(og)) * I(ws[1]) + rc->var;
+        return te::sum(padded(v[0], ic, v[2] * I(st[0]) + ry->var * I(dil[0]), v[3] * I(st[1]) + rx->var * I(dil[1])) *
+                           w(v[1], rc->var, ry->var, rx->var),
+                       {rc, ry, rx});
+      },
+      "group_conv2d_nchw", "group_conv2d_nchw");
+}
+
 }  // namespace
+
+bool is_grouped(const ExprNode& conv) {
+  int64_t groups = conv.attrs.at("groups").get<int64_t>();
+  return groups != 1 && !(is_depthwise(conv) && conv.types[0].shape[1] == conv.args[0]->types[0].shape[1]);
+}
 
 bool is_depthwise(const ExprNode& conv) {
   const auto& ws = conv.args[1]->types[0].shape;
@@ -206,9 +264,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
     int64_t groups = at.at("groups").get<int64_t>();
     if (groups == 1) return {topi::nn::conv2d_nchw(a[0], a[1], st, pad, dil)};
-    MINITVM_USER_CHECK(is_depthwise(c) && c.types[0].shape[1] == c.args[0]->types[0].shape[1])
-        << "relay::build: nn.conv2d with groups=" << groups << " (weight " << c.args[1]->types[0].str()
-        << ") is neither a plain nor a depthwise (multiplier 1) convolution; not supported";
+    if (is_grouped(c)) return {group_conv2d(c, a[0], a[1])};
     return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
@@ -296,6 +352,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   }
   if (op == "mean") return {reduce_mean(c, a[0])};
   if (op == "nn.softmax") return {softmax(c, a[0])};
+  if (op == "nn.lrn") return {lrn(c, a[0])};
   MINITVM_USER_ERROR << "relay::build: no lowering for " << op;
   return {};
 }

@@ -16,4 +16,8 @@ std::vector<te::Tensor> lower_op(const ExprNode& call, const std::vector<te::Ten
 /** Whether a conv2d call is depthwise (groups == channels, one input channel per group). */
 bool is_depthwise(const ExprNode& conv);
 
+/** Whether a conv2d call is grouped but not the depthwise template's case (depthwise with channel
+ *  multiplier 1): lowered as a plain grouped compute with the simple schedule. */
+bool is_grouped(const ExprNode& conv);
+
 }  // namespace minitvm::relay::detail

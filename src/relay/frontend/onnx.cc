@@ -86,21 +86,21 @@ Shape strides_of(const Shape& s) {
 const std::map<std::string, std::set<std::string>>& op_attrs() {
   static const std::map<std::string, std::set<std::string>> m{
       {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
-      {"BatchNormalization", {"epsilon", "momentum", "spatial", "training_mode"}},
+      {"BatchNormalization", {"consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"}},
       {"Relu", {}},
       {"Sigmoid", {}},
       {"Clip", {"min", "max"}},
       {"HardSigmoid", {"alpha", "beta"}},
       {"HardSwish", {}},
-      {"Add", {}},
-      {"Sub", {}},
-      {"Mul", {}},
-      {"Div", {}},
+      {"Add", {"axis", "broadcast"}},
+      {"Sub", {"axis", "broadcast"}},
+      {"Mul", {"axis", "broadcast"}},
+      {"Div", {"axis", "broadcast"}},
       {"MaxPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
       {"AveragePool", {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}},
       {"GlobalAveragePool", {}},
       {"GlobalMaxPool", {}},
-      {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"Gemm", {"alpha", "beta", "broadcast", "transA", "transB"}},
       {"MatMul", {}},
       {"Flatten", {"axis"}},
       {"Reshape", {"allowzero", "shape"}},
@@ -119,6 +119,7 @@ const std::map<std::string, std::set<std::string>>& op_attrs() {
       {"Shape", {"start", "end"}},
       {"Gather", {"axis"}},
       {"Cast", {"to", "saturate"}},
+      {"LRN", {"alpha", "beta", "bias", "size"}},
   };
   return m;
 }
@@ -437,6 +438,7 @@ class Importer {
     if (op == "Slice") return op_slice_graph();
     if (op == "Gather") return op_gather_graph();
     if (op == "Cast") return op_cast_graph();
+    if (op == "LRN") return op_lrn();
     fail("op ", op, " is not supported");  // listed but not mapped
   }
 
@@ -501,6 +503,7 @@ class Importer {
     const Const& a = cin(0, "input");
     Const r;
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+      if (has("axis")) fail("attribute 'axis' (opset < 7 broadcasting) on constants is not supported");
       const Const& b = cin(1, "input");
       bool ok;
       r.shape = broadcast(a.shape, b.shape, ok);
@@ -845,6 +848,7 @@ class Importer {
   void op_bn() {
     only_outputs(1);
     if (geti("training_mode", 0) != 0) fail("attribute 'training_mode' = 1 is not supported (inference only)");
+    if (opset_ < 7 && geti("is_test", 0) != 1) fail("attribute 'is_test' = 0 (training mode, opset < 7) is not supported");
     if (geti("spatial", 1) != 1) fail("attribute 'spatial' = 0 is not supported");
     double eps = getf("epsilon", 1e-5);
     if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
@@ -872,9 +876,28 @@ class Importer {
     Expr h = clip(add(multiply(x, scalar(alpha)), scalar(beta)), 0.0, 1.0);
     set_out(0, swish ? multiply(x, h) : h);
   }
+  // opset < 7 broadcasting: broadcast = 1 aligns B with A's dims from `axis` on (trailing dims by
+  // default, as numpy's); broadcast = 0 needs equal shapes.
+  void legacy_broadcast(const Shape& as, Expr& b) {
+    if (!has("axis") && !has("broadcast")) return;
+    if (opset_ >= 7) fail("attributes 'axis'/'broadcast' are not allowed from opset 7");
+    Shape bs = b->type().shape;
+    if (geti("broadcast", 0) == 0) {
+      if (as != bs) fail("broadcast = 0 needs equal shapes, got ", fmt_shape(as), " and ", fmt_shape(bs));
+      return;
+    }
+    if (!has("axis")) return;
+    int64_t r = int64_t(as.size());
+    int64_t ax = norm_axis(geti("axis", 0), r, "axis");
+    if (ax + int64_t(bs.size()) > r) fail("B ", fmt_shape(bs), " does not fit A ", fmt_shape(as), " from axis ", ax);
+    Shape t = bs;
+    t.resize(size_t(r - ax), 1);
+    if (t != bs) b = reshape(b, t);
+  }
   void op_binary(const std::string& op) {
     only_outputs(1);
     Expr a = in(0), b = in(1);
+    legacy_broadcast(a->type().shape, b);
     Expr y = op == "Add" ? add(a, b) : op == "Sub" ? subtract(a, b) : op == "Mul" ? multiply(a, b) : divide(a, b);
     set_out(0, y);
   }
@@ -1122,6 +1145,17 @@ class Importer {
     Expr y = pts.empty() ? x : tuple_get_item(split_at(x, pts, int(ax)), part);
     if (ind.shape.empty()) y = squeeze(y, {ax});
     set_out(0, y);
+  }
+  void op_lrn() {
+    only_outputs(1);
+    Expr x = in(0);
+    if (x->type().shape.size() < 2) fail("data must have rank >= 2 (N, C, ...), got ", fmt_shape(x->type().shape));
+    check(has("size"), "attribute 'size' is required");
+    int64_t size = geti("size", 0);
+    if (size < 1) fail("attribute 'size' = ", size, " must be >= 1");
+    double alpha = getf("alpha", 1e-4), beta = getf("beta", 0.75), bias = getf("bias", 1.0);
+    if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(bias)) fail("alpha, beta and bias must be finite");
+    set_out(0, nn::lrn(x, size, 1, bias, alpha, beta));
   }
   void op_cast_graph() {
     only_outputs(1);
