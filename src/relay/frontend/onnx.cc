@@ -280,6 +280,7 @@ class Importer {
 
   // ---- per-node context -----------------------------------------------------------------------
   const ::onnx::NodeProto* n_ = nullptr;
+  bool lift1d_ = false;  // a 1-D Conv: 1-element spatial attributes describe the W axis
   std::string label_;
   std::map<std::string, const ::onnx::AttributeProto*> attrs_;
 
@@ -396,6 +397,7 @@ class Importer {
   // ---- translation ------------------------------------------------------------------------------
   void convert(const ::onnx::NodeProto& n, int idx) {
     n_ = &n;
+    lift1d_ = false;
     label_ = "node " + std::to_string(idx) + " '" + n.name() + "' (" + n.op_type() + ")";
     attrs_.clear();
     if (!n.domain().empty() && n.domain() != "ai.onnx") fail("op domain '", n.domain(), "' is not supported");
@@ -786,6 +788,7 @@ class Importer {
   std::vector<int64_t> spatial_ints(const std::string& k, int64_t def) {
     auto v = getints(k);
     if (!v) return {def, def};
+    if (lift1d_ && v->size() == 1) return {1, (*v)[0]};
     if (v->size() != 2) fail("attribute '", k, "' has ", v->size(), " values; only 2-D (NCHW) is supported");
     return *v;
   }
@@ -795,6 +798,7 @@ class Importer {
     Shape p{0, 0, 0, 0};
     if (ap == "NOTSET") {
       if (auto v = getints("pads")) {
+        if (lift1d_ && v->size() == 2) v = Shape{0, (*v)[0], 0, (*v)[1]};
         if (v->size() != 4) fail("attribute 'pads' has ", v->size(), " values; expected 4 (2-D)");
         for (auto x : *v)
           if (x < 0) fail("attribute 'pads' has a negative value ", x);
@@ -825,9 +829,17 @@ class Importer {
   void op_conv() {
     only_outputs(1);
     Expr x = in(0), w = in(1);
-    const auto& xs = x->type().shape;
-    const auto& ws = w->type().shape;
-    if (xs.size() != 4 || ws.size() != 4) fail("only 2-D convolutions (4-D data and weight) are supported, got data ", fmt_shape(xs), " weight ", fmt_shape(ws));
+    Shape xs = x->type().shape;
+    Shape ws = w->type().shape;
+    // 1-D: a 2-D convolution over (N, C, 1, L) with a (O, C/g, 1, K) weight.
+    lift1d_ = xs.size() == 3 && ws.size() == 3;
+    if (lift1d_) {
+      xs.insert(xs.begin() + 2, 1);
+      ws.insert(ws.begin() + 2, 1);
+      x = reshape(x, xs);
+      w = reshape(w, ws);
+    }
+    if (xs.size() != 4 || ws.size() != 4) fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ", fmt_shape(xs), " weight ", fmt_shape(ws));
     int64_t group = geti("group", 1);
     if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
     auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
@@ -835,7 +847,7 @@ class Importer {
     positive(dil, "dilations");
     Shape kshape{ws[2], ws[3]};
     if (auto ks = getints("kernel_shape"))
-      if (*ks != kshape) fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
+      if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]})) fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
     Conv2DAttrs a;
     a.strides = strides;
     a.dilation = dil;
@@ -843,6 +855,10 @@ class Importer {
     a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
     Expr y = nn::conv2d(x, w, a);
     if (has_input(2)) y = nn::bias_add(y, in(2), 1);
+    if (lift1d_) {
+      Shape ys = y->type().shape;
+      y = reshape(y, {ys[0], ys[1], ys[3]});
+    }
     set_out(0, y);
   }
   void op_bn() {

@@ -105,6 +105,15 @@ std::vector<int> fed_inputs(const ::onnx::GraphProto& g) {
   return r;
 }
 
+// Whether the value info declares exactly the static shape `s`.
+bool static_shape_is(const ::onnx::ValueInfoProto& vi, const std::vector<int64_t>& s) {
+  const auto& tt = vi.type().tensor_type();
+  if (!tt.has_shape() || tt.shape().dim_size() != int(s.size())) return false;
+  for (int k = 0; k < tt.shape().dim_size(); ++k)
+    if (!tt.shape().dim(k).has_dim_value() || tt.shape().dim(k).dim_value() != s[k]) return false;
+  return true;
+}
+
 // "... (input 1 'min') must be a constant or initializer": the name, or "".
 std::string needs_constant(const std::string& msg) {
   size_t e = msg.find("') must be a constant or initializer");
@@ -217,7 +226,7 @@ class Runner {
         bool graph_input = t.data_type() == ::onnx::TensorProto_DataType_FLOAT && !constant_.count(vi.name());
         if (graph_input) {
           *kept.Add() = vi;
-          shapes[vi.name()] = dims(t);
+          if (!static_shape_is(vi, dims(t))) shapes[vi.name()] = dims(t);  // the model's when it matches
           inputs[vi.name()] = runtime::NDArray::from_vector<float>(floats_of(t, label + " input " + std::to_string(k)), dims(t));
           key += "I" + vi.name() + shape_str(dims(t));
         } else {
