@@ -168,17 +168,24 @@ TEST(RelayBuild, PrintAfterEachPassAndReport) {
   EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes);
 }
 
-TEST(RelayBuild, UnsupportedGroupedConvIsACompileError) {
+// Grouped conv2d (groups=2, and depthwise with channel multiplier 2) with a bias + relu epilogue,
+// then nn.lrn: the plain grouped compute and the simple schedule, on llvm and cuda -emulate.
+TEST(RelayBuild, GroupedConvAndLrnLlvmAndCudaEmulate) {
   auto x = var("data", T({1, 8, 6, 6}));
-  Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform({8, 4, 3, 3}, -1, 1, 1)), {.groups = 2}));
-  try {
-    build(f, "llvm");
-    FAIL() << "no error";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("nn.conv2d with groups=2 (weight Tensor[(8, 4, 3, 3), float32]) is neither a "
-                                         "plain nor a depthwise"),
-              std::string::npos)
-        << e.what();
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::relu(nn::bias_add(nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2}),
+                                 c({8}, 2)));
+  auto z = nn::conv2d(y, c({16, 1, 3, 3}, 3), {.padding = {1}, .dilation = {2, 1}, .groups = 8});
+  Function f({x}, nn::lrn(z, 4, 1, 1.5, 0.3, 0.6));
+  auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 7);
+  auto want = reference_run(f, {{"data", input}});
+  for (const char* target : {"llvm", "cuda -emulate"}) {
+    Built b = build(f, target);
+    for (auto& k : b.kernels)
+      if (k.master_op == "nn.conv2d") EXPECT_EQ(k.template_key, "simple") << target << " " << k.func_name;
+    auto got = relay_test::run_graph(b, {{"data", input}}, true);
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], want[0], 1e-4);
   }
 }
 
