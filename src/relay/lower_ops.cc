@@ -184,6 +184,38 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
       "T_softmax_norm", "softmax");
 }
 
+// nn.lrn: the squares summed over the channel window (zero padding outside), then the
+// normalization; the window is ONNX's [c - floor((size-1)/2), c + ceil((size-1)/2)].
+Tensor lrn(const ExprNode& c, const Tensor& x) {
+  Shape s = topi::nn::const_shape(x);
+  int64_t axis = c.attrs.at("axis").get<int64_t>(), size = c.attrs.at("size").get<int64_t>();
+  double bias = c.attrs.at("bias").get<double>(), alpha = c.attrs.at("alpha").get<double>(),
+         beta = c.attrs.at("beta").get<double>();
+  DataType dt = x.dtype();
+  int64_t lo = (size - 1) / 2;
+  Shape before(s.size(), 0), after(s.size(), 0);
+  before[axis] = lo;
+  after[axis] = size - 1 - lo;
+  Tensor padded = topi::nn::pad(x, before, after, 0.0, "pad_data");
+  IterVar r = te::reduce_axis({0, I(size)}, "rxs");
+  Tensor sqr = named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx[axis] = v[axis] + r->var;
+        Expr e = padded.read(idx);
+        return te::sum(e * e, {r});
+      },
+      "T_lrn_sqr_sum", "lrn");
+  return named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        Expr d = ir::make_const(dt, bias) + ir::make_const(dt, alpha / double(size)) * sqr.read(as_exprs(v));
+        return x.read(as_exprs(v)) / ir::pow(d, ir::make_const(dt, beta));
+      },
+      "T_lrn", "lrn");
+}
+
 }  // namespace
 
 bool is_depthwise(const ExprNode& conv) {
@@ -298,6 +330,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   }
   if (op == "mean") return {reduce_mean(c, a[0])};
   if (op == "nn.softmax") return {softmax(c, a[0])};
+  if (op == "nn.lrn") return {lrn(c, a[0])};
   MINITVM_USER_ERROR << "relay::build: no lowering for " << op;
   return {};
 }

@@ -329,3 +329,22 @@ TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
   Function ok({x}, nn::relu(x));
   EXPECT_EQ(message(ok, "opencl"), "relay::build: unsupported target 'opencl'");
 }
+
+// Grouped conv2d (groups=2, and depthwise with channel multiplier 2) with a bias + relu epilogue,
+// then nn.lrn, on llvm and cuda -emulate.
+TEST(RelayBuild, GroupedConvAndLrnLlvmAndCudaEmulate) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::relu(nn::bias_add(nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2}),
+                                 c({8}, 2)));
+  auto z = nn::conv2d(y, c({16, 1, 3, 3}, 3), {.padding = {1}, .dilation = {2, 1}, .groups = 8});
+  Function f({x}, nn::lrn(z, 4, 1, 1.5, 0.3, 0.6));
+  auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 7);
+  auto want = reference_run(f, {{"data", input}});
+  for (const char* target : {"llvm", "cuda -emulate"}) {
+    Built b = build(f, target);
+    auto got = relay_test::run_graph(b, {{"data", input}}, true);
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], want[0], 1e-4);
+  }
+}
