@@ -3,13 +3,14 @@
 
 For each MODEL.onnx: a seeded random input (standard normal, shape from the model's input), ONNX
 Runtime (CPUExecutionProvider) and `minitvm run MODEL.onnx --target llvm --input NAME=x.npy
---output-dir DIR` on the same input; compares every output: max |minitvm - ORT| and that divided by
+--output-dir DIR` on the same input (plus `--input-shapes NAME:[..]` for inputs with symbolic dims,
+which take --batch, default 1); compares every output: max |minitvm - ORT| and that divided by
 max |ORT|.  Prints a table; exits 1 if any model fails (rel > --rtol, default 1e-3, a shape
 mismatch, or minitvm exits nonzero: its error line is printed).
 
 minitvm binary: --minitvm, else $MINITVM, else build/tools/minitvm of this checkout, else minitvm on PATH.
 
-usage: check_ort.py [--minitvm BIN] [--rtol 1e-3] [--seed 0] [--keep DIR] MODEL.onnx ...
+usage: check_ort.py [--minitvm BIN] [--rtol 1e-3] [--seed 0] [--batch 1] [--keep DIR] MODEL.onnx ...
 """
 import argparse
 import json
@@ -28,15 +29,16 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 DEFAULT_BIN = os.path.normpath(os.path.join(HERE, "..", "..", "build", "tools", "minitvm"))
 
 
-def input_specs(path):
+def input_specs(path, batch=1):
     m = onnx.load(path, load_external_data=False)
     inits = {i.name for i in m.graph.initializer}
     specs = []
     for vi in m.graph.input:
         if vi.name in inits:
             continue
-        dims = [d.dim_value if d.dim_value > 0 else 1 for d in vi.type.tensor_type.shape.dim]
-        specs.append((vi.name, dims))
+        shape = vi.type.tensor_type.shape.dim
+        dims = [d.dim_value if d.dim_value > 0 else batch for d in shape]
+        specs.append((vi.name, dims, any(d.dim_value <= 0 for d in shape)))
     return specs
 
 
@@ -47,12 +49,14 @@ def check(path, a):
     os.makedirs(work, exist_ok=True)
     rng = np.random.default_rng(a.seed)
     feeds, args = {}, []
-    for iname, dims in input_specs(path):
+    for iname, dims, symbolic in input_specs(path, a.batch):
         x = rng.standard_normal(dims).astype(np.float32)
         f = os.path.join(work, f"{iname}.npy")
         np.save(f, x)
         feeds[iname] = x
         args += ["--input", f"{iname}={f}"]
+        if symbolic:   # minitvm does not take the shape from the .npy: give it (tvmc's spelling)
+            args += ["--input-shapes", f"{iname}:[{','.join(map(str, dims))}]"]
 
     so = ort.SessionOptions()
     so.intra_op_num_threads = os.cpu_count()
@@ -106,6 +110,7 @@ def main():
     ap.add_argument("--minitvm", default=os.environ.get("MINITVM", DEFAULT_BIN))
     ap.add_argument("--rtol", type=float, default=1e-3)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--batch", type=int, default=1, help="size of symbolic input dims (default 1)")
     ap.add_argument("--keep", help="keep inputs/outputs under this folder")
     a = ap.parse_args()
     if not os.access(a.minitvm, os.X_OK) and shutil.which("minitvm") and "MINITVM" not in os.environ:

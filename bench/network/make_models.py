@@ -28,7 +28,8 @@ Approximation (documented): the exact Constant-node layout of shufflenet's chunk
 Add -> Div -> Mul -> Slice) could not be checked against a real export here; the op counts match
 §8.2 except that Constant nodes are not counted to 110.
 
-Usage: make_models.py OUTDIR [MODEL ...]   (default: all models); --seed N (default 0)
+Usage: make_models.py OUTDIR [MODEL ...]   (default: all models); --seed N (default 0);
+       --opset {11,13,17} (default 13), --dynamic-batch, --suffix S (file name suffix)
 """
 import argparse
 import os
@@ -38,7 +39,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-OPSET = 13
+OPSET = 13      # --opset: 11, 13 and 17 give the same graphs except HardSwish (>= 14), see §8.2
+BATCH = None    # --dynamic-batch: dim 0 of input and output is the symbol "batch_size"
 
 
 class Net:
@@ -129,6 +131,8 @@ class Net:
         return self.node("HardSigmoid", [x], scope, out_shape=self.shapes[x], alpha=1.0 / 6)
 
     def hardswish(self, x, scope):
+        if OPSET >= 14:   # symbolic_opset14.hardswish
+            return self.node("HardSwish", [x], scope, out_shape=self.shapes[x])
         hs = self.hardsigmoid(x, scope)
         return self.node("Mul", [x, hs], scope, out_shape=self.shapes[x])
 
@@ -205,8 +209,8 @@ class Net:
         oshape = self.shapes[out]
         graph = helper.make_graph(
             self.identity_nodes + self.nodes, "main_graph",
-            [helper.make_tensor_value_info("input", TensorProto.FLOAT, list(self.shapes["input"]))],
-            [helper.make_tensor_value_info("output", TensorProto.FLOAT, list(oshape))],
+            [helper.make_tensor_value_info("input", TensorProto.FLOAT, [BATCH or self.shapes["input"][0], *self.shapes["input"][1:]])],
+            [helper.make_tensor_value_info("output", TensorProto.FLOAT, [BATCH or oshape[0], *oshape[1:]])],
             initializer=self.inits)
         m = helper.make_model(graph, producer_name="pytorch", producer_version="2.4.1",
                               opset_imports=[helper.make_opsetid("", OPSET)])
@@ -590,15 +594,27 @@ def main():
     ap.add_argument("outdir")
     ap.add_argument("models", nargs="*", help=f"default: all of {', '.join(MODELS)}")
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--opset", type=int, default=13, choices=[11, 13, 17],
+                    help="default 13; 17 only changes hardswish to HardSwish (mobilenet_v3_large)")
+    ap.add_argument("--dynamic-batch", action="store_true",
+                    help='dim 0 of input/output symbolic ("batch_size", as dynamic_axes gives); the graph '
+                         'is otherwise unchanged (shufflenet keeps batch 1 baked into its Reshapes, so it is refused)')
+    ap.add_argument("--suffix", default="", help="appended to the file names, e.g. _op17")
     a = ap.parse_args()
+    global OPSET, BATCH
+    OPSET = a.opset
+    if a.dynamic_batch:
+        BATCH = "batch_size"
     names = a.models or list(MODELS)
     for n in names:
+        if a.dynamic_batch and n == "shufflenet_v2_x1_0":
+            sys.exit("make_models.py: --dynamic-batch is not modelled for shufflenet_v2_x1_0 (its export computes shapes)")
         if n not in MODELS:
             sys.exit(f"make_models.py: unknown model {n!r} (known: {', '.join(MODELS)})")
     os.makedirs(a.outdir, exist_ok=True)
     for i, n in enumerate(names):
         m = MODELS[n](a.seed * 1000 + list(MODELS).index(n))
-        path = os.path.join(a.outdir, f"{n}.onnx")
+        path = os.path.join(a.outdir, f"{n}{a.suffix}.onnx")
         onnx.save(m, path)
         counts = ", ".join(f"{k} {v}" for k, v in sorted(op_counts(m).items(), key=lambda kv: -kv[1]))
         print(f"{path}: {os.path.getsize(path) / 2**20:.1f} MiB; {counts}")
