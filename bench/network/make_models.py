@@ -29,7 +29,7 @@ Add -> Div -> Mul -> Slice) could not be checked against a real export here; the
 §8.2 except that Constant nodes are not counted to 110.
 
 Usage: make_models.py OUTDIR [MODEL ...]   (default: all models); --seed N (default 0);
-       --opset {11,13,17} (default 13), --dynamic-batch, --suffix S (file name suffix)
+       --opset {11,13,17} (default 13), --dynamic-batch, --legacy-flatten, --suffix S (file name suffix)
 """
 import argparse
 import os
@@ -40,6 +40,7 @@ import onnx
 from onnx import TensorProto, helper, numpy_helper
 
 OPSET = 13      # --opset: 11, 13 and 17 give the same graphs except HardSwish (>= 14), see §8.2
+LEGACY_FLATTEN = False   # --legacy-flatten: resnets end in Shape->Gather->Unsqueeze->Concat->Reshape
 BATCH = None    # --dynamic-batch: dim 0 of input and output is the symbol "batch_size"
 
 
@@ -255,7 +256,15 @@ def resnet(seed, block, layers):
             x = net.relu(out, f"{sc}/relu_2" if block != "basic" else f"{sc}/relu_1")
             inplanes = planes * exp
     x = net.adaptive_avgpool(x, "/avgpool", 1)
-    x = net.flatten(x, "")
+    if LEGACY_FLATTEN:   # older torchvision: x.reshape(x.size(0), -1)
+        n, c = net.shapes[x][:2]
+        shp = net.node("Shape", [x], "")
+        d0 = net.node("Gather", [shp, net.constant("", np.array(0, np.int64))], "", axis=0)
+        d0 = net.node("Unsqueeze", [d0, net.constant("", np.array([0], np.int64))], "")
+        tgt = net.node("Concat", [d0, net.constant("", np.array([-1], np.int64))], "", axis=0)
+        x = net.node("Reshape", [x, tgt], "", out_shape=(n, c))
+    else:
+        x = net.flatten(x, "")
     x = net.linear(x, "/fc", "fc", 1000, gain=0.5)
     return net.finish(x)
 
@@ -599,10 +608,13 @@ def main():
     ap.add_argument("--dynamic-batch", action="store_true",
                     help='dim 0 of input/output symbolic ("batch_size", as dynamic_axes gives); the graph '
                          'is otherwise unchanged (shufflenet keeps batch 1 baked into its Reshapes, so it is refused)')
+    ap.add_argument("--legacy-flatten", action="store_true",
+                    help="resnets: x.reshape(x.size(0), -1) of older torchvision (Shape->Gather->Unsqueeze->Concat->Reshape)")
     ap.add_argument("--suffix", default="", help="appended to the file names, e.g. _op17")
     a = ap.parse_args()
-    global OPSET, BATCH
+    global OPSET, BATCH, LEGACY_FLATTEN
     OPSET = a.opset
+    LEGACY_FLATTEN = a.legacy_flatten
     if a.dynamic_batch:
         BATCH = "batch_size"
     names = a.models or list(MODELS)
