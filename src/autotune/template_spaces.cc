@@ -66,13 +66,19 @@ std::optional<ConvGeometry> conv_geometry(const Json& w) {
   if (!w.is_array() || w.size() < 6 || !w[0].is_string()) return std::nullopt;
   const std::string name = w[0].get<std::string>();
   const bool depthwise = name.rfind("depthwise_conv2d_nchw", 0) == 0;
-  if (!(depthwise || name == "conv2d" || name == "conv2d_nchw.cuda" || name == "conv2d_nchw_winograd.cuda"))
+  const bool grouped = name == "group_conv2d_nchw" || name == "group_conv2d_nchw.cuda";
+  if (!(depthwise || grouped || name == "conv2d" || name == "conv2d_nchw.cuda" || name == "conv2d_nchw_winograd.cuda"))
     return std::nullopt;
   std::vector<int64_t> data, kernel, strides, padding, dilation{1, 1};
   if (!get_shape(w[1], data) || !get_shape(w[2], kernel) || data.size() != 4 || kernel.size() != 4) return std::nullopt;
   if (!get_ints(w[3], strides) || !get_ints(w[4], padding)) return std::nullopt;
   if (w.size() >= 7 && is_int_or_list(w[5])) {
     if (!get_ints(w[5], dilation)) return std::nullopt;
+  }
+  int64_t groups = 1;
+  if (grouped) {  // (..., dilation, groups, out_dtype)
+    if (w.size() != 8 || !get_int(w[6], groups) || groups < 1 || groups > kMaxExtent) return std::nullopt;
+    if (data[1] % groups != 0 || kernel[0] % groups != 0 || kernel[1] * groups != data[1]) return std::nullopt;
   }
   if (name == "conv2d") {  // layout is the second-to-last element
     const Json& layout = w[w.size() - 2];
@@ -91,6 +97,7 @@ std::optional<ConvGeometry> conv_geometry(const Json& w) {
   g.kh = kernel[2];
   g.kw = kernel[3];
   g.co = depthwise ? data[1] * kernel[1] : kernel[0];
+  g.groups = groups;
   g.stride_h = strides[0];
   g.stride_w = strides[1];
   g.dil_h = dilation[0];
@@ -172,6 +179,23 @@ void define_depthwise_space(SpaceDefiner& cfg, const ConvGeometry& g, const Targ
   cfg.define_knob("unroll_explicit", unroll_explicit_candidates(target));
 }
 
+void define_group_conv2d_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target) {
+  MINITVM_USER_CHECK(g.groups >= 1 && g.ci % g.groups == 0 && g.co % g.groups == 0)
+      << "group_conv2d_nchw.cuda: groups=" << g.groups << " must divide " << g.ci << " input and " << g.co
+      << " output channels";
+  cfg.define_split("tile_n", g.n, factors(4));
+  cfg.define_split("tile_g", g.groups, factors(2));
+  cfg.define_split("tile_f", g.co / g.groups, factors(4));
+  cfg.define_split("tile_y", g.oh, factors(4));
+  cfg.define_split("tile_x", g.ow, factors(4));
+  cfg.define_split("tile_rc", g.ci / g.groups, factors(2));
+  cfg.define_split("tile_ry", g.kh, factors(2));
+  cfg.define_split("tile_rx", g.kw, factors(2));
+  cfg.define_knob("auto_unroll_max_step", {0, 512, 1500});
+  cfg.define_knob("unroll_explicit", unroll_explicit_candidates(target));
+  cfg.define_knob("fuse_yx", {0, 1});
+}
+
 void define_dense_small_batch_space(SpaceDefiner& cfg, const DenseGeometry& g) {
   cfg.define_split("tile_k", g.in_dim, factors(2));
 }
@@ -198,6 +222,10 @@ std::optional<ConfigSpace> template_space(const std::string& task, const std::st
     auto g = conv_geometry(workload);
     if (!g) return std::nullopt;
     define_depthwise_space(s, *g, target);
+  } else if (task == "group_conv2d_nchw.cuda") {
+    auto g = conv_geometry(workload);
+    if (!g) return std::nullopt;
+    define_group_conv2d_space(s, *g, target);
   } else if (task == "topi_nn_dense" && tkey == "direct") {
     auto g = dense_geometry(workload);
     if (!g) return std::nullopt;

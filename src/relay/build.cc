@@ -121,9 +121,10 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   if (conv) {
     const auto& ds = m.args[0]->types[0].shape;
     const auto& ks = m.args[1]->types[0].shape;
-    bool dw = detail::is_depthwise(m);
-    if (!dw && m.attrs.at("groups").get<int64_t>() != 1) return r;  // lowering reports it
-    wl = dw ? topi::depthwise_workloads(ds, ks, conv_attrs(m)) : topi::conv2d_workloads(ds, ks, conv_attrs(m));
+    if (detail::is_depthwise(m)) wl = topi::depthwise_workloads(ds, ks, conv_attrs(m));
+    else if (detail::is_grouped(m))
+      wl = topi::group_conv2d_workloads(ds, ks, conv_attrs(m), m.attrs.at("groups").get<int64_t>());
+    else wl = topi::conv2d_workloads(ds, ks, conv_attrs(m));
   } else {
     const auto& ds = m.args[0]->types[0].shape;
     const auto& ws = m.args[1]->types[0].shape;
@@ -204,11 +205,14 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       auto geo = autotune::conv_geometry(dec.v01);
       MINITVM_USER_CHECK(geo.has_value()) << g.func_name << ": conv2d workload out of range";
       if (detail::is_depthwise(m)) s = topi::cuda::schedule_depthwise_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
+      else if (detail::is_grouped(m)) s = topi::cuda::schedule_group_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
       else if (wino) s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
       else s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
     }
   } else if (!cuda && m.name == "nn.conv2d") {
-    s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs) : topi::cpu::schedule_conv2d_nchw(outs);
+    s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs)
+        : detail::is_grouped(m)  ? topi::cpu::schedule_group_conv2d_nchw(outs)
+                                 : topi::cpu::schedule_conv2d_nchw(outs);
   } else if (!cuda && m.name == "nn.dense") {
     s = topi::cpu::schedule_dense(outs);
   } else if (!cuda && all_injective(g) && outs.size() == 1) {
@@ -442,7 +446,8 @@ struct WorkloadCount {
 };
 std::string family_of(const KernelInfo& k, const std::string& key) {
   if (k.master_op == "nn.dense") return "dense";
-  return key.find("depthwise") != std::string::npos ? "depthwise_conv2d" : "conv2d";
+  if (key.find("depthwise") != std::string::npos) return "depthwise_conv2d";
+  return key.find("group_conv2d") != std::string::npos ? "group_conv2d" : "conv2d";
 }
 std::map<std::string, WorkloadCount> count_workloads(const std::vector<KernelInfo>& kernels) {
   std::map<std::string, WorkloadCount> counts;

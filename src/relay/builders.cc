@@ -37,6 +37,9 @@ Expr dense(const Expr& data, const Expr& weight, int64_t units) {
 Expr bias_add(const Expr& x, const Expr& bias, int axis) { return call("nn.bias_add", {x, bias}, {{"axis", axis}}); }
 Expr batch_flatten(const Expr& x) { return call("nn.batch_flatten", {x}); }
 Expr softmax(const Expr& x, int axis) { return call("nn.softmax", {x}, {{"axis", axis}}); }
+Expr lrn(const Expr& x, int64_t size, int axis, double bias, double alpha, double beta) {
+  return call("nn.lrn", {x}, {{"size", size}, {"axis", axis}, {"bias", bias}, {"alpha", alpha}, {"beta", beta}});
+}
 Expr dropout(const Expr& x, double rate) { return tuple_get_item(call("nn.dropout", {x}, {{"rate", rate}}), 0); }
 Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, double pad_value) {
   Json j = Json::array();

@@ -184,13 +184,48 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
       "T_softmax_norm", "softmax");
 }
 
+// nn.lrn: the squares summed over the channel window (zero padding outside), then the
+// normalization; the window is ONNX's [c - floor((size-1)/2), c + ceil((size-1)/2)].
+Tensor lrn(const ExprNode& c, const Tensor& x) {
+  Shape s = topi::nn::const_shape(x);
+  int64_t axis = c.attrs.at("axis").get<int64_t>(), size = c.attrs.at("size").get<int64_t>();
+  double bias = c.attrs.at("bias").get<double>(), alpha = c.attrs.at("alpha").get<double>(),
+         beta = c.attrs.at("beta").get<double>();
+  DataType dt = x.dtype();
+  int64_t lo = (size - 1) / 2;
+  Shape before(s.size(), 0), after(s.size(), 0);
+  before[axis] = lo;
+  after[axis] = size - 1 - lo;
+  Tensor padded = topi::nn::pad(x, before, after, 0.0, "pad_data");
+  IterVar r = te::reduce_axis({0, I(size)}, "rxs");
+  Tensor sqr = named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> idx(v.begin(), v.end());
+        idx[axis] = v[axis] + r->var;
+        Expr e = padded.read(idx);
+        return te::sum(e * e, {r});
+      },
+      "T_lrn_sqr_sum", "lrn");
+  return named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) {
+        Expr d = ir::make_const(dt, bias) + ir::make_const(dt, alpha / double(size)) * sqr.read(as_exprs(v));
+        return x.read(as_exprs(v)) / ir::pow(d, ir::make_const(dt, beta));
+      },
+      "T_lrn", "lrn");
+}
+
 }  // namespace
 
 bool is_depthwise(const ExprNode& conv) {
   const auto& ws = conv.args[1]->types[0].shape;
   int64_t groups = conv.attrs.at("groups").get<int64_t>();
-  return groups > 1 && ws[1] == 1 && groups == conv.args[0]->types[0].shape[1];
+  int64_t channels = conv.args[0]->types[0].shape[1];
+  return groups > 1 && ws[1] == 1 && groups == channels && ws[0] == channels;
 }
+
+bool is_grouped(const ExprNode& conv) { return conv.attrs.at("groups").get<int64_t>() != 1 && !is_depthwise(conv); }
 
 std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   const std::string& op = c.name;
@@ -206,10 +241,9 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
     int64_t groups = at.at("groups").get<int64_t>();
     if (groups == 1) return {topi::nn::conv2d_nchw(a[0], a[1], st, pad, dil)};
-    MINITVM_USER_CHECK(is_depthwise(c) && c.types[0].shape[1] == c.args[0]->types[0].shape[1])
-        << "relay::build: nn.conv2d with groups=" << groups << " (weight " << c.args[1]->types[0].str()
-        << ") is neither a plain nor a depthwise (multiplier 1) convolution; not supported";
-    return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
+    if (is_depthwise(c)) return {topi::nn::depthwise_conv2d_nchw(a[0], a[1], st, pad, dil)};
+    // Any other group count (ResNeXt, RegNet, ShuffleNet; depthwise with a channel multiplier).
+    return {topi::nn::group_conv2d_nchw(a[0], a[1], st, pad, dil, groups)};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
   if (op == "nn.relu") return {topi::nn::relu(a[0])};
@@ -296,6 +330,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   }
   if (op == "mean") return {reduce_mean(c, a[0])};
   if (op == "nn.softmax") return {softmax(c, a[0])};
+  if (op == "nn.lrn") return {lrn(c, a[0])};
   MINITVM_USER_ERROR << "relay::build: no lowering for " << op;
   return {};
 }

@@ -13,7 +13,10 @@ namespace minitvm::relay::detail {
  *  conv2d and dense go through topi (nn.h); CompileError for ops relay::build cannot lower. */
 std::vector<te::Tensor> lower_op(const ExprNode& call, const std::vector<te::Tensor>& args);
 
-/** Whether a conv2d call is depthwise (groups == channels, one input channel per group). */
+/** Whether a conv2d call is depthwise with multiplier 1 (groups == input channels == output
+ *  channels): lowered by topi's depthwise_conv2d_nchw. */
 bool is_depthwise(const ExprNode& conv);
+/** Whether a conv2d call is grouped but not is_depthwise (lowered by group_conv2d_nchw). */
+bool is_grouped(const ExprNode& conv);
 
 }  // namespace minitvm::relay::detail

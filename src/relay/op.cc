@@ -2,6 +2,7 @@
 #include "minitvm/relay/op.h"
 
 #include <algorithm>
+#include <cmath>
 #include <functional>
 #include <numeric>
 #include <sstream>
@@ -267,6 +268,20 @@ std::vector<OpDef> make_registry() {
     at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), "nn.softmax");
     return {{x}};
   });
+  add("nn.lrn", P::kOpaque, 1, {{"size", 5}, {"axis", 1}, {"bias", 2.0}, {"alpha", 1e-4}, {"beta", 0.75}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const std::string op = "nn.lrn";
+        const auto& x = ttype(op, a[0], "data");
+        float_only(op, a[0], "data");
+        MINITVM_USER_CHECK(!x.shape.empty()) << op << ": data must have rank >= 1, got " << describe(a[0]);
+        at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
+        MINITVM_USER_CHECK(at["size"].is_number_integer() && at["size"].get<int64_t>() >= 1)
+            << op << ": size must be a positive integer, got " << at["size"].dump();
+        for (const char* k : {"bias", "alpha", "beta"})
+          MINITVM_USER_CHECK(at[k].is_number() && std::isfinite(at[k].get<double>()))
+              << op << ": " << k << " must be a finite number, got " << at[k].dump();
+        return {{x}};
+      });
   add("nn.dropout", P::kOpaque, 1, {{"rate", 0.5}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
     const auto& x = ttype("nn.dropout", a[0], "data");
     double rate = at["rate"].get<double>();

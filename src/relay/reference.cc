@@ -241,6 +241,27 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
       }
     return {out(r)};
   }
+  if (op == "nn.lrn") {
+    int64_t ax = at.at("axis").get<int64_t>(), size = at.at("size").get<int64_t>();
+    double bias = at.at("bias").get<double>(), alpha = at.at("alpha").get<double>(), beta = at.at("beta").get<double>();
+    int64_t outer = 1, len = os[ax], inner = 1;
+    for (int64_t i = 0; i < ax; ++i) outer *= os[i];
+    for (size_t i = ax + 1; i < os.size(); ++i) inner *= os[i];
+    int64_t lo = (size - 1) / 2, hi = size - 1 - lo;  // ONNX: [c - floor((size-1)/2), c + ceil((size-1)/2)]
+    Buf r{os, std::vector<float>(a[0].v.size())};
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t c = 0; c < len; ++c)
+        for (int64_t in = 0; in < inner; ++in) {
+          double s = 0;
+          for (int64_t j = std::max<int64_t>(0, c - lo); j <= std::min(len - 1, c + hi); ++j) {
+            double v = a[0].v[(o * len + j) * inner + in];
+            s += v * v;
+          }
+          int64_t k = (o * len + c) * inner + in;
+          r.v[k] = static_cast<float>(a[0].v[k] / std::pow(bias + alpha / double(size) * s, beta));
+        }
+    return {out(r)};
+  }
   if (op == "nn.batch_flatten" || op == "reshape" || op == "squeeze" || op == "expand_dims")
     return {out(Buf{os, a[0].v})};
   if (op == "nn.pad") {

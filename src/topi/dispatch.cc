@@ -54,6 +54,19 @@ Workloads depthwise_workloads(const std::vector<int64_t>& ds, const std::vector<
   return w;
 }
 
+Workloads group_conv2d_workloads(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+                                 const nn::Conv2dAttrs& a, int64_t groups) {
+  DataType f32 = DataType::Float(32);
+  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v01(a.padding),
+                             pair_json(a.dilation), groups, a.out_dtype.str()});
+  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v02(a.padding),
+                             pair_json(a.dilation), groups, a.out_dtype.str()});
+  Workloads w;
+  w.v01 = autotune::workload_v01("group_conv2d_nchw", args01);
+  w.v02 = {autotune::workload_v02("group_conv2d_nchw.cuda", args02)};
+  return w;
+}
+
 Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias, DataType out_dtype) {
   DataType f32 = DataType::Float(32);
   Json b = bias ? tensor_arg({out_dim}, f32) : Json(nullptr);

@@ -169,18 +169,124 @@ TEST(RelayBuild, PrintAfterEachPassAndReport) {
   EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes);
 }
 
-TEST(RelayBuild, UnsupportedGroupedConvIsACompileError) {
-  auto x = var("data", T({1, 8, 6, 6}));
-  Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform({8, 4, 3, 3}, -1, 1, 1)), {.groups = 2}));
-  try {
-    build(f, "llvm");
-    FAIL() << "no error";
-  } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("nn.conv2d with groups=2 (weight Tensor[(8, 4, 3, 3), float32]) is neither a "
-                                         "plain nor a depthwise"),
-              std::string::npos)
-        << e.what();
+namespace {
+
+// A ResNeXt bottleneck (32x4d-like, narrowed): 1x1 conv + bias + relu, 3x3 grouped conv (groups
+// 32 with 2 or 4 channels per group, stride 2 in the second block) + bias + relu, 1x1 conv + bias,
+// projection shortcut, add, relu; then a grouped 1x1 (ShuffleNet, groups 4) + relu, a dilated
+// grouped 3x3 (groups 2) and a depthwise conv with multiplier 2 (groups = channels, 2 outputs per
+// group: a grouped conv too).
+Function resnext_like(Params& params) {
+  auto x = var("data", T({1, 32, 10, 10}));
+  std::vector<relay::Expr> ps{x};
+  uint64_t seed = 300;
+  auto p = [&](const std::string& n, std::vector<int64_t> s, float lo, float hi) {
+    auto v = var(n, T(s));
+    params[n] = relay::testing::random_uniform(s, lo, hi, seed++);
+    ps.push_back(v);
+    return v;
+  };
+  auto block = [&](const relay::Expr& in, const std::string& n, int64_t cin, int64_t width, int64_t cout,
+                   int64_t stride) {
+    auto a = nn::relu(nn::bias_add(nn::conv2d(in, p(n + ".w1", {width, cin, 1, 1}, -0.3, 0.3)),
+                                   p(n + ".b1", {width}, -0.2, 0.2)));
+    auto b = nn::relu(nn::bias_add(nn::conv2d(a, p(n + ".w2", {width, width / 32, 3, 3}, -0.4, 0.4),
+                                              {.strides = {stride, stride}, .padding = {1}, .groups = 32}),
+                                   p(n + ".b2", {width}, -0.2, 0.2)));
+    auto c = nn::bias_add(nn::conv2d(b, p(n + ".w3", {cout, width, 1, 1}, -0.3, 0.3)), p(n + ".b3", {cout}, -0.2, 0.2));
+    auto sc = nn::conv2d(in, p(n + ".ws", {cout, cin, 1, 1}, -0.3, 0.3), {.strides = {stride, stride}});
+    return nn::relu(add(c, sc));
+  };
+  auto y = block(x, "b1", 32, 64, 32, 1);
+  y = block(y, "b2", 32, 128, 64, 2);
+  y = nn::relu(nn::conv2d(y, p("shuffle.w", {32, 16, 1, 1}, -0.3, 0.3), {.groups = 4}));
+  y = nn::conv2d(y, p("dil.w", {16, 16, 3, 3}, -0.3, 0.3), {.padding = {2}, .dilation = {2, 2}, .groups = 2});
+  y = nn::conv2d(y, p("dw.w", {32, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16});
+  return Function(ps, nn::relu(y));
+}
+
+void check_resnext_like(const std::string& target) {
+  Params params;
+  Function f = resnext_like(params);
+  auto input = relay::testing::random_uniform({1, 32, 10, 10}, -1, 1, 8);
+  Built b = build(f, target, params);
+  auto want = reference_run(f, {{"data", input}}, params);
+  for (bool share : {false, true}) expect_close(relay_test::run_graph(b, {{"data", input}}, share)[0], want[0], 1e-4);
+  std::string r = b.report();
+  int grouped = 0;
+  for (auto& k : b.kernels)
+    if (k.workload.is_array() && k.workload.at(0).get<std::string>().find("group_conv2d") != std::string::npos)
+      ++grouped;
+  if (target == "llvm") {
+    EXPECT_EQ(grouped, 0) << r;  // llvm: template-free CPU schedules
+    for (auto& k : b.kernels)
+      if (k.master_op == "nn.conv2d") EXPECT_EQ(k.template_key, "cpu") << k.func_name;
+  } else {
+    // The two 3x3 groups-32 convs, the grouped 1x1, the dilated one and the multiplier-2 depthwise.
+    EXPECT_EQ(grouped, 5) << r;
+    EXPECT_NE(r.find("5 group_conv2d layers, 5 workloads: 0 from log, 5 fallback"), std::string::npos) << r;
   }
+  EXPECT_NE(r.find("fused_nn_conv2d_nn_bias_add_nn_relu"), std::string::npos) << r;
+}
+
+}  // namespace
+
+TEST(RelayBuild, GroupedConvResNeXtBlockLlvm) { check_resnext_like("llvm"); }
+
+TEST(RelayBuild, GroupedConvResNeXtBlockCudaEmulate) { check_resnext_like("cuda -emulate"); }
+
+// The grouped kernel is queried with TVM's workload key (dispatch context): a config given for
+// group_conv2d_nchw.cuda's 0.1 key answers and is applied.
+TEST(RelayBuild, GroupedConvConfigFromDispatchContext) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto w = constant(relay::testing::random_uniform({8, 2, 3, 3}, -1, 1, 1));
+  Function f({x}, nn::relu(nn::conv2d(x, w, {.padding = {1}, .groups = 4})));
+  topi::nn::Conv2dAttrs a;
+  a.padding = {1, 1, 1, 1};
+  auto wl = topi::group_conv2d_workloads({1, 8, 6, 6}, {8, 2, 3, 3}, a, 4);
+  EXPECT_EQ(autotune::workload_key(wl.v02.at(0)),
+            "('group_conv2d_nchw.cuda', ('TENSOR', (1, 8, 6, 6), 'float32'), ('TENSOR', (8, 2, 3, 3), 'float32'), "
+            "(1, 1), (1, 1, 1, 1), (1, 1), 4, 'float32')");
+  autotune::ConfigEntity cfg;
+  for (auto& [n, v] : std::vector<std::pair<const char*, std::vector<int64_t>>>{
+           {"tile_n", {-1, 1, 1, 1}}, {"tile_g", {-1, 2}}, {"tile_f", {-1, 1, 2, 1}}, {"tile_y", {-1, 1, 3, 2}},
+           {"tile_x", {-1, 1, 6, 1}}, {"tile_rc", {-1, 1}}, {"tile_ry", {-1, 3}}, {"tile_rx", {-1, 3}}})
+    cfg.set(n, autotune::SplitEntity{v});
+  cfg.set("auto_unroll_max_step", autotune::OtherOptionEntity{0});
+  cfg.set("unroll_explicit", autotune::OtherOptionEntity{0});
+  cfg.set("fuse_yx", autotune::OtherOptionEntity{1});
+  cfg.index = 7;
+  autotune::ApplyHistoryBest best;
+  best.update(autotune::parse_target("cuda -emulate"), wl.v01, cfg);
+  autotune::DispatchScope scope(best);
+  Built b = build(f, "cuda -emulate");
+  ASSERT_EQ(b.kernels.size(), 1u);
+  EXPECT_EQ(b.kernels[0].template_key, "direct");
+  EXPECT_FALSE(b.kernels[0].is_fallback);
+  EXPECT_EQ(b.kernels[0].workload, wl.v01);
+  auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 3);
+  expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-5);
+}
+
+TEST(RelayBuild, InvalidGroupCountsAreCompileErrors) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto message = [&](int64_t groups, std::vector<int64_t> wshape) -> std::string {
+    try {
+      Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform(wshape, -1, 1, 1)), {.groups = groups}));
+      build(f, "llvm");
+    } catch (const CompileError& e) {
+      return e.what();
+    }
+    return "no error";
+  };
+  std::string m = message(3, {9, 3, 3, 3});  // 3 does not divide 8 channels
+  EXPECT_NE(m.find("groups=3"), std::string::npos) << m;
+  m = message(0, {8, 8, 3, 3});
+  EXPECT_NE(m.find("groups=0"), std::string::npos) << m;
+  m = message(4, {6, 2, 3, 3});  // 4 does not divide 6 output channels
+  EXPECT_NE(m.find("groups=4"), std::string::npos) << m;
+  m = message(2, {8, 2, 3, 3});  // weight has 2 input channels per group, data 4
+  EXPECT_NE(m.find("groups=2"), std::string::npos) << m;
 }
 
 TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
@@ -222,4 +328,23 @@ TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
             std::string::npos);
   Function ok({x}, nn::relu(x));
   EXPECT_EQ(message(ok, "opencl"), "relay::build: unsupported target 'opencl'");
+}
+
+// Grouped conv2d (groups=2, and depthwise with channel multiplier 2) with a bias + relu epilogue,
+// then nn.lrn, on llvm and cuda -emulate.
+TEST(RelayBuild, GroupedConvAndLrnLlvmAndCudaEmulate) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto y = nn::relu(nn::bias_add(nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2}),
+                                 c({8}, 2)));
+  auto z = nn::conv2d(y, c({16, 1, 3, 3}, 3), {.padding = {1}, .dilation = {2, 1}, .groups = 8});
+  Function f({x}, nn::lrn(z, 4, 1, 1.5, 0.3, 0.6));
+  auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 7);
+  auto want = reference_run(f, {{"data", input}});
+  for (const char* target : {"llvm", "cuda -emulate"}) {
+    Built b = build(f, target);
+    auto got = relay_test::run_graph(b, {{"data", input}}, true);
+    ASSERT_EQ(got.size(), 1u);
+    expect_close(got[0], want[0], 1e-4);
+  }
 }

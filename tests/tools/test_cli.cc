@@ -261,7 +261,7 @@ TEST(CliBench, EveryBenchmarkAnswersHelp) {
 }
 
 std::string bench_path(const std::string& name) {
-  for (std::string b : {MINITVM_BENCH_PATHS})
+  for (const std::string& b : std::vector<std::string>{MINITVM_BENCH_PATHS})
     if (fs::path(b).filename() == name) return b;
   return "";
 }
@@ -286,3 +286,43 @@ TEST(CliBench, BadNumbersAreUsageErrors) {
 }
 
 }  // namespace
+
+// `minitvm onnx-test` on a few libonnx-testdata directories: relay models (LRN, a graph with no
+// kernels, a pytorch-operator export), a pooling-interpreter model (MaxUnpool), an unsupported op
+// (failed, or skipped with --skip-unsupported) and a corrupted recorded output (a failure line).
+TEST(CliOnnxTest, RelayAndPoolingPathsUnsupportedAndFailures) {
+  const std::string data = "/usr/share/libonnx-testdata/data";
+  if (!fs::is_directory(data + "/node")) GTEST_SKIP() << data << " not found (Debian libonnx-testdata)";
+  const std::string node = data + "/node/";
+  std::vector<std::string> good = {node + "test_lrn", node + "test_identity", node + "test_maxunpool_export_without_output_shape",
+                                   data + "/pytorch-operator/test_operator_flatten"};
+  for (auto& d : good)
+    if (!fs::is_directory(d)) GTEST_SKIP() << d << " not found";
+  std::vector<std::string> args = {"onnx-test"};
+  args.insert(args.end(), good.begin(), good.end());
+  Result r = minitvm(args);
+  if (has(r.out, "without ONNX support")) GTEST_SKIP() << "built without ONNX support";
+  EXPECT_EQ(r.code, 0) << r.out << r.err;
+  EXPECT_EQ(r.out, "4 passed, 0 failed\n");
+
+  const std::string nms = node + "test_nonmaxsuppression_center_point_box_format";
+  r = minitvm({"onnx-test", node + "test_lrn", nms});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, nms + ": unsupported: op NonMaxSuppression\n")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n1 passed, 1 failed\n")) << r.out;
+  r = minitvm({"onnx-test", node + "test_lrn", nms, "--skip-unsupported"});
+  EXPECT_EQ(r.code, 0) << r.out;
+  EXPECT_EQ(r.out, "1 passed, 0 failed, 1 skipped (unsupported op)\n");
+
+  // test_relu with its input recorded as the expected output: relu(x) != x for negative x.
+  std::string bad = tmp("onnx_cli_bad_relu_" + std::to_string(::getpid()));
+  fs::remove_all(bad);
+  fs::copy(node + "test_relu", bad, fs::copy_options::recursive);
+  fs::copy_file(bad + "/test_data_set_0/input_0.pb", bad + "/test_data_set_0/output_0.pb",
+                fs::copy_options::overwrite_existing);
+  r = minitvm({"onnx-test", bad, node + "test_relu"});
+  EXPECT_EQ(r.code, 1);
+  EXPECT_TRUE(has(r.out, bad + ": data set 0, reference executor: output 0 differs at index ")) << r.out;
+  EXPECT_TRUE(has(r.out, "\n1 passed, 1 failed\n")) << r.out;
+  fs::remove_all(bad);
+}

@@ -61,6 +61,31 @@ inline std::vector<float> conv_ref(const ConvShape& s, const std::vector<float>&
   return out;
 }
 
+/** grouped conv2d NCHW: kernel (co, ci / groups, KH, KW); output channel f reads the input
+ *  channels (f / (co / groups)) * (ci / groups) + c. */
+inline std::vector<float> group_conv_ref(const ConvShape& s, int groups, const std::vector<float>& x,
+                                         const std::vector<float>& k) {
+  int OH = s.oh(), OW = s.ow(), cig = s.ci / groups, cog = s.co / groups;
+  std::vector<float> out(size_t(s.n) * s.co * OH * OW, 0.f);
+  for (int b = 0; b < s.n; ++b)
+    for (int f = 0; f < s.co; ++f)
+      for (int y = 0; y < OH; ++y)
+        for (int xx = 0; xx < OW; ++xx) {
+          double acc = 0;
+          int g = f / cog;
+          for (int c = 0; c < cig; ++c)
+            for (int ry = 0; ry < s.kh; ++ry)
+              for (int rx = 0; rx < s.kw; ++rx) {
+                int iy = y * s.sh + ry * s.dh - s.pad[0], ix = xx * s.sw + rx * s.dw - s.pad[1];
+                if (iy < 0 || iy >= s.h || ix < 0 || ix >= s.w) continue;
+                acc += double(x[((size_t(b) * s.ci + g * cig + c) * s.h + iy) * s.w + ix]) *
+                       k[((size_t(f) * cig + c) * s.kh + ry) * s.kw + rx];
+              }
+          out[((size_t(b) * s.co + f) * OH + y) * OW + xx] = float(acc);
+        }
+  return out;
+}
+
 inline std::vector<float> dense_ref(int B, int K, int N, const std::vector<float>& x, const std::vector<float>& w,
                                     const std::vector<float>* bias = nullptr) {
   std::vector<float> out(size_t(B) * N);

@@ -1,6 +1,8 @@
 // topi computes with default schedules on llvm against naive references; shape errors.
 #include "ref.h"
 
+#include <functional>
+
 #include <minitvm/topi/nn.h>
 
 using namespace minitvm;
@@ -142,6 +144,71 @@ TEST(TopiCompute, ElementwiseChain) {
     for (int j = 0; j < L; ++j) ref[n * L + j] = float(std::exp(ref[n * L + j] - mx) / s);
   }
   expect_close(on.to_vector<float>(), ref, 1e-5f);
+}
+
+namespace {
+// group_conv2d_nchw under a default schedule on llvm against the naive grouped loops.
+void check_group_conv(const ConvShape& s, int groups) {
+  SCOPED_TRACE(testing::Message() << "groups " << groups << " ci " << s.ci << " co " << s.co);
+  auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
+  auto kernel = te::placeholder({s.co, s.ci / groups, s.kh, s.kw}, f32, "placeholder");
+  std::vector<int64_t> pad{s.pad[0], s.pad[1], s.pad[2], s.pad[3]};
+  auto out = nn::group_conv2d_nchw(data, kernel, {s.sh, s.sw}, pad, {s.dh, s.dw}, groups);
+  auto mod = build(te::create_schedule({out.op()}), {data, kernel, out}, "llvm", "gconv");
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 13), k = rnd(size_t(s.co) * (s.ci / groups) * s.kh * s.kw, 14);
+  auto on = runtime::NDArray::empty(nn::const_shape(out), f32);
+  mod.get_function("gconv")(runtime::NDArray::from_vector(x, nn::const_shape(data)),
+                            runtime::NDArray::from_vector(k, nn::const_shape(kernel)), on);
+  expect_close(on.to_vector<float>(), group_conv_ref(s, groups, x, k), 1e-4f);
+}
+}  // namespace
+
+TEST(TopiCompute, GroupConv2dNames) {
+  auto data = te::placeholder({1, 8, 8, 8}, f32, "data");
+  auto kernel = te::placeholder({12, 2, 3, 3}, f32, "placeholder");
+  auto out = nn::group_conv2d_nchw(data, kernel, {1, 1}, {1, 1}, {1, 1}, 4);
+  EXPECT_EQ(out.name(), "compute");
+  EXPECT_EQ(out.op()->tag, "group_conv2d_nchw");
+  EXPECT_EQ(out.op().input_tensors()[0].name(), "pad_temp");
+  std::vector<std::string> names;
+  for (auto& iv : out.op().axis()) names.push_back(iv->var.name());
+  for (auto& iv : out.op().reduce_axis()) names.push_back(iv->var.name());
+  EXPECT_EQ(names, (std::vector<std::string>{"nn", "ff", "yy", "xx", "rc", "ry", "rx"}));
+  EXPECT_EQ(nn::const_shape(out), (std::vector<int64_t>{1, 12, 8, 8}));
+  const int64_t* rc = ir::as_const_int(out.op().reduce_axis()[0]->dom.extent());
+  ASSERT_TRUE(rc);
+  EXPECT_EQ(*rc, 2);  // one group's input channels
+}
+
+TEST(TopiCompute, GroupConv2dValues) {
+  check_group_conv({1, 4, 9, 9, 6, 3, 3, 1, 1, {1, 1, 1, 1}}, 2);
+  check_group_conv({2, 8, 11, 10, 8, 3, 3, 2, 2, {1, 0, 2, 1}}, 4);          // stride 2, asymmetric pad
+  check_group_conv({1, 8, 12, 12, 12, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 4);   // dilation 2
+  check_group_conv({1, 64, 8, 8, 64, 3, 3, 2, 2, {1, 1, 1, 1}}, 32);         // ResNeXt 32x2d, stride 2
+  check_group_conv({1, 6, 7, 7, 6, 1, 1}, 1);                                // groups 1 = conv2d
+  check_group_conv({1, 4, 7, 7, 8, 3, 3, 1, 1, {1, 1, 1, 1}}, 4);            // depthwise, multiplier 2
+}
+
+TEST(TopiCompute, GroupConv2dInvalidGroups) {
+  auto d = te::placeholder({1, 8, 8, 8}, f32);
+  auto expect_error = [](const std::function<void()>& f, const std::string& what) {
+    try {
+      f();
+      FAIL() << "expected CompileError mentioning " << what;
+    } catch (const CompileError& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  expect_error([&] { nn::group_conv2d_nchw(d, te::placeholder({8, 8, 3, 3}, f32), {1, 1}, {1, 1}, {1, 1}, 0); },
+               "groups must be >= 1, got 0");
+  expect_error([&] { nn::group_conv2d_nchw(d, te::placeholder({8, 8, 3, 3}, f32), {1, 1}, {1, 1}, {1, 1}, -2); },
+               "got -2");
+  expect_error([&] { nn::group_conv2d_nchw(d, te::placeholder({9, 3, 3, 3}, f32), {1, 1}, {1, 1}, {1, 1}, 3); },
+               "groups=3 does not divide the 8 input channels");
+  expect_error([&] { nn::group_conv2d_nchw(d, te::placeholder({6, 2, 3, 3}, f32), {1, 1}, {1, 1}, {1, 1}, 4); },
+               "groups=4 does not divide the 6 output channels");
+  expect_error([&] { nn::group_conv2d_nchw(d, te::placeholder({8, 4, 3, 3}, f32), {1, 1}, {1, 1}, {1, 1}, 4); },
+               "kernel has 4 input channels per group");
 }
 
 TEST(TopiCompute, ShapeErrorsAreClear) {

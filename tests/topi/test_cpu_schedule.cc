@@ -59,6 +59,47 @@ TEST(TopiCpu, DepthwiseShapes) {
   check({2, 3, 11, 9, 0, 3, 3, 2, 2, {1, 1, 1, 1}}, 2, false);
 }
 
+namespace {
+// schedule_group_conv2d_nchw with a bias + relu epilogue (or none) on llvm.
+void check_group(const ConvShape& s, int groups, bool epilogue) {
+  SCOPED_TRACE(testing::Message() << "group conv " << s.ci << "->" << s.co << " groups " << groups << " stride "
+                                  << s.sh << " dil " << s.dh << " epilogue " << epilogue);
+  auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
+  auto kernel = te::placeholder({s.co, s.ci / groups, s.kh, s.kw}, f32, "placeholder");
+  auto bias = te::placeholder({s.co}, f32, "bias");
+  std::vector<int64_t> pad{s.pad[0], s.pad[1], s.pad[2], s.pad[3]};
+  auto conv = nn::group_conv2d_nchw(data, kernel, {s.sh, s.sw}, pad, {s.dh, s.dw}, groups);
+  te::Tensor out = epilogue ? nn::relu(nn::bias_add(conv, bias)) : conv;
+  auto sch = cpu::schedule_group_conv2d_nchw({out});
+  std::vector<te::Tensor> args{data, kernel, out};
+  if (epilogue) args.insert(args.begin() + 2, bias);
+  auto mod = build(sch, args, "llvm", "gconv");
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 31), k = rnd(size_t(s.co) * (s.ci / groups) * s.kh * s.kw, 32);
+  auto b = rnd(size_t(s.co), 33);
+  auto on = runtime::NDArray::empty(nn::const_shape(out), f32);
+  std::vector<runtime::ArgValue> call{runtime::NDArray::from_vector(x, nn::const_shape(data)),
+                                      runtime::NDArray::from_vector(k, nn::const_shape(kernel))};
+  if (epilogue) call.push_back(runtime::NDArray::from_vector(b, {s.co}));
+  call.push_back(on);
+  mod.get_function("gconv").call(call);
+  auto ref = group_conv_ref(s, groups, x, k);
+  if (epilogue) {
+    size_t plane = size_t(s.oh()) * s.ow();
+    for (size_t i = 0; i < ref.size(); ++i) ref[i] = std::max(ref[i] + b[(i / plane) % s.co], 0.f);
+  }
+  expect_close(on.to_vector<float>(), ref, 1e-4f);
+}
+}  // namespace
+
+TEST(TopiCpu, GroupConv2dShapes) {
+  check_group({1, 8, 14, 14, 16, 3, 3, 1, 1, {1, 1, 1, 1}}, 2, true);
+  check_group({2, 16, 13, 11, 16, 3, 3, 2, 2, {1, 1, 1, 1}}, 4, false);        // stride 2
+  check_group({1, 8, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 4, true);     // dilation 2
+  check_group({1, 64, 9, 9, 64, 3, 3, 2, 2, {1, 0, 1, 1}}, 32, true);          // ResNeXt 32x2d, stride 2
+  check_group({1, 128, 7, 7, 256, 3, 3, 1, 1, {1, 1, 1, 1}}, 32, false);       // 4 in, 8 out per group
+  check_group({1, 12, 10, 10, 24, 1, 1, 1, 1}, 3, true);                       // grouped 1x1 (ShuffleNet)
+}
+
 TEST(TopiCpu, WinogradShapes) {
   check({1, 8, 8, 8, 8, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, false, true);
   check({1, 4, 7, 7, 6, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, true, true);

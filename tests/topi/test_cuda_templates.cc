@@ -2,6 +2,7 @@
 #include "ref.h"
 
 #include <minitvm/autotune/record.h>
+#include <minitvm/autotune/task.h>
 #include <minitvm/runtime/nvrtc.h>
 #include <minitvm/runtime/ptxas.h>
 #include <minitvm/topi/cuda_schedule.h>
@@ -202,4 +203,129 @@ TEST(TopiCuda, SeedLogRecordIsAppliedExactly) {
   EXPECT_EQ(L.config.split("tile_x").size, (std::vector<int64_t>{-1, 1, 28, 1}));
   EXPECT_NE(L.ir.find("blockIdx.x, , blockIdx.x)] thread_extent = 8"), std::string::npos) << L.ir.substr(0, 2000);
   EXPECT_NE(L.ir.find("threadIdx.x, , threadIdx.x)] thread_extent = 28"), std::string::npos);
+}
+
+namespace {
+struct GroupCase {
+  ConvShape s;
+  int groups;
+  bool epilogue;  // bias + relu fused into the output stage
+};
+
+// group_conv2d_nchw.cuda under the current dispatch context (as relay::build queries it), built
+// for `target`; runs it on `cuda -emulate` and compares with the naive grouped loops.
+void check_group_cuda(const GroupCase& c, const std::string& target, bool expect_fallback) {
+  const ConvShape& s = c.s;
+  SCOPED_TRACE(testing::Message() << "group conv " << s.ci << "->" << s.co << " groups " << c.groups << " "
+                                  << s.h << "x" << s.w << " stride " << s.sh << " dil " << s.dh);
+  std::vector<int64_t> ds{s.n, s.ci, s.h, s.w}, ks{s.co, s.ci / c.groups, s.kh, s.kw};
+  nn::Conv2dAttrs attrs{{s.sh, s.sw}, {s.pad[0], s.pad[1], s.pad[2], s.pad[3]}, {s.dh, s.dw}};
+  auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
+  auto kernel = te::placeholder({s.co, s.ci / c.groups, s.kh, s.kw}, f32, "placeholder");
+  auto bias = te::placeholder({s.co}, f32, "bias");
+  auto conv = nn::group_conv2d_nchw(data, kernel, attrs.stride, attrs.padding, attrs.dilation, c.groups);
+  te::Tensor out = c.epilogue ? nn::relu(nn::bias_add(conv, bias)) : conv;
+  auto t = autotune::parse_target(target);
+  auto wl = cuda::group_conv2d_workloads(ds, ks, attrs, c.groups);
+  EXPECT_EQ(wl.v02.at(0).at(0), "group_conv2d_nchw.cuda");
+  auto d = cuda::dispatch(t, wl);
+  ASSERT_TRUE(d.cfg);
+  EXPECT_EQ(d.cfg->is_fallback(), expect_fallback);
+  auto g = autotune::conv_geometry(wl.v01);
+  ASSERT_TRUE(g.has_value());
+  EXPECT_EQ(g->groups, c.groups);
+  auto sch = cuda::schedule_group_conv2d_nchw({out}, *d.cfg, *g, t);
+  std::vector<te::Tensor> args{data, kernel, out};
+  if (c.epilogue) args.insert(args.begin() + 2, bias);
+  auto mod = build(sch, args, target, "gconv");
+  std::string src = mod.get_source("");
+  EXPECT_NE(src.find("__shared__"), std::string::npos);
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 41), k = rnd(size_t(s.co) * (s.ci / c.groups) * s.kh * s.kw, 42);
+  auto b = rnd(size_t(s.co), 43);
+  auto on = runtime::NDArray::empty(nn::const_shape(out), f32);
+  std::vector<runtime::ArgValue> call{runtime::NDArray::from_vector(x, ds), runtime::NDArray::from_vector(k, ks)};
+  if (c.epilogue) call.push_back(runtime::NDArray::from_vector(b, {s.co}));
+  call.push_back(on);
+  mod.get_function("gconv").call(call);
+  auto ref = group_conv_ref(s, c.groups, x, k);
+  if (c.epilogue) {
+    size_t plane = size_t(s.oh()) * s.ow();
+    for (size_t i = 0; i < ref.size(); ++i) ref[i] = std::max(ref[i] + b[(i / plane) % s.co], 0.f);
+  }
+  expect_close(on.to_vector<float>(), ref, 1e-4f);
+  if (!runtime::nvrtc_available() || runtime::find_ptxas().empty()) return;
+  runtime::NvrtcOptions o;
+  o.arch = "sm_90";
+  auto ptx = runtime::nvrtc_compile(src, o).ptx;
+  auto report = runtime::ptxas_check(ptx, "sm_90");
+  ASSERT_FALSE(report.kernels.empty()) << report.output;
+  EXPECT_LE(report.kernels[0].shared_bytes, 48 * 1024);
+  testing::Test::RecordProperty("ptxas_sm_90_shared_bytes", std::to_string(report.kernels[0].shared_bytes));
+}
+
+ConfigEntity group_cfg(std::vector<int64_t> n, std::vector<int64_t> gr, std::vector<int64_t> f, std::vector<int64_t> y,
+                       std::vector<int64_t> x, std::vector<int64_t> rc, std::vector<int64_t> ry, std::vector<int64_t> rx,
+                       int unroll, int expl, int fuse_yx) {
+  ConfigEntity c;
+  for (auto& [name, v] : std::vector<std::pair<const char*, std::vector<int64_t>>>{
+           {"tile_n", n}, {"tile_g", gr}, {"tile_f", f}, {"tile_y", y}, {"tile_x", x}, {"tile_rc", rc},
+           {"tile_ry", ry}, {"tile_rx", rx}})
+    c.set(name, SplitEntity{v});
+  c.set("auto_unroll_max_step", OtherOptionEntity{unroll});
+  c.set("unroll_explicit", OtherOptionEntity{expl});
+  c.set("fuse_yx", OtherOptionEntity{fuse_yx});
+  return c;
+}
+}  // namespace
+
+// Fallback configs (no log holds group_conv2d_nchw.cuda): groups 2, 4 (stride 2, asymmetric
+// padding), 4 with dilation 2, 32 (ResNeXt 32x4d-like, stride 2), depthwise with multiplier 2.
+TEST(TopiCuda, GroupConv2dEmulatedFallback) {
+  autotune::FallbackContext fb;
+  fb.silent = true;
+  autotune::DispatchScope scope(fb);
+  for (const GroupCase& c : std::vector<GroupCase>{
+           {{1, 8, 10, 10, 16, 3, 3, 1, 1, {1, 1, 1, 1}}, 2, true},
+           {{2, 16, 11, 9, 16, 3, 3, 2, 2, {1, 0, 2, 1}}, 4, false},
+           {{1, 8, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 4, true},
+           {{1, 128, 8, 8, 128, 3, 3, 2, 2, {1, 1, 1, 1}}, 32, true},
+           {{1, 4, 9, 9, 8, 3, 3, 1, 1, {1, 1, 1, 1}}, 4, false}})
+    check_group_cuda(c, "cuda -emulate", true);
+}
+
+// Explicit configs: vthreads over groups / channels / columns, threads over n, f, y, x, both
+// fuse_yx modes, a split reduction (tile_rc, tile_ry) with shared stages inside the window.
+TEST(TopiCuda, GroupConv2dEmulatedWithConfig) {
+  GroupCase c{{2, 16, 8, 8, 32, 3, 3, 1, 1, {1, 1, 1, 1}}, 4, true};
+  for (int fuse_yx : {0, 1}) {
+    SCOPED_TRACE(testing::Message() << "fuse_yx " << fuse_yx);
+    autotune::ApplyConfig ctx(group_cfg({-1, 1, 2, 1}, {-1, 2}, {-1, 2, 2, 2}, {-1, 1, 2, 2}, {-1, 2, 4, 1},
+                                        {-1, 2}, {-1, 1}, {-1, 3}, 512, 1, fuse_yx));
+    autotune::DispatchScope scope(ctx);
+    check_group_cuda(c, "cuda -emulate", false);
+  }
+}
+
+// The registered tuning template: TVM's knobs in TVM's order, its flop count, a config of its
+// space instantiates; a group count that does not divide the channels is a CompileError.
+TEST(TopiCuda, GroupConv2dTemplateRegistered) {
+  using autotune::Json;
+  Json args = Json::array({Json::array({"TENSOR", {1, 8, 6, 6}, "float32"}),
+                           Json::array({"TENSOR", {12, 2, 3, 3}, "float32"}), {1, 1}, {1, 1, 1, 1}, {1, 1}, 4,
+                           "float32"});
+  autotune::Task task("group_conv2d_nchw.cuda", args, "cuda");
+  std::vector<std::string> names;
+  for (auto& k : task.config_space().knobs()) names.push_back(k.name);
+  EXPECT_EQ(names, (std::vector<std::string>{"tile_n", "tile_g", "tile_f", "tile_y", "tile_x", "tile_rc", "tile_ry",
+                                             "tile_rx", "auto_unroll_max_step", "unroll_explicit", "fuse_yx"}));
+  EXPECT_DOUBLE_EQ(task.flop(), 2.0 * 12 * 6 * 6 * 2 * 9);
+  auto space = autotune::template_space("group_conv2d_nchw.cuda", "", task.workload(), task.target());
+  ASSERT_TRUE(space.has_value());
+  EXPECT_EQ(space->size(), task.config_space().size());
+  ConfigEntity cfg = task.config(task.config_space().size() / 3);
+  auto r = task.instantiate(cfg);
+  EXPECT_EQ(r.args.size(), 3u);
+  Json bad = args;
+  bad[5] = 3;
+  EXPECT_THROW(autotune::Task("group_conv2d_nchw.cuda", bad, "cuda"), CompileError);
 }

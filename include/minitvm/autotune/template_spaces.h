@@ -22,6 +22,7 @@ struct ConvGeometry {
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t dil_h = 1, dil_w = 1;
   int64_t oh = 0, ow = 0;                ///< output size
+  int64_t groups = 1;                    ///< grouped conv2d: ci and co divide into this many groups
 };
 
 /** Dense geometry: data (batch, in_dim), weight (out_dim, in_dim). */
@@ -34,7 +35,9 @@ struct DenseGeometry {
  * strides, padding, [dilation,] "NCHW", out_dtype)` (cuda_v0.01–v0.03 have no dilation), 0.1
  * `("depthwise_conv2d_nchw", data, kernel, strides, padding, [dilation,] out_dtype)`, or 0.2
  * `("conv2d_nchw.cuda" | "conv2d_nchw_winograd.cuda" | "depthwise_conv2d_nchw.cuda", ["TENSOR",...],
- * ["TENSOR",...], strides, padding, dilation, out_dtype)`. Padding: 2 values mean (pad_h, pad_w) on
+ * ["TENSOR",...], strides, padding, dilation, out_dtype)`, or grouped conv2d `("group_conv2d_nchw" |
+ * "group_conv2d_nchw.cuda", data, kernel, strides, padding, dilation, groups, out_dtype)` (kernel
+ * (CO, CI / groups, KH, KW); `groups` set). Padding: 2 values mean (pad_h, pad_w) on
  * both sides (TVM v0.6 `get_pad_tuple`), 4 values (top, left, bottom, right). nullopt when the
  * workload is not such a conv or its numbers are out of range.
  */
@@ -56,6 +59,10 @@ int64_t winograd_tile_size(int64_t h);
 /** depthwise_conv2d_nchw (§5.c): tile_f, tile_y, tile_x, auto_unroll_max_step [0, 256, 1500],
  *  unroll_explicit. */
 void define_depthwise_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
+/** group_conv2d_nchw.cuda (TVM v0.7 `_schedule_group_conv2d_nchw_direct`): tile_n (N, 4), tile_g
+ *  (groups, 2), tile_f (CO / groups, 4), tile_y, tile_x (4), tile_rc (CI / groups, 2), tile_ry,
+ *  tile_rx (2), auto_unroll_max_step [0, 512, 1500], unroll_explicit, fuse_yx [0, 1]. */
+void define_group_conv2d_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
 /** dense small batch (§5.d): tile_k (in_dim, 2 outputs). */
 void define_dense_small_batch_space(SpaceDefiner& cfg, const DenseGeometry& g);
 /** dense large batch (§5.d): tile_x (batch, 4), tile_y (out_dim, 4), tile_k (in_dim, 3), without
@@ -65,8 +72,8 @@ void define_dense_large_batch_space(SpaceDefiner& cfg, const DenseGeometry& g);
 /**
  * The space of a record's template, rebuilt from its task name, template key and workload
  * (topi_nn_conv2d direct/winograd, topi_nn_depthwise_conv2d_nchw, topi_nn_dense, and the 0.2 names
- * conv2d_nchw.cuda, conv2d_nchw_winograd.cuda, depthwise_conv2d_nchw.cuda, dense_small_batch.cuda,
- * dense_large_batch.cuda) for cuda/nvptx/rocm targets. nullopt for other templates.
+ * conv2d_nchw.cuda, conv2d_nchw_winograd.cuda, depthwise_conv2d_nchw.cuda, group_conv2d_nchw.cuda,
+ * dense_small_batch.cuda, dense_large_batch.cuda) for cuda/nvptx/rocm targets. nullopt for other templates.
  */
 std::optional<ConfigSpace> template_space(const std::string& task_name, const std::string& template_key,
                                           const Json& workload, const Target& target);

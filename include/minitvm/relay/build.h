@@ -12,7 +12,8 @@
  * Pipeline (BuildOptions::opt_level 3, TVM's tuning tutorials): bind_params, simplify_inference,
  * fold_constant, fold_scale_axis (level 3), fold_constant, fuse_ops, plan_memory. Kernels:
  * conv2d (CUDA: direct or winograd by the answering record; llvm: the NCHW CPU schedule),
- * depthwise conv2d and dense use their topi templates with the group's elementwise epilogue
+ * depthwise conv2d, grouped conv2d (any other `groups`: CUDA template group_conv2d_nchw.cuda,
+ * llvm the grouped CPU schedule) and dense use their topi templates with the group's elementwise epilogue
  * (bias, BN scale/shift, residual add, relu, clip) inlined into the output stage (TVM's
  * traverse_inline); other groups get a simple schedule. The kernel of a group is called with its
  * inputs then its outputs.

@@ -70,6 +70,10 @@ Expr dense(const Expr& data, const Expr& weight, int64_t units = 0);
 Expr bias_add(const Expr& x, const Expr& bias, int axis = 1);
 Expr batch_flatten(const Expr& x);
 Expr softmax(const Expr& x, int axis = -1);
+/** Local response normalization across `axis` (TVM's attrs and defaults). The window of channel c
+ * is [c - floor((size-1)/2), c + ceil((size-1)/2)] (ONNX's; equal to TVM's for odd sizes), and
+ * y = x / (bias + alpha / size * square_sum)^beta. */
+Expr lrn(const Expr& x, int64_t size = 5, int axis = 1, double bias = 2.0, double alpha = 1e-4, double beta = 0.75);
 /** Field 0 of nn.dropout (Relay's python `relay.nn.dropout`); the call itself is a 2-tuple. */
 Expr dropout(const Expr& x, double rate = 0.5);
 /** pad_width: one (before, after) pair per axis. */

@@ -23,6 +23,8 @@
  * passes 1-D views), prepared once, so run() checks nothing and, for "llvm"
  * and "cuda" modules, allocates nothing. `__nop` nodes do nothing, `__copy` copies its input entry
  * into its output entry. run() does not synchronise a CUDA device (get_output copies do).
+ * A graph without kernels (its heads are inputs or params, e.g. relay::build of an identity)
+ * may come with an empty Module; a kernel node with an empty Module is a RuntimeError at setup.
  *
  * Devices: "llvm" and "cuda-emulator" ("cuda -emulate") modules run on Device::cpu() (the emulator
  * takes host arrays), "cuda" modules on a Device::cuda(i); a mismatch is a RuntimeError at setup.

@@ -23,6 +23,9 @@ namespace minitvm::topi::cpu {
 te::Schedule schedule_conv2d_nchw(const std::vector<te::Tensor>& outs);
 /** depthwise conv2d NCHW (op tagged `depthwise_conv2d_nchw`). */
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs);
+/** grouped conv2d NCHW (op tagged `group_conv2d_nchw`) with an optional fused injective epilogue:
+ *  conv2d's structure, the register tile of output channels kept inside one group. */
+te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs);
 /** dense (op tagged `dense`), optionally followed by bias / relu. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
 /** Winograd conv2d: the transform stages are computed at root in parallel. */

@@ -29,6 +29,10 @@ Workloads conv2d_workloads(const std::vector<int64_t>& data_shape, const std::ve
                            const nn::Conv2dAttrs& attrs);
 Workloads depthwise_workloads(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
                               const nn::Conv2dAttrs& attrs);
+/** Grouped conv2d: 0.1 `("group_conv2d_nchw", data, kernel, strides, padding, dilation, groups,
+ *  out_dtype)`, 0.2 `group_conv2d_nchw.cuda` (padding 4 values). */
+Workloads group_conv2d_workloads(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
+                                 const nn::Conv2dAttrs& attrs, int64_t groups);
 Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias,
                           DataType out_dtype = DataType::Float(32));
 

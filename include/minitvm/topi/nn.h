@@ -5,7 +5,9 @@
  * Tensor, tag and axis names follow TOPI so lowered IR reads like TVM's: conv2d pads into
  * `pad_temp` and computes `compute` (tag `conv2d_nchw`, axes nn/ff/yy/xx, reduce rc/ry/rx);
  * depthwise pads into `PaddedInput` and computes `DepthwiseConv2d` (tag `depthwise_conv2d_nchw`,
- * reduce di/dj); dense computes `T_dense` (tag `dense`, reduce k). Injective ops carry the tags
+ * reduce di/dj); grouped conv2d pads into `pad_temp` and computes `compute` (tag `group_conv2d_nchw`,
+ * axes nn/ff/yy/xx, reduce rc/ry/rx over one group's input channels); dense computes `T_dense`
+ * (tag `dense`, reduce k). Injective ops carry the tags
  * `elemwise` / `broadcast` / `injective` so schedules can inline them.
  *
  * Shapes must be constant; every shape mismatch raises CompileError naming the operator.
@@ -62,6 +64,15 @@ inline Tensor conv2d_nchw(const Tensor& data, const Tensor& kernel, const Conv2d
 Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                              DataType out_dtype = DataType::Float(32));
+
+/** grouped conv2d NCHW (TVM `topi.nn.group_conv2d_nchw`): data (N, CI, H, W), kernel
+ *  (CO, CI / groups, KH, KW) -> (N, CO, OH, OW); output channel ff reads the input channels
+ *  (ff / (CO / groups)) * (CI / groups) + rc. groups must be >= 1 and divide CI and CO
+ *  (CompileError naming the value otherwise); groups == 1 is a plain conv2d, groups == CI == CO a
+ *  depthwise one (both computed here with this op's tag). */
+Tensor group_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups,
+                         DataType out_dtype = DataType::Float(32));
 
 /** Winograd transform matrices A (alpha x m), B (alpha x alpha), G (alpha x r) in double, by the
  *  Cook-Toom construction TVM uses (spec 5.b.1). Requires 1 < m < 9, 2 < r < 8, m + r - 2 <= 9. */

@@ -89,21 +89,21 @@ Shape strides_of(const Shape& s) {
 const std::map<std::string, std::set<std::string>>& op_attrs() {
   static const std::map<std::string, std::set<std::string>> m{
       {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
-      {"BatchNormalization", {"epsilon", "momentum", "spatial", "training_mode"}},
+      {"BatchNormalization", {"consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"}},
       {"Relu", {}},
       {"Sigmoid", {}},
       {"Clip", {"min", "max"}},
       {"HardSigmoid", {"alpha", "beta"}},
       {"HardSwish", {}},
-      {"Add", {}},
-      {"Sub", {}},
-      {"Mul", {}},
-      {"Div", {}},
+      {"Add", {"axis", "broadcast"}},
+      {"Sub", {"axis", "broadcast"}},
+      {"Mul", {"axis", "broadcast"}},
+      {"Div", {"axis", "broadcast"}},
       {"MaxPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
       {"AveragePool", {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}},
       {"GlobalAveragePool", {}},
       {"GlobalMaxPool", {}},
-      {"Gemm", {"alpha", "beta", "transA", "transB"}},
+      {"Gemm", {"alpha", "beta", "broadcast", "transA", "transB"}},
       {"MatMul", {}},
       {"Flatten", {"axis"}},
       {"Reshape", {"allowzero", "shape"}},
@@ -122,6 +122,7 @@ const std::map<std::string, std::set<std::string>>& op_attrs() {
       {"Shape", {"start", "end"}},
       {"Gather", {"axis"}},
       {"Cast", {"to", "saturate"}},
+      {"LRN", {"alpha", "beta", "bias", "size"}},
   };
   return m;
 }
@@ -282,6 +283,7 @@ class Importer {
 
   // ---- per-node context -----------------------------------------------------------------------
   const ::onnx::NodeProto* n_ = nullptr;
+  bool lift1d_ = false;  // a 1-D Conv: 1-element spatial attributes describe the W axis
   std::string label_;
   std::map<std::string, const ::onnx::AttributeProto*> attrs_;
 
@@ -398,6 +400,7 @@ class Importer {
   // ---- translation ------------------------------------------------------------------------------
   void convert(const ::onnx::NodeProto& n, int idx) {
     n_ = &n;
+    lift1d_ = false;
     label_ = "node " + std::to_string(idx) + " '" + n.name() + "' (" + n.op_type() + ")";
     attrs_.clear();
     if (!n.domain().empty() && n.domain() != "ai.onnx") fail("op domain '", n.domain(), "' is not supported");
@@ -440,6 +443,7 @@ class Importer {
     if (op == "Slice") return op_slice_graph();
     if (op == "Gather") return op_gather_graph();
     if (op == "Cast") return op_cast_graph();
+    if (op == "LRN") return op_lrn();
     fail("op ", op, " is not supported");  // listed but not mapped
   }
 
@@ -504,6 +508,7 @@ class Importer {
     const Const& a = cin(0, "input");
     Const r;
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+      if (has("axis")) fail("attribute 'axis' (opset < 7 broadcasting) on constants is not supported");
       const Const& b = cin(1, "input");
       bool ok;
       r.shape = broadcast(a.shape, b.shape, ok);
@@ -786,6 +791,7 @@ class Importer {
   std::vector<int64_t> spatial_ints(const std::string& k, int64_t def) {
     auto v = getints(k);
     if (!v) return {def, def};
+    if (lift1d_ && v->size() == 1) return {1, (*v)[0]};
     if (v->size() != 2) fail("attribute '", k, "' has ", v->size(), " values; only 2-D (NCHW) is supported");
     return *v;
   }
@@ -795,6 +801,7 @@ class Importer {
     Shape p{0, 0, 0, 0};
     if (ap == "NOTSET") {
       if (auto v = getints("pads")) {
+        if (lift1d_ && v->size() == 2) v = Shape{0, (*v)[0], 0, (*v)[1]};
         if (v->size() != 4) fail("attribute 'pads' has ", v->size(), " values; expected 4 (2-D)");
         for (auto x : *v)
           if (x < 0) fail("attribute 'pads' has a negative value ", x);
@@ -825,9 +832,17 @@ class Importer {
   void op_conv() {
     only_outputs(1);
     Expr x = in(0), w = in(1);
-    const auto& xs = x->type().shape;
-    const auto& ws = w->type().shape;
-    if (xs.size() != 4 || ws.size() != 4) fail("only 2-D convolutions (4-D data and weight) are supported, got data ", fmt_shape(xs), " weight ", fmt_shape(ws));
+    Shape xs = x->type().shape;
+    Shape ws = w->type().shape;
+    // 1-D: a 2-D convolution over (N, C, 1, L) with a (O, C/g, 1, K) weight.
+    lift1d_ = xs.size() == 3 && ws.size() == 3;
+    if (lift1d_) {
+      xs.insert(xs.begin() + 2, 1);
+      ws.insert(ws.begin() + 2, 1);
+      x = reshape(x, xs);
+      w = reshape(w, ws);
+    }
+    if (xs.size() != 4 || ws.size() != 4) fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ", fmt_shape(xs), " weight ", fmt_shape(ws));
     int64_t group = geti("group", 1);
     if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
     auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
@@ -835,7 +850,7 @@ class Importer {
     positive(dil, "dilations");
     Shape kshape{ws[2], ws[3]};
     if (auto ks = getints("kernel_shape"))
-      if (*ks != kshape) fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
+      if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]})) fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
     Conv2DAttrs a;
     a.strides = strides;
     a.dilation = dil;
@@ -843,11 +858,16 @@ class Importer {
     a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
     Expr y = nn::conv2d(x, w, a);
     if (has_input(2)) y = nn::bias_add(y, in(2), 1);
+    if (lift1d_) {
+      Shape ys = y->type().shape;
+      y = reshape(y, {ys[0], ys[1], ys[3]});
+    }
     set_out(0, y);
   }
   void op_bn() {
     only_outputs(1);
     if (geti("training_mode", 0) != 0) fail("attribute 'training_mode' = 1 is not supported (inference only)");
+    if (opset_ < 7 && geti("is_test", 0) != 1) fail("attribute 'is_test' = 0 (training mode, opset < 7) is not supported");
     if (geti("spatial", 1) != 1) fail("attribute 'spatial' = 0 is not supported");
     double eps = getf("epsilon", 1e-5);
     if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
@@ -875,9 +895,28 @@ class Importer {
     Expr h = clip(add(multiply(x, scalar(alpha)), scalar(beta)), 0.0, 1.0);
     set_out(0, swish ? multiply(x, h) : h);
   }
+  // opset < 7 broadcasting: broadcast = 1 aligns B with A's dims from `axis` on (trailing dims by
+  // default, as numpy's); broadcast = 0 needs equal shapes.
+  void legacy_broadcast(const Shape& as, Expr& b) {
+    if (!has("axis") && !has("broadcast")) return;
+    if (opset_ >= 7) fail("attributes 'axis'/'broadcast' are not allowed from opset 7");
+    Shape bs = b->type().shape;
+    if (geti("broadcast", 0) == 0) {
+      if (as != bs) fail("broadcast = 0 needs equal shapes, got ", fmt_shape(as), " and ", fmt_shape(bs));
+      return;
+    }
+    if (!has("axis")) return;
+    int64_t r = int64_t(as.size());
+    int64_t ax = norm_axis(geti("axis", 0), r, "axis");
+    if (ax + int64_t(bs.size()) > r) fail("B ", fmt_shape(bs), " does not fit A ", fmt_shape(as), " from axis ", ax);
+    Shape t = bs;
+    t.resize(size_t(r - ax), 1);
+    if (t != bs) b = reshape(b, t);
+  }
   void op_binary(const std::string& op) {
     only_outputs(1);
     Expr a = in(0), b = in(1);
+    legacy_broadcast(a->type().shape, b);
     Expr y = op == "Add" ? add(a, b) : op == "Sub" ? subtract(a, b) : op == "Mul" ? multiply(a, b) : divide(a, b);
     set_out(0, y);
   }
@@ -1125,6 +1164,17 @@ class Importer {
     Expr y = pts.empty() ? x : tuple_get_item(split_at(x, pts, int(ax)), part);
     if (ind.shape.empty()) y = squeeze(y, {ax});
     set_out(0, y);
+  }
+  void op_lrn() {
+    only_outputs(1);
+    Expr x = in(0);
+    if (x->type().shape.size() < 2) fail("data must have rank >= 2 (N, C, ...), got ", fmt_shape(x->type().shape));
+    check(has("size"), "attribute 'size' is required");
+    int64_t size = geti("size", 0);
+    if (size < 1) fail("attribute 'size' = ", size, " must be >= 1");
+    double alpha = getf("alpha", 1e-4), beta = getf("beta", 0.75), bias = getf("bias", 1.0);
+    if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(bias)) fail("alpha, beta and bias must be finite");
+    set_out(0, nn::lrn(x, size, 1, bias, alpha, beta));
   }
   void op_cast_graph() {
     only_outputs(1);

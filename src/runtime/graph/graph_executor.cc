@@ -317,7 +317,8 @@ struct GraphExecutor::Impl {
   int64_t entry_id(int64_t node, int64_t index) const { return g.node_row_ptr[static_cast<size_t>(node)] + index; }
 
   void setup(const std::map<std::string, NDArray>& params) {
-    const std::string key = lib.type_key();
+    // An empty Module is fine for a graph without kernels (its outputs are inputs or params).
+    const std::string key = lib ? lib.type_key() : "";
     if (key == "cuda") {
       MINITVM_RUNTIME_CHECK(dev.is_cuda())
           << "GraphExecutor: the module is \"cuda\" and runs on a CUDA device, got " << dev;
@@ -423,6 +424,11 @@ struct GraphExecutor::Impl {
   }
 
   void prepare(Op& op) {
+    if (!lib) {
+      const GraphNode& n = g.nodes[static_cast<size_t>(op.node)];
+      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) + " calls kernel '" +
+                         op.func + "' but the Module is empty");
+    }
     try {
       op.call = prepare_call(lib, op.func, op.args);
     } catch (const RuntimeError& e) {
@@ -501,7 +507,6 @@ GraphExecutor::GraphExecutor(const CompiledGraph& g, Device dev)
 GraphExecutor::GraphExecutor(const std::string& graph_json, Module lib, Device dev,
                              const std::map<std::string, NDArray>& params)
     : impl_(std::make_unique<Impl>()) {
-  MINITVM_RUNTIME_CHECK(lib) << "GraphExecutor: empty Module";
   impl_->g = parse_graph_json(graph_json);
   impl_->lib = std::move(lib);
   impl_->dev = dev;

@@ -54,9 +54,10 @@ void schedule_pad_root(te::Schedule& s, const te::Tensor& pad) {
 }
 
 // The common conv/depthwise structure: output stage blocked by (f_tile, x_tile), accumulator
-// computed at the x-outer loop, reduction outside the register tile.
+// computed at the x-outer loop, reduction outside the register tile. The channel tile divides
+// `f_block` when given (grouped conv: the channels of one group, which share their input).
 void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Operation& out_op, int64_t f_cap,
-                        int64_t rc_split) {
+                        int64_t rc_split, int64_t f_block = 0) {
   te::Tensor conv_t = conv.output(0);
   te::Tensor acc;
   te::Operation out = out_op;
@@ -70,7 +71,7 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   auto ax = os.leaf_iter_vars();
   MINITVM_ICHECK(ax.size() == 4);
   int64_t F = extent_of(ax[1]), X = extent_of(ax[3]);
-  int64_t ft = largest_divisor_at_most(F, f_cap), xt = largest_divisor_at_most(X, 16);
+  int64_t ft = largest_divisor_at_most(f_block > 0 ? f_block : F, f_cap), xt = largest_divisor_at_most(X, 16);
   auto [fo, fi] = os.split(ax[1], I(ft));
   auto [xo, xi] = os.split(ax[3], I(xt));
   // Output rows outside the channel blocks: consecutive parallel iterations share the same input
@@ -100,11 +101,15 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
 
 }  // namespace
 
-te::Schedule schedule_conv2d_nchw(const std::vector<te::Tensor>& outs) {
+namespace {
+
+// conv2d and grouped conv2d: root-computed padding, then the conv-like blocking.
+te::Schedule schedule_conv2d_like(const std::vector<te::Tensor>& outs, const char* tag, const char* where,
+                                  bool grouped) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
-  te::Operation conv = find_op_by_tag(ops[0], "conv2d_nchw");
-  MINITVM_USER_CHECK(conv.defined()) << "schedule_conv2d_nchw: no conv2d_nchw op in the graph";
+  te::Operation conv = find_op_by_tag(ops[0], tag);
+  MINITVM_USER_CHECK(conv.defined()) << where << ": no " << tag << " op in the graph";
   traverse_inline(s, ops[0], [](const te::Operation&) {});
   te::Tensor pad = conv.input_tensors()[0];
   if (pad.op().op_type() == te::OpType::Compute) {
@@ -119,8 +124,26 @@ te::Schedule schedule_conv2d_nchw(const std::vector<te::Tensor>& outs) {
   };
   int64_t in_w = dim(pad, 3), k_w = dim(conv.input_tensors()[1], 3), out_w = dim(conv.output(0), 3);
   bool strided = in_w > out_w + k_w - 1;
-  schedule_conv_like(s, conv, ops[0], strided ? 16 : 8, 8);
+  int64_t f_block = 0;
+  if (grouped) {
+    // Channels per group = CO / groups, groups = CI / (kernel's input channels per group).
+    int64_t ci = dim(conv.input_tensors()[0], 1), ci_g = dim(conv.input_tensors()[1], 1);
+    int64_t co = dim(conv.output(0), 1);
+    MINITVM_ICHECK(ci > 0 && ci_g > 0 && ci % ci_g == 0);
+    f_block = co / (ci / ci_g);
+  }
+  schedule_conv_like(s, conv, ops[0], strided ? 16 : 8, 8, f_block);
   return s;
+}
+
+}  // namespace
+
+te::Schedule schedule_conv2d_nchw(const std::vector<te::Tensor>& outs) {
+  return schedule_conv2d_like(outs, "conv2d_nchw", "schedule_conv2d_nchw", false);
+}
+
+te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs) {
+  return schedule_conv2d_like(outs, "group_conv2d_nchw", "schedule_group_conv2d_nchw", true);
 }
 
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs) {

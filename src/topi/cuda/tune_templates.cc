@@ -5,6 +5,9 @@
 //   conv2d_nchw.cuda, conv2d_nchw_winograd.cuda, depthwise_conv2d_nchw.cuda:
 //       [["TENSOR", data shape, dtype], ["TENSOR", kernel shape, dtype], strides, padding (4 values),
 //        dilation, out_dtype]
+//   group_conv2d_nchw.cuda:
+//       [["TENSOR", data shape, dtype], ["TENSOR", kernel shape, dtype], strides, padding (4 values),
+//        dilation, groups, out_dtype]
 //   dense_small_batch.cuda, dense_large_batch.cuda:
 //       [["TENSOR", [B, K], dtype], ["TENSOR", [N, K], dtype], ["TENSOR", [N], dtype] | null, out_dtype]
 //
@@ -152,6 +155,35 @@ TemplateResult depthwise_tpl(autotune::ConfigEntity& cfg, const Json& args) {
   return r;
 }
 
+TemplateResult group_conv2d_tpl(autotune::ConfigEntity& cfg, const Json& args) {
+  const std::string task = "group_conv2d_nchw.cuda";
+  MINITVM_USER_CHECK(args.is_array() && args.size() == 7)
+      << task << " takes (data, kernel, strides, padding, dilation, groups, out_dtype), got " << args.dump();
+  std::vector<int64_t> ds = tensor_shape(args[0], task, "data"), ks = tensor_shape(args[1], task, "kernel");
+  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4) << task << ": data and kernel must be 4-d";
+  MINITVM_USER_CHECK(args[5].is_number_integer()) << task << ": groups must be an integer, got " << args[5].dump();
+  int64_t groups = args[5].get<int64_t>();
+  nn::Conv2dAttrs a;
+  a.stride = int_list(args[2], task, "strides");
+  a.padding = int_list(args[3], task, "padding");
+  a.dilation = int_list(args[4], task, "dilation");
+  MINITVM_USER_CHECK(args[6] == "float32") << task << ": out_dtype must be float32, got " << args[6].dump();
+  te::Tensor data = te::placeholder(exprs(ds), DataType::Float(32), "data");
+  te::Tensor kernel = te::placeholder(exprs(ks), DataType::Float(32), "placeholder");
+  // The compute checks groups against the shapes (CompileError naming the value).
+  te::Tensor out = nn::group_conv2d_nchw(data, kernel, a.stride, a.padding, a.dilation, groups, a.out_dtype);
+  auto g = autotune::conv_geometry(autotune::workload_v02(task, args));
+  MINITVM_USER_CHECK(g.has_value()) << task << ": the arguments do not describe a valid convolution: " << args.dump();
+  TemplateResult r;
+  r.schedule = schedule_group_conv2d_nchw({out}, cfg, *g, autotune::template_target());
+  r.args = {data, kernel, out};
+  r.flop = conv_flop(*g, ks[1]);
+  r.reference = llvm_reference({ds, ks}, [a, groups](const std::vector<te::Tensor>& in) {
+    return nn::group_conv2d_nchw(in[0], in[1], a.stride, a.padding, a.dilation, groups, a.out_dtype);
+  });
+  return r;
+}
+
 TemplateResult dense_tpl(bool small, autotune::ConfigEntity& cfg, const Json& args) {
   const std::string task = small ? "dense_small_batch.cuda" : "dense_large_batch.cuda";
   MINITVM_USER_CHECK(args.is_array() && args.size() == 4)
@@ -186,6 +218,7 @@ const bool registered = [] {
   autotune::register_template("conv2d_nchw.cuda", conv2d_direct_tpl);
   autotune::register_template("conv2d_nchw_winograd.cuda", conv2d_winograd_tpl);
   autotune::register_template("depthwise_conv2d_nchw.cuda", depthwise_tpl);
+  autotune::register_template("group_conv2d_nchw.cuda", group_conv2d_tpl);
   autotune::register_template("dense_small_batch.cuda",
                               [](autotune::ConfigEntity& cfg, const Json& a) { return dense_tpl(true, cfg, a); });
   autotune::register_template("dense_large_batch.cuda",

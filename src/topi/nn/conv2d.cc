@@ -128,6 +128,44 @@ Tensor conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<i
       "compute", "conv2d_nchw");
 }
 
+Tensor group_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
+                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups,
+                         DataType out_dtype) {
+  auto ds = const_shape(data), ks = const_shape(kernel);
+  MINITVM_USER_CHECK(ds.size() == 4) << "group_conv2d_nchw: data must be 4-D (N, C, H, W), got " << ds.size() << "-D";
+  MINITVM_USER_CHECK(ks.size() == 4) << "group_conv2d_nchw: kernel must be 4-D (CO, CI/groups, KH, KW), got "
+                                     << ks.size() << "-D";
+  MINITVM_USER_CHECK(groups >= 1) << "group_conv2d_nchw: groups must be >= 1, got " << groups;
+  MINITVM_USER_CHECK(ds[1] % groups == 0) << "group_conv2d_nchw: groups=" << groups
+                                          << " does not divide the " << ds[1] << " input channels";
+  MINITVM_USER_CHECK(ks[0] % groups == 0) << "group_conv2d_nchw: groups=" << groups
+                                          << " does not divide the " << ks[0] << " output channels";
+  MINITVM_USER_CHECK(ks[1] == ds[1] / groups)
+      << "group_conv2d_nchw: kernel has " << ks[1] << " input channels per group but data has " << ds[1]
+      << " channels in " << groups << " groups (" << ds[1] / groups << " per group)";
+  auto [sh, sw] = pair_of(stride, "group_conv2d_nchw", "stride");
+  auto [dh, dw] = pair_of(dilation, "group_conv2d_nchw", "dilation");
+  auto p = get_pad_tuple(padding);
+  int64_t oh = conv_out_size(ds[2], ks[2], sh, p[0], p[2], dh);
+  int64_t ow = conv_out_size(ds[3], ks[3], sw, p[1], p[3], dw);
+  MINITVM_USER_CHECK(oh >= 1 && ow >= 1) << "group_conv2d_nchw: output would be empty (" << oh << "x" << ow
+                                         << "): the dilated kernel is larger than the padded input";
+  int64_t out_per_group = ks[0] / groups, in_per_group = ks[1];
+  Tensor temp = pad(data, {0, 0, p[0], p[1]}, {0, 0, p[2], p[3]}, 0.0, "pad_temp");
+  IterVar rc = te::reduce_axis({0, I(in_per_group)}, "rc");
+  IterVar ry = te::reduce_axis({0, I(ks[2])}, "ry");
+  IterVar rx = te::reduce_axis({0, I(ks[3])}, "rx");
+  return named_compute(
+      {ds[0], ks[0], oh, ow}, {"nn", "ff", "yy", "xx"},
+      [&](const std::vector<Var>& v) {
+        Expr ch = ir::floordiv(v[1], I(out_per_group)) * I(in_per_group) + Expr(rc);
+        Expr a = temp(v[0], ch, v[2] * I(sh) + Expr(ry) * I(dh), v[3] * I(sw) + Expr(rx) * I(dw));
+        Expr b = kernel(v[1], rc, ry, rx);
+        return te::sum(cast_to(out_dtype, a) * cast_to(out_dtype, b), {rc, ry, rx});
+      },
+      "compute", "group_conv2d_nchw");
+}
+
 Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
                              const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
                              DataType out_dtype) {
