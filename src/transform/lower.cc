@@ -62,17 +62,13 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
   MINITVM_USER_CHECK(!name.empty()) << "lower: the function needs a name";
   // Loop nests first: inlining may replace the operations of consumer stages, and the argument
   // buffers are keyed by the final operations.
-  auto t0 = std::chrono::steady_clock::now();
   for (auto& t : args) MINITVM_USER_CHECK(t.defined()) << "lower " << name << ": undefined tensor in the argument list";
   Stmt scheduled = te::schedule_to_stmt(sch).body;
-  double sched_ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-  (void)sched_ms;
   // Arguments -> buffers. Outputs of the schedule are written to their argument buffers.
   std::map<std::pair<const OperationNode*, int>, Buffer> binds;
   std::vector<Var> params;
   std::map<const VarNode*, Buffer> buffer_map;
   for (auto& t : args) {
-    MINITVM_USER_CHECK(t.defined()) << "lower " << name << ": undefined tensor in the argument list";
     auto st = sch.find_stage(t.op());
     MINITVM_USER_CHECK(st) << "lower " << name << ": argument " << t.name() << " is not part of the schedule";
     MINITVM_USER_CHECK(st->op.op_type() == te::OpType::Placeholder || st->is_output)

@@ -300,17 +300,17 @@ TEST(CliOnnxTest, RelayAndPoolingPathsUnsupportedAndFailures) {
     if (!fs::is_directory(d)) GTEST_SKIP() << d << " not found";
   std::vector<std::string> args = {"onnx-test"};
   args.insert(args.end(), good.begin(), good.end());
-  Result r = minitvm(args);
+  Result r = run_minitvm(args);
   if (has(r.out, "without ONNX support")) GTEST_SKIP() << "built without ONNX support";
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_EQ(r.out, "4 passed, 0 failed\n");
 
   const std::string nms = node + "test_nonmaxsuppression_center_point_box_format";
-  r = minitvm({"onnx-test", node + "test_lrn", nms});
+  r = run_minitvm({"onnx-test", node + "test_lrn", nms});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.out, nms + ": unsupported: op NonMaxSuppression\n")) << r.out;
   EXPECT_TRUE(has(r.out, "\n1 passed, 1 failed\n")) << r.out;
-  r = minitvm({"onnx-test", node + "test_lrn", nms, "--skip-unsupported"});
+  r = run_minitvm({"onnx-test", node + "test_lrn", nms, "--skip-unsupported"});
   EXPECT_EQ(r.code, 0) << r.out;
   EXPECT_EQ(r.out, "1 passed, 0 failed, 1 skipped (unsupported op)\n");
 
@@ -320,7 +320,7 @@ TEST(CliOnnxTest, RelayAndPoolingPathsUnsupportedAndFailures) {
   fs::copy(node + "test_relu", bad, fs::copy_options::recursive);
   fs::copy_file(bad + "/test_data_set_0/input_0.pb", bad + "/test_data_set_0/output_0.pb",
                 fs::copy_options::overwrite_existing);
-  r = minitvm({"onnx-test", bad, node + "test_relu"});
+  r = run_minitvm({"onnx-test", bad, node + "test_relu"});
   EXPECT_EQ(r.code, 1);
   EXPECT_TRUE(has(r.out, bad + ": data set 0, reference executor: output 0 differs at index ")) << r.out;
   EXPECT_TRUE(has(r.out, "\n1 passed, 1 failed\n")) << r.out;
