@@ -229,6 +229,12 @@ class JitModuleImpl final : public JitModule {
 std::shared_ptr<JitModule> jit_compile(std::unique_ptr<llvm::Module> module,
                                        std::unique_ptr<llvm::LLVMContext> context) {
   MINITVM_ICHECK(module && context) << "jit_compile: null module or context";
+  // On an error the module must die before its context: the parameters are destroyed in an
+  // unspecified order after the throw (AddressSanitizer caught ~Module on a freed context).
+  struct ModuleFirst {
+    std::unique_ptr<llvm::Module>& m;
+    ~ModuleFirst() { m.reset(); }
+  } module_first{module};
   Jit& jit = Jit::get();
   auto& lljit = jit.lljit();
   module->setDataLayout(lljit.getDataLayout());
