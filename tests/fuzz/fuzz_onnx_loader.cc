@@ -72,9 +72,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   HostArray t;
   if (fuzz::accepts("load_tensor", [&] { t = onnx::load_tensor(path); })) {
+    // The element count of the shape (0 if any dim is 0, even when the others' product would
+    // overflow; an overflow otherwise means load_tensor accepted an impossible shape).
     int64_t numel = 1;
-    for (int64_t d : t.shape()) numel *= d;
-    if (numel != t.numel()) fuzz::finding("load_tensor: numel() disagrees with the shape");
+    bool zero = false, overflow = false;
+    for (int64_t d : t.shape()) zero = zero || d == 0;
+    for (int64_t d : t.shape()) overflow = overflow || (!zero && __builtin_mul_overflow(numel, d, &numel));
+    if (zero) numel = 0;
+    if (overflow) fuzz::finding("load_tensor: accepted a shape whose element count overflows");
+    else if (numel != t.numel()) fuzz::finding("load_tensor: numel() disagrees with the shape");
     if (t.numel() > 0 && t.dtype().bits() != 16) (void)t.get(t.numel() - 1);
   }
   return 0;

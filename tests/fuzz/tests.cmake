@@ -60,8 +60,7 @@ endfunction()
 
 minitvm_fuzzer(records MODULES autotune RUNS 20000 MAX_LEN 8192)
 minitvm_fuzzer(onnx_loader MODULES frontend RUNS 300 MAX_LEN 4096)
-# RUN_DISABLED: the run used to find adaptive planning's negative input sizes within seconds; those
-# reproducers are fixed and replayed from corpus/pool_plan. Enable the run once the sanitizer stage
-# (scripts/sanitize.sh) has passed with it.
-minitvm_fuzzer(pool_plan MODULES frontend RUNS 2000 MAX_LEN 128 RUN_DISABLED)
+# (Its run used to find adaptive planning's negative input sizes within seconds; those reproducers
+# are fixed and replayed from corpus/pool_plan, and the run passes under the sanitizer stage.)
+minitvm_fuzzer(pool_plan MODULES frontend RUNS 2000 MAX_LEN 128)
 minitvm_fuzzer(schedule MODULES codegen RUNS 40 MAX_LEN 64 TIMEOUT_S 60)
