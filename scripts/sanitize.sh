@@ -41,12 +41,20 @@ cmake -S . -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release \
 # Reports stop the program (halt_on_error, UBSan built with -fno-sanitize-recover=undefined);
 # LeakSanitizer runs at every exit. The emulator's compiled kernels are not instrumented (it checks
 # their accesses itself), and its fiber switches are announced to ASan (src/runtime/emulator).
-export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:check_initialization_order=1:print_summary=1${ASAN_OPTIONS_EXTRA:+:$ASAN_OPTIONS_EXTRA}"
+# alloc_dealloc_mismatch=0: libLLVM.so (not instrumented) frees with free() the temporary buffer
+# that std::stable_sort took with operator new(nothrow) in its optimisation passes
+# (PredicateInfoBuilder::renameUses, under every JIT compile); ASan 19 cannot suppress that report
+# by library, so the check is off for the whole stage.
+export ASAN_OPTIONS="halt_on_error=1:detect_leaks=1:check_initialization_order=1:alloc_dealloc_mismatch=0:print_summary=1${ASAN_OPTIONS_EXTRA:+:$ASAN_OPTIONS_EXTRA}"
 export UBSAN_OPTIONS="halt_on_error=1:print_stacktrace=1:print_summary=1"
 export LSAN_OPTIONS="suppressions=$PWD/tests/lsan.supp:print_suppressions=0"
 
 deadline=${SANITIZE_DEADLINE:-0}
 left() { echo $((deadline - $(date +%s))); }
+if [ "$deadline" -gt 0 ] && [ "$(left)" -lt 120 ]; then
+  echo "sanitize: INCOMPLETE: only $(left) s left before the deadline; nothing built or run"
+  exit 0
+fi
 if [ "$deadline" -gt 0 ]; then
   echo "sanitize: deadline in $(left) s"
   set +e
@@ -95,7 +103,9 @@ total=$(grep -oE 'tests failed out of [0-9]+' "$build/ctest.log" | grep -oE '[0-
 failed=$(grep -oE '[0-9]+ tests failed out of' "$build/ctest.log" | grep -oE '^[0-9]+' || echo 0)
 skipped=$(grep -cE '\*\*\*Skipped' "$build/ctest.log" || true)
 all=$(ctest --test-dir "$build" -N -LE "gpu|stress" ${SANITIZE_CTEST_ARGS:-} | grep -oE 'Total Tests: [0-9]+' | grep -oE '[0-9]+$' || echo 0)
-echo "sanitize: $((total - failed - skipped)) passed, ${failed} failed, ${skipped} skipped of ${all} tests (labels gpu and stress excluded)"
+disabled=$(grep -cE '\(Disabled\)' "$build/ctest.log" || true)
+all=$((all - disabled))
+echo "sanitize: $((total - failed - skipped)) passed, ${failed} failed, ${skipped} skipped of ${all} tests (labels gpu and stress excluded; ${disabled} disabled)"
 if [ "$total" -lt "$all" ]; then
   echo "sanitize: INCOMPLETE: $((all - total)) tests did not start before the deadline"
 fi
