@@ -121,8 +121,11 @@ TEST(TemplateApi, TunedThenAppliedUnderApplyHistoryBestMatchesNaiveLoops) {
   std::ostringstream ir;
   ir << f;
   // The splits of the tuned config are the loop extents of the lowered IR.
-  EXPECT_NE(ir.str().find("for (i0.outer, 0, " + std::to_string(M / ty) + ")"), std::string::npos) << ir.str();
-  EXPECT_NE(ir.str().find("for (k.outer, 0, " + std::to_string(K / tk) + ")"), std::string::npos) << ir.str();
+  // (A split whose outer extent is 1 leaves no outer loop: the random tuner may pick such a config.)
+  if (M / ty > 1)
+    EXPECT_NE(ir.str().find("for (i0.outer, 0, " + std::to_string(M / ty) + ")"), std::string::npos) << ir.str();
+  if (K / tk > 1)
+    EXPECT_NE(ir.str().find("for (k.outer, 0, " + std::to_string(K / tk) + ")"), std::string::npos) << ir.str();
   if (ty > 1) EXPECT_NE(ir.str().find("for (i0.inner, 0, " + std::to_string(ty) + ")"), std::string::npos) << ir.str();
   (void)tx;
 
