@@ -41,6 +41,18 @@ void coop_fetch_nparts(te::Schedule& s, const te::Tensor& load, int64_t nz, int6
 }  // namespace
 
 // Factor splits from the inside (depthwise, winograd).
+void tile_conv_reduction(te::Schedule& s, te::Stage ol, const te::Tensor& AA, const te::Tensor& WW,
+                         const ConfigEntity& cfg) {
+  auto lax = ol.leaf_iter_vars();  // n, f, y, x, rc, ry, rx
+  MINITVM_ICHECK(lax.size() == 7);
+  auto RC = apply_split(ol, lax[4], cfg.split("tile_rc"));
+  auto RY = apply_split(ol, lax[5], cfg.split("tile_ry"));
+  auto RX = apply_split(ol, lax[6], cfg.split("tile_rx"));
+  ol.reorder({RC[0], RY[0], RX[0], RC[1], RY[1], RX[1], lax[0], lax[1], lax[2], lax[3]});
+  s[AA].compute_at(ol, RX[0]);
+  s[WW].compute_at(ol, RX[0]);
+}
+
 void coop_fetch_factor(te::Schedule& s, const te::Tensor& load, int64_t nz, int64_t ny, int64_t nx) {
   te::Stage st = s[load];
   std::vector<IterVar> all = st.leaf_iter_vars();
@@ -128,14 +140,7 @@ te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, Co
   auto [kernel_scope, tx] = bind_output_tiles(os, cfg, true);
   s[OL].compute_at(os, tx);
   te::Stage ol = s[OL];
-  auto lax = ol.leaf_iter_vars();  // n, f, y, x, rc, ry, rx
-  MINITVM_ICHECK(lax.size() == 7);
-  auto RC = apply_split(ol, lax[4], cfg.split("tile_rc"));
-  auto RY = apply_split(ol, lax[5], cfg.split("tile_ry"));
-  auto RX = apply_split(ol, lax[6], cfg.split("tile_rx"));
-  ol.reorder({RC[0], RY[0], RX[0], RC[1], RY[1], RX[1], lax[0], lax[1], lax[2], lax[3]});
-  s[AA].compute_at(ol, RX[0]);
-  s[WW].compute_at(ol, RX[0]);
+  tile_conv_reduction(s, ol, AA, WW, cfg);
   const auto& tf = cfg.split("tile_f").size;
   const auto& ty = cfg.split("tile_y").size;
   const auto& txs = cfg.split("tile_x").size;

@@ -89,14 +89,7 @@ te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, Con
   }
 
   te::Stage ol = s[OL];
-  auto lax = ol.leaf_iter_vars();  // n, f, y, x, rc, ry, rx
-  MINITVM_ICHECK(lax.size() == 7);
-  auto RC = apply_split(ol, lax[4], cfg.split("tile_rc"));
-  auto RY = apply_split(ol, lax[5], cfg.split("tile_ry"));
-  auto RX = apply_split(ol, lax[6], cfg.split("tile_rx"));
-  ol.reorder({RC[0], RY[0], RX[0], RC[1], RY[1], RX[1], lax[0], lax[1], lax[2], lax[3]});
-  s[AA].compute_at(ol, RX[0]);
-  s[WW].compute_at(ol, RX[0]);
+  tile_conv_reduction(s, ol, AA, WW, cfg);
   for (auto& load : {AA, WW}) coop_fetch_factor(s, load, n_tz, n_ty, n_tx);
   unroll_pragmas(os, kernel_scope, cfg);
   return s;
