@@ -25,6 +25,7 @@
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/transform/lower.h"
 #include "relay/lower_ops.h"
+#include "relay/layout.h"
 #include "relay/transform/rewrite.h"
 #include "topi/schedule_util.h"
 
@@ -96,7 +97,14 @@ topi::nn::Conv2dAttrs conv_attrs(const ExprNode& c) {
   return a;
 }
 
-// The dispatch decision for a group's master op (CUDA templates only).
+// NCHW data and OIHW kernel shapes of an nn.contrib_conv2d_NCHWc call.
+std::pair<std::vector<int64_t>, std::vector<int64_t>> unblocked_conv_shapes(const ExprNode& c) {
+  const auto& d = c.args[0]->types[0].shape;
+  const auto& k = c.args[1]->types[0].shape;
+  return {{d[0], d[1] * d[4], d[2], d[3]}, {k[0] * k[5], k[1] * k[4], k[2], k[3]}};
+}
+
+// The dispatch decision for a group's master op (CUDA templates; conv2d_NCHWc.x86 on llvm).
 struct Decision {
   KernelInfo info;
   topi::Dispatched d;
@@ -111,6 +119,27 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   r.info.master_op = m.name;
   for (auto& n : g.nodes) r.info.ops.push_back(n->name);
   r.info.template_key = "simple";
+  if (m.name == "nn.contrib_conv2d_NCHWc") {
+    // The config alter_op_layout chose the blocks with (the same dispatch query), for the rest of
+    // the schedule; the graph's blocks win should they differ (a hand-built graph).
+    auto [ds, ks] = unblocked_conv_shapes(m);
+    topi::cpu::NCHWcChoice c = topi::cpu::conv2d_nchwc_config(t, ds, ks, conv_attrs(m));
+    int64_t ib = m.args[0]->types[0].shape[4], ob = m.args[1]->types[0].shape[5];
+    c.cfg.set("tile_ic", autotune::SplitEntity{{ds[1] / ib, ib}});
+    c.cfg.set("tile_oc", autotune::SplitEntity{{ks[0] / ob, ob}});
+    r.d.cfg = std::make_shared<autotune::ConfigEntity>(c.cfg);
+    r.d.workload = c.workload;
+    r.tuned = true;
+    r.info.workload = c.workload;
+    r.info.template_key = "conv2d_NCHWc.x86";
+    r.info.is_fallback = c.is_fallback;
+    r.info.config_index = c.is_fallback ? -1 : c.cfg.index;
+    return r;
+  }
+  if (m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
+    r.info.template_key = "cpu";
+    return r;
+  }
   bool conv = m.name == "nn.conv2d", dense = m.name == "nn.dense";
   if (!conv && !dense) return r;
   if (!is_cuda(t)) {
@@ -152,6 +181,19 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
     te::Stage stage(st);
     std::vector<IterVar> axes = st->op.axis();
     if (axes.empty()) continue;
+    const int64_t* inner = ir::as_const_int(axes.back()->dom.extent());
+    if (!cuda && axes.size() == 5 && inner && (*inner == 4 || *inner == 8 || *inner == 16)) {
+      // NCHW[x]c (blocked pools): parallel over the outer axes, the channel block as the vector,
+      // innermost, after the reduction.
+      IterVar par = stage.fuse(std::vector<IterVar>(axes.begin(), axes.end() - 1));
+      std::vector<IterVar> order{par};
+      for (auto& r : st->op.reduce_axis()) order.push_back(r);
+      order.push_back(axes.back());
+      stage.reorder(order);
+      stage.vectorize(axes.back());
+      stage.parallel(par);
+      continue;
+    }
     IterVar f = axes.size() == 1 ? axes[0] : stage.fuse(axes);
     if (cuda) {
       auto [bx, tx] = stage.split(f, ir::Expr(256));
@@ -209,6 +251,10 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       else if (wino) s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
       else s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
     }
+  } else if (!cuda && m.name == "nn.contrib_conv2d_NCHWc") {
+    s = topi::cpu::schedule_conv2d_nchwc_fused(*dec.d.cfg, outs);
+  } else if (!cuda && m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
+    s = topi::cpu::schedule_depthwise_conv2d_nchwc(outs);
   } else if (!cuda && m.name == "nn.conv2d") {
     s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs)
         : detail::is_grouped(m)  ? topi::cpu::schedule_group_conv2d_nchw(outs)
@@ -373,6 +419,20 @@ Built build(const Function& f, const std::string& target, const Params& params, 
   Built b;
   b.target = target;
   b.optimized = optimize(f, params, opt);
+  if (!is_cuda(t) && opt.opt_level >= 3) {
+    // TVM's AlterOpLayout on x86: conv2d_NCHWc with the blocks of the config the dispatch context
+    // gives each layer (the same query decide() makes for its schedule); weights packed here.
+    PassLogger alog(opt.print_after_each_pass);
+    transform::AlterLayoutOptions ao;
+    ao.conv_blocks = [&](const ExprNode& c) -> std::optional<transform::ConvBlocks> {
+      auto ch = topi::cpu::conv2d_nchwc_config(t, c.args[0]->types[0].shape, c.args[1]->types[0].shape, conv_attrs(c));
+      return transform::ConvBlocks{ch.ic_bn, ch.oc_bn};
+    };
+    ao.depthwise_block = topi::cpu::fp32_lanes();
+    b.optimized = alog.run("alter_op_layout", b.optimized,
+                           [&](const Function& x) { return transform::alter_op_layout(x, ao); });
+    b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);
+  }
   Function g = scalars_to_1d(b.optimized);
   b.fused = transform::fuse_ops(g, opt.opt_level >= 1 ? 2 : 0);
   PassLogger log(opt.print_after_each_pass);

@@ -82,4 +82,8 @@ Expr scalar(double v, DataType dtype) {
   return constant(runtime::NDArray::from_vector(std::vector<float>{static_cast<float>(v)}, {}));
 }
 
+Expr layout_transform(const Expr& x, const std::string& src, const std::string& dst) {
+  return call("layout_transform", {x}, {{"src_layout", src}, {"dst_layout", dst}});
+}
+
 }  // namespace minitvm::relay

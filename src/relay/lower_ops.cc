@@ -7,6 +7,8 @@
 
 #include "minitvm/support/error.h"
 #include "relay/attr_util.h"
+#include "relay/layout.h"
+#include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/nn.h"
 #include "topi/nn/common.h"
 
@@ -76,6 +78,7 @@ Tensor reshape_like(const ExprNode& c, const Tensor& x) {
                        "T_" + c.name, "injective");
 }
 
+// Pools over axes 2 and 3 of NCHW or NCHW[x]c data (the block axis, when there, is a data axis).
 Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
   auto k = ints(c.attrs.at("pool_size")), st = ints(c.attrs.at("strides")), pad = ints(c.attrs.at("padding"));
   Shape is = topi::nn::const_shape(x);
@@ -88,31 +91,35 @@ Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
     int64_t need = (os[2 + i] - 1) * st[i] + k[i] - is[2 + i] - pad[i];
     pad_after[i] = std::max<int64_t>(need, 0);
   }
-  Tensor padded = topi::nn::pad(x, {0, 0, pad[0], pad[1]}, {0, 0, pad_after[0], pad_after[1]},
-                                is_max ? -std::numeric_limits<double>::infinity() : 0.0, "pad_temp");
+  Shape before(is.size(), 0), after(is.size(), 0);
+  before[2] = pad[0];
+  before[3] = pad[1];
+  after[2] = pad_after[0];
+  after[3] = pad_after[1];
+  Tensor padded = topi::nn::pad(x, before, after, is_max ? -std::numeric_limits<double>::infinity() : 0.0, "pad_temp");
   IterVar ry = te::reduce_axis({0, I(k[0])}, "rv0"), rx = te::reduce_axis({0, I(k[1])}, "rv1");
+  auto window = [&](const std::vector<Var>& v) {
+    std::vector<Expr> idx = as_exprs(v);
+    idx[2] = v[2] * I(st[0]) + ry->var;
+    idx[3] = v[3] * I(st[1]) + rx->var;
+    return padded.read(idx);
+  };
   if (is_max)
     return named_compute(
-        os, {"ax0", "ax1", "ax2", "ax3"},
-        [&](const std::vector<Var>& v) {
-          return te::max(padded(v[0], v[1], v[2] * I(st[0]) + ry->var, v[3] * I(st[1]) + rx->var), {ry, rx});
-        },
-        "tensor", "pool_max");
+        os, ax_names(os.size()), [&](const std::vector<Var>& v) { return te::max(window(v), {ry, rx}); }, "tensor",
+        "pool_max");
   Tensor sum = named_compute(
-      os, {"ax0", "ax1", "ax2", "ax3"},
-      [&](const std::vector<Var>& v) {
-        return te::sum(padded(v[0], v[1], v[2] * I(st[0]) + ry->var, v[3] * I(st[1]) + rx->var), {ry, rx});
-      },
-      "tensor", "pool_sum");
+      os, ax_names(os.size()), [&](const std::vector<Var>& v) { return te::sum(window(v), {ry, rx}); }, "tensor",
+      "pool_sum");
   bool include_pad = c.attrs.at("count_include_pad").get<bool>();
   return named_compute(
-      os, {"ax0", "ax1", "ax2", "ax3"},
+      os, ax_names(os.size()),
       [&](const std::vector<Var>& v) -> Expr {
-        if (include_pad) return sum(v[0], v[1], v[2], v[3]) / ir::make_const(dt, static_cast<double>(k[0] * k[1]));
+        if (include_pad) return sum.read(as_exprs(v)) / ir::make_const(dt, static_cast<double>(k[0] * k[1]));
         Expr h0 = v[2] * I(st[0]) - I(pad[0]), w0 = v[3] * I(st[1]) - I(pad[1]);
         Expr h1 = ir::min(h0 + I(k[0]), I(is[2])), w1 = ir::min(w0 + I(k[1]), I(is[3]));
         Expr cnt = ir::max((h1 - ir::max(h0, Expr(0))) * (w1 - ir::max(w0, Expr(0))), Expr(1));
-        return sum(v[0], v[1], v[2], v[3]) / ir::cast(dt, cnt);
+        return sum.read(as_exprs(v)) / ir::cast(dt, cnt);
       },
       "tensor", "elemwise");
 }
@@ -245,6 +252,28 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     // Any other group count (ResNeXt, RegNet, ShuffleNet; depthwise with a channel multiplier).
     return {topi::nn::group_conv2d_nchw(a[0], a[1], st, pad, dil, groups)};
   }
+  if (op == "nn.contrib_conv2d_NCHWc") {
+    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")), ints(at.at("dilation"))};
+    return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca).output};
+  }
+  if (op == "nn.contrib_depthwise_conv2d_NCHWc") {
+    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")), ints(at.at("dilation"))};
+    return {topi::cpu::depthwise_conv2d_nchwc(a[0], a[1], ca).output};
+  }
+  if (op == "layout_transform") {
+    Layout src = Layout::parse(at.at("src_layout").get<std::string>());
+    Layout dst = Layout::parse(at.at("dst_layout").get<std::string>());
+    const Shape& os = c.types[0].shape;
+    return {named_compute(os, ax_names(os.size()),
+                          [&](const std::vector<Var>& v) {
+                            auto idx = layout_source_index<Expr>(
+                                src, dst, as_exprs(v), [](int64_t f) { return I(f); },
+                                [](const Expr& x, const Expr& y) { return ir::floordiv(x, y); },
+                                [](const Expr& x, const Expr& y) { return ir::floormod(x, y); });
+                            return a[0].read(idx);
+                          },
+                          "T_layout_trans", "injective")};
+  }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
   if (op == "nn.relu") return {topi::nn::relu(a[0])};
   if (op == "nn.bias_add") return {topi::nn::bias_add(a[0], a[1], static_cast<int>(at.at("axis").get<int64_t>()))};
@@ -323,9 +352,14 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     Shape is = topi::nn::const_shape(a[0]);
     IterVar ry = te::reduce_axis({0, I(is[2])}, "rv0"), rx = te::reduce_axis({0, I(is[3])}, "rv1");
     Tensor sum = named_compute(
-        c.types[0].shape, {"ax0", "ax1", "ax2", "ax3"},
-        [&](const std::vector<Var>& v) { return te::sum(a[0](v[0], v[1], ry->var, rx->var), {ry, rx}); }, "tensor",
-        "global_pool_sum");
+        c.types[0].shape, ax_names(is.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx = as_exprs(v);
+          idx[2] = ry->var;
+          idx[3] = rx->var;
+          return te::sum(a[0].read(idx), {ry, rx});
+        },
+        "tensor", "global_pool_sum");
     return {elemwise(sum, "T_divide", [&](Expr e) { return e / ir::make_const(dt, static_cast<double>(is[2] * is[3])); })};
   }
   if (op == "mean") return {reduce_mean(c, a[0])};

@@ -9,6 +9,7 @@
 
 #include "minitvm/support/error.h"
 #include "relay/attr_util.h"
+#include "relay/layout.h"
 
 namespace minitvm::relay {
 
@@ -159,9 +160,26 @@ TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
   return {{TensorType{out, a[0]->types[0].dtype}}};
 }
 
+// The block of a pooling layout: 0 for NCHW, k for NCHW{k}c (the data then 5-D, k its last axis).
+int64_t pool_block(const std::string& op, const Expr& data, const Json& at) {
+  MINITVM_USER_CHECK(at["layout"].is_string()) << op << ": layout must be a string, got " << at["layout"].dump();
+  std::string l = at["layout"].get<std::string>();
+  if (l == "NCHW") {
+    rank(op, data, "data", 4);
+    return 0;
+  }
+  detail::Layout lay = detail::Layout::parse(l, op);
+  int64_t k = lay.factor_of('C');
+  MINITVM_USER_CHECK(k > 0 && l == detail::Layout::blocked("NCHW", 'C', k))
+      << op << ": only layouts NCHW and NCHW[x]c are supported, got " << at["layout"];
+  rank(op, data, "data", 5);
+  MINITVM_USER_CHECK(data->types[0].shape[4] == k)
+      << op << ": data " << describe(data) << " does not have layout " << l << " (last axis " << k << ")";
+  return k;
+}
+
 TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at) {
-  rank(op, a[0], "data", 4);
-  MINITVM_USER_CHECK(at["layout"] == "NCHW") << op << ": only layout NCHW is supported, got " << at["layout"];
+  pool_block(op, a[0], at);
   auto k = pair_attr(at["pool_size"], op, "pool_size");
   auto s = pair_attr(at["strides"], op, "strides");
   auto p = pad4(at["padding"], op);
@@ -170,7 +188,7 @@ TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at
   at["padding"] = p;
   const Shape& d = a[0]->types[0].shape;
   bool ceil = at["ceil_mode"].get<bool>();
-  Shape out{d[0], d[1], 0, 0};
+  Shape out = d;
   for (int i = 0; i < 2; ++i) {
     MINITVM_USER_CHECK(k[i] >= 1 && s[i] >= 1) << op << ": pool_size and strides must be >= 1";
     int64_t padded = d[2 + i] + p[i] + p[i + 2];
@@ -178,6 +196,65 @@ TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at
                                        << " is smaller than pool_size " << k[i];
     // TVM topi: ceil_mode pads the end by stride - 1.
     out[2 + i] = (padded - k[i] + (ceil ? s[i] - 1 : 0)) / s[i] + 1;
+  }
+  return {{TensorType{out, a[0]->types[0].dtype}}};
+}
+
+// The blocked convolutions: layouts named in the attributes, shapes checked against them; the
+// unblocked (NCHW / OIHW) geometry is checked as nn.conv2d's.
+TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, Json& at, bool depthwise) {
+  rank(op, a[0], "data", 5);
+  rank(op, a[1], "weight", 6);
+  same_dtype(op, a[0], a[1], "data", "weight");
+  const Shape& d = a[0]->types[0].shape;
+  const Shape& w = a[1]->types[0].shape;
+  int64_t ib = d[4], ob = w[5];
+  auto str = [&](const char* k) {
+    MINITVM_USER_CHECK(at[k].is_string()) << op << ": " << k << " must be a string, got " << at[k].dump();
+    return at[k].get<std::string>();
+  };
+  std::string dl = str("data_layout"), kl = str("kernel_layout"), ol = str("out_layout");
+  if (dl.empty()) dl = detail::Layout::blocked("NCHW", 'C', ib);
+  if (kl.empty()) kl = "OIHW" + std::to_string(w[4]) + "i" + std::to_string(ob) + "o";
+  if (ol.empty()) ol = detail::Layout::blocked("NCHW", 'C', ob);
+  MINITVM_USER_CHECK(dl == detail::Layout::blocked("NCHW", 'C', ib))
+      << op << ": data " << describe(a[0]) << " does not have data_layout " << dl;
+  MINITVM_USER_CHECK(kl == "OIHW" + std::to_string(w[4]) + "i" + std::to_string(ob) + "o")
+      << op << ": weight " << describe(a[1]) << " does not have kernel_layout " << kl;
+  MINITVM_USER_CHECK(ol == detail::Layout::blocked("NCHW", 'C', ob))
+      << op << ": out_layout " << ol << " must block the output channels as the weight does (NCHW" << ob << "c)";
+  at["data_layout"] = dl;
+  at["kernel_layout"] = kl;
+  at["out_layout"] = ol;
+  int64_t C = d[1] * ib, O = w[0] * ob;
+  if (depthwise) {
+    MINITVM_USER_CHECK(w[1] == 1 && w[4] == 1 && ob == ib && O == C)
+        << op << ": weight " << describe(a[1]) << " must be OIHW1i" << ib << "o with " << C
+        << " output channels for data " << describe(a[0]);
+    at["groups"] = C;
+  } else {
+    MINITVM_USER_CHECK(w[4] == ib && w[1] * w[4] == C)
+        << op << ": weight " << describe(a[1]) << " expects " << w[1] * w[4] << " input channels in blocks of "
+        << w[4] << ", data " << describe(a[0]) << " has " << C << " in blocks of " << ib;
+    MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
+  }
+  auto strides = pair_attr(at["strides"], op, "strides");
+  auto dil = pair_attr(at["dilation"], op, "dilation");
+  auto pad = pad4(at["padding"], op);
+  at["strides"] = strides;
+  at["dilation"] = dil;
+  at["padding"] = pad;
+  for (int64_t s : strides) MINITVM_USER_CHECK(s >= 1) << op << ": stride " << s << " must be >= 1";
+  for (int64_t v : dil) MINITVM_USER_CHECK(v >= 1) << op << ": dilation " << v << " must be >= 1";
+  at["channels"] = O;
+  at["kernel_size"] = Shape{w[2], w[3]};
+  Shape out{d[0], w[0], 0, 0, ob};
+  for (int i = 0; i < 2; ++i) {
+    int64_t eff = (w[2 + i] - 1) * dil[i] + 1;
+    int64_t padded = d[2 + i] + pad[i] + pad[i + 2];
+    MINITVM_USER_CHECK(padded >= eff) << op << ": the " << (i ? "width" : "height") << " of data " << describe(a[0])
+                                      << " padded to " << padded << " is smaller than the kernel extent " << eff;
+    out[2 + i] = (padded - eff) / strides[i] + 1;
   }
   return {{TensorType{out, a[0]->types[0].dtype}}};
 }
@@ -222,7 +299,7 @@ std::vector<OpDef> make_registry() {
       [](const std::vector<Expr>& a, Json& at) { return pool_rule("nn.avg_pool2d", a, at); });
   add("nn.global_avg_pool2d", P::kOutEWiseFusable, 1, {{"layout", "NCHW"}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-        rank("nn.global_avg_pool2d", a[0], "data", 4);
+        pool_block("nn.global_avg_pool2d", a[0], at);
         auto s = a[0]->types[0].shape;
         s[2] = s[3] = 1;
         return {{TensorType{s, a[0]->types[0].dtype}}};
@@ -469,6 +546,42 @@ std::vector<OpDef> make_registry() {
           if (!red[i]) out.push_back(x.shape[i]);
           else if (at["keepdims"].get<bool>()) out.push_back(1);
         return {{TensorType{out, x.dtype}}};
+      });
+  add("layout_transform", P::kInjective, 1, {{"src_layout", ""}, {"dst_layout", ""}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const std::string op = "layout_transform";
+        const auto& x = ttype(op, a[0], "data");
+        MINITVM_USER_CHECK(at["src_layout"].is_string() && at["dst_layout"].is_string())
+            << op << ": src_layout and dst_layout must be strings";
+        auto src = detail::Layout::parse(at["src_layout"].get<std::string>(), op);
+        auto dst = detail::Layout::parse(at["dst_layout"].get<std::string>(), op);
+        MINITVM_USER_CHECK(src.axes.size() == x.shape.size())
+            << op << ": src_layout " << src.name << " has " << src.axes.size() << " axes but data " << describe(a[0])
+            << " has " << x.shape.size();
+        std::map<char, int64_t> full;
+        try {
+          full = src.full_extents(x.shape);
+        } catch (const CompileError& e) {
+          MINITVM_USER_ERROR << op << ": data " << describe(a[0]) << " does not have layout " << src.name << ": "
+                             << e.what();
+        }
+        return {{TensorType{dst.shape_of(full, op + " to " + dst.name), x.dtype}}};
+      });
+  // TVM's nn.contrib_conv2d_NCHWc: data NCHW[x]c, kernel OIHW[x]i[y]o, output NCHW[y]c; what
+  // alter_op_layout makes of nn.conv2d on llvm (groups 1).
+  add("nn.contrib_conv2d_NCHWc", P::kOutEWiseFusable, 2,
+      {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}, {"channels", 0},
+       {"kernel_size", Json::array()}, {"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""},
+       {"out_dtype", ""}},
+      [](const std::vector<Expr>& a, Json& at) { return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false); });
+  // TVM's nn.contrib_depthwise_conv2d_NCHWc: data NCHW[x]c, kernel OIHW1i[x]o (one input channel
+  // per output channel), output NCHW[x]c.
+  add("nn.contrib_depthwise_conv2d_NCHWc", P::kOutEWiseFusable, 2,
+      {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}, {"channels", 0},
+       {"kernel_size", Json::array()}, {"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""},
+       {"out_dtype", ""}},
+      [](const std::vector<Expr>& a, Json& at) {
+        return conv2d_nchwc_rule("nn.contrib_depthwise_conv2d_NCHWc", a, at, true);
       });
   return r;
 }

@@ -8,6 +8,7 @@
 
 #include "minitvm/support/error.h"
 #include "relay/attr_util.h"
+#include "relay/layout.h"
 
 namespace minitvm::relay {
 
@@ -143,6 +144,34 @@ Buf gather(const Buf& in, const Shape& os, F src) {
   return r;
 }
 
+// The NCHW form of a blocked pool call (arguments and types unblocked, layout NCHW).
+ExprNode c_nchw(const ExprNode& c) {
+  ExprNode r = c;
+  auto unblock = [](const Shape& s) { return Shape{s[0], s[1] * s[4], s[2], s[3]}; };
+  auto arg = std::make_shared<ExprNode>(*c.args[0]);
+  arg->types = {TensorType{unblock(c.args[0]->types[0].shape), c.args[0]->types[0].dtype}};
+  r.args = {arg};
+  r.types = {TensorType{unblock(c.types[0].shape), c.types[0].dtype}};
+  r.attrs["layout"] = "NCHW";
+  return r;
+}
+
+// `in` (layout src) in layout dst.
+Buf relayout(const Buf& in, const std::string& src_name, const std::string& dst_name) {
+  detail::Layout src = detail::Layout::parse(src_name), dst = detail::Layout::parse(dst_name);
+  Shape os = dst.shape_of(src.full_extents(in.shape), "layout_transform");
+  return gather(in, os, [&](const Shape& idx, const Shape& ist) {
+    Shape si = detail::layout_source_index<int64_t>(
+        src, dst, idx, [](int64_t f) { return f; }, [](int64_t x, int64_t y) { return x / y; },
+        [](int64_t x, int64_t y) { return x % y; });
+    int64_t off = 0;
+    for (size_t i = 0; i < si.size(); ++i) off += si[i] * ist[i];
+    return off;
+  });
+}
+
+std::string layout_of(const Json& at, const char* key) { return at.at(key).get<std::string>(); }
+
 }  // namespace
 
 std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray>& args) {
@@ -201,6 +230,21 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   if (op == "nn.dropout") {
     Buf ones{a[0].shape, std::vector<float>(a[0].v.size(), 1.0f)};
     return {out(a[0]), out(ones)};
+  }
+  if (op == "layout_transform") return {out(relayout(a[0], layout_of(at, "src_layout"), layout_of(at, "dst_layout")))};
+  if (op == "nn.contrib_conv2d_NCHWc" || op == "nn.contrib_depthwise_conv2d_NCHWc") {
+    // The blocked convolution is the NCHW one between layout transforms.
+    Buf d = relayout(a[0], layout_of(at, "data_layout"), "NCHW");
+    Buf w = relayout(a[1], layout_of(at, "kernel_layout"), "OIHW");
+    std::string ol = layout_of(at, "out_layout");
+    Shape nchw_os{os[0], os[1] * os[4], os[2], os[3]};
+    return {out(relayout(conv2d(d, w, at, nchw_os), "NCHW", ol))};
+  }
+  if ((op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") && a[0].shape.size() == 5) {
+    // A blocked pool is the NCHW one between layout transforms.
+    std::string l = layout_of(at, "layout");
+    ExprNode plain = c_nchw(c);
+    return {out(relayout(buf(reference_eval(plain, {out(relayout(a[0], l, "NCHW"))}).at(0), op), "NCHW", l))};
   }
   if (op == "nn.max_pool2d") return {out(pool(a[0], at, os, true))};
   if (op == "nn.avg_pool2d") return {out(pool(a[0], at, os, false))};

@@ -126,23 +126,11 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
   te::Tensor data = te::placeholder(shape_exprs(ds), DataType::Float(32), "data");
   te::Tensor kernel = te::placeholder(shape_exprs(ks), DataType::Float(32), "placeholder");
   if (!is_cuda(t)) {
-    // TVM's x86 template: 0.1 logs key it as ("conv2d", ...) (task topi_x86_conv2d), 0.2 logs as
-    // conv2d_NCHWc.x86; the innermost context with a record for either answers.
-    Workloads wl = conv2d_workloads(ds, ks, attrs);
-    wl.v02 = {cpu::conv2d_nchwc_workload(ds, ks, attrs)};
-    auto d = dispatch(t, wl);
-    autotune::ConfigEntity cfg;
-    if (d.cfg && !d.cfg->is_fallback()) {
-      cfg = *d.cfg;
-    } else {
-      autotune::FallbackConfigEntity fb;
-      cpu::conv2d_nchwc_fallback(fb, ds, ks, attrs);
-      cfg = fb;
-    }
-    int64_t ic_bn = cfg.split("tile_ic").size.back(), oc_bn = cfg.split("tile_oc").size.back();
+    cpu::NCHWcChoice choice = cpu::conv2d_nchwc_config(t, ds, ks, attrs);
+    const autotune::ConfigEntity& cfg = choice.cfg;
+    int64_t ic_bn = choice.ic_bn, oc_bn = choice.oc_bn;
     cpu::Conv2dNCHWc c;
     if (opt.nchwc_blocked) {
-      MINITVM_USER_CHECK(ds[1] % ic_bn == 0 && ks[0] % oc_bn == 0) << "conv2d: bad channel blocks in the config";
       data = te::placeholder(shape_exprs({ds[0], ds[1] / ic_bn, ds[2], ds[3], ic_bn}), DataType::Float(32), "data");
       kernel = te::placeholder(shape_exprs({ks[0] / oc_bn, ks[1] / ic_bn, ks[2], ks[3], ic_bn, oc_bn}),
                                DataType::Float(32), "kernel");
@@ -153,7 +141,7 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
     L.args = {data, kernel, c.output};
     L.config = cfg;
     L.is_fallback = cfg.is_fallback();
-    L.workload = d.workload;
+    L.workload = choice.workload;
     L.template_key = "conv2d_NCHWc.x86";
     std::vector<ir::PrimFunc> transforms;
     if (opt.nchwc_blocked)  // <name>_pack_data, <name>_pack_kernel, <name>_unpack_output

@@ -22,6 +22,23 @@ void traverse_inline(te::Schedule& s, const te::Operation& out, const std::funct
   visit(out);
 }
 
+te::Operation inline_epilogue(te::Schedule& s, const te::Operation& out, const std::string& stop) {
+  te::Operation found;
+  std::set<const ir::OperationNode*> seen;
+  std::function<void(const te::Operation&)> visit = [&](const te::Operation& op) {
+    if (!seen.insert(op.get()).second || op.op_type() != te::OpType::Compute) return;
+    if (op->tag == stop) {
+      found = op;
+      return;
+    }
+    if (nn::is_injective_tag(op->tag) && !is_output(s, op)) s[op].compute_inline();
+    for (auto& in : op.input_tensors()) visit(in.op());
+  };
+  visit(out);
+  MINITVM_USER_CHECK(found.defined()) << "schedule: no " << stop << " stage in the fused group of " << out->name;
+  return found;
+}
+
 te::Operation find_op_by_tag(const te::Operation& out, const std::string& tag) {
   std::set<const ir::OperationNode*> visited;
   te::Operation found;

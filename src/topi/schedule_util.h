@@ -20,6 +20,11 @@ inline Expr I(int64_t v) { return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(stat
  *  every compute op (after its inputs). */
 void traverse_inline(te::Schedule& s, const te::Operation& out, const std::function<void(const te::Operation&)>& cb);
 
+/** Inline the non-output injective stages between `out` and the first op tagged `stop`, and
+ *  return that op (TVM's traverse_inline, which does not look behind the convolution: its padding
+ *  stays a root stage). CompileError when there is none. */
+te::Operation inline_epilogue(te::Schedule& s, const te::Operation& out, const std::string& stop);
+
 /** First op with this tag reachable from `out` (DFS), or an undefined Operation. */
 te::Operation find_op_by_tag(const te::Operation& out, const std::string& tag);
 

@@ -71,7 +71,7 @@ TEST(RelayBuild, GraphJsonFormat) {
   auto x = var("data", T({1, 3, 8, 8}));
   auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));
   Function fn({x}, nn::relu(nn::conv2d(x, w, {.padding = {1}})));
-  Built b = build(fn, "llvm");
+  Built b = build(fn, "llvm", {}, {.opt_level = 2});  // NCHW: no alter_op_layout (level 3)
   auto j = nlohmann::json::parse(b.graph_json);
   std::vector<std::string> keys;
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
@@ -156,14 +156,17 @@ TEST(RelayBuild, PrintAfterEachPassAndReport) {
   std::string s = os.str();
   for (const char* pass : {"// ---- after bind_params ----", "// ---- after simplify_inference ----",
                            "// ---- after fold_constant ----", "// ---- after fold_scale_axis ----",
-                           "// ---- after fuse_ops ----"})
+                           "// ---- after alter_op_layout ----", "// ---- after fuse_ops ----"})
     EXPECT_NE(s.find(pass), std::string::npos) << pass;
-  // BN folded into the conv weights: the conv groups are conv + add (+ add) + relu.
-  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu("), std::string::npos) << s;
-  EXPECT_NE(s.find("fused_nn_conv2d_add_nn_relu_1("), std::string::npos) << s;  // 1x1 conv + residual
-  EXPECT_NE(s.find("fused_nn_conv2d_add_clip("), std::string::npos) << s;
+  // BN folded into the conv weights, the convs blocked (llvm, level 3): the conv groups are conv +
+  // add (+ add) + relu on NCHW[x]c.
+  EXPECT_NE(s.find("fused_nn_contrib_conv2d_NCHWc_add_nn_relu("), std::string::npos) << s;
+  EXPECT_NE(s.find("fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1("), std::string::npos) << s;  // 1x1 + residual
+  EXPECT_NE(s.find("fused_nn_contrib_depthwise_conv2d_NCHWc_add_clip("), std::string::npos) << s;
   std::string r = b.report();
-  EXPECT_NE(r.find("relay::build for llvm: 8 kernels, 8 kernel nodes"), std::string::npos) << r;
+  // The 8 kernels of the NCHW graph, and one layout_transform of the input (the global pool's
+  // output is unblocked inside its kernel group's successor).
+  EXPECT_NE(r.find("relay::build for llvm: 9 kernels, 9 kernel nodes"), std::string::npos) << r;
   EXPECT_NE(r.find("memory: activations"), std::string::npos) << r;
   // The planned activations are smaller than the sum of all intermediates.
   EXPECT_LT(b.memory.planned_bytes, b.memory.intermediate_bytes);

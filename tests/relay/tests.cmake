@@ -3,7 +3,8 @@ minitvm_test(test_relay LABEL unit MODULES relay frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_ir.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_zoo.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_build.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_build.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_alter_layout.cc)
 
 # relay::build through runtime::GraphExecutor / export_library, and the ONNX importer
 # (relay::frontend::from_onnx; ONNX node tests from Debian's libonnx-testdata when installed).

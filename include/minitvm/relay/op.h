@@ -5,7 +5,8 @@
  * `call(op, args, attrs)` is the generic constructor every builder and pass uses: it fills missing
  * attributes with Relay's defaults and runs the op's type rule; a bad call throws CompileError
  * "<op>: <argument> ...: <mismatch>" naming the argument by its var name or producing op.
- * Layouts are NCHW / OIHW only; padding attributes are normalised to 4 values (top, left,
+ * Layouts are NCHW / OIHW, except the blocked ops alter_op_layout makes (layout_transform,
+ * nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc, pools with layout NCHW[x]c); padding attributes are normalised to 4 values (top, left,
  * bottom, right). `concatenate` takes its inputs as separate arguments (Relay: one Tuple).
  */
 #pragma once
@@ -101,6 +102,10 @@ Expr expand_dims(const Expr& x, int axis, int num_newaxis = 1);
 Expr squeeze(const Expr& x, const std::vector<int64_t>& axes = {});
 /** Empty axes: all. */
 Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = false, bool exclude = false);
+
+/** Relay's layout_transform: `x` in layout `src` (NCHW, NCHW8c, OIHW8i16o, ...) rearranged to `dst`
+ *  (the same primal axes; a sub-axis factor must divide its axis). */
+Expr layout_transform(const Expr& x, const std::string& src, const std::string& dst);
 
 /** A float32 scalar / filled constant. */
 Expr scalar(double v, DataType dtype = DataType::Float(32));

@@ -16,6 +16,15 @@
  *   groups == 1 or depthwise, and the constant s broadcasts along the output channel axis only
  *   (shape (C, 1, 1), (1, C, 1, 1) or a scalar) becomes conv2d(x, W * s[o]); run fold_constant
  *   afterwards to materialise the new weight.
+ * - alter_op_layout: TVM's AlterOpLayout for x86 with its layout propagation (graph.md 2.5): every
+ *   nn.conv2d with groups 1 and a constant weight becomes nn.contrib_conv2d_NCHWc on NCHW[ic]c
+ *   data with the weight packed OIHW[ic]i[oc]o (a layout_transform of the constant; fold_constant
+ *   materialises it), depthwise convs nn.contrib_depthwise_conv2d_NCHWc, with the blocks the
+ *   options choose (relay::build: the dispatch context's conv2d_NCHWc.x86 config). Activations stay
+ *   blocked through elementwise ops, broadcasts (constants and (N, C, ...) operands are transformed
+ *   to match, channel-wise ones blocked, others reshaped), bias_add, max/avg/global pooling and
+ *   channel concatenation; a layout_transform back to NCHW is inserted where any other op or the
+ *   output needs NCHW (once per value), and between two block sizes.
  * - fuse_ops: TVM's FuseOps (OpPatternKind table, post-dominator tree, three-phase partition),
  *   naming `fused_nn_conv2d_add_nn_relu` (graph.md 1.7). Tuple / TupleGetItem nodes are never
  *   fused (they stay graph plumbing).
@@ -27,7 +36,9 @@
  */
 #pragma once
 
+#include <functional>
 #include <iosfwd>
+#include <optional>
 #include <map>
 #include <string>
 #include <vector>
@@ -41,6 +52,19 @@ Function bind_params(const Function& f, const Params& params);
 Function simplify_inference(const Function& f);
 Function fold_constant(const Function& f);
 Function fold_scale_axis(const Function& f);
+
+/** Channel blocks of a blocked conv2d (ic_bn divides the input channels, oc_bn the output). */
+struct ConvBlocks {
+  int64_t ic_bn = 1, oc_bn = 1;
+};
+struct AlterLayoutOptions {
+  /** The blocks of an nn.conv2d call (groups 1); nullopt keeps it NCHW. */
+  std::function<std::optional<ConvBlocks>(const ExprNode& conv)> conv_blocks;
+  /** Depthwise convs take their input's block when it divides the channels, else the largest
+   *  divisor of the channels up to this (0: depthwise convs stay NCHW). */
+  int64_t depthwise_block = 8;
+};
+Function alter_op_layout(const Function& f, const AlterLayoutOptions& opt);
 
 /** One fused group: a primitive function of the fused graph. */
 struct FusedGroup {

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/space.h"
 #include "minitvm/te/schedule.h"
 #include "minitvm/topi/nn.h"
@@ -65,9 +66,41 @@ void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<in
 /** TVM's _fallback_schedule (conv2d_avx_common / conv2d_avx_1x1) with the host's float32 lanes. */
 void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& data_shape,
                            const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+/** The config of a conv2d layer on `target` (llvm): the current dispatch context's answer for its
+ *  0.1 key or its conv2d_NCHWc.x86 key, else the fallback above. What build_conv2d, relay's
+ *  alter_op_layout (the channel blocks) and relay::build (the schedule) use. */
+struct NCHWcChoice {
+  autotune::ConfigEntity cfg;
+  autotune::Json workload;  ///< the key that was queried / answered
+  bool is_fallback = true;
+  int64_t ic_bn = 1, oc_bn = 1;
+};
+NCHWcChoice conv2d_nchwc_config(const autotune::Target& target, const std::vector<int64_t>& data_shape,
+                                const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
 /** TVM's _schedule_conv_NCHWc for the NCHW-in / NCHW-out path; `cfg` a point of the space above
  *  whose tile_ic/tile_oc inner sizes are the blocks `t` was computed with. */
 te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t);
+/** The blocked convolution inside a fused group (what relay runs for nn.contrib_conv2d_NCHWc):
+ *  `outs[0]` is the group's output, the conv2d_NCHWc stage or an injective epilogue over it (bias,
+ *  scale/shift, relu/clip, a residual add; inlined), 5-D NCHW[oc_bn]c or unpacked 4-D NCHW. `cfg` is
+ *  a point of conv2d_NCHWc.x86's space whose tile_ic / tile_oc inner sizes are the blocks. */
+te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg, const std::vector<te::Tensor>& outs);
+/** TVM's x86 depthwise_conv2d_NCHWc: data NCHW[x]c (5-D), kernel OIHW1i[x]o of shape
+ *  (C/x, 1, kh, kw, 1, x), output NCHW[x]c (tag depthwise_conv2d_NCHWc). */
+struct DepthwiseNCHWc {
+  te::Tensor data_pad;  ///< padded data (the data itself without padding)
+  te::Tensor conv;      ///< the blocked result
+  te::Tensor output;    ///< == conv
+};
+DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs);
+/** Its schedule inside a fused group (`outs[0]`: the convolution or a 5-D injective epilogue). */
+te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs);
+/** The host's float32 vector lanes (TVM's get_fp32_len: 16 with AVX-512, else 8). */
+int64_t fp32_lanes();
+/** The most output columns the fallback keeps as register accumulators of one channel block:
+ *  TVM's 31 with AVX-512's 32 vector registers; 14 with 16 (AVX2), so that the accumulators, the
+ *  kernel vector and the broadcast input fit without spilling. */
+int64_t conv2d_nchwc_register_columns();
 /** Injective ops (elementwise, broadcast, flatten, batch norm): fuse, parallel, vectorize. */
 te::Schedule schedule_injective(const std::vector<te::Tensor>& outs);
 /** Softmax (the four T_softmax_* stages). */

@@ -8,6 +8,8 @@
 // `_schedule_conv_NCHWc` for the NCHW-in/NCHW-out path (packing stages scheduled in the same
 // function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
 // (16 with AVX-512, else 8).
+#include <functional>
+#include <set>
 #include <sstream>
 
 #include "minitvm/autotune/record.h"
@@ -16,6 +18,7 @@
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "topi/nn/common.h"
+#include "topi/schedule_util.h"
 
 namespace minitvm::topi::cpu {
 
@@ -44,7 +47,8 @@ Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, co
 
 bool is_1x1(const Geom& g) { return g.kh == 1 && g.kw == 1; }
 
-/** TVM's get_fp32_len(): 16 float32 lanes with AVX-512, else 8. */
+}  // namespace
+
 int64_t fp32_lanes() {
 #if defined(__x86_64__) || defined(__i386__)
   static const int64_t lanes = __builtin_cpu_supports("avx512f") ? 16 : 8;
@@ -54,7 +58,9 @@ int64_t fp32_lanes() {
 #endif
 }
 
-}  // namespace
+int64_t conv2d_nchwc_register_columns() {
+  return fp32_lanes() >= 16 ? 31 : 14;
+}
 
 Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
   // conv2d_nchw.cuda's 0.2 key (tensors, strides, 4-value padding, dilation, dtype) under TVM's x86
@@ -97,11 +103,12 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   cfg.set("tile_ic", autotune::SplitEntity{{g.ci / ic_bn, ic_bn}});
   cfg.set("tile_oc", autotune::SplitEntity{{g.co / oc_bn, oc_bn}});
   if (is_1x1(g)) {
-    // The largest ow factor, then the largest oh factor, with fewer than 32 outputs per tile.
+    // The largest ow factor, then the largest oh factor, with at most the register columns of
+    // outputs per tile (TVM: fewer than 32).
     for (int64_t owf = g.ow; owf >= 1; --owf) {
       if (g.ow % owf) continue;
       for (int64_t ohf = g.oh; ohf >= 1; --ohf) {
-        if (g.oh % ohf == 0 && owf * ohf < 32) {
+        if (g.oh % ohf == 0 && owf * ohf <= conv2d_nchwc_register_columns()) {
           cfg.set("tile_oh", autotune::OtherOptionEntity{ohf});
           cfg.set("tile_ow", autotune::SplitEntity{{g.ow / owf, owf}});
           return;
@@ -110,9 +117,34 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
     }
     MINITVM_INTERNAL_ERROR << "conv2d_NCHWc: no default 1x1 tiling";
   }
-  int64_t reg_n = largest_divisor(g.ow, 31);
+  int64_t reg_n = largest_divisor(g.ow, conv2d_nchwc_register_columns());
   cfg.set("tile_ow", autotune::SplitEntity{{g.ow / reg_n, reg_n}});
   cfg.set("unroll_kw", autotune::OtherOptionEntity{false});
+}
+
+NCHWcChoice conv2d_nchwc_config(const autotune::Target& t, const std::vector<int64_t>& ds,
+                                const std::vector<int64_t>& ks, const nn::Conv2dAttrs& attrs) {
+  // TVM's x86 template: 0.1 logs key it as ("conv2d", ...) (task topi_x86_conv2d), 0.2 logs as
+  // conv2d_NCHWc.x86; the innermost context with a record for either answers.
+  Workloads wl = conv2d_workloads(ds, ks, attrs);
+  wl.v02 = {conv2d_nchwc_workload(ds, ks, attrs)};
+  Dispatched d = dispatch(t, wl);
+  NCHWcChoice r;
+  if (d.cfg && !d.cfg->is_fallback()) {
+    r.cfg = *d.cfg;
+  } else {
+    autotune::FallbackConfigEntity fb;
+    conv2d_nchwc_fallback(fb, ds, ks, attrs);
+    r.cfg = fb;
+  }
+  r.workload = d.workload;
+  r.is_fallback = r.cfg.is_fallback();
+  r.ic_bn = r.cfg.split("tile_ic").size.back();
+  r.oc_bn = r.cfg.split("tile_oc").size.back();
+  MINITVM_USER_CHECK(ds[1] % r.ic_bn == 0 && ks[0] % r.oc_bn == 0)
+      << "conv2d_NCHWc.x86: the config's channel blocks " << r.ic_bn << "/" << r.oc_bn << " do not divide " << ds[1]
+      << "/" << ks[0];
+  return r;
 }
 
 namespace {
@@ -232,8 +264,11 @@ std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& 
   return out;
 }
 
-te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t) {
-  te::Schedule s = te::create_schedule({t.output.op()});
+namespace {
+
+// TVM's _schedule_conv_NCHWc on `s`: t.output is the stage the convolution is computed in (the
+// convolution itself, the NCHW unpack, or a 5-D injective epilogue of the blocked result).
+void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t) {
   int64_t oc_bn = cfg.split("tile_oc").size.back();
   bool one_by_one = cfg.has("tile_oh");
   int64_t ow_factor = cfg.split("tile_ow").size.back();
@@ -251,7 +286,7 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
   // The blocked convolution C, its accumulator CC (a cache of C) and the unpacked output O.
   // With blocked input and output (conv2d_nchwc_blocked) C is the output itself.
   te::Tensor C = t.conv, O = t.output;
-  bool c_is_out = O.same_as(C);
+  bool c_is_out = O.op().same_as(C.op());
   te::Tensor CC = s.cache_write(C, "global");
   te::Stage sc = s[C], scc = s[CC];
   auto cax = C.op().axis();  // batch, oc_chunk, oh, ow, oc_block
@@ -276,6 +311,23 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     so.vectorize(o_ocb);
     so.parallel(par);
   };
+  // A 5-D output (NCHW[oc_bn]c epilogue): TVM's out_ndim == 5 case.
+  auto schedule_out5 = [&](bool split_oh) {
+    te::Stage so = s[O];
+    auto oax = O.op().axis();  // batch, oc_chunk, oh, ow, oc_block
+    IterVar o_oh = oax[2], o_ohi;
+    if (split_oh) std::tie(o_oh, o_ohi) = so.split(oax[2], I(oh_factor));
+    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+    std::vector<IterVar> order{oax[0], oax[1], o_oh, o_owo};
+    if (split_oh) order.push_back(o_ohi);
+    order.insert(order.end(), {o_owi, oax[4]});
+    so.reorder(order);
+    IterVar par = so.fuse(std::vector<IterVar>{oax[0], oax[1], o_oh});
+    sc.compute_at(so, par);
+    so.vectorize(oax[4]);
+    so.parallel(par);
+  };
+  const bool out5 = O.ndim() == 5;
   if (!one_by_one) {
     auto [ow_chunk, ow_block] = sc.split(cax[3], I(ow_factor));
     sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
@@ -293,7 +345,7 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
-    if (!c_is_out) schedule_unpack(false);
+    if (!c_is_out) out5 ? schedule_out5(false) : schedule_unpack(false);
   } else {
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
     auto [ow_outer, ow_inner] = sc.split(cax[3], I(ow_factor));
@@ -309,8 +361,29 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owi);
     scc.unroll(cc_ohi);
-    if (!c_is_out) schedule_unpack(true);
+    if (!c_is_out) out5 ? schedule_out5(true) : schedule_unpack(true);
   }
+}
+
+}  // namespace
+
+te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t) {
+  te::Schedule s = te::create_schedule({t.output.op()});
+  schedule_nchwc_into(s, cfg, t);
+  return s;
+}
+
+te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg, const std::vector<te::Tensor>& outs) {
+  MINITVM_USER_CHECK(outs.size() == 1) << "schedule_conv2d_nchwc_fused: one output expected, got " << outs.size();
+  te::Schedule s = te::create_schedule({outs[0].op()});
+  te::Operation conv = detail::inline_epilogue(s, outs[0].op(), "conv2d_NCHWc");
+  Conv2dNCHWc t;
+  t.conv = conv.output(0);
+  t.data_pad = conv.input_tensors().at(0);
+  t.kernel_vec = conv.input_tensors().at(1);
+  t.data_vec = t.data_pad.op()->tag.find("pad") != std::string::npos ? t.data_pad.op().input_tensors().at(0) : t.data_pad;
+  t.output = outs[0];
+  schedule_nchwc_into(s, cfg, t);
   return s;
 }
 

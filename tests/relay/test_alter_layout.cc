@@ -1,0 +1,273 @@
+// Blocked layouts: layout_transform against explicit index formulas, the blocked ops' type rules,
+// alter_op_layout before/after (structure and values through the reference executor), and
+// relay::build on llvm running the blocked kernels against the NCHW reference.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/measure.h"
+#include "minitvm/autotune/record.h"
+#include "minitvm/autotune/task.h"
+#include "minitvm/autotune/target.h"
+#include "minitvm/relay/relay.h"
+#include "minitvm/topi/cpu_schedule.h"
+#include "minitvm/topi/dispatch.h"
+#include "relay/graph_runner.h"
+
+using namespace minitvm;
+using namespace minitvm::relay;
+
+namespace {
+
+TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+
+relay::Expr rand_const(std::vector<int64_t> s, uint64_t seed, float lo = -1, float hi = 1) {
+  return constant(relay::testing::random_uniform(s, lo, hi, seed));
+}
+
+int count_op(const Function& f, const std::string& op) {
+  int n = 0;
+  for (auto& e : post_order(f.body)) n += e->is_call(op) ? 1 : 0;
+  return n;
+}
+
+void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
+  auto x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(a.shape(), b.shape());
+  double m = 0;
+  for (float v : y) m = std::max(m, double(std::abs(v)));
+  ASSERT_GT(m, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const CompileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+runtime::NDArray eval1(const relay::Expr& call_expr, const std::vector<runtime::NDArray>& args) {
+  return reference_eval(*call_expr, args).at(0);
+}
+
+// Blocks fixed by the test (the pass's callback), not by a dispatch context.
+relay::transform::AlterLayoutOptions fixed_blocks(int64_t ic, int64_t oc, int64_t dw = 4) {
+  relay::transform::AlterLayoutOptions o;
+  o.conv_blocks = [=](const ExprNode& c) -> std::optional<relay::transform::ConvBlocks> {
+    int64_t C = c.args[0]->types[0].shape[1], O = c.args[1]->types[0].shape[0];
+    return relay::transform::ConvBlocks{C % ic == 0 ? ic : 1, O % oc == 0 ? oc : 1};
+  };
+  o.depthwise_block = dw;
+  return o;
+}
+
+}  // namespace
+
+TEST(LayoutTransform, BlocksAndUnblocksAsTheIndexFormulaSays) {
+  const int64_t N = 2, C = 16, H = 3, W = 5;
+  auto xv = relay::testing::random_uniform({N, C, H, W}, -1, 1, 1);
+  auto x = var("x", T({N, C, H, W}));
+  auto to8 = layout_transform(x, "NCHW", "NCHW8c");
+  EXPECT_EQ(to8->type().shape, (std::vector<int64_t>{N, 2, H, W, 8}));
+  auto y = eval1(to8, {xv}).to_vector<float>();
+  auto xs = xv.to_vector<float>();
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < W; ++w)
+          ASSERT_EQ(y[(((n * 2 + c / 8) * H + h) * W + w) * 8 + c % 8], xs[((n * C + c) * H + h) * W + w]);
+  // 8c -> 4c -> NCHW is the identity on the values.
+  auto y8 = eval1(to8, {xv});
+  auto to4 = layout_transform(to8, "NCHW8c", "NCHW4c");
+  EXPECT_EQ(to4->type().shape, (std::vector<int64_t>{N, 4, H, W, 4}));
+  auto y4 = eval1(to4, {y8});
+  auto back = layout_transform(to4, "NCHW4c", "NCHW");
+  EXPECT_EQ(eval1(back, {y4}).to_vector<float>(), xs);
+  // Weights: OIHW -> OIHW2i4o, out[o/4][i/2][h][w][i%2][o%4] = k[o][i][h][w].
+  auto kv = relay::testing::random_uniform({8, 6, 3, 1}, -1, 1, 2);
+  auto k = var("k", T({8, 6, 3, 1}));
+  auto kt = layout_transform(k, "OIHW", "OIHW2i4o");
+  EXPECT_EQ(kt->type().shape, (std::vector<int64_t>{2, 3, 3, 1, 2, 4}));
+  auto kb = eval1(kt, {kv}).to_vector<float>();
+  auto ks = kv.to_vector<float>();
+  for (int64_t o = 0; o < 8; ++o)
+    for (int64_t i = 0; i < 6; ++i)
+      for (int64_t h = 0; h < 3; ++h)
+        ASSERT_EQ(kb[((((o / 4) * 3 + i / 2) * 3 + h) * 2 + i % 2) * 4 + o % 4], ks[(o * 6 + i) * 3 + h]);
+}
+
+TEST(LayoutTransform, BadLayoutsAreCompileErrors) {
+  auto x = var("x", T({1, 12, 4, 4}));
+  std::string m = error_of([&] { layout_transform(x, "NCHW", "NCHW8c"); });
+  EXPECT_NE(m.find("does not split by 8"), std::string::npos) << m;
+  m = error_of([&] { layout_transform(x, "NCHW", "NCH8"); });
+  EXPECT_NE(m.find("lower-case"), std::string::npos) << m;
+  m = error_of([&] { layout_transform(x, "NCHW", "NCHWD"); });
+  EXPECT_NE(m.find("axis D"), std::string::npos) << m;
+  m = error_of([&] { layout_transform(x, "NCHW8c", "NCHW"); });
+  EXPECT_NE(m.find("has 5 axes"), std::string::npos) << m;
+  m = error_of([&] { layout_transform(x, "NCHW", "NCHW0c"); });
+  EXPECT_NE(m.find(">= 1"), std::string::npos) << m;
+  m = error_of([&] { layout_transform(x, "NCCW", "NCHW"); });
+  EXPECT_NE(m.find("twice"), std::string::npos) << m;
+}
+
+TEST(BlockedOps, TypeRulesCheckTheLayouts) {
+  auto d = var("d", T({1, 2, 6, 6, 4}));
+  auto w = var("w", T({3, 2, 3, 3, 4, 8}));
+  auto c = call("nn.contrib_conv2d_NCHWc", {d, w}, {{"padding", {1, 1}}});
+  EXPECT_EQ(c->type().shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
+  EXPECT_EQ(c->attrs.at("out_layout"), "NCHW8c");
+  EXPECT_EQ(c->attrs.at("kernel_layout"), "OIHW4i8o");
+  std::string m = error_of([&] { call("nn.contrib_conv2d_NCHWc", {d, var("w2", T({3, 2, 3, 3, 2, 8}))}); });
+  EXPECT_NE(m.find("blocks of 2"), std::string::npos) << m;
+  m = error_of([&] { call("nn.contrib_conv2d_NCHWc", {d, w}, {{"out_layout", "NCHW4c"}}); });
+  EXPECT_NE(m.find("out_layout"), std::string::npos) << m;
+  auto dw = call("nn.contrib_depthwise_conv2d_NCHWc", {d, var("k", T({2, 1, 3, 3, 1, 4}))}, {{"strides", {2, 2}}});
+  EXPECT_EQ(dw->type().shape, (std::vector<int64_t>{1, 2, 2, 2, 4}));
+  auto p = nn::max_pool2d(d, {.pool_size = {2, 2}, .strides = {2, 2}, .layout = "NCHW4c"});
+  EXPECT_EQ(p->type().shape, (std::vector<int64_t>{1, 2, 3, 3, 4}));
+  m = error_of([&] { nn::max_pool2d(d, {.pool_size = {2, 2}, .layout = "NCHW8c"}); });
+  EXPECT_NE(m.find("does not have layout NCHW8c"), std::string::npos) << m;
+}
+
+// The blocked ops' reference is the NCHW op between transforms; check one conv by a direct loop.
+TEST(BlockedOps, ReferenceConvMatchesTheUnblockedConv) {
+  auto xv = relay::testing::random_uniform({1, 8, 7, 7}, -1, 1, 3);
+  auto wv = relay::testing::random_uniform({8, 8, 3, 3}, -1, 1, 4);
+  auto x = var("x", T({1, 8, 7, 7}));
+  Function plain({x}, nn::conv2d(x, constant(wv), {.strides = {2, 2}, .padding = {1, 0, 1, 2}}));
+  Function blocked = relay::transform::fold_constant(relay::transform::alter_op_layout(plain, fixed_blocks(4, 2)));
+  EXPECT_EQ(count_op(blocked, "nn.contrib_conv2d_NCHWc"), 1);
+  expect_close(reference_run(blocked, {{"x", xv}})[0], reference_run(plain, {{"x", xv}})[0], 1e-6);
+}
+
+// conv -> bias -> relu -> conv -> residual add -> max pool -> global pool -> dense: one transform
+// in, one out; everything between stays NCHW4c/8c (with one re-blocking between the two convs'
+// blocks), weights and biases become blocked constants.
+TEST(AlterOpLayout, ChainStaysBlockedBetweenConvs) {
+  auto x = var("data", T({1, 4, 8, 8}));
+  auto y = nn::relu(nn::bias_add(nn::conv2d(x, rand_const({8, 4, 3, 3}, 1), {.padding = {1}}), rand_const({8}, 2)));
+  auto z = add(nn::conv2d(y, rand_const({8, 8, 1, 1}, 3)), y);
+  z = nn::max_pool2d(clip(z, -0.5, 1.5), {.pool_size = {2, 2}, .strides = {2, 2}});
+  auto g = nn::batch_flatten(nn::global_avg_pool2d(z));
+  Function f({x}, nn::dense(g, rand_const({3, 8}, 4)));
+  Function a = relay::transform::alter_op_layout(f, fixed_blocks(4, 8));
+  EXPECT_EQ(count_op(a, "nn.conv2d"), 0);
+  EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 2);
+  Function folded = relay::transform::fold_constant(a);
+  // data NCHW -> NCHW4c; y (NCHW8c) -> NCHW4c for the second conv; the global pool back to NCHW.
+  EXPECT_EQ(count_op(folded, "layout_transform"), 3) << folded;
+  EXPECT_EQ(count_op(folded, "nn.bias_add"), 0);  // an add of a blocked bias
+  for (auto& e : post_order(folded.body)) {
+    if (e->is_call("nn.max_pool2d")) EXPECT_EQ(e->attrs.at("layout"), "NCHW8c");
+    if (e->is_call("nn.global_avg_pool2d")) EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 1, 1, 1, 8}));
+  }
+  auto xv = relay::testing::random_uniform({1, 4, 8, 8}, -1, 1, 5);
+  expect_close(reference_run(folded, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
+  // Nothing to do without a conv.
+  Function plain({x}, nn::relu(x));
+  EXPECT_EQ(relay::transform::alter_op_layout(plain, fixed_blocks(4, 8)).body, plain.body);
+}
+
+// Squeeze-and-excitation, channel concat, depthwise with the input's block, a broadcast constant
+// along W, avg pool: every op keeps the block or falls back to NCHW with a transform, and the
+// values stay those of the NCHW graph.
+TEST(AlterOpLayout, BroadcastsConcatDepthwiseAndFallbacks) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto y = nn::relu(nn::conv2d(x, rand_const({16, 8, 3, 3}, 1, -0.3, 0.3), {.padding = {1}}));
+  auto se = sigmoid(nn::conv2d(nn::relu(nn::conv2d(nn::global_avg_pool2d(y), rand_const({4, 16, 1, 1}, 2))),
+                               rand_const({16, 4, 1, 1}, 3)));
+  auto s = multiply(y, se);                                                        // (1,16,6,6) * (1,16,1,1)
+  auto dw = clip(nn::conv2d(s, rand_const({16, 1, 3, 3}, 4), {.padding = {1}, .groups = 16}), 0, 6);
+  auto cat = concatenate({dw, s}, 1);                                              // 32 channels
+  auto w = multiply(cat, rand_const({6}, 5));                                      // along W: reshaped
+  auto p = nn::avg_pool2d(w, {.pool_size = {3, 3}, .strides = {1, 1}, .padding = {1}});
+  auto t = transpose(p, {0, 2, 3, 1});                                             // needs NCHW
+  Function f({x}, tuple({t, nn::softmax(nn::batch_flatten(nn::global_avg_pool2d(p)))}));
+  Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, fixed_blocks(8, 8, 4)));
+  EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), 1);
+  EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 3);
+  for (auto& e : post_order(a.body)) {
+    if (e->is_call("nn.contrib_depthwise_conv2d_NCHWc")) EXPECT_EQ(e->attrs.at("data_layout"), "NCHW8c");
+    if (e->is_call("concatenate")) EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 4, 6, 6, 8}));
+    if (e->is_call("transpose")) EXPECT_EQ(e->args[0]->type().shape, (std::vector<int64_t>{1, 32, 6, 6}));
+  }
+  auto xv = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 6);
+  auto want = reference_run(f, {{"data", xv}});
+  auto got = reference_run(a, {{"data", xv}});
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-5);
+  expect_close(got[1], want[1], 1e-5);
+  // Built for llvm (blocks from the dispatch context's fallback) and run: the same values.
+  Built b = build(f, "llvm");
+  auto run = relay_test::run_graph(b, {{"data", xv}});
+  ASSERT_EQ(run.size(), 2u);
+  expect_close(run[0], want[0], 1e-4);
+  expect_close(run[1], want[1], 1e-4);
+  bool nchwc_kernel = false;
+  for (auto& k : b.kernels) nchwc_kernel |= k.template_key == "conv2d_NCHWc.x86";
+  EXPECT_TRUE(nchwc_kernel) << b.report();
+}
+
+// relay::build on llvm takes the blocks from the config the dispatch context answers for the
+// layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
+TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
+  auto x = var("data", T({1, 8, 10, 10}));
+  auto f = Function({x}, nn::relu(nn::conv2d(x, rand_const({12, 8, 3, 3}, 1), {.padding = {1}})));
+  topi::nn::Conv2dAttrs at;
+  at.padding = {1, 1, 1, 1};
+  // A tuning record of the layer's conv2d_NCHWc.x86 task (as `minitvm tune` writes them) whose
+  // config has blocks 2 / 4.
+  Json wl = topi::cpu::conv2d_nchwc_workload({1, 8, 10, 10}, {12, 8, 3, 3}, at);
+  autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+  int64_t pick = -1;
+  for (int64_t i = 0; i < task.config_space().size() && pick < 0; ++i) {
+    autotune::ConfigEntity c = task.config_space().get(i);
+    if (c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4 &&
+        c.split("tile_ow").size.back() == 5 && c.knob_int("unroll_kw") == 1)
+      pick = i;
+  }
+  ASSERT_GE(pick, 0);
+  autotune::MeasureResult res;
+  res.costs = {1e-5};
+  autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
+  autotune::DispatchScope scope(best);
+  Built b = build(f, "llvm");
+  bool found = false;
+  for (auto& e : post_order(b.optimized.body))
+    if (e->is_call("nn.contrib_conv2d_NCHWc")) {
+      found = true;
+      EXPECT_EQ(e->attrs.at("data_layout"), "NCHW2c");
+      EXPECT_EQ(e->attrs.at("out_layout"), "NCHW4c");
+    }
+  EXPECT_TRUE(found) << b.optimized;
+  int tuned = 0;
+  for (auto& k : b.kernels)
+    if (k.template_key == "conv2d_NCHWc.x86") {
+      EXPECT_FALSE(k.is_fallback);
+      EXPECT_EQ(k.config_index, pick);
+      ++tuned;
+    }
+  EXPECT_EQ(tuned, 1) << b.report();
+  auto xv = relay::testing::random_uniform({1, 8, 10, 10}, -1, 1, 2);
+  expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
+}
+
+// opt_level 2 keeps NCHW (TVM runs AlterOpLayout at level 3); cuda never blocks.
+TEST(AlterOpLayout, OnlyLlvmAtOptLevel3) {
+  auto x = var("data", T({1, 8, 6, 6}));
+  auto f = Function({x}, nn::relu(nn::conv2d(x, rand_const({8, 8, 3, 3}, 1), {.padding = {1}})));
+  BuildOptions o2;
+  o2.opt_level = 2;
+  o2.workloads_only = true;
+  EXPECT_EQ(count_op(build(f, "llvm", {}, o2).optimized, "nn.contrib_conv2d_NCHWc"), 0);
+  BuildOptions o3;
+  o3.workloads_only = true;
+  EXPECT_EQ(count_op(build(f, "llvm", {}, o3).optimized, "nn.contrib_conv2d_NCHWc"), 1);
+  EXPECT_EQ(count_op(build(f, "cuda -emulate", {}, o3).optimized, "nn.contrib_conv2d_NCHWc"), 0);
+}
