@@ -107,6 +107,7 @@ def main():
     ap.add_argument("--ort-repeat", type=int, help="timed runs per ORT process (default 20, quick 10)")
     ap.add_argument("--minitvm", default=os.environ.get("MINITVM", DEFAULT_BIN))
     ap.add_argument("--json", help="write the results here")
+    ap.add_argument("--log", help="also time the networks compiled with this tuning log (tuned vs fallback)")
     ap.add_argument("--ort-worker", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help=argparse.SUPPRESS)
     ap.add_argument("--warmup", type=int, default=3, help=argparse.SUPPRESS)
@@ -136,47 +137,71 @@ def main():
     print(f"{rounds} rounds; per process: minitvm 1 warm-up + {rep} runs, ORT {a.warmup} warm-ups + {orep} runs", flush=True)
 
     work = tempfile.mkdtemp(prefix="bench_network_")
+    variants = [("minitvm", [])] + ([("tuned", ["--log", os.path.abspath(a.log)])] if a.log else [])
     res = {}
     for m in models:
         onnx_path = os.path.join(a.model_dir, f"{m}.onnx")
-        out = os.path.join(work, f"{m}.so")
-        t = time.time()
-        p = subprocess.run([a.minitvm, "compile", onnx_path, "--target", "llvm", "-o", out,
-                            "--json", os.path.join(work, f"{m}.build.json")], capture_output=True, text=True)
-        if p.returncode != 0:
-            print(f"{m}: minitvm compile failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}", flush=True)
-            continue
-        res[m] = {"compile_s": time.time() - t, "minitvm": [], "ort": []}
-        print(f"{m}: compiled in {res[m]['compile_s']:.1f} s", flush=True)
+        ok = True
+        for v, extra in variants:
+            out = os.path.join(work, f"{m}.{v}.so")
+            t = time.time()
+            p = subprocess.run([a.minitvm, "compile", onnx_path, "--target", "llvm", "-o", out, *extra,
+                                "--json", os.path.join(work, f"{m}.{v}.build.json")], capture_output=True, text=True)
+            if p.returncode != 0:
+                print(f"{m}: minitvm compile ({v}) failed: {(p.stderr or p.stdout).strip().splitlines()[-1:]}", flush=True)
+                ok = False
+                break
+            with open(os.path.join(work, f"{m}.{v}.build.json")) as fh:
+                wl = json.load(fh)["workloads"]
+            res.setdefault(m, {"ort": []})
+            res[m][v] = []
+            res[m][f"{v}_compile_s"] = time.time() - t
+            print(f"{m}: compiled ({v}) in {time.time() - t:.1f} s; workloads {wl['from_log']} from log, "
+                  f"{wl['fallback']} fallback", flush=True)
+        if not ok:
+            res.pop(m, None)
 
     for r in range(rounds):
         for m in res:
-            f = os.path.join(work, f"{m}.run.json")
-            run_json([a.minitvm, "run", os.path.join(work, f"{m}.so"), "--repeat", str(rep), "--json", f], f"minitvm run {m}")
-            with open(f) as fh:
-                lat = json.load(fh)["latency_ms"]
-            res[m]["minitvm"].append(lat["median"])
+            line = f"round {r + 1}/{rounds} {m:<14}"
+            for v, _ in variants:
+                f = os.path.join(work, f"{m}.{v}.run.json")
+                run_json([a.minitvm, "run", os.path.join(work, f"{m}.{v}.so"), "--repeat", str(rep), "--json", f],
+                         f"minitvm run {m} ({v})")
+                with open(f) as fh:
+                    lat = json.load(fh)["latency_ms"]
+                res[m][v].append(lat["median"])
+                line += f" {v} {lat['median']:9.1f} ms"
             p = run_json([sys.executable, os.path.abspath(__file__), "--ort-worker", os.path.join(a.model_dir, f"{m}.onnx"),
                           "--repeat", str(orep), "--threads", str(a.threads), "--warmup", str(a.warmup)], f"ORT {m}")
             lat_o = json.loads(p.stdout.strip().splitlines()[-1])
             res[m]["ort"].append(lat_o["median"])
-            print(f"round {r + 1}/{rounds} {m:<14} minitvm {lat['median']:9.1f} ms   ORT {lat_o['median']:8.2f} ms", flush=True)
+            print(f"{line}   ORT {lat_o['median']:8.2f} ms", flush=True)
 
     print()
-    hdr = (f"{'model':<14} {'minitvm ms (min-max)':>26} {'ORT ms (min-max)':>24} {'minitvm/ORT':>12}")
+    names = [v for v, _ in variants]
+    hdr = f"{'model':<14}" + "".join(f" {v + ' ms (min-max)':>26}" for v in names) + f" {'ORT ms (min-max)':>24}" + \
+        "".join(f" {v + '/ORT':>12}" for v in names)
     print(hdr)
     print("-" * len(hdr))
     table = []
     for m, d in res.items():
-        if not d["minitvm"]:
+        if not d["ort"]:
             continue
-        mt, ot = statistics.median(d["minitvm"]), statistics.median(d["ort"])
-        row = {"model": m, "minitvm_ms": mt, "minitvm_min": min(d["minitvm"]), "minitvm_max": max(d["minitvm"]),
-               "ort_ms": ot, "ort_min": min(d["ort"]), "ort_max": max(d["ort"]), "ratio": mt / ot,
-               "compile_s": d["compile_s"]}
+        ot = statistics.median(d["ort"])
+        row = {"model": m, "ort_ms": ot, "ort_min": min(d["ort"]), "ort_max": max(d["ort"])}
+        text = f"{m:<14}"
+        for v in names:
+            mt = statistics.median(d[v])
+            key = "minitvm" if v == "minitvm" else v
+            row.update({f"{key}_ms": mt, f"{key}_min": min(d[v]), f"{key}_max": max(d[v]), f"{key}_ratio": mt / ot,
+                        f"{key}_compile_s": d[f"{v}_compile_s"]})
+            text += f" {mt:10.1f} ({min(d[v]):.1f}-{max(d[v]):.1f})".ljust(27)
+        row["ratio"] = row["minitvm_ratio"]
+        text += f" {ot:8.2f} ({row['ort_min']:.2f}-{row['ort_max']:.2f})".ljust(25)
+        text += "".join(f" {row[(v if v != 'minitvm' else 'minitvm') + '_ratio']:11.2f}x" for v in names)
         table.append(row)
-        print(f"{m:<14} {mt:10.1f} ({row['minitvm_min']:.1f}-{row['minitvm_max']:.1f})"
-              f"{'':>2} {ot:8.2f} ({row['ort_min']:.2f}-{row['ort_max']:.2f}) {mt / ot:11.1f}x")
+        print(text)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")
     if a.json:
         with open(a.json, "w") as fh:

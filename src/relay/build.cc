@@ -25,7 +25,6 @@
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/transform/lower.h"
 #include "relay/lower_ops.h"
-#include "relay/layout.h"
 #include "relay/transform/rewrite.h"
 #include "topi/schedule_util.h"
 

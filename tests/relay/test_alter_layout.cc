@@ -271,3 +271,33 @@ TEST(AlterOpLayout, OnlyLlvmAtOptLevel3) {
   EXPECT_EQ(count_op(build(f, "llvm", {}, o3).optimized, "nn.contrib_conv2d_NCHWc"), 1);
   EXPECT_EQ(count_op(build(f, "cuda -emulate", {}, o3).optimized, "nn.contrib_conv2d_NCHWc"), 0);
 }
+
+// The shipped llvm conv2d log (tophub/conv2d_llvm_zen3_avx2.log, bench/network/tune_llvm.py):
+// every record fits the template's space (strict load), and it answers ResNet-50's layers with
+// their tuned configs, whose blocks alter_op_layout then uses.
+TEST(AlterOpLayout, ShippedLlvmLogAnswersResNet50Layers) {
+  autotune::ApplyHistoryBest best;
+  autotune::LoadOptions lo;
+  lo.strict = true;
+  std::vector<autotune::LoadReport> reports;
+  best.load(MINITVM_SOURCE_DIR "/tophub/conv2d_llvm_zen3_avx2.log", lo, &reports);
+  ASSERT_EQ(reports.size(), 1u);
+  autotune::DispatchScope scope(best);
+  auto net = relay::testing::resnet(50, 1);
+  BuildOptions o;
+  o.workloads_only = true;
+  Built b = build(net.mod, "llvm", net.params, o);
+  int tuned = 0, total = 0;
+  for (auto& k : b.kernels)
+    if (k.template_key == "conv2d_NCHWc.x86") {
+      ++total;
+      tuned += k.is_fallback ? 0 : 1;
+    }
+  EXPECT_GE(total, 20);
+  EXPECT_EQ(tuned, total) << b.report();
+  // The blocked graph has the tuned blocks: some layer's data block differs from the fallback's 8.
+  int other_blocks = 0;
+  for (auto& e : post_order(b.optimized.body))
+    if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("data_layout") != "NCHW8c") ++other_blocks;
+  EXPECT_GT(other_blocks, 0);
+}

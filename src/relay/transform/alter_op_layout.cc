@@ -8,6 +8,7 @@
 #include "minitvm/relay/transform.h"
 #include "relay/layout.h"
 #include "relay/lower_ops.h"
+#include "relay/transform/rewrite.h"
 
 namespace minitvm::relay::transform {
 
@@ -86,19 +87,7 @@ class Alter {
     if (e->kind == ExprKind::Var || e->kind == ExprKind::Constant) return {e, nullptr, 0};
     std::vector<Expr> args;
     for (auto& a : e->args) args.push_back(nchw(a));
-    return {detail_with_args(e, args), nullptr, 0};
-  }
-
-  static Expr detail_with_args(const Expr& e, const std::vector<Expr>& args) {
-    bool same = args.size() == e->args.size();
-    for (size_t i = 0; same && i < args.size(); ++i) same = args[i] == e->args[i];
-    if (same) return e;
-    switch (e->kind) {
-      case ExprKind::Call: return call(e->name, args, e->attrs);
-      case ExprKind::Tuple: return tuple(args);
-      case ExprKind::TupleGetItem: return tuple_get_item(args[0], e->index);
-      default: return e;
-    }
+    return {detail::with_args(e, args), nullptr, 0};
   }
 
   Val visit(const Expr& e) {

@@ -37,7 +37,7 @@ class ThreadPool {
       chunk_ = std::max<int64_t>(1, num_tasks / (int64_t(nthreads_) * 4));
       next_.store(0);
       failed_.store(false);
-      active_ = static_cast<int>(workers_.size());
+      active_.store(static_cast<int>(workers_.size()));
       ++generation_;
       published_.store(generation_, std::memory_order_release);
     }
@@ -45,8 +45,14 @@ class ThreadPool {
     t_inside_pool = true;
     run_chunks();
     t_inside_pool = false;
-    std::unique_lock<std::mutex> lock(mu_);
-    done_cv_.wait(lock, [this] { return active_ == 0; });
+    // Spin for the workers' last chunks before blocking: a futex sleep here and the wake-up of a
+    // halted vCPU (an IPI and a VM entry under KVM) cost tens to hundreds of microseconds per
+    // parallel loop, and a network runs hundreds of them back to back.
+    for (int spin = 0; spin < kSpinIterations && active_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
+    if (active_.load(std::memory_order_acquire) != 0) {
+      std::unique_lock<std::mutex> lock(mu_);
+      done_cv_.wait(lock, [this] { return active_.load(std::memory_order_acquire) == 0; });
+    }
     return failed_.load() ? -1 : 0;
   }
 
@@ -92,8 +98,10 @@ class ThreadPool {
         seen = generation_;
       }
       run_chunks();
-      std::lock_guard<std::mutex> lock(mu_);
-      if (--active_ == 0) done_cv_.notify_one();
+      if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
+        std::lock_guard<std::mutex> lock(mu_);  // the caller checks active_ under mu_ before it sleeps
+        done_cv_.notify_one();
+      }
     }
   }
 
@@ -104,8 +112,10 @@ class ThreadPool {
   std::condition_variable work_cv_, done_cv_;
   uint64_t generation_ = 0;
   std::atomic<uint64_t> published_{0};  ///< generation_, readable without the lock (spinning workers)
-  /** 4096 pause instructions: about 0.1 ms (x86 pause takes tens of cycles). */
-  static constexpr int kSpinIterations = 1 << 12;
+  /** 2^16 pause instructions: about 1-2 ms (x86 pause takes tens of cycles). Long enough to
+   *  bridge the serial code between the parallel loops of a network's kernels (OpenMP spins for
+   *  200 ms by default, ONNX Runtime's pool spins too); a worker idle longer sleeps. */
+  static constexpr int kSpinIterations = 1 << 16;
   static void cpu_relax() {
 #if defined(__x86_64__) || defined(__i386__)
     __builtin_ia32_pause();
@@ -113,7 +123,7 @@ class ThreadPool {
     asm volatile("yield");
 #endif
   }
-  int active_ = 0;
+  std::atomic<int> active_{0};  ///< workers still running the current job
   minitvm_parallel_body body_ = nullptr;
   void* closure_ = nullptr;
   int64_t num_tasks_ = 0;

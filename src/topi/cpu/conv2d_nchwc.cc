@@ -8,8 +8,6 @@
 // `_schedule_conv_NCHWc` for the NCHW-in/NCHW-out path (packing stages scheduled in the same
 // function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
 // (16 with AVX-512, else 8).
-#include <functional>
-#include <set>
 #include <sstream>
 
 #include "minitvm/autotune/record.h"
