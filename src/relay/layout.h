@@ -4,6 +4,7 @@
 // layout_transform op (type rule, te compute, reference) and the alter_op_layout pass.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -41,16 +42,17 @@ struct Layout {
 template <typename T, typename Lit, typename Div, typename Mod>
 std::vector<T> layout_source_index(const Layout& src, const Layout& dst, const std::vector<T>& dst_idx, Lit lit,
                                    Div div, Mod mod) {
-  std::map<char, T> full;
+  std::array<T, 26> full{};  // by primal letter (a fixed array: the reference runs this per element)
   for (size_t i = 0; i < dst.axes.size(); ++i) {
     const auto& a = dst.axes[i];
     if (a.factor != 0) continue;
     int sub = dst.sub_index(a.primal);
-    full.emplace(a.primal, sub < 0 ? dst_idx[i] : dst_idx[i] * lit(dst.axes[sub].factor) + dst_idx[sub]);
+    full[a.primal - 'A'] = sub < 0 ? dst_idx[i] : dst_idx[i] * lit(dst.axes[sub].factor) + dst_idx[sub];
   }
   std::vector<T> r;
+  r.reserve(src.axes.size());
   for (const auto& a : src.axes) {
-    const T& f = full.at(a.primal);
+    const T& f = full[a.primal - 'A'];
     if (a.factor != 0) {
       r.push_back(mod(f, lit(a.factor)));
     } else {
