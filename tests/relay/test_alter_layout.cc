@@ -187,11 +187,13 @@ TEST(AlterOpLayout, BroadcastsConcatDepthwiseAndFallbacks) {
   auto cat = concatenate({dw, s}, 1);                                              // 32 channels
   auto w = multiply(cat, rand_const({6}, 5));                                      // along W: reshaped
   auto p = nn::avg_pool2d(w, {.pool_size = {3, 3}, .strides = {1, 1}, .padding = {1}});
+  auto att = sigmoid(nn::conv2d(p, rand_const({1, 32, 1, 1}, 7)));                // 1-channel map
+  p = multiply(p, att);                                                            // spatial attention
   auto t = transpose(p, {0, 2, 3, 1});                                             // needs NCHW
   Function f({x}, tuple({t, nn::softmax(nn::batch_flatten(nn::global_avg_pool2d(p)))}));
   Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, fixed_blocks(8, 8, 4)));
   EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), 1);
-  EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 3);
+  EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 4);
   for (auto& e : post_order(a.body)) {
     if (e->is_call("nn.contrib_depthwise_conv2d_NCHWc")) EXPECT_EQ(e->attrs.at("data_layout"), "NCHW8c");
     if (e->is_call("concatenate")) EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 4, 6, 6, 8}));

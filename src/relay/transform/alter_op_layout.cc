@@ -71,8 +71,10 @@ class Alter {
   // block; nullptr when the operand does not broadcast along NCHW's axes that way.
   Expr broadcast_operand(const Expr& e, int64_t C, int64_t b) {
     if (e->tuple_typed) return nullptr;
-    if (is_blocked(e)) return blocked(e, b);
     const Shape& s = e->types[0].shape;
+    // A blocked operand with the output's channels is re-blocked; one with a single channel (a
+    // spatial attention map) broadcasts as a unit block from its NCHW form below.
+    if (is_blocked(e) && s.size() == 4 && s[1] == C) return blocked(e, b);
     if (s.size() > 4) return nullptr;
     Shape s4(4 - s.size(), 1);
     s4.insert(s4.end(), s.begin(), s.end());
@@ -104,9 +106,9 @@ class Alter {
     }
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.bias_add") {
       std::vector<Expr> in = e->args;
-      int64_t b = 0;
+      int64_t b = 0;  // the block of an operand with the output's shape
       for (auto& a : in)
-        if (!b && is_blocked(a)) b = block_of(a);
+        if (!b && is_blocked(a) && a->types[0].shape == e->types[0].shape) b = block_of(a);
       if (!b || C % b) return keep(e);
       std::vector<Expr> args;
       if (op == "nn.bias_add") {
