@@ -116,14 +116,9 @@ TypeResult broadcast_rule(const std::string& op, const std::vector<Expr>& a) {
   return {{TensorType{out, x.dtype}}};
 }
 
-TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
-  const std::string op = "nn.conv2d";
-  rank(op, a[0], "data", 4);
-  rank(op, a[1], "weight", 4);
-  same_dtype(op, a[0], a[1], "data", "weight");
-  MINITVM_USER_CHECK(at["data_layout"] == "NCHW" && at["kernel_layout"] == "OIHW")
-      << op << ": only data_layout NCHW and kernel_layout OIHW are supported, got " << at["data_layout"] << " / "
-      << at["kernel_layout"];
+// The convolutions' window attributes (normalised in `at`) and the output height and width of
+// data `x` (H, W at axes 2, 3) under a kh x kw kernel.
+std::pair<int64_t, int64_t> conv_window(const std::string& op, const Expr& x, int64_t kh, int64_t kw, Json& at) {
   auto strides = pair_attr(at["strides"], op, "strides");
   auto dil = pair_attr(at["dilation"], op, "dilation");
   auto pad = pad4(at["padding"], op);
@@ -132,6 +127,26 @@ TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
   at["padding"] = pad;
   for (int64_t s : strides) MINITVM_USER_CHECK(s >= 1) << op << ": stride " << s << " must be >= 1";
   for (int64_t d : dil) MINITVM_USER_CHECK(d >= 1) << op << ": dilation " << d << " must be >= 1";
+  const Shape& d = x->types[0].shape;
+  int64_t k[2] = {kh, kw}, out[2] = {0, 0};
+  for (int i = 0; i < 2; ++i) {
+    int64_t eff = (k[i] - 1) * dil[i] + 1;
+    int64_t padded = d[2 + i] + pad[i] + pad[i + 2];
+    MINITVM_USER_CHECK(padded >= eff) << op << ": the " << (i ? "width" : "height") << " of data " << describe(x)
+                                      << " padded to " << padded << " is smaller than the kernel extent " << eff;
+    out[i] = (padded - eff) / strides[i] + 1;
+  }
+  return {out[0], out[1]};
+}
+
+TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
+  const std::string op = "nn.conv2d";
+  rank(op, a[0], "data", 4);
+  rank(op, a[1], "weight", 4);
+  same_dtype(op, a[0], a[1], "data", "weight");
+  MINITVM_USER_CHECK(at["data_layout"] == "NCHW" && at["kernel_layout"] == "OIHW")
+      << op << ": only data_layout NCHW and kernel_layout OIHW are supported, got " << at["data_layout"] << " / "
+      << at["kernel_layout"];
   const Shape& d = a[0]->types[0].shape;
   const Shape& w = a[1]->types[0].shape;
   int64_t groups = at["groups"].get<int64_t>();
@@ -149,15 +164,8 @@ TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
       << op << ": kernel_size " << shape_str(ks) << " does not match the weight " << describe(a[1]);
   at["channels"] = w[0];
   at["kernel_size"] = Shape{w[2], w[3]};
-  Shape out{d[0], w[0], 0, 0};
-  for (int i = 0; i < 2; ++i) {
-    int64_t eff = (w[2 + i] - 1) * dil[i] + 1;
-    int64_t padded = d[2 + i] + pad[i] + pad[i + 2];
-    MINITVM_USER_CHECK(padded >= eff) << op << ": the " << (i ? "width" : "height") << " of data " << describe(a[0])
-                                      << " padded to " << padded << " is smaller than the kernel extent " << eff;
-    out[2 + i] = (padded - eff) / strides[i] + 1;
-  }
-  return {{TensorType{out, a[0]->types[0].dtype}}};
+  auto [oh, ow] = conv_window(op, a[0], w[2], w[3], at);
+  return {{TensorType{Shape{d[0], w[0], oh, ow}, a[0]->types[0].dtype}}};
 }
 
 // The block of a pooling layout: 0 for NCHW, k for NCHW{k}c (the data then 5-D, k its last axis).
@@ -238,25 +246,10 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
         << w[4] << ", data " << describe(a[0]) << " has " << C << " in blocks of " << ib;
     MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
   }
-  auto strides = pair_attr(at["strides"], op, "strides");
-  auto dil = pair_attr(at["dilation"], op, "dilation");
-  auto pad = pad4(at["padding"], op);
-  at["strides"] = strides;
-  at["dilation"] = dil;
-  at["padding"] = pad;
-  for (int64_t s : strides) MINITVM_USER_CHECK(s >= 1) << op << ": stride " << s << " must be >= 1";
-  for (int64_t v : dil) MINITVM_USER_CHECK(v >= 1) << op << ": dilation " << v << " must be >= 1";
   at["channels"] = O;
   at["kernel_size"] = Shape{w[2], w[3]};
-  Shape out{d[0], w[0], 0, 0, ob};
-  for (int i = 0; i < 2; ++i) {
-    int64_t eff = (w[2 + i] - 1) * dil[i] + 1;
-    int64_t padded = d[2 + i] + pad[i] + pad[i + 2];
-    MINITVM_USER_CHECK(padded >= eff) << op << ": the " << (i ? "width" : "height") << " of data " << describe(a[0])
-                                      << " padded to " << padded << " is smaller than the kernel extent " << eff;
-    out[2 + i] = (padded - eff) / strides[i] + 1;
-  }
-  return {{TensorType{out, a[0]->types[0].dtype}}};
+  auto [oh, ow] = conv_window(op, a[0], w[2], w[3], at);
+  return {{TensorType{Shape{d[0], w[0], oh, ow, ob}, a[0]->types[0].dtype}}};
 }
 
 std::vector<OpDef> make_registry() {
