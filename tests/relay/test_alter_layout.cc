@@ -14,6 +14,7 @@
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "relay/graph_runner.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
@@ -26,19 +27,11 @@ relay::Expr rand_const(std::vector<int64_t> s, uint64_t seed, float lo = -1, flo
   return constant(relay::testing::random_uniform(s, lo, hi, seed));
 }
 
-int count_op(const Function& f, const std::string& op) {
-  int n = 0;
-  for (auto& e : post_order(f.body)) n += e->is_call(op) ? 1 : 0;
-  return n;
-}
+using relay_test::count_op;
 
 void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  auto x = a.to_vector<float>(), y = b.to_vector<float>();
   ASSERT_EQ(a.shape(), b.shape());
-  double m = 0;
-  for (float v : y) m = std::max(m, double(std::abs(v)));
-  ASSERT_GT(m, 0.0);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+  relay_test::expect_close(a, b, tol);
 }
 
 std::string error_of(const std::function<void()>& f) {

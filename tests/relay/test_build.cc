@@ -10,6 +10,7 @@
 #include "minitvm/relay/relay.h"
 #include "minitvm/topi/dispatch.h"
 #include "relay/graph_runner.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
@@ -18,15 +19,7 @@ namespace {
 
 TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
 
-// |a - b| <= tol * max|b| elementwise (the reference accumulates in double).
-void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  auto x = a.to_vector<float>(), y = b.to_vector<float>();
-  ASSERT_EQ(x.size(), y.size());
-  double m = 0;
-  for (float v : y) m = std::max(m, double(std::abs(v)));
-  ASSERT_GT(m, 0.0);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
-}
+using relay_test::expect_close;
 
 void check_network(const relay::testing::Network& net, const std::string& target, int64_t hw, double tol) {
   auto input = relay::testing::random_uniform({1, 3, hw, hw}, -1, 1, 77);

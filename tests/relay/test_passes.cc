@@ -4,6 +4,7 @@
 #include <set>
 
 #include "minitvm/relay/relay.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
@@ -12,11 +13,7 @@ namespace {
 
 TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
 
-int count_op(const Function& f, const std::string& op) {
-  int n = 0;
-  for (auto& e : post_order(f.body)) n += e->is_call(op) ? 1 : 0;
-  return n;
-}
+using relay_test::count_op;
 
 void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
   auto x = a.to_vector<float>(), y = b.to_vector<float>();

@@ -1,0 +1,31 @@
+// Small helpers shared by the relay tests: counting ops of a graph, comparing with the reference.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+
+#include "minitvm/relay/relay.h"
+
+namespace relay_test {
+
+/** Calls of `op` reachable from the function's body. */
+inline int count_op(const minitvm::relay::Function& f, const std::string& op) {
+  int n = 0;
+  for (auto& e : minitvm::relay::post_order(f.body)) n += e->is_call(op) ? 1 : 0;
+  return n;
+}
+
+/** |a - b| <= tol * max|b| elementwise (the reference accumulates in double). */
+inline void expect_close(const minitvm::runtime::NDArray& a, const minitvm::runtime::NDArray& b, double tol) {
+  auto x = a.to_vector<float>(), y = b.to_vector<float>();
+  ASSERT_EQ(x.size(), y.size());
+  double m = 0;
+  for (float v : y) m = std::max(m, double(std::abs(v)));
+  ASSERT_GT(m, 0.0);
+  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
+}
+
+}  // namespace relay_test
