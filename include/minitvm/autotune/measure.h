@@ -21,6 +21,7 @@
  */
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -44,13 +45,36 @@ struct MeasureOption {
   /** Compare outputs with the reference before a result may count as error free. */
   bool check_correctness = false;
   double rtol = 1e-3, atol = 1e-4;
+  /** When set, every timed run holds an exclusive lock (flock) on this file, so that processes
+   *  sharing a device (MPI ranks on one host) never time two candidates at once. The run deadline
+   *  counts from when the lock is held; a lock not free within 2 x (build + run timeout) + 30 s
+   *  makes the candidate a RUN_TIMEOUT. */
+  std::string run_lock_file;
+  /** With run_lock_file: each batch's build phase holds the lock shared, so that builds of other
+   *  processes never overlap a timing (CPU targets: a build takes the cores the kernel runs on).
+   *  Builds of all processes still run in parallel with each other. */
+  bool builds_exclude_timing = false;
 };
+
+/** Where a measurement ran: the host name and the device ("cpu AMD EPYC 9B45", "cuda:0",
+ *  "cuda-emulator"). Written into records as "measured_on" so that mixed logs can be told apart. */
+struct MeasuredOn {
+  std::string host;
+  std::string device;
+  bool empty() const { return host.empty() && device.empty(); }
+};
+
+/** This machine's host name. */
+std::string host_name();
+/** The device a target's candidates are measured on here (see MeasuredOn::device). */
+std::string local_device_name(const Target& target);
 
 /** One measured candidate. */
 struct MeasureOutcome {
   ConfigEntity config;
   MeasureResult result;
   std::string error;  ///< message of the failure ("" when error_no == 0)
+  MeasuredOn where;   ///< empty for synthetic measurers
 };
 
 /** Anything that turns configs into results; tests plug in synthetic cost functions. */
@@ -59,6 +83,10 @@ class Measurer {
   virtual ~Measurer() = default;
   /** Measure a batch; returns one result per config, in order. Must not throw for bad configs. */
   virtual std::vector<MeasureOutcome> measure(const std::vector<ConfigEntity>& configs) = 0;
+  /** Called with each outcome as soon as it is final, before measure() returns, on the thread
+   *  that called measure() (a network tuner logs it at once, so that a job killed mid-batch keeps
+   *  every finished measurement). Measurers that never call it are reported after measure(). */
+  std::function<void(const MeasureOutcome&)> on_outcome;
 };
 
 /** Builds with the task's template and runs on this machine. */
@@ -77,7 +105,7 @@ class LocalMeasurer : public Measurer {
 
 /** The TVM record of one measurement of a task's config (format 0.2 or 0.1). */
 Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result,
-                   double version = 0.2);
+                   double version = 0.2, const MeasuredOn& where = {});
 
 /** Classify an exception thrown while compiling for `target_name` into an error number. */
 MeasureErrorNo classify_build_error(const std::exception& e, bool in_template);

@@ -7,8 +7,14 @@
 #include <cmath>
 #include <condition_variable>
 #include <mutex>
+#include <optional>
 #include <random>
+#include <fstream>
 #include <thread>
+
+#include <fcntl.h>
+#include <sys/file.h>
+#include <unistd.h>
 
 #include "minitvm/codegen/build.h"
 #include "minitvm/runtime/cuda.h"
@@ -46,6 +52,52 @@ const char* kFuncName = "tune_kernel";
 
 /** A function name no other candidate uses: JIT symbols of concurrently built modules must not
  *  collide. */
+// flock on a file for as long as it lives (MeasureOption::run_lock_file): exclusive while timing,
+// shared while building when builds must not overlap timings. Waits at most `wait_s` seconds
+// (polling, so that a lock another process never releases cannot block for ever); held() tells.
+class DeviceLock {
+ public:
+  DeviceLock(const std::string& path, bool exclusive, double wait_s) {
+    if (path.empty()) return;
+    fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
+    MINITVM_USER_CHECK(fd_ >= 0) << "measure: cannot open the device lock file '" << path << "'";
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_s));
+    for (;;) {
+      if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return;
+      if (errno != EWOULDBLOCK && errno != EINTR) break;
+      if (Clock::now() >= deadline) break;
+      std::this_thread::sleep_for(std::chrono::milliseconds(2));
+    }
+    ::close(fd_);
+    fd_ = -2;  // not held
+  }
+  ~DeviceLock() {
+    if (fd_ >= 0) ::close(fd_);  // closing releases the lock
+  }
+  bool held() const { return fd_ != -2; }
+  DeviceLock(const DeviceLock&) = delete;
+  DeviceLock& operator=(const DeviceLock&) = delete;
+
+ private:
+  int fd_ = -1;
+};
+
+// How long a measurement waits for the device lock before it is recorded as a RUN_TIMEOUT.
+double lock_wait_s(const MeasureOption& o) { return 2 * (o.build_timeout_s + o.run_timeout_s) + 30; }
+
+std::string cpu_model_name() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) != 0) continue;
+    size_t c = line.find(':');
+    if (c == std::string::npos) break;
+    size_t b = line.find_first_not_of(" \t", c + 1);
+    return b == std::string::npos ? std::string() : line.substr(b);
+  }
+  return {};
+}
+
 std::string unique_func_name() {
   static std::atomic<uint64_t> counter{0};
   return std::string(kFuncName) + "_" + std::to_string(counter.fetch_add(1));
@@ -171,6 +223,18 @@ LocalMeasurer::~LocalMeasurer() = default;
 
 bool LocalMeasurer::timed() const { return !impl_->emulate; }
 
+std::string host_name() {
+  char buf[256] = {0};
+  if (::gethostname(buf, sizeof(buf) - 1) != 0) return "unknown";
+  return buf;
+}
+
+std::string local_device_name(const Target& target) {
+  if (target.is_cuda()) return target.emulate ? "cuda-emulator" : "cuda:0";
+  std::string model = cpu_model_name();
+  return model.empty() ? "cpu" : "cpu " + model;
+}
+
 void LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& sig, int num_outputs) {
   if (ref_ready || ref_failed) return;
   host_args.clear();
@@ -243,6 +307,16 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
     std::string error;
   };
   auto rs = std::make_shared<RunState>();
+  DeviceLock device_lock(emulate ? std::string() : opt.run_lock_file, /*exclusive=*/true, lock_wait_s(opt));
+  if (!device_lock.held()) {
+    MeasureOutcome out;
+    out.config = cfg;
+    out.result.error_no = static_cast<int>(MeasureErrorNo::RunTimeout);
+    out.result.costs = {1e9};
+    out.error = "the device lock '" + opt.run_lock_file + "' was not free within " +
+                std::to_string(static_cast<int>(lock_wait_s(opt))) + " s (another process holds it)";
+    return out;
+  }
   runtime::PackedFunc f = b.func;
   bool time_it = !emulate;
   MeasureOption o = opt;
@@ -323,6 +397,11 @@ std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntit
     ConfigEntity cfg = configs[i];
     workers[i] = std::thread([task, cfg, st] { run_build(task, cfg, st); });
   };
+  // Builds of other processes on this host must not overlap their timings (CPU targets): the
+  // build phase holds the device lock shared (timings hold it exclusively).
+  std::optional<DeviceLock> build_lock;
+  if (m.opt.builds_exclude_timing && !m.emulate && !m.opt.run_lock_file.empty())
+    build_lock.emplace(m.opt.run_lock_file, /*exclusive=*/false, lock_wait_s(m.opt));
   // At most `threads` builds in flight; wait for them in order, each against its own deadline.
   for (; next < configs.size() && static_cast<int>(next) < threads; ++next) launch(next);
   for (waiting = 0; waiting < configs.size(); ++waiting) {
@@ -341,7 +420,9 @@ std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntit
     if (next < configs.size()) launch(next++);
   }
 
+  build_lock.reset();
   std::vector<MeasureOutcome> outs;
+  const MeasuredOn where{host_name(), local_device_name(m.task.target())};
   for (size_t i = 0; i < configs.size(); ++i) {
     BuildState& b = *states[i];
     MeasureOutcome o;
@@ -363,12 +444,15 @@ std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntit
       b.func = runtime::PackedFunc();
     }
     o.result.timestamp = unix_now();
+    o.where = where;
+    if (on_outcome) on_outcome(o);
     outs.push_back(std::move(o));
   }
   return outs;
 }
 
-Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result, double version) {
+Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result, double version,
+                   const MeasuredOn& where) {
   MINITVM_USER_CHECK(version == 0.1 || version == 0.2) << "record version must be 0.1 or 0.2";
   Record r;
   r.version = version;
@@ -390,6 +474,12 @@ Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResul
   r.result = result;
   if (r.result.error_no != 0) r.result.costs = {1e9};
   if (r.result.costs.empty()) r.result.costs = {1e9};
+  if (!where.empty()) {
+    // An extra key (TVM's decoder reads only the keys it knows): where the record was measured.
+    r.extra["measured_on"] = Json::object({{"host", where.host}, {"device", where.device}});
+    r.key_order = version == 0.2 ? std::vector<std::string>{"input", "config", "result", "version", "tvm_version", "measured_on"}
+                                 : std::vector<std::string>{"i", "r", "v", "measured_on"};
+  }
   return r;
 }
 

@@ -44,7 +44,7 @@ TuneCallback log_to_file(const Task& task, const std::string& path, double versi
   if (cut) *out << '\n';
   return [task, out, path, version](const Tuner&, const std::vector<MeasureOutcome>& outs) {
     for (const auto& o : outs) {
-      *out << encode_record(make_record(task, o.config, o.result, version)) << '\n';
+      *out << encode_record(make_record(task, o.config, o.result, version, o.where)) << '\n';
       out->flush();  // one line at a time: a killed run keeps everything measured so far
     }
     MINITVM_RUNTIME_CHECK(out->good()) << "writing tuning log '" << path << "' failed";
