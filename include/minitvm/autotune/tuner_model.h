@@ -70,6 +70,18 @@ class ModelTuner : public Tuner {
   void update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results) override;
   int preferred_batch_size() const override { return plan_size_; }
   const Gbdt& model() const { return model_; }
+  /**
+   * Transfer learning between similar tasks (TVM XGBTuner's cross-task history): rows of
+   * knob_features from other tasks of the same template and knobs, with targets on this tuner's
+   * scale (log of the score relative to that task's best; failures below its worst success). They
+   * are fitted together with this task's own measurements; before its first measurement the model
+   * plans from them alone instead of the random initial design. Rows of another length are ignored.
+   */
+  void set_transfer_data(std::vector<std::vector<double>> xs, std::vector<double> targets);
+  /** Rows given by set_transfer_data that are used. */
+  size_t num_transfer_rows() const { return transfer_x_.size(); }
+  /** This task's measured rows and targets on the transfer scale (for another task's tuner). */
+  void transfer_rows(std::vector<std::vector<double>>& xs, std::vector<double>& targets) const;
 
   /** Simulated-annealing settings. */
   int sa_parallel = 128;
@@ -86,6 +98,8 @@ class ModelTuner : public Tuner {
   std::vector<std::vector<double>> xs_;
   std::vector<double> scores_;
   std::vector<int64_t> plan_;
+  std::vector<std::vector<double>> transfer_x_;
+  std::vector<double> transfer_y_;
   bool dirty_ = false;
 };
 

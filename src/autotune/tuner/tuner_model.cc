@@ -160,17 +160,56 @@ void ModelTuner::update(const std::vector<int64_t>& indices, const std::vector<M
   dirty_ = true;
 }
 
+// Targets: log of the score relative to the best (costs add up from knob effects, so the log
+// scale is closer to additive than raw throughput); failed configs sit below the worst success.
+// Empty when nothing succeeded.
+static std::vector<double> log_score_targets(const std::vector<double>& scores) {
+  if (scores.empty()) return {};
+  double top = *std::max_element(scores.begin(), scores.end());
+  if (!(top > 0)) return {};
+  double worst = top;
+  for (double s : scores) if (s > 0) worst = std::min(worst, s);
+  std::vector<double> y;
+  for (double s : scores) y.push_back(s > 0 ? std::log(s / top) : std::log(worst / top) - 0.5);
+  return y;
+}
+
+void ModelTuner::set_transfer_data(std::vector<std::vector<double>> xs, std::vector<double> targets) {
+  MINITVM_USER_CHECK(xs.size() == targets.size())
+      << "set_transfer_data: " << xs.size() << " rows but " << targets.size() << " targets";
+  const size_t width = knob_features(space_, 0).size();
+  transfer_x_.clear();
+  transfer_y_.clear();
+  for (size_t k = 0; k < xs.size(); ++k) {
+    if (xs[k].size() != width || !std::isfinite(targets[k])) continue;
+    transfer_x_.push_back(std::move(xs[k]));
+    transfer_y_.push_back(targets[k]);
+  }
+  dirty_ = true;
+}
+
+void ModelTuner::transfer_rows(std::vector<std::vector<double>>& xs, std::vector<double>& targets) const {
+  std::vector<double> y = log_score_targets(scores_);
+  if (y.empty()) return;
+  xs.insert(xs.end(), xs_.begin(), xs_.end());
+  targets.insert(targets.end(), y.begin(), y.end());
+}
+
 void ModelTuner::replan() {
   plan_.clear();
-  double top = *std::max_element(scores_.begin(), scores_.end());
-  if (!(top > 0)) return;  // nothing learned yet: stay random
-  // Targets: log of the score relative to the best (costs add up from knob effects, so the log
-  // scale is closer to additive than raw throughput); failed configs sit below the worst success.
-  double worst = top;
-  for (double s : scores_) if (s > 0) worst = std::min(worst, s);
-  std::vector<double> y;
-  for (double s : scores_) y.push_back(s > 0 ? std::log(s / top) : std::log(worst / top) - 0.5);
-  model_.fit(xs_, y, gbdt);
+  std::vector<double> y = log_score_targets(scores_);
+  if (y.empty() && transfer_x_.empty()) return;  // nothing learned yet: stay random
+  std::vector<std::vector<double>> x = transfer_x_;
+  std::vector<double> yy = transfer_y_;
+  if (!y.empty()) {
+    x.insert(x.end(), xs_.begin(), xs_.end());
+    yy.insert(yy.end(), y.begin(), y.end());
+  }
+  // A handful of rows (a network task's fallback trial alone) says nothing about the space: keep
+  // the initial design until there are a few.
+  constexpr size_t kMinRows = 4;
+  if (x.size() < kMinRows && !model_.fitted()) return;
+  model_.fit(x, yy, gbdt);
 
   auto table = feature_table(space_);
   std::unordered_map<int64_t, double> cache;
