@@ -22,6 +22,7 @@
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/cuda_schedule.h"
+#include "minitvm/autotune/task.h"
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/transform/lower.h"
 #include "relay/lower_ops.h"
@@ -133,6 +134,7 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
     r.info.template_key = "conv2d_NCHWc.x86";
     r.info.is_fallback = c.is_fallback;
     r.info.config_index = c.is_fallback ? -1 : c.cfg.index;
+    r.info.tuning_workloads = {topi::cpu::conv2d_nchwc_workload(ds, ks, conv_attrs(m))};  // the 0.2 task key
     return r;
   }
   if (m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
@@ -160,6 +162,20 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   }
   r.d = topi::dispatch(t, wl);
   r.v01 = wl.v01;
+  for (const Json& k : wl.v02) {
+    const std::string task = k.at(0).get<std::string>();
+    if (!autotune::find_template(task)) continue;
+    if (task.find("winograd") != std::string::npos) {
+      // TVM's CUDA strategy offers winograd for 3x3, stride 1, dilation 1 layers only.
+      const auto& ks = m.args[1]->types[0].shape;
+      topi::nn::Conv2dAttrs a = conv_attrs(m);
+      bool ok = ks.size() == 4 && ks[2] == 3 && ks[3] == 3;
+      for (int64_t s : a.stride) ok &= s == 1;
+      for (int64_t d : a.dilation) ok &= d == 1;
+      if (!ok) continue;
+    }
+    r.info.tuning_workloads.push_back(k);
+  }
   r.tuned = true;
   r.info.workload = r.d.workload;
   r.info.template_key = r.d.template_key;

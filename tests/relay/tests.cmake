@@ -4,7 +4,8 @@ minitvm_test(test_relay LABEL unit MODULES relay frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_zoo.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_build.cc
-  ${CMAKE_CURRENT_LIST_DIR}/test_alter_layout.cc)
+  ${CMAKE_CURRENT_LIST_DIR}/test_alter_layout.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_extract_tasks.cc)
 
 # relay::build through runtime::GraphExecutor / export_library, and the ONNX importer
 # (relay::frontend::from_onnx; ONNX node tests from Debian's libonnx-testdata when installed).

@@ -29,6 +29,10 @@
 #include "minitvm/relay/transform.h"
 #include "minitvm/runtime/graph.h"
 
+namespace minitvm::autotune {
+struct WeightedTask;  // autotune/task_scheduler.h (include it to use extract_tasks)
+}
+
 namespace minitvm::relay {
 
 struct BuildOptions {
@@ -49,6 +53,10 @@ struct KernelInfo {
   int64_t config_index = -1;        ///< the record's flat config index; -1 for fallback / none
   bool is_fallback = false;
   int num_nodes = 0;                ///< graph nodes calling it
+  /** The workloads a tuner can tune for this kernel (keys whose first element is a registered
+   *  template: conv2d_NCHWc.x86 on llvm; conv2d_nchw.cuda, and conv2d_nchw_winograd.cuda for 3x3
+   *  stride-1 layers, depthwise/group/dense templates on cuda). Empty for untunable kernels. */
+  std::vector<Json> tuning_workloads;
 };
 
 struct Built : runtime::CompiledGraph {
@@ -71,6 +79,18 @@ struct Built : runtime::CompiledGraph {
 };
 
 Built build(const Function& f, const std::string& target, const Params& params = {}, const BuildOptions& opt = {});
+
+/**
+ * The tuning tasks of a network (TVM's autotvm.task.extract_from_program): the workloads the build
+ * queries for `target` (BuildOptions::workloads_only, nothing compiled), one task per distinct
+ * workload, weighted by how many graph nodes call it per inference. Tasks come in the order their
+ * first kernel appears. Convolution and dense kernels with no tunable template (llvm depthwise,
+ * grouped and dense) are named in `untunable` with the reason ("fused_nn_dense_add: nn.dense has
+ * no tuning template for llvm"); injective kernels are never tasks.
+ */
+std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::string& target,
+                                                  const Params& params = {},
+                                                  std::vector<std::string>* untunable = nullptr);
 
 /** The optimisation pipeline alone (bind_params ... fold_constant), printing as build does. */
 Function optimize(const Function& f, const Params& params, const BuildOptions& opt = {});

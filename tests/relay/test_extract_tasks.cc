@@ -1,0 +1,130 @@
+// relay::extract_tasks: the tuning tasks of a network are the tunable workloads its build applies,
+// weighted by how many layers call them (counted independently from the graph).
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "minitvm/autotune/dispatch.h"
+#include "minitvm/autotune/measure.h"
+#include "minitvm/autotune/record.h"
+#include "minitvm/autotune/task_scheduler.h"
+#include "minitvm/relay/relay.h"
+#include "minitvm/support/error.h"
+
+namespace autotune = minitvm::autotune;
+using minitvm::CompileError;
+using minitvm::relay::Built;
+using minitvm::relay::Function;
+using minitvm::relay::build;
+using minitvm::relay::extract_tasks;
+using minitvm::relay::post_order;
+namespace testing_zoo = minitvm::relay::testing;
+
+namespace {
+
+struct Layers {
+  int conv = 0, depthwise = 0, dense = 0;
+};
+Layers count_layers(const Function& f) {
+  Layers l;
+  for (auto& e : post_order(f.body)) {
+    if (e->is_call("nn.conv2d")) (e->attrs["groups"].get<int64_t>() > 1 ? l.depthwise : l.conv)++;
+    if (e->is_call("nn.dense")) l.dense++;
+  }
+  return l;
+}
+
+// 3x3, stride 1, dilation 1, ungrouped convolutions: the layers TVM's CUDA strategy offers
+// winograd for.
+int count_winograd_layers(const Function& f) {
+  int n = 0;
+  for (auto& e : post_order(f.body)) {
+    if (!e->is_call("nn.conv2d") || e->attrs["groups"].get<int64_t>() != 1) continue;
+    const auto& k = e->args[1]->types[0].shape;
+    bool ok = k[2] == 3 && k[3] == 3;
+    for (auto& s : e->attrs["strides"]) ok &= s.get<int64_t>() == 1;
+    if (e->attrs.contains("dilation"))
+      for (auto& d : e->attrs["dilation"]) ok &= d.get<int64_t>() == 1;
+    n += ok;
+  }
+  return n;
+}
+
+double weight_of(const std::vector<autotune::WeightedTask>& tasks, const std::string& name, int* count = nullptr) {
+  double w = 0;
+  int c = 0;
+  for (auto& t : tasks)
+    if (t.task.name() == name) {
+      w += t.weight;
+      ++c;
+    }
+  if (count) *count = c;
+  return w;
+}
+
+}  // namespace
+
+TEST(RelayExtractTasks, ResNet50Llvm) {
+  auto net = testing_zoo::resnet(50, 1);
+  std::vector<std::string> untunable;
+  auto tasks = extract_tasks(net.mod, "llvm", net.params, &untunable);
+  int distinct = 0;
+  // Every convolution is a conv2d_NCHWc.x86 call; the 53 layers have 23 distinct workloads (the
+  // seed log's count).
+  EXPECT_EQ(weight_of(tasks, "conv2d_NCHWc.x86", &distinct), count_layers(net.mod).conv);
+  EXPECT_EQ(distinct, 23);
+  EXPECT_EQ(tasks.size(), 23u);
+  std::set<std::string> keys;
+  for (auto& t : tasks) {
+    EXPECT_TRUE(keys.insert(t.task.workload_key()).second) << "duplicate task " << t.task.workload_key();
+    EXPECT_GT(t.task.config_space().size(), 1);
+    EXPECT_GT(t.task.flop(), 0);
+    EXPECT_EQ(t.task.target_str(), "llvm");
+  }
+  ASSERT_EQ(untunable.size(), 1u);  // the classifier
+  EXPECT_NE(untunable[0].find("nn.dense"), std::string::npos) << untunable[0];
+  // A log with one record per task (a config that is not the fallback) answers every convolution
+  // of the build: the tasks are the keys the build applies.
+  std::vector<autotune::Record> recs;
+  for (auto& t : tasks) {
+    autotune::MeasureResult r;
+    r.costs = {1e-3};
+    recs.push_back(autotune::make_record(t.task, t.task.config(t.task.config_space().size() - 1), r));
+  }
+  autotune::ApplyHistoryBest best(recs);
+  autotune::DispatchScope scope(best);
+  Built b = build(net.mod, "llvm", net.params, {.workloads_only = true});
+  int convs = 0;
+  for (auto& k : b.kernels) {
+    if (k.master_op != "nn.contrib_conv2d_NCHWc") continue;
+    convs += k.num_nodes;
+    EXPECT_FALSE(k.is_fallback) << k.func_name;
+    EXPECT_TRUE(keys.count(autotune::workload_key(k.workload))) << k.func_name << " " << k.workload.dump();
+  }
+  EXPECT_EQ(convs, count_layers(net.mod).conv);
+}
+
+TEST(RelayExtractTasks, MobileNetV2LlvmDepthwiseHasNoTemplate) {
+  auto net = testing_zoo::mobilenet_v2(1);
+  std::vector<std::string> untunable;
+  auto tasks = extract_tasks(net.mod, "llvm", net.params, &untunable);
+  Layers l = count_layers(net.mod);
+  EXPECT_EQ(weight_of(tasks, "conv2d_NCHWc.x86"), l.conv);
+  int dw = 0;
+  for (auto& u : untunable) dw += u.find("depthwise") != std::string::npos;
+  EXPECT_GE(dw, 1);
+  EXPECT_EQ(static_cast<int>(untunable.size()) - dw, l.dense);
+}
+
+TEST(RelayExtractTasks, ResNet50CudaDirectWinogradAndDense) {
+  auto net = testing_zoo::resnet(50, 1);
+  auto tasks = extract_tasks(net.mod, "cuda", net.params);
+  int direct = 0, wino = 0, dense = 0;
+  EXPECT_EQ(weight_of(tasks, "conv2d_nchw.cuda", &direct), count_layers(net.mod).conv);
+  EXPECT_EQ(direct, 23);
+  EXPECT_EQ(weight_of(tasks, "conv2d_nchw_winograd.cuda", &wino), count_winograd_layers(net.mod));
+  EXPECT_GE(wino, 1);
+  EXPECT_EQ(weight_of(tasks, "dense_small_batch.cuda", &dense), 1);
+  EXPECT_EQ(tasks.size(), static_cast<size_t>(direct + wino + dense));
+  EXPECT_THROW(extract_tasks(net.mod, "banana"), CompileError);
+}
