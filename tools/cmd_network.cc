@@ -460,3 +460,21 @@ int run_profile(const std::vector<std::string>& args) {
 MINITVM_COMMAND("compile", "build a network (ONNX or zoo) for a target into one file", run_compile);
 MINITVM_COMMAND("run", "run a compiled network or a model on given or random inputs", run_run);
 MINITVM_COMMAND("profile", "time every kernel of a network: per-kernel and per-op tables", run_profile);
+
+namespace minitvm::tools {
+
+bool is_network_model(const std::string& model) {
+  if (fs::is_regular_file(model)) return !is_compiled_file(model);
+  return std::find(zoo_names().begin(), zoo_names().end(), model) != zoo_names().end() || model == "mobilenetv2";
+}
+
+relay::frontend::Imported import_network(const std::string& model, int64_t batch,
+                                         const std::vector<std::string>& input_shapes) {
+  ModelOptions o;
+  o.model = model;
+  o.batch = batch;
+  o.input_shapes = input_shapes;
+  return import_model(o);
+}
+
+}  // namespace minitvm::tools

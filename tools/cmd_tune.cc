@@ -15,6 +15,7 @@
 #include "minitvm/autotune/tuner_log.h"
 #include "minitvm/autotune/tuner_plot.h"
 #include "minitvm/autotune/tuner_session.h"
+#include "network_model.h"
 
 namespace at = minitvm::autotune;
 
@@ -27,7 +28,8 @@ const char* kTuneUsage =
     "                    [--min-repeat-ms MS] [--build-timeout S] [--run-timeout S] [--check]\n"
     "                    [--plot FILE.svg] [--list] [--quiet] [--verbose]\n"
     "  ARGS are JSON values (512, [1,2], \"float32\"; bare words are strings).\n"
-    "  example: minitvm tune matmul.llvm 512 512 512 --trials 60 --tuner xgb --log matmul.log\n";
+    "  example: minitvm tune matmul.llvm 512 512 512 --trials 60 --tuner xgb --log matmul.log\n"
+    "  a whole network: minitvm tune MODEL --target T --trials N --log FILE ... (minitvm tune MODEL --help)\n";
 
 bool write_text(const std::string& path, const std::string& text) {
   std::ofstream f(path);
@@ -64,6 +66,10 @@ std::string plot_logs(const std::vector<std::string>& logs, const std::string& o
 }
 
 int run_tune(const std::vector<std::string>& args) {
+  // A network (an .onnx file or a zoo name) instead of a template: the task scheduler.
+  if (!args.empty() && !args[0].empty() && args[0][0] != '-' && !at::find_template(args[0]) &&
+      minitvm::tools::is_network_model(args[0]))
+    return minitvm::tools::run_tune_network(args);
   auto app = minitvm::cli::make_app("minitvm tune", "Tune a template's config space and log TVM records.",
                                     kTuneUsage);
   std::string tpl, target = "llvm", plot, log_version = "0.2";
