@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <map>
 #include <mutex>
 #include <optional>
 #include <random>
@@ -194,12 +195,17 @@ struct LocalMeasurer::Impl {
   MeasureOption opt;
   bool emulate = false, cuda = false;
   Device dev = Device::cpu();
-  // Inputs shared by every candidate, and the reference outputs (empty: no check possible).
-  std::vector<runtime::NDArray> host_args;
-  std::vector<std::vector<double>> ref_outputs;
-  bool ref_ready = false, ref_failed = false;
+  // Inputs shared by the candidates whose arguments have the same shapes, and their reference
+  // outputs (empty: no check possible). A template whose layouts follow the config
+  // (conv2d_NCHWc.x86's channel blocks) has one set per layout.
+  struct Prepared {
+    std::vector<runtime::NDArray> host_args;
+    std::vector<std::vector<double>> ref_outputs;
+    bool ref_ready = false, ref_failed = false;
+  };
+  std::map<std::string, Prepared> prepared;
 
-  void prepare_reference(const runtime::FunctionSignature& sig, int num_outputs);
+  Prepared& prepare_reference(const runtime::FunctionSignature& sig, int num_outputs, const ConfigEntity& cfg);
   MeasureOutcome run_one(const ConfigEntity& cfg, const BuildState& b);
 };
 
@@ -235,23 +241,63 @@ std::string local_device_name(const Target& target) {
   return model.empty() ? "cpu" : "cpu " + model;
 }
 
-void LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& sig, int num_outputs) {
-  if (ref_ready || ref_failed) return;
-  host_args.clear();
+namespace {
+
+std::string shape_key(const std::vector<std::pair<DataType, std::vector<int64_t>>>& args) {
+  std::string k;
+  for (const auto& [dt, shape] : args) {
+    k += dt.str() + "[";
+    for (int64_t d : shape) k += std::to_string(d) + ",";
+    k += "]";
+  }
+  return k;
+}
+
+}  // namespace
+
+LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& sig,
+                                                                       int num_outputs, const ConfigEntity& cfg) {
+  std::vector<std::pair<DataType, std::vector<int64_t>>> shapes;
+  for (const auto& a : sig.args) shapes.emplace_back(a.dtype, a.shape);
+  Prepared& p = prepared[shape_key(shapes)];
+  if (p.ref_ready || p.ref_failed) return p;
+  p.host_args.clear();
   for (size_t i = 0; i < sig.args.size(); ++i) {
     MINITVM_USER_CHECK(sig.args[i].kind == runtime::ArgSpec::Kind::Buffer)
         << "tuning: template " << task.name() << " has a scalar argument '" << sig.args[i].name << "'";
-    host_args.push_back(make_input(sig.args[i], 1234u + static_cast<uint32_t>(i)));
+    p.host_args.push_back(make_input(sig.args[i], 1234u + static_cast<uint32_t>(i)));
   }
   if (!(opt.check_correctness || emulate)) {
-    ref_ready = true;
-    return;
+    p.ref_ready = true;
+    return p;
   }
   try {
+    // The reference: the fallback instantiation when its arguments have these shapes; otherwise
+    // the candidate's own compute under the default schedule (every stage at root, no
+    // transformations: an independent naive loop nest).
     FallbackConfigEntity fb;
     TemplateResult tr = task.instantiate(fb);
+    std::vector<std::pair<DataType, std::vector<int64_t>>> fb_shapes;
+    for (const auto& t : tr.args) {
+      std::vector<int64_t> sh;
+      for (const auto& e : t.shape()) {
+        const int64_t* v = ir::as_const_int(e);
+        sh.push_back(v ? *v : -1);
+      }
+      fb_shapes.emplace_back(t.dtype(), sh);
+    }
+    if (shape_key(fb_shapes) != shape_key(shapes)) {
+      ConfigEntity c = cfg;
+      tr = task.instantiate(c);
+      MINITVM_USER_CHECK(!tr.reference) << "template " << task.name()
+                                        << ": a host reference cannot follow config-dependent layouts";
+      std::vector<te::Operation> outs;
+      for (size_t k = tr.args.size() - static_cast<size_t>(num_outputs); k < tr.args.size(); ++k)
+        outs.push_back(tr.args[k].op());
+      tr.schedule = te::create_schedule(outs);
+    }
     std::vector<runtime::NDArray> arrs;
-    for (const auto& a : host_args) arrs.push_back(a.copy_to(Device::cpu()));
+    for (const auto& a : p.host_args) arrs.push_back(a.copy_to(Device::cpu()));
     if (tr.reference) {
       tr.reference(arrs);
     } else {
@@ -263,12 +309,13 @@ void LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& si
       m.get_function(fname).call(call);
     }
     for (size_t i = arrs.size() - static_cast<size_t>(num_outputs); i < arrs.size(); ++i)
-      ref_outputs.push_back(as_doubles(arrs[i]));
-    ref_ready = true;
+      p.ref_outputs.push_back(as_doubles(arrs[i]));
+    p.ref_ready = true;
   } catch (const std::exception& e) {
     log_warning(std::string("tuning: no reference for correctness checks of ") + task.name() + ": " + e.what());
-    ref_failed = true;
+    p.ref_failed = true;
   }
+  return p;
 }
 
 MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const BuildState& b) {
@@ -280,12 +327,16 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
     out.result.costs = {1e9};
     out.error = std::move(msg);
   };
+  Prepared* prep = nullptr;
   try {
-    prepare_reference(b.func.signature(), b.num_outputs);
+    prep = &prepare_reference(b.func.signature(), b.num_outputs, cfg);
   } catch (const std::exception& e) {
     fail(MeasureErrorNo::RuntimeDevice, e.what());
     return out;
   }
+  const std::vector<runtime::NDArray>& host_args = prep->host_args;
+  const std::vector<std::vector<double>>& ref_outputs = prep->ref_outputs;
+  const bool ref_ready = prep->ref_ready;
   // Fresh outputs per candidate so that a stale result cannot pass the check.
   std::vector<runtime::NDArray> args;
   size_t first_out = host_args.size() - static_cast<size_t>(b.num_outputs);
