@@ -8,6 +8,7 @@
 #include "ref.h"
 
 #include <filesystem>
+#include <set>
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/measure.h"
@@ -265,4 +266,40 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
     EXPECT_EQ(kp.to_vector<float>(), kb);
     EXPECT_EQ(yu.to_vector<float>(), y);
   }
+}
+
+// The tuning template times what a network runs: the blocked convolution alone, on the config's
+// layouts (data NCHW[ic_bn]c, kernel OIHW[ic_bn]i[oc_bn]o). Candidates with different blocks are
+// checked against references of their own layout, so every one passes the correctness check.
+TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
+  Json args = Json::array({Json::array({"TENSOR", {1, 16, 10, 10}, "float32"}),
+                           Json::array({"TENSOR", {24, 16, 3, 3}, "float32"}), {1, 1}, {1, 1, 1, 1}, {1, 1},
+                           "NCHW", "NCHW", "float32"});
+  autotune::Task task("conv2d_NCHWc.x86", args, "llvm");
+  std::set<std::pair<int64_t, int64_t>> blocks;
+  std::vector<autotune::ConfigEntity> cfgs;
+  for (int64_t i = 0; i < task.config_space().size() && cfgs.size() < 6; i += 7) {
+    autotune::ConfigEntity c = task.config(i);
+    std::pair<int64_t, int64_t> b{c.split("tile_ic").size.back(), c.split("tile_oc").size.back()};
+    if (!blocks.insert(b).second) continue;
+    autotune::ConfigEntity inst = c;
+    autotune::TemplateResult r = task.instantiate(inst);
+    ASSERT_EQ(r.args.size(), 3u);
+    auto dim = [](const te::Tensor& t, size_t k) { return *ir::as_const_int(t.shape()[k]); };
+    ASSERT_EQ(r.args[0].shape().size(), 5u);
+    ASSERT_EQ(r.args[1].shape().size(), 6u);
+    ASSERT_EQ(r.args[2].shape().size(), 5u);
+    EXPECT_EQ(dim(r.args[0], 1) * dim(r.args[0], 4), 16);
+    EXPECT_EQ(dim(r.args[0], 4), b.first);
+    EXPECT_EQ(dim(r.args[1], 5), b.second);
+    EXPECT_EQ(dim(r.args[2], 1) * dim(r.args[2], 4), 24);
+    cfgs.push_back(c);
+  }
+  ASSERT_GE(blocks.size(), 3u);
+  autotune::MeasureOption mo;
+  mo.check_correctness = true;
+  mo.repeat = 1;
+  mo.min_repeat_ms = 0;
+  autotune::LocalMeasurer m(task, mo);
+  for (const auto& o : m.measure(cfgs)) EXPECT_EQ(o.result.error_no, 0) << o.config.str() << ": " << o.error;
 }
