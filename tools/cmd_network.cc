@@ -464,6 +464,7 @@ MINITVM_COMMAND("profile", "time every kernel of a network: per-kernel and per-o
 namespace minitvm::tools {
 
 bool is_network_model(const std::string& model) {
+  if (model.size() > 5 && model.compare(model.size() - 5, 5, ".onnx") == 0) return true;  // maybe missing: say so
   if (fs::is_regular_file(model)) return !is_compiled_file(model);
   return std::find(zoo_names().begin(), zoo_names().end(), model) != zoo_names().end() || model == "mobilenetv2";
 }

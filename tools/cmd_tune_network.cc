@@ -140,7 +140,6 @@ int run_tune_network(const std::vector<std::string>& args) {
       return 0;
     }
     if (tasks.empty()) throw CompileError("tune: " + model + " has no tunable task on " + target);
-    std::ostringstream sink;
     so.progress = quiet ? nullptr : &std::cerr;
     at::NetworkTuneSummary s;
 #ifdef MINITVM_WITH_MPI
@@ -168,6 +167,10 @@ int run_tune_network(const std::vector<std::string>& args) {
     return std::isfinite(s.estimate) ? 0 : 1;
   } catch (const std::exception& e) {
     std::cerr << "minitvm tune: " << e.what() << '\n';
+#ifdef MINITVM_WITH_MPI
+    // The other ranks may be waiting for this one (a model missing on one host): end the job.
+    if (job) job->abort(1);
+#endif
     return 1;
   }
 }

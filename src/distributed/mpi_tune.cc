@@ -402,6 +402,13 @@ MpiJob::MpiJob() {
   MPI_Comm_free(&local);
 }
 
+void MpiJob::abort(int code) {
+  std::cout.flush();
+  std::cerr.flush();
+  MPI_Abort(MPI_COMM_WORLD, code);
+  std::_Exit(code);  // MPI_Abort does not return; should it, do not finalise half a job
+}
+
 MpiJob::~MpiJob() {
   std::cout.flush();
   std::cerr.flush();

@@ -69,6 +69,9 @@ class MpiJob {
                                                    const autotune::SchedulerOptions& opt,
                                                    const autotune::MeasureOption& measure,
                                                    const MpiOptions& mpi = {});
+  /** End the whole job now with this exit code (MPI_Abort), after flushing stdout and stderr: for
+   *  an error on one rank that the others would wait for. */
+  [[noreturn]] void abort(int code);
   /** Ranks declared hung or refused in the last tune() (rank 0 only). */
   const std::vector<int>& lost_ranks() const { return lost_; }
   const std::vector<int>& refused_ranks() const { return refused_; }
