@@ -18,6 +18,19 @@ inline int count_op(const minitvm::relay::Function& f, const std::string& op) {
   return n;
 }
 
+/** Layers of a network: convolutions (groups 1), grouped/depthwise ones and dense. */
+struct Layers {
+  int conv = 0, depthwise = 0, dense = 0;
+};
+inline Layers count_layers(const minitvm::relay::Function& f) {
+  Layers l;
+  for (auto& e : minitvm::relay::post_order(f.body)) {
+    if (e->is_call("nn.conv2d")) (e->attrs["groups"].get<int64_t>() > 1 ? l.depthwise : l.conv)++;
+    if (e->is_call("nn.dense")) l.dense++;
+  }
+  return l;
+}
+
 /** |a - b| <= tol * max|b| elementwise (the reference accumulates in double). */
 inline void expect_close(const minitvm::runtime::NDArray& a, const minitvm::runtime::NDArray& b, double tol) {
   auto x = a.to_vector<float>(), y = b.to_vector<float>();

@@ -9,6 +9,7 @@
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/relay/relay.h"
+#include "relay/relay_test_util.h"
 #include "minitvm/support/error.h"
 
 namespace autotune = minitvm::autotune;
@@ -22,17 +23,8 @@ namespace testing_zoo = minitvm::relay::testing;
 
 namespace {
 
-struct Layers {
-  int conv = 0, depthwise = 0, dense = 0;
-};
-Layers count_layers(const Function& f) {
-  Layers l;
-  for (auto& e : post_order(f.body)) {
-    if (e->is_call("nn.conv2d")) (e->attrs["groups"].get<int64_t>() > 1 ? l.depthwise : l.conv)++;
-    if (e->is_call("nn.dense")) l.dense++;
-  }
-  return l;
-}
+using relay_test::Layers;
+using relay_test::count_layers;
 
 // 3x3, stride 1, dilation 1, ungrouped convolutions: the layers TVM's CUDA strategy offers
 // winograd for.

@@ -7,6 +7,7 @@
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/relay/relay.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
@@ -28,17 +29,8 @@ std::set<std::string> log_workloads(const std::string& path) {
   return r;
 }
 
-struct Layers {
-  int conv = 0, depthwise = 0, dense = 0;
-};
-Layers count_layers(const Function& f) {
-  Layers l;
-  for (auto& e : post_order(f.body)) {
-    if (e->is_call("nn.conv2d")) (e->attrs["groups"].get<int64_t>() > 1 ? l.depthwise : l.conv)++;
-    if (e->is_call("nn.dense")) l.dense++;
-  }
-  return l;
-}
+using relay_test::Layers;
+using relay_test::count_layers;
 
 // Build for cuda (workloads only) under one seed log: every tunable layer must hit the log.
 void expect_all_from_log(const relay::testing::Network& net, const std::string& log, int distinct) {

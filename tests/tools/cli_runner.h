@@ -57,6 +57,16 @@ inline Result run(const std::string& program, const std::vector<std::string>& ar
   return r;
 }
 
+inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+
+/** A fresh, empty folder per test and process (ctest runs tests in parallel processes). */
+inline std::string fresh_folder(const std::string& prefix, const std::string& name) {
+  std::string d = ::testing::TempDir() + "/" + prefix + "_" + std::to_string(::getpid()) + "_" + name;
+  std::filesystem::remove_all(d);
+  std::filesystem::create_directories(d);
+  return d;
+}
+
 #ifdef MINITVM_CLI_PATH
 inline Result run_minitvm(const std::vector<std::string>& args, const std::string& cwd = "") {
   return run(MINITVM_CLI_PATH, args, cwd);

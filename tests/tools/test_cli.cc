@@ -20,8 +20,6 @@ namespace {
 namespace fs = std::filesystem;
 using namespace minitvm::testutil;
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
 std::string tmp(const std::string& name) { return testing::TempDir() + "/" + name; }
 
 // The subcommands `minitvm --help` lists ("  NAME   help").

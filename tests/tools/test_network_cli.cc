@@ -23,15 +23,7 @@ using namespace minitvm::testutil;
 
 namespace {
 
-bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
-
-// A fresh folder per test (ctest runs tests in parallel processes).
-std::string folder(const std::string& name) {
-  std::string d = ::testing::TempDir() + "/netcli_" + std::to_string(::getpid()) + "_" + name;
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
+std::string folder(const std::string& name) { return fresh_folder("netcli", name); }
 
 void write(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);

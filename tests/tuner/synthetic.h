@@ -1,15 +1,36 @@
 // Synthetic spaces and cost functions for the tuner tests: deterministic, no compilation.
 #pragma once
 
+#include <gtest/gtest.h>
+
 #include <cmath>
+#include <cstdio>
+#include <fstream>
 #include <map>
 #include <set>
+#include <string>
+#include <vector>
 
 #include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/task.h"
 #include "minitvm/autotune/tuner.h"
 
 namespace minitvm::autotune::testing {
+
+/** A fresh path in the test temp folder (removed if present): PREFIX + name. */
+inline std::string temp_path(const std::string& name, const std::string& prefix = "minitvm_tuner_") {
+  std::string p = ::testing::TempDir() + prefix + name;
+  std::remove(p.c_str());
+  return p;
+}
+
+/** The lines of a text file. */
+inline std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::string> lines;
+  for (std::string l; std::getline(f, l);) lines.push_back(l);
+  return lines;
+}
 
 /** Knobs: tile_x (split of 64, 2 parts: 7 candidates), tile_y (split of 32: 6), unroll [0, 1, 2].
  *  126 configs. */

@@ -28,19 +28,6 @@ MINITVM_REGISTER_TEMPLATE("test_synthetic.llvm", [](ConfigEntity& cfg, const Jso
   return r;
 });
 
-std::string temp_path(const std::string& name) {
-  std::string p = ::testing::TempDir() + "minitvm_tuner_" + name;
-  std::remove(p.c_str());
-  return p;
-}
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(f, l);) lines.push_back(l);
-  return lines;
-}
-
 Task synthetic_task() { return Task("test_synthetic.llvm", Json::array({2, "float32"}), "llvm -mcpu=core-avx2"); }
 
 // A real TVM v0.7 record (tophub-real/cuda_v0.09.log, first line): the field layout we must match.

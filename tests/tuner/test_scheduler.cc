@@ -30,19 +30,6 @@ MINITVM_REGISTER_TEMPLATE("test_sched.llvm", [](ConfigEntity& cfg, const Json& a
   return r;
 });
 
-std::string temp_path(const std::string& name) {
-  std::string p = ::testing::TempDir() + "minitvm_sched_" + name;
-  std::remove(p.c_str());
-  return p;
-}
-
-std::vector<std::string> read_lines(const std::string& path) {
-  std::ifstream f(path);
-  std::vector<std::string> lines;
-  for (std::string l; std::getline(f, l);) lines.push_back(l);
-  return lines;
-}
-
 // Cost of a task's config: synthetic_cost x the task's scale (args[0]).
 struct Measured {
   std::map<std::string, std::vector<int64_t>> order;  // workload key -> indices in measuring order
@@ -177,7 +164,7 @@ TEST(TaskScheduler, RoundRobinAlternates) {
 
 TEST(TaskScheduler, ResumesFromTheLogAndSpendsOnlyTheRest) {
   auto tasks = three_tasks(4, 2, 1);
-  std::string log = temp_path("resume.log");
+  std::string log = temp_path("resume.log", "minitvm_sched_");
   SchedulerOptions o;
   o.n_trial = 40;
   o.tuner = "xgb";
