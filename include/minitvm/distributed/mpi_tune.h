@@ -39,7 +39,7 @@ namespace minitvm::distributed {
 
 struct MpiOptions {
   /** A worker holding candidates that sends nothing for this long is declared hung (seconds;
-   *  0 = build_timeout + (workers + 1) x (run_timeout + 2) + 10). */
+   *  0 = build_timeout + (ranks + 1) x (run_timeout + 2) + 10). */
   double worker_timeout_s = 0;
   /** Messages of rank 0 (refused and lost ranks, the cluster); nullptr = none. */
   std::ostream* log = nullptr;
