@@ -4,7 +4,6 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
-#include <sstream>
 
 #include "cli.h"
 #include "minitvm/autotune/task_scheduler.h"
@@ -38,13 +37,13 @@ const char* kUsage =
     "           mpirun -n 3 minitvm tune resnet50 --target llvm --trials 400 --log r50.log --mpi\n";
 
 // The estimate after each trial, in ms (0 before it is defined), for the SVG.
-at::TuningCurve estimate_curve(const at::NetworkTuneSummary& s, int n_trial) {
+at::TuningCurve estimate_curve(const at::NetworkTuneSummary& s) {
   at::TuningCurve c;
   c.label = "estimated network latency (tuned kernels)";
   int last = 0;
   for (const auto& p : s.curve) last = std::max(last, p.trials);
   last = std::max(last, 1);
-  c.best.assign(static_cast<size_t>(std::min(std::max(n_trial, last), last)), 0.0);
+  c.best.assign(static_cast<size_t>(last), 0.0);
   size_t k = 0;
   double v = 0;
   for (size_t t = 1; t <= c.best.size(); ++t) {
@@ -160,7 +159,7 @@ int run_tune_network(const std::vector<std::string>& args) {
     std::cout << s.table(tasks);
     if (!plot.empty()) {
       std::ofstream f(plot);
-      f << at::tuning_curves_svg({estimate_curve(s, so.n_trial)}, model + " on " + target,
+      f << at::tuning_curves_svg({estimate_curve(s)}, model + " on " + target,
                                  "estimated latency of the tuned kernels, ms");
       if (!f.good()) throw RuntimeError("tune: cannot write " + plot);
     }
