@@ -11,8 +11,10 @@ int main() {
   te::Tensor A = te::placeholder({n, m}, f32, "A");
   te::Tensor Bias = te::placeholder({n}, f32, "Bias");
   te::IterVar k = te::reduce_axis({0, m}, "k");
-  te::Tensor S = te::compute({n}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "S");
-  te::Tensor Out = te::compute({n}, [&](Var i) { return te::max(S(i) + Bias(i), 0.0f); }, "Out");
+  te::Tensor S = te::compute(
+      {n}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "S");
+  te::Tensor Out = te::compute(
+      {n}, [&](Var i) { return te::max(S(i) + Bias(i), 0.0f); }, "Out");
 
   te::Schedule s = te::create_schedule({Out.op()});
   auto [xo, xi] = s[Out].split(Out.op().axis()[0], 32);  // 1000 is not a multiple of 32

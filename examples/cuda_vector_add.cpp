@@ -12,7 +12,8 @@ int main() {
   DataType f32 = DataType::Float(32);
   te::Tensor A = te::placeholder({n}, f32, "A");
   te::Tensor B = te::placeholder({n}, f32, "B");
-  te::Tensor C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  te::Tensor C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 128);
   s[C].bind(bx, te::thread_axis("blockIdx.x"));
@@ -20,7 +21,8 @@ int main() {
 
   const bool gpu = runtime::cuda_available();
   const std::string target = gpu ? "cuda" : "cuda -emulate";
-  if (!gpu) std::cout << "no GPU (" << runtime::cuda_unavailable_reason() << "): using the emulator\n";
+  if (!gpu)
+    std::cout << "no GPU (" << runtime::cuda_unavailable_reason() << "): using the emulator\n";
   runtime::Module mod = build(s, {A, B, C}, target, "vadd");
   std::cout << mod.get_source("cuda") << "\n";
 
@@ -34,7 +36,8 @@ int main() {
   std::vector<float> c = c_nd.copy_to(Device::cpu()).to_vector<float>();
   for (int i = 0; i < n; ++i)
     if (c[i] != a[i] + b[i]) {
-      std::cout << "cuda_vector_add: MISMATCH at " << i << ": " << c[i] << " != " << a[i] + b[i] << "\n";
+      std::cout << "cuda_vector_add: MISMATCH at " << i << ": " << c[i] << " != " << a[i] + b[i]
+                << "\n";
       return 1;
     }
   std::cout << "cuda_vector_add: ok (" << n << " outputs on " << target << ")\n";

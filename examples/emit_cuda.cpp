@@ -17,7 +17,8 @@ int main() {
   DataType f32 = DataType::Float(32);
   auto A = te::placeholder({n, n}, f32, "A"), B = te::placeholder({n, n}, f32, "B");
   auto k = te::reduce_axis({0, n}, "k");
-  auto C = te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto AA = s.cache_read(A, "shared", {C.op()});
   auto BB = s.cache_read(B, "shared", {C.op()});
@@ -45,7 +46,8 @@ int main() {
   std::cout << "== CUDA source ==\n" << mod.get_source("cuda") << "\n";
 
   if (runtime::nvrtc_available() && !runtime::find_ptxas().empty()) {
-    std::string ptx = gpu ? mod.get_source("ptx") : runtime::nvrtc_compile(mod.get_source("cuda"), {}).ptx;
+    std::string ptx =
+        gpu ? mod.get_source("ptx") : runtime::nvrtc_compile(mod.get_source("cuda"), {}).ptx;
     runtime::PtxasReport rep = runtime::ptxas_check(ptx, "sm_90");
     std::cout << "== ptxas (sm_90) ==\n";
     for (const auto& kinfo : rep.kernels)
@@ -68,10 +70,12 @@ int main() {
       double acc = 0;
       for (int kk = 0; kk < n; ++kk) acc += double(a[i * n + kk]) * b[kk * n + j];
       if (std::fabs(c[i * n + j] - acc) > 1e-3 * (1 + std::fabs(acc))) {
-        std::cout << "emit_cuda: MISMATCH at (" << i << ", " << j << "): " << c[i * n + j] << " != " << acc << "\n";
+        std::cout << "emit_cuda: MISMATCH at (" << i << ", " << j << "): " << c[i * n + j]
+                  << " != " << acc << "\n";
         return 1;
       }
     }
-  std::cout << "emit_cuda: ok (" << n << "x" << n << " matmul on " << (gpu ? "the GPU" : "the emulator") << ")\n";
+  std::cout << "emit_cuda: ok (" << n << "x" << n << " matmul on "
+            << (gpu ? "the GPU" : "the emulator") << ")\n";
   return 0;
 }

@@ -50,28 +50,34 @@ bool check(const std::string& what, double err, double tol) {
 }
 
 // Forward (with indices for max) and backward on one executor, against the reference.
-bool run_layer(const PoolPlan& plan, PoolExecutor& exe, const HostArray& x, const HostArray& grad_out) {
+bool run_layer(const PoolPlan& plan, PoolExecutor& exe, const HostArray& x,
+               const HostArray& grad_out) {
   ReferencePoolExecutor ref;
   PoolForwardResult want = ref.forward(plan, x), got = exe.forward(plan, x);
   bool ok = check(exe.name() + " forward", max_error(got.output, want.output), 1e-6);
-  if (plan.return_indices) ok &= check(exe.name() + " indices", max_error(got.indices, want.indices), 0);
+  if (plan.return_indices)
+    ok &= check(exe.name() + " indices", max_error(got.indices, want.indices), 0);
   const HostArray* gi = plan.return_indices ? &got.indices : nullptr;
   const HostArray* wi = plan.return_indices ? &want.indices : nullptr;
-  ok &= check(exe.name() + " backward", max_error(exe.backward(plan, x, grad_out, gi), ref.backward(plan, x, grad_out, wi)),
+  ok &= check(exe.name() + " backward",
+              max_error(exe.backward(plan, x, grad_out, gi), ref.backward(plan, x, grad_out, wi)),
               1e-5);
   return ok;
 }
 
 bool run(const std::string& title, const PoolPlan& plan, bool print_code) {
   std::cout << "== " << title << " ==\n" << plan.str() << "\n";
-  HostArray x = random_array(plan.input_shape(), 1), grad_out = random_array(plan.output_shape(), 2);
+  HostArray x = random_array(plan.input_shape(), 1),
+            grad_out = random_array(plan.output_shape(), 2);
   // The llvm kernel and its config (from TopHub when the layer was tuned, else the fallback).
   topi::PooledKernel k = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward);
-  std::cout << "llvm config: " << (k.config.is_fallback() ? "fallback " : "tuned ") << k.config.str() << "\n";
+  std::cout << "llvm config: " << (k.config.is_fallback() ? "fallback " : "tuned ")
+            << k.config.str() << "\n";
   if (print_code) std::cout << "-- lowered IR (llvm, forward) --\n" << k.lowered << "\n";
   try {
     topi::PooledKernel c = topi::build_pool(plan, "cuda -emulate", topi::PoolDirection::Forward);
-    if (print_code) std::cout << "-- CUDA source (forward) --\n" << c.module.get_source("cuda") << "\n";
+    if (print_code)
+      std::cout << "-- CUDA source (forward) --\n" << c.module.get_source("cuda") << "\n";
   } catch (const std::exception& e) {
     std::cout << "-- CUDA source: not available (" << e.what() << ")\n";
   }
@@ -100,16 +106,18 @@ int main() {
     mp.padding = {1};
     mp.ceil_mode = true;
     mp.return_indices = true;
-    bool ok = run("MaxPool2d(3, stride=2, padding=1, ceil_mode=True)", plan_max_pool(2, in, mp), true);
+    bool ok =
+        run("MaxPool2d(3, stride=2, padding=1, ceil_mode=True)", plan_max_pool(2, in, mp), true);
 
-    AvgPoolParams ap;  // nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
+    AvgPoolParams
+        ap;  // nn.AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)
     ap.kernel_size = {3};
     ap.stride = {2};
     ap.padding = {1};
     ap.ceil_mode = true;
     ap.count_include_pad = false;
-    ok &= run("AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)", plan_avg_pool(2, in, ap),
-              false);
+    ok &= run("AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)",
+              plan_avg_pool(2, in, ap), false);
     std::cout << (ok ? "all checks passed" : "SOME CHECKS FAILED") << "\n";
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

@@ -4,8 +4,8 @@
 //   ./build/examples/example_relay_resnet                       # resnet50, cuda, workloads only
 //   ./build/examples/example_relay_resnet mobilenet_v2 "cuda -emulate" 1 build
 // (set MINITVM_TOPHUB_ROOT=tophub when the binary cannot locate the source tree's tophub/ folder)
-#include <minitvm/minitvm.h>
 #include <minitvm/autotune/tophub.h>
+#include <minitvm/minitvm.h>
 #include <minitvm/relay/relay.h>
 
 #include <iostream>
@@ -18,9 +18,10 @@ int main(int argc, char** argv) {
   std::string target = argc > 2 ? argv[2] : "cuda";
   int64_t batch = argc > 3 ? std::stoll(argv[3]) : 1;
   bool compile = argc > 4 && std::string(argv[4]) == "build";
-  relay::testing::Network n = net == "vgg16"          ? relay::testing::vgg(16, batch)
-                              : net == "mobilenet_v2" ? relay::testing::mobilenet_v2(batch)
-                                                      : relay::testing::resnet(std::stoi(net.substr(6)), batch);
+  relay::testing::Network n = net == "vgg16" ? relay::testing::vgg(16, batch)
+                              : net == "mobilenet_v2"
+                                  ? relay::testing::mobilenet_v2(batch)
+                                  : relay::testing::resnet(std::stoi(net.substr(6)), batch);
   autotune::tophub::Options topt;
   topt.include_seed_logs = true;
   auto best = autotune::tophub::context(target, {}, topt);

@@ -22,9 +22,9 @@
 #include <cstdlib>
 #include <iostream>
 #include <limits>
-#include <sstream>
 #include <memory>
 #include <optional>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -128,7 +128,8 @@ inline CLI::Validator Number(double lo) {
       [lo](std::string& s) -> std::string {
         char* end = nullptr;
         double v = s.empty() ? 0 : std::strtod(s.c_str(), &end);
-        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v)) return "'" + s + "' is not a number";
+        if (s.empty() || end != s.c_str() + s.size() || !std::isfinite(v))
+          return "'" + s + "' is not a number";
         if (v < lo) {
           std::ostringstream os;
           os << s << " is out of range (at least " << lo << ")";

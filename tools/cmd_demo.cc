@@ -15,7 +15,9 @@
 namespace minitvm::tools {
 
 namespace {
-bool close(float a, float b, float tol) { return std::fabs(a - b) <= tol * std::max(1.0f, std::fabs(b)); }
+bool close(float a, float b, float tol) {
+  return std::fabs(a - b) <= tol * std::max(1.0f, std::fabs(b));
+}
 
 bool demo_api_tour() {
   std::cout << "== part 1: API tour (reduction, compute_at, imperfect split, parallel) ==\n";
@@ -24,8 +26,10 @@ bool demo_api_tour() {
   te::Tensor A = te::placeholder({n, m}, f32, "A");
   te::Tensor Bias = te::placeholder({n}, f32, "Bias");
   te::IterVar k = te::reduce_axis({0, m}, "k");
-  te::Tensor S = te::compute({n}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "S");
-  te::Tensor Out = te::compute({n}, [&](Var i) { return te::max(S(i) + Bias(i), 0.0f); }, "Out");
+  te::Tensor S = te::compute(
+      {n}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "S");
+  te::Tensor Out = te::compute(
+      {n}, [&](Var i) { return te::max(S(i) + Bias(i), 0.0f); }, "Out");
   te::Schedule s = te::create_schedule({Out.op()});
   auto [xo, xi] = s[Out].split(Out.op().axis()[0], 32);
   s[S].compute_at(s[Out], xi);
@@ -36,7 +40,8 @@ bool demo_api_tour() {
   for (int i = 0; i < n * m; ++i) a[i] = std::sin(i * 0.01f);
   for (int i = 0; i < n; ++i) bias[i] = float(i % 7) - 3.0f;
   auto o = runtime::NDArray::empty({n}, f32);
-  mod.get_function("fused")(runtime::NDArray::from_vector(a, {n, m}), runtime::NDArray::from_vector(bias, {n}), o);
+  mod.get_function("fused")(runtime::NDArray::from_vector(a, {n, m}),
+                            runtime::NDArray::from_vector(bias, {n}), o);
   auto out = o.to_vector<float>();
   for (int i = 0; i < n; ++i) {
     float acc = 0;
@@ -51,12 +56,14 @@ bool demo_api_tour() {
 }
 
 bool demo_matmul() {
-  std::cout << "== part 2: scheduled matmul 256x256x256 (cache_write, tile, vectorize, parallel) ==\n";
+  std::cout
+      << "== part 2: scheduled matmul 256x256x256 (cache_write, tile, vectorize, parallel) ==\n";
   const int N = 256;
   DataType f32 = DataType::Float(32);
   auto A = te::placeholder({N, N}, f32, "A"), B = te::placeholder({N, N}, f32, "B");
   auto k = te::reduce_axis({0, N}, "k");
-  auto C = te::compute({N, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {N, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto CL = s.cache_write(C, "local");
   auto t = s[C].tile(C.op().axis()[0], C.op().axis()[1], 32, 32);
@@ -93,17 +100,19 @@ bool demo_matmul() {
   const int reps = 10;
   for (int r = 0; r < reps; ++r) f(an, bn, cn);
   double sec = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / reps;
-  std::cout << "matmul: ok (sampled outputs match the reference), " << 2.0 * N * N * N / sec / 1e9 << " GFLOP/s\n\n";
+  std::cout << "matmul: ok (sampled outputs match the reference), " << 2.0 * N * N * N / sec / 1e9
+            << " GFLOP/s\n\n";
   return true;
 }
 }  // namespace
 
 static int run_demo(const std::vector<std::string>& args) {
-  auto app = cli::make_app("minitvm demo",
-                           "The main demo: an API tour, a scheduled matmul, then the registered parts (CUDA "
-                           "emission, a TopHub-tuned conv layer, pooling); each checks its results against a naive "
-                           "reference. Exit status 1 when a check fails.",
-                           "usage: minitvm demo");
+  auto app = cli::make_app(
+      "minitvm demo",
+      "The main demo: an API tour, a scheduled matmul, then the registered parts (CUDA "
+      "emission, a TopHub-tuned conv layer, pooling); each checks its results against a naive "
+      "reference. Exit status 1 when a check fails.",
+      "usage: minitvm demo");
   if (auto rc = cli::parse(*app, args)) return *rc;
   bool ok = true;
   ok &= demo_api_tour();
@@ -123,7 +132,8 @@ static int run_demo(const std::vector<std::string>& args) {
   return ok ? 0 : 1;
 }
 
-MINITVM_COMMAND("demo", "run the main demo: API tour, scheduled matmul, and the other parts", run_demo);
+MINITVM_COMMAND("demo", "run the main demo: API tour, scheduled matmul, and the other parts",
+                run_demo);
 
 std::vector<DemoPart>& demo_parts() {
   static std::vector<DemoPart> parts;

@@ -22,7 +22,8 @@ bool demo_conv_layer() {
   const std::vector<int64_t> ds{1, 512, 7, 7}, ks{512, 512, 3, 3};
   topi::nn::Conv2dAttrs attrs;
   attrs.padding = {1, 1};
-  std::cout << "== topi: resnet50 conv2d 1x512x7x7, kernel 512x512x3x3, pad 1, for CUDA under TopHub ==\n";
+  std::cout << "== topi: resnet50 conv2d 1x512x7x7, kernel 512x512x3x3, pad 1, for CUDA under "
+               "TopHub ==\n";
   autotune::tophub::Options topt;
   topt.include_seed_logs = true;  // tophub/cuda_v0.06.log plus the project's seed logs
   auto best = autotune::tophub::context("cuda", {}, topt);
@@ -30,8 +31,8 @@ bool demo_conv_layer() {
   const bool gpu = runtime::cuda_available();
   const std::string target = gpu ? "cuda" : "cuda -emulate";
   topi::LayerBuild L = topi::build_conv2d(ds, ks, attrs, target);
-  std::cout << "-- config (" << (L.is_fallback ? "fallback" : "from TopHub") << ", template " << L.template_key
-            << ") --\n"
+  std::cout << "-- config (" << (L.is_fallback ? "fallback" : "from TopHub") << ", template "
+            << L.template_key << ") --\n"
             << L.config.str() << "\n"
             << "workload " << autotune::workload_key(L.workload) << "\n"
             << "-- lowered IR --\n"
@@ -41,12 +42,14 @@ bool demo_conv_layer() {
   if (runtime::nvrtc_available() && !runtime::find_ptxas().empty()) {
     auto rep = runtime::ptxas_check(runtime::nvrtc_compile(L.source).ptx, "sm_90");
     for (const auto& k : rep.kernels)
-      std::cout << "-- ptxas sm_90: " << k.name << ": " << k.registers << " registers, " << k.shared_bytes
-                << " bytes shared, " << k.spill_stores << "/" << k.spill_loads << " bytes spilled\n";
+      std::cout << "-- ptxas sm_90: " << k.name << ": " << k.registers << " registers, "
+                << k.shared_bytes << " bytes shared, " << k.spill_stores << "/" << k.spill_loads
+                << " bytes spilled\n";
   } else {
     std::cout << "-- ptxas: NVRTC or ptxas not found, resource check skipped\n";
   }
-  auto x = topi::sweep::random_values(512 * 7 * 7, 11), k = topi::sweep::random_values(512 * 512 * 9, 12);
+  auto x = topi::sweep::random_values(512 * 7 * 7, 11),
+       k = topi::sweep::random_values(512 * 512 * 9, 12);
   std::vector<float> got;
   if (gpu) {
     Device dev = Device::cuda(0);

@@ -21,7 +21,8 @@ bool demo_cuda_matmul() {
   DataType f32 = DataType::Float(32);
   auto A = te::placeholder({n, n}, f32, "A"), B = te::placeholder({n, n}, f32, "B");
   auto k = te::reduce_axis({0, n}, "k");
-  auto C = te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto AA = s.cache_read(A, "shared", {C.op()});
   auto BB = s.cache_read(B, "shared", {C.op()});
@@ -70,8 +71,8 @@ bool demo_cuda_matmul() {
     auto rep = runtime::ptxas_check(runtime::nvrtc_compile(mod.get_source("cuda"), o).ptx, "sm_90");
     for (const auto& kinfo : rep.kernels)
       std::cout << "-- ptxas sm_90: " << kinfo.name << ": " << kinfo.registers << " registers, "
-                << kinfo.shared_bytes << " bytes shared, " << kinfo.spill_stores << "/" << kinfo.spill_loads
-                << " bytes spilled (stores/loads)\n";
+                << kinfo.shared_bytes << " bytes shared, " << kinfo.spill_stores << "/"
+                << kinfo.spill_loads << " bytes spilled (stores/loads)\n";
   } else {
     std::cout << "-- ptxas: NVRTC or ptxas not found, resource check skipped\n";
   }
@@ -88,7 +89,8 @@ bool demo_cuda_matmul() {
       double acc = 0;
       for (int kk = 0; kk < n; ++kk) acc += double(a[i * n + kk]) * b[kk * n + j];
       if (std::fabs(c[i * n + j] - acc) > 1e-3 * (1 + std::fabs(acc))) {
-        std::cout << "cuda matmul: MISMATCH at (" << i << ", " << j << "): " << c[i * n + j] << " != " << acc << "\n";
+        std::cout << "cuda matmul: MISMATCH at (" << i << ", " << j << "): " << c[i * n + j]
+                  << " != " << acc << "\n";
         return false;
       }
     }

@@ -1,7 +1,8 @@
-// `minitvm demo`, part 40: the pooling frontend. A PyTorch-style MaxPool2d and AvgPool2d (ceil_mode,
-// padding) built for llvm under the TopHub llvm context (which carries the shipped pool configs)
-// and for "cuda -emulate", the lowered IR of the llvm max pool, both targets checked against the
-// reference executor, and one line of speed on a seed-grid layer vs a memcpy of the same bytes.
+// `minitvm demo`, part 40: the pooling frontend. A PyTorch-style MaxPool2d and AvgPool2d
+// (ceil_mode, padding) built for llvm under the TopHub llvm context (which carries the shipped pool
+// configs) and for "cuda -emulate", the lowered IR of the llvm max pool, both targets checked
+// against the reference executor, and one line of speed on a seed-grid layer vs a memcpy of the
+// same bytes.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,12 +59,15 @@ double best_time(int reps, F&& fn) {
 }
 
 bool demo_pool() {
-  std::cout << "== pooling frontend: PyTorch MaxPool2d / AvgPool2d for llvm (TopHub) and cuda -emulate ==\n";
+  std::cout << "== pooling frontend: PyTorch MaxPool2d / AvgPool2d for llvm (TopHub) and cuda "
+               "-emulate ==\n";
   // The llvm TopHub package plus the project's pool configs (index.json "extra_packages"; passed
-  // explicitly as well while tophub::context() does not read that key yet; loading twice is harmless).
+  // explicitly as well while tophub::context() does not read that key yet; loading twice is
+  // harmless).
   std::vector<std::string> extra;
   std::string pool_log = autotune::tophub::root() + "/pool_llvm_v0.03.log";
-  if (!autotune::tophub::root().empty() && std::filesystem::exists(pool_log)) extra.push_back(pool_log);
+  if (!autotune::tophub::root().empty() && std::filesystem::exists(pool_log))
+    extra.push_back(pool_log);
   auto best = autotune::tophub::context("llvm", extra);
   autotune::DispatchScope scope(*best);
   PoolInput in{{2, 4, 13, 12}, DataType::Float(32), PoolLayout::ChannelsFirst};
@@ -80,7 +84,8 @@ bool demo_pool() {
   ap.count_include_pad = false;
   std::vector<std::pair<std::string, PoolPlan>> layers = {
       {"MaxPool2d(3, stride=2, padding=1, ceil_mode=True)", plan_max_pool(2, in, mp)},
-      {"AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)", plan_avg_pool(2, in, ap)}};
+      {"AvgPool2d(3, stride=2, padding=1, ceil_mode=True, count_include_pad=False)",
+       plan_avg_pool(2, in, ap)}};
   bool ok = true;
   ReferencePoolExecutor ref;
   for (auto& [title, plan] : layers) {
@@ -89,7 +94,8 @@ bool demo_pool() {
     HostArray want = ref.forward(plan, x).output;
     if (plan.mode == PoolMode::Max) {
       topi::PooledKernel k = topi::lower_pool(plan, "llvm", topi::PoolDirection::Forward);
-      std::cout << "-- lowered IR (llvm, config " << (k.config.is_fallback() ? "fallback" : "tuned") << ") --\n"
+      std::cout << "-- lowered IR (llvm, config " << (k.config.is_fallback() ? "fallback" : "tuned")
+                << ") --\n"
                 << k.lowered << "\n";
     }
     for (const char* target : {"llvm", "cuda -emulate"}) {
@@ -98,8 +104,8 @@ bool demo_pool() {
         double err = demo_error(exe.forward(plan, x).output, want);
         bool good = err <= 1e-6;
         ok &= good;
-        std::cout << "  " << target << " forward vs reference: " << (good ? "ok" : "MISMATCH") << " (max error " << err
-                  << ")\n";
+        std::cout << "  " << target << " forward vs reference: " << (good ? "ok" : "MISMATCH")
+                  << " (max error " << err << ")\n";
       } catch (const std::exception& e) {
         std::cout << "  " << target << ": not available (" << e.what() << ")\n";
       }
@@ -109,7 +115,8 @@ bool demo_pool() {
   MaxPoolParams sp;
   sp.kernel_size = {3};
   sp.stride = {3};
-  PoolPlan big = plan_max_pool(2, PoolInput{{32, 128, 56, 56}, DataType::Float(32), PoolLayout::ChannelsFirst}, sp);
+  PoolPlan big = plan_max_pool(
+      2, PoolInput{{32, 128, 56, 56}, DataType::Float(32), PoolLayout::ChannelsFirst}, sp);
   topi::PooledKernel k = topi::build_pool(big, "llvm", topi::PoolDirection::Forward);
   auto xin = runtime::NDArray::empty(big.input_shape(), big.dtype);
   auto yout = runtime::NDArray::empty(big.output_shape(), big.dtype);
@@ -122,10 +129,12 @@ bool demo_pool() {
   size_t bytes = static_cast<size_t>(xin.nbytes() + yout.nbytes());
   std::vector<char> src(bytes / 2, 1), dst(bytes / 2);
   double tc = best_time(5, [&] { runtime::parallel_memcpy(dst.data(), src.data(), bytes / 2); });
-  std::cout << "speed: max_pool2d 32x128x56x56 k3 s3 (config " << (k.config.is_fallback() ? "fallback" : "tuned")
-            << "): " << t * 1e3 << " ms, " << double(bytes) / t / 1e9 << " GB/s; a copy of the same bytes on "
-            << runtime::thread_pool_size() << " threads: " << tc * 1e3 << " ms, " << double(bytes) / tc / 1e9
-            << " GB/s; pool at " << 100.0 * tc / t << "% of copy bandwidth\n";
+  std::cout << "speed: max_pool2d 32x128x56x56 k3 s3 (config "
+            << (k.config.is_fallback() ? "fallback" : "tuned") << "): " << t * 1e3 << " ms, "
+            << double(bytes) / t / 1e9 << " GB/s; a copy of the same bytes on "
+            << runtime::thread_pool_size() << " threads: " << tc * 1e3 << " ms, "
+            << double(bytes) / tc / 1e9 << " GB/s; pool at " << 100.0 * tc / t
+            << "% of copy bandwidth\n";
   std::cout << "pooling frontend: " << (ok ? "ok" : "MISMATCH") << "\n\n";
   return ok;
 }

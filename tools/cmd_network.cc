@@ -1,8 +1,8 @@
 // `minitvm compile`, `minitvm run` and `minitvm profile`: whole networks, in tvmc's shape.
 //
 //   minitvm compile MODEL --target T [--batch N] [--log FILE]... [--tophub] -o OUT [--json REPORT]
-//   minitvm run MODEL|OUT [--target T] [--input [NAME=]FILE]... [--output-dir DIR] [--repeat N] [--json FILE]
-//   minitvm profile MODEL|OUT [--target T] ... [--csv FILE] [--chrome-trace FILE]
+//   minitvm run MODEL|OUT [--target T] [--input [NAME=]FILE]... [--output-dir DIR] [--repeat N]
+//   [--json FILE] minitvm profile MODEL|OUT [--target T] ... [--csv FILE] [--chrome-trace FILE]
 //
 // MODEL is an .onnx file or a zoo name (relay::testing); OUT a file written by `compile`
 // (runtime::export_library). Every failure — a missing or corrupt model, a bad input file, an input
@@ -38,7 +38,8 @@ using namespace minitvm;
 
 namespace {
 
-// ---- options shared by the three commands --------------------------------------------------------
+// ---- options shared by the three commands
+// --------------------------------------------------------
 
 struct ModelOptions {
   std::string model;
@@ -47,23 +48,32 @@ struct ModelOptions {
   std::vector<std::string> logs;
   bool tophub = false;
   std::vector<std::string> input_shapes;
-  relay::frontend::ShapeDict input_file_shapes;  // run/profile: shapes of the --input files (ONNX models)
+  relay::frontend::ShapeDict
+      input_file_shapes;  // run/profile: shapes of the --input files (ONNX models)
 };
 
 void add_model_options(CLI::App& app, ModelOptions& o, bool target_required) {
-  app.add_option("model", o.model, "an .onnx file, a zoo name (resnet18/34/50/101/152, vgg11/13/16/19[_bn], "
-                                   "mobilenet_v2) or a file written by `minitvm compile`")
+  app.add_option("model", o.model,
+                 "an .onnx file, a zoo name (resnet18/34/50/101/152, vgg11/13/16/19[_bn], "
+                 "mobilenet_v2) or a file written by `minitvm compile`")
       ->required();
-  auto* t = app.add_option("--target", o.target, "llvm, cuda or \"cuda -emulate\"" +
-                                                     std::string(target_required ? "" : " (default llvm; a compiled file keeps its own)"))
+  auto* t = app.add_option("--target", o.target,
+                           "llvm, cuda or \"cuda -emulate\"" +
+                               std::string(target_required
+                                               ? ""
+                                               : " (default llvm; a compiled file keeps its own)"))
                 ->check(cli::BuildTarget());
   if (target_required) t->required();
-  app.add_option("--batch", o.batch, "batch size of the input (zoo networks; ONNX inputs with a symbolic batch dim)")
+  app.add_option("--batch", o.batch,
+                 "batch size of the input (zoo networks; ONNX inputs with a symbolic batch dim)")
       ->check(cli::Integer(1));
-  app.add_option("--log", o.logs, "a tuning log (AutoTVM records) to take configs from; repeatable");
-  app.add_flag("--tophub", o.tophub, "use the TopHub package for the target (with this project's seed logs)");
-  app.add_option("--input-shapes", o.input_shapes,
-                 "ONNX input shapes, tvmc's form NAME:[1,3,224,224] (or NAME=1,3,224,224); repeatable");
+  app.add_option("--log", o.logs,
+                 "a tuning log (AutoTVM records) to take configs from; repeatable");
+  app.add_flag("--tophub", o.tophub,
+               "use the TopHub package for the target (with this project's seed logs)");
+  app.add_option(
+      "--input-shapes", o.input_shapes,
+      "ONNX input shapes, tvmc's form NAME:[1,3,224,224] (or NAME=1,3,224,224); repeatable");
 }
 
 // "data:[1,3,224,224]", "data=1,3,224,224", "data:1x3x224x224".
@@ -85,8 +95,10 @@ std::pair<std::string, std::vector<int64_t>> parse_shape_arg(const std::string& 
   };
   for (char c : dims) {
     if (c == '[' || c == ']' || c == ' ') continue;
-    if (c == ',' || c == 'x') flush();
-    else cur += c;
+    if (c == ',' || c == 'x')
+      flush();
+    else
+      cur += c;
   }
   flush();
   MINITVM_USER_CHECK(!shape.empty()) << "--input-shapes '" << s << "': no dimensions";
@@ -100,9 +112,9 @@ bool is_compiled_file(const std::string& path) {
 }
 
 const std::vector<std::string>& zoo_names() {
-  static const std::vector<std::string> n = {"resnet18", "resnet34", "resnet50", "resnet101", "resnet152",
-                                             "vgg11", "vgg13", "vgg16", "vgg19", "vgg11_bn", "vgg13_bn",
-                                             "vgg16_bn", "vgg19_bn", "mobilenet_v2"};
+  static const std::vector<std::string> n = {
+      "resnet18", "resnet34", "resnet50", "resnet101", "resnet152", "vgg11",    "vgg13",
+      "vgg16",    "vgg19",    "vgg11_bn", "vgg13_bn",  "vgg16_bn",  "vgg19_bn", "mobilenet_v2"};
   return n;
 }
 
@@ -121,9 +133,11 @@ relay::testing::Network zoo_network(const std::string& name, int64_t batch) {
 // The graph of MODEL (an ONNX file or a zoo name).
 relay::frontend::Imported import_model(const ModelOptions& o) {
   if (!fs::exists(o.model)) {
-    MINITVM_USER_CHECK(o.model.find('/') == std::string::npos && o.model.find(".onnx") == std::string::npos)
+    MINITVM_USER_CHECK(o.model.find('/') == std::string::npos &&
+                       o.model.find(".onnx") == std::string::npos)
         << "model file " << o.model << " not found";
-    MINITVM_USER_CHECK(o.input_shapes.empty()) << "--input-shapes applies to ONNX models, not to zoo network " << o.model;
+    MINITVM_USER_CHECK(o.input_shapes.empty())
+        << "--input-shapes applies to ONNX models, not to zoo network " << o.model;
     auto net = zoo_network(o.model, o.batch > 0 ? o.batch : 1);
     return {net.mod, net.params};
   }
@@ -135,11 +149,12 @@ relay::frontend::Imported import_model(const ModelOptions& o) {
     for (const auto& in : relay::frontend::onnx_graph_inputs(o.model)) {
       if (shapes.count(in.name)) continue;
       MINITVM_USER_CHECK(in.has_shape && !in.shape.empty())
-          << o.model << ": input '" << in.name << "' has no shape in the model; give it with --input-shapes";
+          << o.model << ": input '" << in.name
+          << "' has no shape in the model; give it with --input-shapes";
       std::vector<int64_t> s = in.shape;
       MINITVM_USER_CHECK(s[0] < 0 || s[0] == o.batch)
-          << o.model << ": --batch " << o.batch << " but input '" << in.name << "' has a static batch of " << s[0]
-          << " (export the model with a dynamic batch axis)";
+          << o.model << ": --batch " << o.batch << " but input '" << in.name
+          << "' has a static batch of " << s[0] << " (export the model with a dynamic batch axis)";
       s[0] = o.batch;
       for (size_t k = 1; k < s.size(); ++k)
         MINITVM_USER_CHECK(s[k] >= 1) << o.model << ": input '" << in.name << "' dim " << k
@@ -181,11 +196,13 @@ Loaded load_or_compile(const ModelOptions& o) {
   Loaded l;
   if (fs::is_regular_file(o.model) && is_compiled_file(o.model)) {
     MINITVM_USER_CHECK(o.logs.empty() && !o.tophub && o.batch == 0 && o.input_shapes.empty())
-        << o.model << " is already compiled: --log, --tophub, --batch and --input-shapes apply to models";
+        << o.model
+        << " is already compiled: --log, --tophub, --batch and --input-shapes apply to models";
     l.graph = runtime::load_compiled_graph(o.model);
     MINITVM_USER_CHECK(o.target.empty() || autotune::parse_target(o.target).str() ==
                                                autotune::parse_target(l.graph.target).str())
-        << o.model << " was compiled for '" << l.graph.target << "', not for --target '" << o.target << "'";
+        << o.model << " was compiled for '" << l.graph.target << "', not for --target '" << o.target
+        << "'";
   } else {
     relay::Built b = compile_model(o);
     l.graph = b;
@@ -201,11 +218,14 @@ Loaded load_or_compile(const ModelOptions& o) {
 }
 
 Device device_for(const std::string& target) {
-  return autotune::parse_target(target).name == "cuda" && target.find("-emulate") == std::string::npos ? Device::cuda(0)
-                                                                                                       : Device::cpu();
+  return autotune::parse_target(target).name == "cuda" &&
+                 target.find("-emulate") == std::string::npos
+             ? Device::cuda(0)
+             : Device::cpu();
 }
 
-// ---- inputs and outputs --------------------------------------------------------------------------
+// ---- inputs and outputs
+// --------------------------------------------------------------------------
 
 runtime::NDArray read_tensor_file(const std::string& path) {
   MINITVM_USER_CHECK(fs::is_regular_file(path)) << "input file " << path << " not found";
@@ -216,7 +236,8 @@ runtime::NDArray read_tensor_file(const std::string& path) {
     if (h.nbytes()) std::memcpy(a.data(), h.raw(), h.nbytes());
     return a;
   }
-  MINITVM_USER_CHECK(ext == ".npy") << "input file " << path << ": expected a .npy or an ONNX TensorProto .pb file";
+  MINITVM_USER_CHECK(ext == ".npy")
+      << "input file " << path << ": expected a .npy or an ONNX TensorProto .pb file";
   return runtime::load_npy(path);
 }
 
@@ -237,7 +258,8 @@ void shapes_from_input_files(ModelOptions& o, const std::vector<std::string>& sp
     for (auto& i : ins)
       if (i.name == name) in = &i;
     if (!in || !fs::is_regular_file(file)) continue;  // set_inputs reports it
-    bool is_static = in->has_shape && std::all_of(in->shape.begin(), in->shape.end(), [](int64_t d) { return d >= 0; });
+    bool is_static = in->has_shape && std::all_of(in->shape.begin(), in->shape.end(),
+                                                  [](int64_t d) { return d >= 0; });
     if (is_static) continue;  // the data must match the model's shape (set_inputs checks)
     o.input_file_shapes[name] = read_tensor_file(file).shape();
   }
@@ -251,7 +273,8 @@ std::string shape_str(const std::vector<int64_t>& s) {
 
 // Set the graph inputs from `--input [NAME=]FILE` (one unnamed input allowed when the graph has one
 // input that is not a parameter), the rest from a seeded random uniform [-1, 1).
-void set_inputs(runtime::GraphExecutor& ex, const std::vector<std::string>& specs, uint64_t seed, std::ostream& log) {
+void set_inputs(runtime::GraphExecutor& ex, const std::vector<std::string>& specs, uint64_t seed,
+                std::ostream& log) {
   std::vector<int> free_inputs;
   for (int i = 0; i < ex.get_num_inputs(); ++i)
     if (!ex.is_param(i)) free_inputs.push_back(i);
@@ -263,34 +286,39 @@ void set_inputs(runtime::GraphExecutor& ex, const std::vector<std::string>& spec
     int idx;
     if (name.empty()) {
       MINITVM_USER_CHECK(free_inputs.size() == 1)
-          << "--input " << spec << ": the graph has " << free_inputs.size() << " inputs; name it (--input NAME=FILE)";
+          << "--input " << spec << ": the graph has " << free_inputs.size()
+          << " inputs; name it (--input NAME=FILE)";
       idx = free_inputs[0];
     } else {
       idx = ex.get_input_index(name);
       std::string names;
       for (int i : free_inputs) names += (names.empty() ? "" : ", ") + ex.input_names()[i];
-      MINITVM_USER_CHECK(idx >= 0 && !ex.is_param(idx)) << "--input " << spec << ": the graph has no input '" << name
-                                                        << "' (inputs: " << names << ")";
+      MINITVM_USER_CHECK(idx >= 0 && !ex.is_param(idx))
+          << "--input " << spec << ": the graph has no input '" << name << "' (inputs: " << names
+          << ")";
     }
-    MINITVM_USER_CHECK(!given.count(idx)) << "--input " << spec << ": input '" << ex.input_names()[idx] << "' given twice";
+    MINITVM_USER_CHECK(!given.count(idx))
+        << "--input " << spec << ": input '" << ex.input_names()[idx] << "' given twice";
     runtime::NDArray a = read_tensor_file(file);
     const std::string& in = ex.input_names()[idx];
     MINITVM_USER_CHECK(a.dtype() == ex.input_dtype(idx))
-        << "--input " << spec << ": input '" << in << "' takes " << ex.input_dtype(idx).str() << " data, the file holds "
-        << a.dtype().str();
+        << "--input " << spec << ": input '" << in << "' takes " << ex.input_dtype(idx).str()
+        << " data, the file holds " << a.dtype().str();
     MINITVM_USER_CHECK(a.shape() == ex.input_shape(idx))
-        << "--input " << spec << ": input '" << in << "' has shape " << shape_str(ex.input_shape(idx))
-        << ", the file holds " << shape_str(a.shape());
+        << "--input " << spec << ": input '" << in << "' has shape "
+        << shape_str(ex.input_shape(idx)) << ", the file holds " << shape_str(a.shape());
     ex.set_input(idx, a);
     given.insert(idx);
   }
   for (int i : free_inputs) {
     if (given.count(i)) continue;
     MINITVM_USER_CHECK(ex.input_dtype(i) == DataType::Float(32))
-        << "input '" << ex.input_names()[i] << "' (" << ex.input_dtype(i).str() << ") needs --input";
-    ex.set_input(i, relay::testing::random_uniform(ex.input_shape(i), -1.0f, 1.0f, seed + uint64_t(i)));
-    log << "input '" << ex.input_names()[i] << "': random uniform [-1, 1) " << shape_str(ex.input_shape(i))
-        << " (seed " << seed + uint64_t(i) << ")\n";
+        << "input '" << ex.input_names()[i] << "' (" << ex.input_dtype(i).str()
+        << ") needs --input";
+    ex.set_input(
+        i, relay::testing::random_uniform(ex.input_shape(i), -1.0f, 1.0f, seed + uint64_t(i)));
+    log << "input '" << ex.input_names()[i] << "': random uniform [-1, 1) "
+        << shape_str(ex.input_shape(i)) << " (seed " << seed + uint64_t(i) << ")\n";
   }
 }
 
@@ -301,21 +329,27 @@ void write_text(const std::string& path, const std::string& text) {
 }
 
 autotune::Json workloads_of(const autotune::Json& report) {
-  return report.is_object() && report.contains("workloads") ? report["workloads"] : autotune::Json(nullptr);
+  return report.is_object() && report.contains("workloads") ? report["workloads"]
+                                                            : autotune::Json(nullptr);
 }
 
-// ---- the commands --------------------------------------------------------------------------------
+// ---- the commands
+// --------------------------------------------------------------------------------
 
 int run_compile(const std::vector<std::string>& args) {
   ModelOptions o;
   std::string out, json;
-  auto app = cli::make_app(
-      "minitvm compile",
-      "Import a network (ONNX file or zoo name), build it for the target with the configs of the tuning logs "
-      "(--log, --tophub; fallback configs otherwise) and write one file with the graph, the parameters and the "
-      "compiled code (runtime::export_library), which `minitvm run`/`profile` and programs linked against "
-      "minitvm_runtime_lite load. Prints the build report (kernels, workloads from log / fallback, memory).",
-      "usage: minitvm compile MODEL --target T [--batch N] [--log FILE]... [--tophub] -o OUT [--json REPORT]");
+  auto app = cli::make_app("minitvm compile",
+                           "Import a network (ONNX file or zoo name), build it for the target with "
+                           "the configs of the tuning logs "
+                           "(--log, --tophub; fallback configs otherwise) and write one file with "
+                           "the graph, the parameters and the "
+                           "compiled code (runtime::export_library), which `minitvm run`/`profile` "
+                           "and programs linked against "
+                           "minitvm_runtime_lite load. Prints the build report (kernels, workloads "
+                           "from log / fallback, memory).",
+                           "usage: minitvm compile MODEL --target T [--batch N] [--log FILE]... "
+                           "[--tophub] -o OUT [--json REPORT]");
   add_model_options(*app, o, true);
   app->add_option("-o,--output", out, "the compiled file to write")->required();
   app->add_option("--json", json, "write the build report as JSON");
@@ -343,19 +377,23 @@ struct RunOptions {
 
 void add_run_options(CLI::App& app, RunOptions& r) {
   add_model_options(app, r.model, false);
-  app.add_option("--input", r.inputs, "[NAME=]FILE: an input from a .npy or ONNX TensorProto .pb file; repeatable");
+  app.add_option("--input", r.inputs,
+                 "[NAME=]FILE: an input from a .npy or ONNX TensorProto .pb file; repeatable");
   app.add_option("--seed", r.seed, "seed of the random inputs not given with --input (default 0)");
 }
 
 int run_run(const std::vector<std::string>& args) {
   RunOptions r;
-  auto app = cli::make_app(
-      "minitvm run",
-      "Run a network (a file written by `minitvm compile`, or a model compiled now) on its inputs (--input; "
-      "random uniform [-1, 1) from --seed otherwise), write output k to DIR/output_<k>.npy and time --repeat runs "
-      "after one warm-up run.",
-      "usage: minitvm run MODEL|OUT [--target T] [--input [NAME=]FILE]... [--output-dir DIR] [--repeat N]\n"
-      "                   [--json FILE] [--log FILE]... [--tophub] [--batch N]");
+  auto app =
+      cli::make_app("minitvm run",
+                    "Run a network (a file written by `minitvm compile`, or a model compiled now) "
+                    "on its inputs (--input; "
+                    "random uniform [-1, 1) from --seed otherwise), write output k to "
+                    "DIR/output_<k>.npy and time --repeat runs "
+                    "after one warm-up run.",
+                    "usage: minitvm run MODEL|OUT [--target T] [--input [NAME=]FILE]... "
+                    "[--output-dir DIR] [--repeat N]\n"
+                    "                   [--json FILE] [--log FILE]... [--tophub] [--batch N]");
   add_run_options(*app, r);
   app->add_option("--output-dir", r.output_dir, "write each graph output k to DIR/output_<k>.npy");
   app->add_option("--repeat", r.repeat, "timed runs (default 1)")->check(cli::Integer(1));
@@ -376,19 +414,23 @@ int run_run(const std::vector<std::string>& args) {
     auto t0 = std::chrono::steady_clock::now();
     ex.run();
     sync();
-    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+    ms.push_back(
+        std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
   }
   std::vector<double> sorted = ms;
   std::sort(sorted.begin(), sorted.end());
-  double median = sorted.size() % 2 ? sorted[sorted.size() / 2]
-                                    : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
+  double median = sorted.size() % 2
+                      ? sorted[sorted.size() / 2]
+                      : 0.5 * (sorted[sorted.size() / 2 - 1] + sorted[sorted.size() / 2]);
   autotune::Json outputs = autotune::Json::array();
   if (!r.output_dir.empty()) fs::create_directories(r.output_dir);
   auto names = ex.output_names();
   for (int k = 0; k < ex.get_num_outputs(); ++k) {
     runtime::NDArray y = ex.get_output(k).copy_to(Device::cpu());
-    autotune::Json o = {{"name", names[size_t(k)]}, {"shape", y.shape()}, {"dtype", y.dtype().str()}};
-    std::cout << "output " << k << " '" << names[size_t(k)] << "': " << y.dtype().str() << shape_str(y.shape());
+    autotune::Json o = {
+        {"name", names[size_t(k)]}, {"shape", y.shape()}, {"dtype", y.dtype().str()}};
+    std::cout << "output " << k << " '" << names[size_t(k)] << "': " << y.dtype().str()
+              << shape_str(y.shape());
     if (y.dtype() == DataType::Float(32) && y.size() > 0) {
       auto v = y.to_vector<float>();
       size_t am = size_t(std::max_element(v.begin(), v.end()) - v.begin());
@@ -397,7 +439,8 @@ int run_run(const std::vector<std::string>& args) {
       std::cout << "  sum " << sum << ", max " << v[am] << " at flat index " << am;
     }
     if (!r.output_dir.empty()) {
-      std::string path = (fs::path(r.output_dir) / ("output_" + std::to_string(k) + ".npy")).string();
+      std::string path =
+          (fs::path(r.output_dir) / ("output_" + std::to_string(k) + ".npy")).string();
       runtime::save_npy(path, y);
       o["path"] = path;
       std::cout << "  -> " << path;
@@ -407,12 +450,17 @@ int run_run(const std::vector<std::string>& args) {
     std::cout << "\n";
     outputs.push_back(std::move(o));
   }
-  std::cout << "latency over " << r.repeat << " run(s): median " << median << " ms, min " << sorted.front()
-            << " ms, max " << sorted.back() << " ms\n";
+  std::cout << "latency over " << r.repeat << " run(s): median " << median << " ms, min "
+            << sorted.front() << " ms, max " << sorted.back() << " ms\n";
   if (!r.json.empty()) {
-    autotune::Json j = {{"model", r.model.model}, {"target", l.graph.target}, {"outputs", outputs},
+    autotune::Json j = {{"model", r.model.model},
+                        {"target", l.graph.target},
+                        {"outputs", outputs},
                         {"latency_ms",
-                         {{"median", median}, {"min", sorted.front()}, {"max", sorted.back()}, {"repeat", r.repeat}}},
+                         {{"median", median},
+                          {"min", sorted.front()},
+                          {"max", sorted.back()},
+                          {"repeat", r.repeat}}},
                         {"workloads", workloads_of(l.report)}};
     write_text(r.json, j.dump(2) + "\n");
   }
@@ -426,10 +474,13 @@ int run_profile(const std::vector<std::string>& args) {
   bool graph_order = false;
   auto app = cli::make_app(
       "minitvm profile",
-      "Run a network with every kernel timed (GraphExecutor::profile): a table per kernel (calls, total/mean/min/"
-      "max us, percent, argument shapes; sorted by time or graph order) and a table per op type in the columns of "
+      "Run a network with every kernel timed (GraphExecutor::profile): a table per kernel (calls, "
+      "total/mean/min/"
+      "max us, percent, argument shapes; sorted by time or graph order) and a table per op type in "
+      "the columns of "
       "PyTorch's profiler, optionally CSV and a Chrome trace (chrome://tracing, Perfetto).",
-      "usage: minitvm profile MODEL|OUT [--target T] [--input [NAME=]FILE]... [--runs N] [--warmup N]\n"
+      "usage: minitvm profile MODEL|OUT [--target T] [--input [NAME=]FILE]... [--runs N] [--warmup "
+      "N]\n"
       "                       [--graph-order] [--csv FILE] [--json FILE] [--chrome-trace FILE]\n"
       "                       [--log FILE]... [--tophub] [--batch N]");
   add_run_options(*app, r);
@@ -447,7 +498,8 @@ int run_profile(const std::vector<std::string>& args) {
   runtime::ProfileReport p = ex.profile(runs, warmup);
   std::cout << p.table(!graph_order) << "\n" << p.op_table();
   double per_run = p.wall_us / std::max(1, p.runs);
-  std::cout << "wall time per run " << per_run / 1000.0 << " ms (kernels " << p.total_us() / std::max(1, p.runs) / 1000.0
+  std::cout << "wall time per run " << per_run / 1000.0 << " ms (kernels "
+            << p.total_us() / std::max(1, p.runs) / 1000.0
             << " ms; the rest is the timing itself and the gaps between calls)\n";
   if (!csv.empty()) write_text(csv, p.csv());
   if (!json.empty()) write_text(json, p.json());
@@ -459,14 +511,17 @@ int run_profile(const std::vector<std::string>& args) {
 
 MINITVM_COMMAND("compile", "build a network (ONNX or zoo) for a target into one file", run_compile);
 MINITVM_COMMAND("run", "run a compiled network or a model on given or random inputs", run_run);
-MINITVM_COMMAND("profile", "time every kernel of a network: per-kernel and per-op tables", run_profile);
+MINITVM_COMMAND("profile", "time every kernel of a network: per-kernel and per-op tables",
+                run_profile);
 
 namespace minitvm::tools {
 
 bool is_network_model(const std::string& model) {
-  if (model.size() > 5 && model.compare(model.size() - 5, 5, ".onnx") == 0) return true;  // maybe missing: say so
+  if (model.size() > 5 && model.compare(model.size() - 5, 5, ".onnx") == 0)
+    return true;  // maybe missing: say so
   if (fs::is_regular_file(model)) return !is_compiled_file(model);
-  return std::find(zoo_names().begin(), zoo_names().end(), model) != zoo_names().end() || model == "mobilenetv2";
+  return std::find(zoo_names().begin(), zoo_names().end(), model) != zoo_names().end() ||
+         model == "mobilenetv2";
 }
 
 relay::frontend::Imported import_network(const std::string& model, int64_t batch,

@@ -1,8 +1,8 @@
 // `minitvm pool-conformance FILE.jsonl... [--target llvm|"cuda -emulate"]` and
-// `minitvm onnx-test DIR... [--target ...] [--skip-unsupported]`: run PyTorch golden pooling cases /
-// ONNX backend node tests through compiled kernels, one line per failure, then "N passed, N failed".
-// onnx-test runs a model through relay (relay::frontend::run_onnx_test_dir) when from_onnx maps
-// it, otherwise through the pooling interpreter (frontend::onnx::run_node_test: pooling via
+// `minitvm onnx-test DIR... [--target ...] [--skip-unsupported]`: run PyTorch golden pooling cases
+// / ONNX backend node tests through compiled kernels, one line per failure, then "N passed, N
+// failed". onnx-test runs a model through relay (relay::frontend::run_onnx_test_dir) when from_onnx
+// maps it, otherwise through the pooling interpreter (frontend::onnx::run_node_test: pooling via
 // CompiledPoolExecutor, tensor ops via onnx_ops). Exit code 0 only when nothing failed.
 #include <iostream>
 
@@ -16,14 +16,17 @@
 namespace {
 
 // The options both commands share: the positional inputs, --target (default llvm), --channels-last.
-std::unique_ptr<CLI::App> pool_app(const std::string& name, const std::string& description, const std::string& usage,
-                                   const std::string& what, std::vector<std::string>& pos, std::string& target,
+std::unique_ptr<CLI::App> pool_app(const std::string& name, const std::string& description,
+                                   const std::string& usage, const std::string& what,
+                                   std::vector<std::string>& pos, std::string& target,
                                    bool* channels_last) {
   auto app = minitvm::cli::make_app(name, description, usage);
   target = "llvm";
   app->add_option("inputs", pos, what)->required();
-  app->add_option("--target", target, "llvm (default) or \"cuda -emulate\"")->check(minitvm::cli::BuildTarget());
-  if (channels_last) app->add_flag("--channels-last", *channels_last, "run the cases in channels-last layout");
+  app->add_option("--target", target, "llvm (default) or \"cuda -emulate\"")
+      ->check(minitvm::cli::BuildTarget());
+  if (channels_last)
+    app->add_flag("--channels-last", *channels_last, "run the cases in channels-last layout");
   return app;
 }
 
@@ -31,11 +34,13 @@ int run_pool_conformance(const std::vector<std::string>& args) {
   std::vector<std::string> files;
   std::string target;
   bool cl = false;
-  auto app = pool_app("minitvm pool-conformance",
-                      "Run PyTorch golden pooling cases through compiled kernels: one line per failure, then "
-                      "\"N passed, N failed\".",
-                      "usage: minitvm pool-conformance FILE.jsonl... [--target llvm|\"cuda -emulate\"] [--channels-last]",
-                      "golden case files (.jsonl)", files, target, &cl);
+  auto app = pool_app(
+      "minitvm pool-conformance",
+      "Run PyTorch golden pooling cases through compiled kernels: one line per failure, then "
+      "\"N passed, N failed\".",
+      "usage: minitvm pool-conformance FILE.jsonl... [--target llvm|\"cuda -emulate\"] "
+      "[--channels-last]",
+      "golden case files (.jsonl)", files, target, &cl);
   if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
   CompiledPoolExecutor exec(target);
@@ -65,20 +70,22 @@ int run_onnx_test(const std::vector<std::string>& args) {
   std::vector<std::string> dirs;
   std::string target;
   bool skip_unsupported = false;
-  auto app = pool_app("minitvm onnx-test",
-                      "Run ONNX backend node-test directories (model.onnx + test_data_set_*) through compiled "
-                      "kernels: relay (from_onnx, relay::build, GraphExecutor) for models whose ops it maps, the "
-                      "pooling interpreter for the others (LpPool, MaxUnpool, MaxPool indices ...); one line per "
-                      "failure, then \"N passed, N failed\".",
-                      "usage: minitvm onnx-test DIR... [--target llvm|\"cuda -emulate\"] [--skip-unsupported]",
-                      "node-test directories", dirs, target, nullptr);
+  auto app = pool_app(
+      "minitvm onnx-test",
+      "Run ONNX backend node-test directories (model.onnx + test_data_set_*) through compiled "
+      "kernels: relay (from_onnx, relay::build, GraphExecutor) for models whose ops it maps, the "
+      "pooling interpreter for the others (LpPool, MaxUnpool, MaxPool indices ...); one line per "
+      "failure, then \"N passed, N failed\".",
+      "usage: minitvm onnx-test DIR... [--target llvm|\"cuda -emulate\"] [--skip-unsupported]",
+      "node-test directories", dirs, target, nullptr);
   app->add_flag("--skip-unsupported", skip_unsupported,
                 "count directories with ops neither path supports as skipped instead of failed");
   if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
   namespace rf = minitvm::relay::frontend;
   if (!onnx::available()) {
-    std::cout << "minitvm was built without ONNX support (libonnx-dev)\n0 passed, " << dirs.size() << " failed\n";
+    std::cout << "minitvm was built without ONNX support (libonnx-dev)\n0 passed, " << dirs.size()
+              << " failed\n";
     return 1;
   }
   CompiledPoolExecutor exec(target);
@@ -127,6 +134,10 @@ int run_onnx_test(const std::vector<std::string>& args) {
 
 }  // namespace
 
-MINITVM_COMMAND("pool-conformance", "run PyTorch golden pooling cases (.jsonl) through compiled kernels",
+MINITVM_COMMAND("pool-conformance",
+                "run PyTorch golden pooling cases (.jsonl) through compiled kernels",
                 run_pool_conformance);
-MINITVM_COMMAND("onnx-test", "run ONNX backend node-test directories through compiled kernels (relay, or the pooling interpreter)", run_onnx_test);
+MINITVM_COMMAND("onnx-test",
+                "run ONNX backend node-test directories through compiled kernels (relay, or the "
+                "pooling interpreter)",
+                run_onnx_test);

@@ -19,7 +19,8 @@ int run_tophub_check(const std::vector<std::string>& args) {
   topi::sweep::SweepOptions opt;
   std::vector<std::string> files;
   app->add_option("files", files, "tuning logs (formats 0.1 and 0.2)")->required();
-  app->add_flag("--emulate", opt.check.emulate, "run CUDA layers on the emulator against naive loops");
+  app->add_flag("--emulate", opt.check.emulate,
+                "run CUDA layers on the emulator against naive loops");
   app->add_option("--limit", opt.limit, "check only the first N workloads")->check(cli::Integer(0));
   app->add_option("--arch", opt.check.arch, "architecture for NVRTC and ptxas (default sm_90)");
   app->add_option("--max-emulate-macs", opt.check.max_emulate_macs,

@@ -29,9 +29,11 @@ const char* kUsage =
     "                    [--model-batch N] [--input-shapes NAME:[...]]... [--early-stopping N]\n"
     "                    [--no-transfer] [--no-resume] [--seed N] [--parallel N] [--number N]\n"
     "                    [--repeat N] [--min-repeat-ms MS] [--build-timeout S] [--run-timeout S]\n"
-    "                    [--check] [--plot FILE.svg] [--list-tasks] [--mpi] [--mpi-timeout S] [--quiet]\n"
+    "                    [--check] [--plot FILE.svg] [--list-tasks] [--mpi] [--mpi-timeout S] "
+    "[--quiet]\n"
     "  MODEL: an .onnx file or a zoo name (resnet50, mobilenet_v2, vgg16, ...).\n"
-    "  The trial budget N is over all tasks (resumed trials count); the log is TVM's record format,\n"
+    "  The trial budget N is over all tasks (resumed trials count); the log is TVM's record "
+    "format,\n"
     "  which `minitvm compile MODEL --log FILE` and relay::build apply.\n"
     "  example: minitvm tune resnet50 --target llvm --trials 400 --log resnet50.log\n"
     "           mpirun -n 3 minitvm tune resnet50 --target llvm --trials 400 --log r50.log --mpi\n";
@@ -47,7 +49,8 @@ at::TuningCurve estimate_curve(const at::NetworkTuneSummary& s) {
   size_t k = 0;
   double v = 0;
   for (size_t t = 1; t <= c.best.size(); ++t) {
-    while (k < s.curve.size() && s.curve[k].trials <= static_cast<int>(t)) v = s.curve[k++].estimate * 1e3;
+    while (k < s.curve.size() && s.curve[k].trials <= static_cast<int>(t))
+      v = s.curve[k++].estimate * 1e3;
     c.best[t - 1] = v;
   }
   return c;
@@ -56,7 +59,8 @@ at::TuningCurve estimate_curve(const at::NetworkTuneSummary& s) {
 }  // namespace
 
 int run_tune_network(const std::vector<std::string>& args) {
-  auto app = cli::make_app("minitvm tune", "Tune all tasks of a network together (task scheduler).", kUsage);
+  auto app = cli::make_app("minitvm tune", "Tune all tasks of a network together (task scheduler).",
+                           kUsage);
   std::string model, target = "llvm", plot, log_version = "0.2";
   at::SchedulerOptions so;
   at::MeasureOption mo;
@@ -66,35 +70,48 @@ int run_tune_network(const std::vector<std::string>& args) {
   double mpi_timeout = 0;
   so.n_trial = 200;
   app->add_option("model", model, "an .onnx file or a zoo name")->required();
-  app->add_option("--target", target, "llvm, cuda or \"cuda -emulate\" (default llvm)")->check(cli::BuildTarget());
-  app->add_option("--trials", so.n_trial, "trials over all tasks, resumed ones included (default 200)")
+  app->add_option("--target", target, "llvm, cuda or \"cuda -emulate\" (default llvm)")
+      ->check(cli::BuildTarget());
+  app->add_option("--trials", so.n_trial,
+                  "trials over all tasks, resumed ones included (default 200)")
       ->check(cli::Integer(0));
   app->add_option("--tuner", so.tuner, "xgb, ga, random or grid (default xgb)")
       ->check(CLI::IsMember({"xgb", "model", "ga", "random", "grid", "gridsearch"}));
-  app->add_option("--strategy", so.strategy, "gradient (default), round-robin or sequential (TVM's one task after another)")
+  app->add_option("--strategy", so.strategy,
+                  "gradient (default), round-robin or sequential (TVM's one task after another)")
       ->check(CLI::IsMember({"gradient", "round-robin", "sequential"}));
-  app->add_option("--round-trials", so.round_trials, "trials per scheduling round (default 8)")->check(cli::Integer(1));
+  app->add_option("--round-trials", so.round_trials, "trials per scheduling round (default 8)")
+      ->check(cli::Integer(1));
   app->add_option("--log", so.log_file, "append records to FILE; its records are resumed");
-  app->add_option("--log-version", log_version, "record format (default 0.2)")->check(CLI::IsMember({"0.1", "0.2"}));
-  app->add_option("--model-batch", batch, "batch size of the network input")->check(cli::Integer(1));
+  app->add_option("--log-version", log_version, "record format (default 0.2)")
+      ->check(CLI::IsMember({"0.1", "0.2"}));
+  app->add_option("--model-batch", batch, "batch size of the network input")
+      ->check(cli::Integer(1));
   app->add_option("--input-shapes", shapes, "ONNX input shapes NAME:[1,3,224,224]; repeatable");
-  app->add_option("--early-stopping", so.early_stopping, "a task stops after N trials without improvement")
+  app->add_option("--early-stopping", so.early_stopping,
+                  "a task stops after N trials without improvement")
       ->check(cli::Integer(-1));
   app->add_flag("--no-transfer", no_transfer, "do not share measurements between similar tasks");
   app->add_flag("--no-resume", no_resume, "do not read the log's records back");
   app->add_option("--seed", so.seed, "random seed")->check(cli::Integer(0));
-  app->add_option("--parallel", mo.n_parallel, "build threads (0: hardware threads / ranks on the host)")
+  app->add_option("--parallel", mo.n_parallel,
+                  "build threads (0: hardware threads / ranks on the host)")
       ->check(cli::Integer(0));
   app->add_option("--number", mo.number, "calls per timed repeat")->check(cli::Integer(1));
   app->add_option("--repeat", mo.repeat, "timed repeats")->check(cli::Integer(1));
-  app->add_option("--min-repeat-ms", mo.min_repeat_ms, "grow --number until a repeat takes MS")->check(cli::Number(0));
-  app->add_option("--build-timeout", mo.build_timeout_s, "seconds per build")->check(cli::Number(0));
+  app->add_option("--min-repeat-ms", mo.min_repeat_ms, "grow --number until a repeat takes MS")
+      ->check(cli::Number(0));
+  app->add_option("--build-timeout", mo.build_timeout_s, "seconds per build")
+      ->check(cli::Number(0));
   app->add_option("--run-timeout", mo.run_timeout_s, "seconds per run")->check(cli::Number(0));
   app->add_flag("--check", mo.check_correctness, "compare outputs with the reference");
   app->add_option("--plot", plot, "write an SVG of the estimated network latency over trials");
   app->add_flag("--list-tasks", list, "print the tasks and their weights, then exit");
-  app->add_flag("--mpi", use_mpi, "run as one rank of an MPI job (mpirun -n K ...): rank 0 searches, the others measure");
-  app->add_option("--mpi-timeout", mpi_timeout, "seconds a measuring rank may stay silent before it is given up on")
+  app->add_flag(
+      "--mpi", use_mpi,
+      "run as one rank of an MPI job (mpirun -n K ...): rank 0 searches, the others measure");
+  app->add_option("--mpi-timeout", mpi_timeout,
+                  "seconds a measuring rank may stay silent before it is given up on")
       ->check(cli::Number(0));
   app->add_flag("--quiet", quiet, "no progress lines");
   if (auto rc = cli::parse(*app, args)) return *rc;
@@ -108,7 +125,8 @@ int run_tune_network(const std::vector<std::string>& args) {
   const bool lead = !job || job->rank() == 0;
 #else
   if (use_mpi) {
-    std::cerr << "minitvm tune: --mpi: this minitvm was built without MPI (install libopenmpi-dev and rebuild)\n";
+    std::cerr << "minitvm tune: --mpi: this minitvm was built without MPI (install libopenmpi-dev "
+                 "and rebuild)\n";
     return 2;
   }
   const bool lead = true;
@@ -117,23 +135,28 @@ int run_tune_network(const std::vector<std::string>& args) {
     at::check_tuning_target(target);
     at::Target t = at::parse_target(target);
     if (t.is_cuda() && !t.emulate && !runtime::cuda_available() && !list)
-      throw CompileError("tune: timing '" + target + "' candidates needs a GPU and this machine has none (" +
-                         runtime::cuda_unavailable_reason() +
-                         "); use \"cuda -emulate\" to check candidates for correctness without timings");
-    if (so.log_file.empty() && !list) throw CompileError("tune: a network run needs --log FILE (the records are the result)");
+      throw CompileError(
+          "tune: timing '" + target + "' candidates needs a GPU and this machine has none (" +
+          runtime::cuda_unavailable_reason() +
+          "); use \"cuda -emulate\" to check candidates for correctness without timings");
+    if (so.log_file.empty() && !list)
+      throw CompileError("tune: a network run needs --log FILE (the records are the result)");
     auto net = import_network(model, batch, shapes);
     std::vector<std::string> untunable;
-    std::vector<at::WeightedTask> tasks = relay::extract_tasks(net.mod, target, net.params, &untunable);
+    std::vector<at::WeightedTask> tasks =
+        relay::extract_tasks(net.mod, target, net.params, &untunable);
     if (lead && (!quiet || list)) {
       std::cerr << model << " on " << target << ": " << tasks.size() << " tuning task(s)";
-      if (!untunable.empty()) std::cerr << ", " << untunable.size() << " kernel(s) without a tuning template";
+      if (!untunable.empty())
+        std::cerr << ", " << untunable.size() << " kernel(s) without a tuning template";
       std::cerr << "\n";
     }
     if (list) {
       if (lead) {
         for (size_t i = 0; i < tasks.size(); ++i)
-          std::cout << std::left << std::setw(4) << i << std::setw(4) << tasks[i].weight << tasks[i].task.workload_key()
-                    << "  (" << tasks[i].task.config_space().size() << " configs)\n";
+          std::cout << std::left << std::setw(4) << i << std::setw(4) << tasks[i].weight
+                    << tasks[i].task.workload_key() << "  (" << tasks[i].task.config_space().size()
+                    << " configs)\n";
         for (const auto& u : untunable) std::cout << "untunable: " << u << "\n";
       }
       return 0;

@@ -34,6 +34,6 @@ struct CommandRegistrar {
 
 #define MINITVM_CMD_CONCAT2(a, b) a##b
 #define MINITVM_CMD_CONCAT(a, b) MINITVM_CMD_CONCAT2(a, b)
-#define MINITVM_COMMAND(name, help, fn)                                                    \
-  static ::minitvm::tools::CommandRegistrar MINITVM_CMD_CONCAT(minitvm_cmd_, __LINE__)( \
-      name, help, fn)
+#define MINITVM_COMMAND(name, help, fn)                                                            \
+  static ::minitvm::tools::CommandRegistrar MINITVM_CMD_CONCAT(minitvm_cmd_, __LINE__)(name, help, \
+                                                                                       fn)

@@ -27,7 +27,8 @@ struct DemoPartRegistrar {
   DemoPartRegistrar(int order, std::string title, std::function<bool()> run) {
     auto& p = demo_parts();
     p.push_back({order, std::move(title), std::move(run)});
-    std::stable_sort(p.begin(), p.end(), [](const DemoPart& a, const DemoPart& b) { return a.order < b.order; });
+    std::stable_sort(p.begin(), p.end(),
+                     [](const DemoPart& a, const DemoPart& b) { return a.order < b.order; });
   }
 };
 
@@ -35,5 +36,6 @@ struct DemoPartRegistrar {
 
 #define MINITVM_DEMO_CONCAT2(a, b) a##b
 #define MINITVM_DEMO_CONCAT(a, b) MINITVM_DEMO_CONCAT2(a, b)
-#define MINITVM_DEMO_PART(order, title, fn) \
-  static ::minitvm::tools::DemoPartRegistrar MINITVM_DEMO_CONCAT(minitvm_demo_part_, __LINE__)(order, title, fn)
+#define MINITVM_DEMO_PART(order, title, fn)                                                     \
+  static ::minitvm::tools::DemoPartRegistrar MINITVM_DEMO_CONCAT(minitvm_demo_part_, __LINE__)( \
+      order, title, fn)

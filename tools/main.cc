@@ -18,7 +18,9 @@ static void usage(std::ostream& os) {
   std::sort(cmds.begin(), cmds.end(), [](auto& a, auto& b) { return a.name < b.name; });
   os << "usage: minitvm <command> [args...]\n"
         "       minitvm <command> --help      (or: minitvm help <command>)\n\ncommands:\n";
-  for (auto& c : cmds) os << "  " << c.name << std::string(c.name.size() < 18 ? 18 - c.name.size() : 1, ' ') << c.help << "\n";
+  for (auto& c : cmds)
+    os << "  " << c.name << std::string(c.name.size() < 18 ? 18 - c.name.size() : 1, ' ') << c.help
+       << "\n";
 }
 
 static const minitvm::tools::Command* find_command(const std::string& name) {
@@ -57,7 +59,8 @@ int main(int argc, char** argv) {
     args.push_back("--help");
     return run(*c, args);
   }
-  if (const auto* c = find_command(name)) return run(*c, std::vector<std::string>(argv + 2, argv + argc));
+  if (const auto* c = find_command(name))
+    return run(*c, std::vector<std::string>(argv + 2, argv + argc));
   std::cerr << "minitvm: unknown command '" << name << "'\n";
   usage(std::cerr);
   return 2;

@@ -36,12 +36,16 @@ struct Layer {
 
 // ResNet-50 v1 (stride on the first 1x1 of a downsampling bottleneck), batch 1, 224x224.
 const std::vector<Layer> kLayers = {
-    {3, 224, 64, 7, 2, 3},                                                                        // stem
-    {64, 56, 64, 1, 1, 0},    {64, 56, 64, 3, 1, 1},    {64, 56, 256, 1, 1, 0},  {256, 56, 64, 1, 1, 0},  // stage 1
-    {256, 56, 128, 1, 2, 0},  {128, 28, 128, 3, 1, 1},  {128, 28, 512, 1, 1, 0}, {256, 56, 512, 1, 2, 0},  // stage 2
-    {512, 28, 128, 1, 1, 0},  {512, 28, 256, 1, 2, 0},  {256, 14, 256, 3, 1, 1}, {256, 14, 1024, 1, 1, 0}, // stage 3
-    {512, 28, 1024, 1, 2, 0}, {1024, 14, 256, 1, 1, 0}, {1024, 14, 512, 1, 2, 0},                        //
-    {512, 7, 512, 3, 1, 1},   {512, 7, 2048, 1, 1, 0},  {1024, 14, 2048, 1, 2, 0}, {2048, 7, 512, 1, 1, 0}, // stage 4
+    {3, 224, 64, 7, 2, 3},  // stem
+    {64, 56, 64, 1, 1, 0},    {64, 56, 64, 3, 1, 1},    {64, 56, 256, 1, 1, 0},
+    {256, 56, 64, 1, 1, 0},  // stage 1
+    {256, 56, 128, 1, 2, 0},  {128, 28, 128, 3, 1, 1},  {128, 28, 512, 1, 1, 0},
+    {256, 56, 512, 1, 2, 0},  // stage 2
+    {512, 28, 128, 1, 1, 0},  {512, 28, 256, 1, 2, 0},  {256, 14, 256, 3, 1, 1},
+    {256, 14, 1024, 1, 1, 0},                                                      // stage 3
+    {512, 28, 1024, 1, 2, 0}, {1024, 14, 256, 1, 1, 0}, {1024, 14, 512, 1, 2, 0},  //
+    {512, 7, 512, 3, 1, 1},   {512, 7, 2048, 1, 1, 0},  {1024, 14, 2048, 1, 2, 0},
+    {2048, 7, 512, 1, 1, 0},  // stage 4
 };
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
@@ -63,8 +67,9 @@ struct DnnlConv {
     auto f32 = memory::data_type::f32;
     memory::dims sd{1, L.ci, L.hw, L.hw}, wd{L.co, L.ci, L.k, L.k}, dd{1, L.co, oh, oh};
     memory::desc src_any(sd, f32, tag::any), wei_any(wd, f32, tag::any), dst_any(dd, f32, tag::any);
-    convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct, src_any, wei_any,
-                                 dst_any, {L.stride, L.stride}, {L.pad, L.pad}, {L.pad, L.pad});
+    convolution_forward::desc cd(prop_kind::forward_inference, algorithm::convolution_direct,
+                                 src_any, wei_any, dst_any, {L.stride, L.stride}, {L.pad, L.pad},
+                                 {L.pad, L.pad});
     convolution_forward::primitive_desc pd(cd, eng);
     memory x_user({sd, f32, tag::nchw}, eng, const_cast<float*>(x));
     memory w_user({wd, f32, tag::oihw}, eng, const_cast<float*>(w));
@@ -92,8 +97,9 @@ struct DnnlConv {
 
 std::string shape_str(const Layer& L) {
   char b[64];
-  std::snprintf(b, sizeof b, "%ldx%ld->%ld k%ld/s%ld", static_cast<long>(L.ci), static_cast<long>(L.hw),
-                static_cast<long>(L.co), static_cast<long>(L.k), static_cast<long>(L.stride));
+  std::snprintf(b, sizeof b, "%ldx%ld->%ld k%ld/s%ld", static_cast<long>(L.ci),
+                static_cast<long>(L.hw), static_cast<long>(L.co), static_cast<long>(L.k),
+                static_cast<long>(L.stride));
   return b;
 }
 
@@ -101,18 +107,22 @@ std::string shape_str(const Layer& L) {
 
 int main(int argc, char** argv) {
 #ifdef MINITVM_BENCH_HAVE_DNNL
-  bench::match_openmp_spin(argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
+  bench::match_openmp_spin(
+      argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
 #endif
   int repeats = 3;
   int only = -1;
   bool use_tophub = false;
-  auto app = minitvm::cli::make_app(
-      "minitvm-bench-conv2d",
-      "The ResNet-50 v1 batch-1 conv layers on the CPU: our llvm schedule vs oneDNN (when built with it).",
-      "usage: minitvm-bench-conv2d [--repeats N] [--layer I] [--tophub]");
-  app->add_option("--repeats", repeats, "timed repeats per layer (default 3)")->check(minitvm::cli::Integer(1));
+  auto app =
+      minitvm::cli::make_app("minitvm-bench-conv2d",
+                             "The ResNet-50 v1 batch-1 conv layers on the CPU: our llvm schedule "
+                             "vs oneDNN (when built with it).",
+                             "usage: minitvm-bench-conv2d [--repeats N] [--layer I] [--tophub]");
+  app->add_option("--repeats", repeats, "timed repeats per layer (default 3)")
+      ->check(minitvm::cli::Integer(1));
   app->add_option("--layer", only, "only layer I (0-based)")->check(minitvm::cli::Integer(0));
-  app->add_flag("--tophub", use_tophub, "configs from TopHub's llvm package instead of the fallbacks");
+  app->add_flag("--tophub", use_tophub,
+                "configs from TopHub's llvm package instead of the fallbacks");
   if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   // Without --tophub the template's fallback configs (TVM's FallbackContext, silent: no warning
   // per layer); with it the TopHub llvm package (TVM x86 configs tuned on a Skylake-AVX512).
@@ -123,8 +133,9 @@ int main(int argc, char** argv) {
     tophub = autotune::tophub::context("llvm");
     scope.emplace(*tophub);
   }
-  std::printf("%-3s %-22s %7s %9s %9s %8s %9s %9s %-11s %9s %8s\n", "#", "layer", "GFLOP", "ours_ms", "dnnl_ms",
-              "ratio", "ours_GF/s", "dnnl_GF/s", "max_rel_err", "blk_ms", "blk_rat");
+  std::printf("%-3s %-22s %7s %9s %9s %8s %9s %9s %-11s %9s %8s\n", "#", "layer", "GFLOP",
+              "ours_ms", "dnnl_ms", "ratio", "ours_GF/s", "dnnl_GF/s", "max_rel_err", "blk_ms",
+              "blk_rat");
   double lg = 0, lg_blk = 0, sum_blk = 0;
   int n_ratio = 0, failures = 0;
   double sum_ours = 0, sum_dnnl = 0;
@@ -139,8 +150,8 @@ int main(int argc, char** argv) {
     runtime::NDArray x = runtime::NDArray::empty(xs, DataType::Float(32));
     runtime::NDArray w = runtime::NDArray::empty(ws, DataType::Float(32));
     runtime::NDArray y = runtime::NDArray::empty(ys, DataType::Float(32));
-    for (float* p = static_cast<float*>(x.data()), *e = p + x.size(); p != e; ++p) *p = dist(rng);
-    for (float* p = static_cast<float*>(w.data()), *e = p + w.size(); p != e; ++p) *p = dist(rng);
+    for (float *p = static_cast<float*>(x.data()), *e = p + x.size(); p != e; ++p) *p = dist(rng);
+    for (float *p = static_cast<float*>(w.data()), *e = p + w.size(); p != e; ++p) *p = dist(rng);
     topi::nn::Conv2dAttrs at;
     at.stride = {L.stride, L.stride};
     at.padding = {L.pad, L.pad};
@@ -206,17 +217,20 @@ int main(int argc, char** argv) {
 #endif
     sum_ours += tmin[0];
     sum_blk += tmin[1];
-    std::printf("%-3zu %-22s %7.3f %9.3f %9.3f %8.3f %9.1f %9.1f %.2e%s %9.3f %8.3f   (build %.1fs)\n", li,
-                shape_str(L).c_str(), gflop, tmin[0] * 1e3, dnnl_t * 1e3, dnnl_t / tmin[0], gflop / tmin[0],
-                gflop / dnnl_t, err, err < 1e-4 ? "" : " MISMATCH", tmin[1] * 1e3, dnnl_t / tmin[1], build_s);
+    std::printf(
+        "%-3zu %-22s %7.3f %9.3f %9.3f %8.3f %9.1f %9.1f %.2e%s %9.3f %8.3f   (build %.1fs)\n", li,
+        shape_str(L).c_str(), gflop, tmin[0] * 1e3, dnnl_t * 1e3, dnnl_t / tmin[0], gflop / tmin[0],
+        gflop / dnnl_t, err, err < 1e-4 ? "" : " MISMATCH", tmin[1] * 1e3, dnnl_t / tmin[1],
+        build_s);
     std::fflush(stdout);
   }
-  std::printf("total: ours %.2f ms (blocked layouts %.2f ms), oneDNN %.2f ms\n", sum_ours * 1e3, sum_blk * 1e3,
-              sum_dnnl * 1e3);
+  std::printf("total: ours %.2f ms (blocked layouts %.2f ms), oneDNN %.2f ms\n", sum_ours * 1e3,
+              sum_blk * 1e3, sum_dnnl * 1e3);
   if (n_ratio > 0) {
     std::printf("geomean speed vs oneDNN (dnnl_time / our_time; 1 = parity): %.3f over %d layers\n",
                 std::exp(lg / n_ratio), n_ratio);
-    std::printf("geomean speed vs oneDNN, ours on blocked layouts: %.3f\n", std::exp(lg_blk / n_ratio));
+    std::printf("geomean speed vs oneDNN, ours on blocked layouts: %.3f\n",
+                std::exp(lg_blk / n_ratio));
   }
   if (failures) std::printf("%d layer(s) differ from oneDNN beyond 1e-4 relative\n", failures);
   return failures ? 1 : 0;

@@ -16,10 +16,11 @@
 namespace minitvm::bench {
 
 /** Names tried for cuDNN (the legacy C API used here exists in 8 and 9). */
-inline constexpr std::initializer_list<const char*> kCudnnNames = {"libcudnn.so.9", "libcudnn.so.8", "libcudnn.so"};
+inline constexpr std::initializer_list<const char*> kCudnnNames = {"libcudnn.so.9", "libcudnn.so.8",
+                                                                   "libcudnn.so"};
 /** Names tried for cuBLAS. */
-inline constexpr std::initializer_list<const char*> kCublasNames = {"libcublas.so", "libcublas.so.13",
-                                                                    "libcublas.so.12", "libcublas.so.11"};
+inline constexpr std::initializer_list<const char*> kCublasNames = {
+    "libcublas.so", "libcublas.so.13", "libcublas.so.12", "libcublas.so.11"};
 
 /** A shared library opened with dlopen(RTLD_NOW | RTLD_LOCAL); never closed (vendor libraries
  *  keep threads and GPU state that must outlive their handles). */

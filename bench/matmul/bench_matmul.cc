@@ -29,7 +29,8 @@ double best_seconds(F&& f, int repeat) {
   for (int r = 0; r < repeat; ++r) {
     auto t0 = std::chrono::steady_clock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+    best = std::min(best,
+                    std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
   }
   return best;
 }
@@ -48,14 +49,16 @@ void cpp_matmul(const float* a, const float* b, float* c, int row_begin, int row
 }  // namespace
 
 int main(int argc, char** argv) {
-  auto app = minitvm::cli::make_app("minitvm-bench-matmul",
-                                    "Matmul 512x512x512 float32 on the CPU: minitvm naive and hand-scheduled vs a C++ "
-                                    "loop nest, single-threaded and over std::thread; GFLOP/s and ratios.",
-                                    "usage: minitvm-bench-matmul");
+  auto app = minitvm::cli::make_app(
+      "minitvm-bench-matmul",
+      "Matmul 512x512x512 float32 on the CPU: minitvm naive and hand-scheduled vs a C++ "
+      "loop nest, single-threaded and over std::thread; GFLOP/s and ratios.",
+      "usage: minitvm-bench-matmul");
   if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   auto A = te::placeholder({N, N}, f32, "A"), B = te::placeholder({N, N}, f32, "B");
   auto k = te::reduce_axis({0, N}, "k");
-  auto C = te::compute({N, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {N, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
 
   auto naive = te::create_schedule({C.op()});
   auto mod_naive = build(naive, {A, B, C}, "llvm", "mm");
@@ -107,17 +110,23 @@ int main(int argc, char** argv) {
       [&] {
         std::vector<std::thread> th;
         for (unsigned i = 0; i < nt; ++i)
-          th.emplace_back(cpp_matmul, a.data(), b.data(), c2.data(), int(N * i / nt), int(N * (i + 1) / nt));
+          th.emplace_back(cpp_matmul, a.data(), b.data(), c2.data(), int(N * i / nt),
+                          int(N * (i + 1) / nt));
         for (auto& x : th) x.join();
       },
       5);
 
   std::printf("matmul %dx%dx%d float32 (%u hardware threads)\n", N, N, N, nt);
-  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "minitvm naive schedule", t_naive * 1e3, flop / t_naive / 1e9);
-  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "minitvm blocked schedule", t_blocked * 1e3, flop / t_blocked / 1e9);
-  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "C++ loop -O3 (1 thread)", t_cpp * 1e3, flop / t_cpp / 1e9);
-  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "C++ loop -O3 (all threads)", t_cpp_mt * 1e3, flop / t_cpp_mt / 1e9);
-  std::printf("ratios: blocked/naive %.1fx, blocked/C++(1 thread) %.2fx, blocked/C++(all threads) %.2fx\n",
-              t_naive / t_blocked, t_cpp / t_blocked, t_cpp_mt / t_blocked);
+  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "minitvm naive schedule", t_naive * 1e3,
+              flop / t_naive / 1e9);
+  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "minitvm blocked schedule", t_blocked * 1e3,
+              flop / t_blocked / 1e9);
+  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "C++ loop -O3 (1 thread)", t_cpp * 1e3,
+              flop / t_cpp / 1e9);
+  std::printf("  %-36s %9.2f ms %8.2f GFLOP/s\n", "C++ loop -O3 (all threads)", t_cpp_mt * 1e3,
+              flop / t_cpp_mt / 1e9);
+  std::printf(
+      "ratios: blocked/naive %.1fx, blocked/C++(1 thread) %.2fx, blocked/C++(all threads) %.2fx\n",
+      t_naive / t_blocked, t_cpp / t_blocked, t_cpp_mt / t_blocked);
   return 0;
 }

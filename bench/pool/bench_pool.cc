@@ -2,9 +2,10 @@
 // N=32, C in {3,32,128,256}, H=W in {7,28,56,112}, forward and backward, against oneDNN (its best
 // blocked layout and plain NCHW) and a memcpy of the same byte count, split over the same thread
 // pool as our kernels (runtime::thread_pool_size() threads). Times are the minimum of
-// the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement; `--quick` runs C<=32 only.
-// Kernels use the CPU template's fallback configs; `--tophub` uses the shipped TopHub configs
-// (tophub::context("llvm"), which loads index.json's extra packages) where they have one.
+// the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement;
+// `--quick` runs C<=32 only. Kernels use the CPU template's fallback configs; `--tophub` uses the
+// shipped TopHub configs (tophub::context("llvm"), which loads index.json's extra packages) where
+// they have one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -58,16 +59,18 @@ struct DnnlPool {
     // blocked nChw16c (nChw8c when C is not a multiple of 16); else plain nchw
     auto tag = !blocked ? memory::format_tag::nchw
                         : (C % 16 == 0 ? memory::format_tag::nChw16c : memory::format_tag::nChw8c);
-    memory::desc src_md(src_d, memory::data_type::f32, tag), dst_md(dst_d, memory::data_type::f32, tag);
-    pooling_forward::desc fd(prop_kind::forward_training, algorithm::pooling_max, src_md, dst_md, {3, 3}, {3, 3},
-                             {0, 0}, {0, 0});
+    memory::desc src_md(src_d, memory::data_type::f32, tag),
+        dst_md(dst_d, memory::data_type::f32, tag);
+    pooling_forward::desc fd(prop_kind::forward_training, algorithm::pooling_max, src_md, dst_md,
+                             {3, 3}, {3, 3}, {0, 0}, {0, 0});
     pooling_forward::primitive_desc fpd(fd, eng);
     src = memory(fpd.src_desc(), eng);
     dst = memory(fpd.dst_desc(), eng);
     ws = memory(fpd.workspace_desc(), eng);
     std::memset(src.get_data_handle(), 0, fpd.src_desc().get_size());
     fwd = pooling_forward(fpd);
-    pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3}, {3, 3}, {0, 0}, {0, 0});
+    pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3},
+                              {3, 3}, {0, 0}, {0, 0});
     pooling_backward::primitive_desc bpd(bd, eng, fpd);
     dsrc = memory(bpd.diff_src_desc(), eng);
     ddst = memory(bpd.diff_dst_desc(), eng);
@@ -79,7 +82,8 @@ struct DnnlPool {
     s.wait();
   }
   void backward() {
-    bwd.execute(s, {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}, {DNNL_ARG_WORKSPACE, ws}});
+    bwd.execute(s,
+                {{DNNL_ARG_DIFF_DST, ddst}, {DNNL_ARG_DIFF_SRC, dsrc}, {DNNL_ARG_WORKSPACE, ws}});
     s.wait();
   }
 };
@@ -89,7 +93,8 @@ struct DnnlPool {
 
 int main(int argc, char** argv) {
 #ifdef MINITVM_BENCH_HAVE_DNNL
-  bench::match_openmp_spin(argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
+  bench::match_openmp_spin(
+      argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
 #endif
   std::string json_path;
   bool quick = false, use_tophub = false;
@@ -98,14 +103,18 @@ int main(int argc, char** argv) {
   std::vector<int64_t> dump;
   auto app = minitvm::cli::make_app(
       "minitvm-bench-pool",
-      "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs oneDNN (when built "
+      "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs "
+      "oneDNN (when built "
       "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
       "usage: minitvm-bench-pool [--json FILE] [--quick] [--tophub] [--repeats N] [--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
-  app->add_flag("--tophub", use_tophub, "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
-  app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")->check(minitvm::cli::Integer(1));
-  app->add_option("--dump", dump, "print the lowered IR and LLVM IR of the C x H x H shape's kernels, then exit")
+  app->add_flag("--tophub", use_tophub,
+                "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
+  app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")
+      ->check(minitvm::cli::Integer(1));
+  app->add_option("--dump", dump,
+                  "print the lowered IR and LLVM IR of the C x H x H shape's kernels, then exit")
       ->expected(2)
       ->check(minitvm::cli::Integer(1));
   if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
@@ -120,7 +129,8 @@ int main(int argc, char** argv) {
     scope.emplace(*tophub);
   }
   if (dump_c > 0) {  // print the lowered IR and LLVM IR of one grid shape's kernels, then exit
-    frontend::PoolInput in{{32, dump_c, dump_h, dump_h}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
+    frontend::PoolInput in{
+        {32, dump_c, dump_h, dump_h}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
     frontend::MaxPoolParams mp;
     mp.kernel_size = {3};
     frontend::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
@@ -134,11 +144,12 @@ int main(int argc, char** argv) {
   std::vector<int64_t> Cs{3, 32, 128, 256}, HWs{7, 28, 56, 112};
   if (quick) Cs = {3, 32};
   const int64_t N = 32;
-  std::printf("%-22s %-8s %10s %8s %7s %10s %10s %8s\n", "shape", "dir", "ours_ms", "GB/s", "%copy", "dnnl_best",
-              "dnnl_nchw", "vs_best");
+  std::printf("%-22s %-8s %10s %8s %7s %10s %10s %8s\n", "shape", "dir", "ours_ms", "GB/s", "%copy",
+              "dnnl_best", "dnnl_nchw", "vs_best");
   for (int64_t C : Cs)
     for (int64_t H : HWs) {
-      frontend::PoolInput in{{N, C, H, H}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
+      frontend::PoolInput in{
+          {N, C, H, H}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
       frontend::MaxPoolParams mp;
       mp.kernel_size = {3};
       frontend::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
@@ -161,10 +172,13 @@ int main(int argc, char** argv) {
       std::vector<std::function<void()>> cand;
       cand.push_back([&] { ff(x, y); });
       cand.push_back([&] { bf(gy, idx, gx); });
-      size_t fwd_bytes = x.nbytes() + y.nbytes(), bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
+      size_t fwd_bytes = x.nbytes() + y.nbytes(),
+             bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
       // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
-      // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with like
-      std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1), db(da.size(), 0);
+      // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with
+      // like
+      std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1),
+          db(da.size(), 0);
       cand.push_back([&] { runtime::parallel_memcpy(cb.data(), ca.data(), ca.size()); });
       cand.push_back([&] { runtime::parallel_memcpy(db.data(), da.data(), da.size()); });
 #ifdef MINITVM_BENCH_HAVE_DNNL
@@ -180,7 +194,9 @@ int main(int argc, char** argv) {
         for (size_t i = 0; i < cand.size(); ++i) {
           auto t0 = std::chrono::steady_clock::now();
           cand[i]();
-          tmin[i] = std::min(tmin[i], std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+          tmin[i] = std::min(
+              tmin[i],
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
         }
       for (int dir = 0; dir < 2; ++dir) {
         Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
@@ -193,10 +209,11 @@ int main(int argc, char** argv) {
         r.dnnl_nchw = tmin[6 + dir];
 #endif
         double gbs = r.bytes / r.ours / 1e9, copy_gbs = r.bytes / r.copy / 1e9;
-        std::printf("%-22s %-8s %10.3f %8.2f %6.0f%% %10.3f %10.3f %8.2f\n",
-                    ("32x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(H)).c_str(),
-                    r.direction.c_str(), r.ours * 1e3, gbs, 100 * gbs / copy_gbs, r.dnnl_best * 1e3, r.dnnl_nchw * 1e3,
-                    r.dnnl_best / r.ours);
+        std::printf(
+            "%-22s %-8s %10.3f %8.2f %6.0f%% %10.3f %10.3f %8.2f\n",
+            ("32x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(H)).c_str(),
+            r.direction.c_str(), r.ours * 1e3, gbs, 100 * gbs / copy_gbs, r.dnnl_best * 1e3,
+            r.dnnl_nchw * 1e3, r.dnnl_best / r.ours);
         rows.push_back(r);
       }
     }
@@ -210,17 +227,20 @@ int main(int argc, char** argv) {
         lg_nchw += std::log(r.dnnl_nchw / r.ours);
         ++n;
       }
-    std::printf("geomean %-8s: fraction of copy bandwidth %.2f, speedup vs oneDNN best %.2f, vs oneDNN nchw %.2f\n", d,
-                std::exp(lg_copy / n), std::exp(lg_best / n), std::exp(lg_nchw / n));
+    std::printf(
+        "geomean %-8s: fraction of copy bandwidth %.2f, speedup vs oneDNN best %.2f, vs oneDNN "
+        "nchw %.2f\n",
+        d, std::exp(lg_copy / n), std::exp(lg_best / n), std::exp(lg_nchw / n));
   }
   if (!json_path.empty()) {
     std::ofstream js(json_path);
     for (auto& r : rows) {
       auto num = [](double v) { return std::isnan(v) ? std::string("null") : std::to_string(v); };
       js << "{\"N\": " << r.N << ", \"C\": " << r.C << ", \"H\": " << r.H << ", \"W\": " << r.W
-         << ", \"dtype\": \"float32\", \"direction\": \"" << r.direction << "\", \"ours_s\": " << num(r.ours)
-         << ", \"onednn_best_s\": " << num(r.dnnl_best) << ", \"onednn_nchw_s\": " << num(r.dnnl_nchw)
-         << ", \"copy_s\": " << num(r.copy) << ", \"bytes\": " << r.bytes << "}\n";
+         << ", \"dtype\": \"float32\", \"direction\": \"" << r.direction
+         << "\", \"ours_s\": " << num(r.ours) << ", \"onednn_best_s\": " << num(r.dnnl_best)
+         << ", \"onednn_nchw_s\": " << num(r.dnnl_nchw) << ", \"copy_s\": " << num(r.copy)
+         << ", \"bytes\": " << r.bytes << "}\n";
     }
   }
   return 0;

@@ -13,7 +13,9 @@ namespace minitvm::autotune {
 namespace {
 thread_local DispatchContext* tl_current = nullptr;
 
-std::string map_key(const std::string& k, const std::string& wkey) { return k + '\x1f' + wkey; }
+std::string map_key(const std::string& k, const std::string& wkey) {
+  return k + '\x1f' + wkey;
+}
 }  // namespace
 
 FallbackContext& root_fallback_context() {
@@ -21,7 +23,9 @@ FallbackContext& root_fallback_context() {
   return root;
 }
 
-DispatchContext& DispatchContext::current() { return tl_current ? *tl_current : root_fallback_context(); }
+DispatchContext& DispatchContext::current() {
+  return tl_current ? *tl_current : root_fallback_context();
+}
 
 ConfigPtr DispatchContext::query(const Target& target, const Json& workload) {
   const std::string wkey = workload_key(workload);
@@ -36,7 +40,8 @@ ConfigPtr DispatchContext::query(const Target& target, const Json& workload) {
 
 DispatchScope::DispatchScope(DispatchContext& ctx) : ctx_(ctx) {
   MINITVM_USER_CHECK(!ctx.entered_) << "dispatch context entered twice";
-  MINITVM_USER_CHECK(&ctx != &root_fallback_context()) << "the root FallbackContext cannot be entered";
+  MINITVM_USER_CHECK(&ctx != &root_fallback_context())
+      << "the root FallbackContext cannot be entered";
   ctx.outer_ = &DispatchContext::current();
   ctx.entered_ = true;
   tl_current = &ctx;
@@ -51,7 +56,8 @@ DispatchScope::~DispatchScope() {
 
 // ---- ApplyHistoryBest --------------------------------------------------------------------------
 
-void ApplyHistoryBest::load(const std::string& path, const LoadOptions& opt, std::vector<LoadReport>* reports) {
+void ApplyHistoryBest::load(const std::string& path, const LoadOptions& opt,
+                            std::vector<LoadReport>* reports) {
   namespace fs = std::filesystem;
   std::vector<std::string> files;
   std::error_code ec;
@@ -71,17 +77,20 @@ void ApplyHistoryBest::load(const std::string& path, const LoadOptions& opt, std
   }
 }
 
-void ApplyHistoryBest::offer(std::unordered_map<std::string, Ranked>& map, const std::string& key, const Entry& e,
-                             bool is_key) {
+void ApplyHistoryBest::offer(std::unordered_map<std::string, Ranked>& map, const std::string& key,
+                             const Entry& e, bool is_key) {
   auto [it, inserted] = map.try_emplace(key);
   if (inserted && is_key) key_order_.push_back(key);
   Ranked& r = it->second;
   // After every entry with a mean <= e.mean: ties keep the earlier record first.
-  auto pos = std::upper_bound(r.begin(), r.end(), e.mean, [](double m, const Entry& x) { return m < x.mean; });
+  auto pos = std::upper_bound(r.begin(), r.end(), e.mean,
+                              [](double m, const Entry& x) { return m < x.mean; });
   r.insert(pos, e);
 }
 
-void ApplyHistoryBest::load(const std::vector<Record>& records) { load_checked(records, false); }
+void ApplyHistoryBest::load(const std::vector<Record>& records) {
+  load_checked(records, false);
+}
 
 void ApplyHistoryBest::load_checked(const std::vector<Record>& records, bool checked) {
   for (const auto& r : records) {
@@ -94,7 +103,8 @@ void ApplyHistoryBest::load_checked(const std::vector<Record>& records, bool che
     }
     Entry e{rec, std::make_shared<ConfigEntity>(rec->input.config), rec->result.mean_cost()};
     const std::string wkey = workload_key(rec->input.workload);
-    for (const auto& k : rec->input.target.keys) offer(best_by_targetkey_, map_key(k, wkey), e, true);
+    for (const auto& k : rec->input.target.keys)
+      offer(best_by_targetkey_, map_key(k, wkey), e, true);
     const std::string model = rec->input.target.model();
     auto mk = map_key(model, wkey);
     if (best_by_model_.count(mk) || model != "unknown") offer(best_by_model_, mk, e, false);
@@ -112,14 +122,16 @@ bool ApplyHistoryBest::fits(const Record& rec) const {
   } catch (const CompileError& e) {
     why = e.what();
   }
-  const std::string where = (rec.source.empty() ? std::string("<in-memory>") : rec.source) + ":" + std::to_string(rec.line);
+  const std::string where = (rec.source.empty() ? std::string("<in-memory>") : rec.source) + ":" +
+                            std::to_string(rec.line);
   bool first = false;
   {
     std::lock_guard<std::mutex> lock(verdict_mu_);
     first = verdicts_.emplace(&rec, why).second;
   }
   if (!why.empty()) {
-    MINITVM_USER_CHECK(!strict) << "tuning record at " << where << " does not fit its template: " << why;
+    MINITVM_USER_CHECK(!strict) << "tuning record at " << where
+                                << " does not fit its template: " << why;
     if (first) log_warning("skipping tuning record at " + where + ": " + why);
   }
   return why.empty();
@@ -138,12 +150,14 @@ void ApplyHistoryBest::update(const Target& target, const Json& workload, Config
   for (const auto& k : target.keys) user_defined_[map_key(k, wkey)] = e;
 }
 
-const ApplyHistoryBest::Entry* ApplyHistoryBest::lookup(const Target& target, const std::string& wkey) const {
+const ApplyHistoryBest::Entry* ApplyHistoryBest::lookup(const Target& target,
+                                                        const std::string& wkey) const {
   auto find_user = [&](const std::string& k) -> const Entry* {
     auto it = user_defined_.find(map_key(k, wkey));
     return it == user_defined_.end() ? nullptr : &it->second;
   };
-  auto find_best = [&](const std::unordered_map<std::string, Ranked>& m, const std::string& k) -> const Entry* {
+  auto find_best = [&](const std::unordered_map<std::string, Ranked>& m,
+                       const std::string& k) -> const Entry* {
     auto it = m.find(map_key(k, wkey));
     return it == m.end() ? nullptr : first_valid(it->second);
   };
@@ -157,7 +171,8 @@ const ApplyHistoryBest::Entry* ApplyHistoryBest::lookup(const Target& target, co
   return nullptr;
 }
 
-ConfigPtr ApplyHistoryBest::query_inside(const Target& target, const Json&, const std::string& wkey) {
+ConfigPtr ApplyHistoryBest::query_inside(const Target& target, const Json&,
+                                         const std::string& wkey) {
   const Entry* e = lookup(target, wkey);
   return e ? e->cfg : nullptr;
 }
@@ -171,11 +186,13 @@ std::vector<std::string> ApplyHistoryBest::workloads_for_key(const std::string& 
   std::vector<std::string> out;
   const std::string prefix = key + '\x1f';
   for (const auto& k : key_order_)
-    if (k.rfind(prefix, 0) == 0 && first_valid(best_by_targetkey_.at(k))) out.push_back(k.substr(prefix.size()));
+    if (k.rfind(prefix, 0) == 0 && first_valid(best_by_targetkey_.at(k)))
+      out.push_back(k.substr(prefix.size()));
   return out;
 }
 
-const Record* ApplyHistoryBest::best_for_key(const std::string& key, const std::string& wkey) const {
+const Record* ApplyHistoryBest::best_for_key(const std::string& key,
+                                             const std::string& wkey) const {
   auto it = best_by_targetkey_.find(map_key(key, wkey));
   if (it == best_by_targetkey_.end()) return nullptr;
   const Entry* e = first_valid(it->second);
@@ -189,7 +206,8 @@ std::string fallback_warning_text(const Target& target, const Json& workload) {
          ". A fallback configuration is used, which may bring great performance regression.";
 }
 
-ConfigPtr FallbackContext::query_inside(const Target& target, const Json& workload, const std::string& wkey) {
+ConfigPtr FallbackContext::query_inside(const Target& target, const Json& workload,
+                                        const std::string& wkey) {
   std::lock_guard<std::mutex> lock(mu_);
   const std::string key = map_key(target.str(), wkey);
   if (auto it = cache_.find(key); it != cache_.end()) return it->second;
@@ -203,7 +221,8 @@ ConfigPtr FallbackContext::query_inside(const Target& target, const Json& worklo
 
 void FallbackContext::update(const Target& target, const Json& workload, ConfigEntity cfg) {
   std::lock_guard<std::mutex> lock(mu_);
-  cache_[map_key(target.str(), workload_key(workload))] = std::make_shared<ConfigEntity>(std::move(cfg));
+  cache_[map_key(target.str(), workload_key(workload))] =
+      std::make_shared<ConfigEntity>(std::move(cfg));
 }
 
 void FallbackContext::clear_fallback_cache(const Target& target, const Json& workload) {

@@ -14,7 +14,8 @@ std::vector<int64_t> fallback_split(int64_t length, const std::vector<int64_t>& 
   int64_t now = length;
   for (size_t ii = constraint.size(); ii-- > 0;) {
     int64_t bound = constraint[ii] == -1 ? INT64_MAX : constraint[ii];
-    MINITVM_USER_CHECK(bound >= 1) << "fallback_split: cannot fit part " << ii << " under bound " << constraint[ii];
+    MINITVM_USER_CHECK(bound >= 1)
+        << "fallback_split: cannot fit part " << ii << " under bound " << constraint[ii];
     int64_t best = 1;
     for (int64_t f : get_factors(now))
       if (f <= bound) best = f;
@@ -81,11 +82,14 @@ const Record* fallback_with_reference_log(ConfigEntity& cfg, const std::vector<R
   return best;
 }
 
-std::vector<Record> select_reference_records(const std::vector<Record>& log, const std::string& model,
-                                             const std::string& workload_name, const std::string& template_key,
+std::vector<Record> select_reference_records(const std::vector<Record>& log,
+                                             const std::string& model,
+                                             const std::string& workload_name,
+                                             const std::string& template_key,
                                              ReferenceModelRule rule) {
   std::string use = model;
-  bool found = std::any_of(log.begin(), log.end(), [&](const Record& r) { return r.input.target.model() == model; });
+  bool found = std::any_of(log.begin(), log.end(),
+                           [&](const Record& r) { return r.input.target.model() == model; });
   if (!found && !log.empty()) {
     if (rule == ReferenceModelRule::LastRecord) {
       use = log.back().input.target.model();
@@ -94,8 +98,10 @@ std::vector<Record> select_reference_records(const std::vector<Record>& log, con
       for (const auto& r : log) {
         auto m = r.input.target.model();
         auto it = std::find_if(counts.begin(), counts.end(), [&](auto& p) { return p.first == m; });
-        if (it == counts.end()) counts.emplace_back(m, 1);
-        else ++it->second;
+        if (it == counts.end())
+          counts.emplace_back(m, 1);
+        else
+          ++it->second;
       }
       auto best = counts.begin();
       for (auto it = counts.begin(); it != counts.end(); ++it)

@@ -99,21 +99,24 @@ int tophub_inspect(const std::vector<std::string>& args, std::ostream& out, std:
         versions.insert(r.version < 0.15 ? "0.1" : "0.2");
         targets.add(r.input.target_str);
         models.add(r.input.target.model());
-        tasks.add(r.input.task_name + (r.input.config.template_key.empty() ? "" : "/" + r.input.config.template_key));
+        tasks.add(r.input.task_name +
+                  (r.input.config.template_key.empty() ? "" : "/" + r.input.config.template_key));
         workloads.insert(workload_key(r.input.workload));
       }
       if (!json) {
         std::string ver;
         for (auto& v : versions) ver += (ver.empty() ? "" : "+") + v;
         out << f << "\n"
-            << "  records: " << rep.records << " (lines " << rep.lines << ", comments " << rep.comments << ", blank "
-            << rep.blank << ", skipped " << rep.skipped.size() << ")\n"
+            << "  records: " << rep.records << " (lines " << rep.lines << ", comments "
+            << rep.comments << ", blank " << rep.blank << ", skipped " << rep.skipped.size()
+            << ")\n"
             << "  format: " << (ver.empty() ? "-" : ver) << "\n"
             << "  targets: " << targets.str() << "\n"
             << "  models: " << models.str() << "\n"
             << "  tasks: " << tasks.str() << "\n"
             << "  distinct workloads: " << workloads.size() << "\n";
-        for (const auto& s : rep.skipped) out << "  skipped " << s.file << ":" << s.line << ": " << s.reason << "\n";
+        for (const auto& s : rep.skipped)
+          out << "  skipped " << s.file << ":" << s.line << ": " << s.reason << "\n";
       }
       for (auto& r : recs) all.push_back(std::move(r));
     }
@@ -147,8 +150,8 @@ int tophub_inspect(const std::vector<std::string>& args, std::ostream& out, std:
       out << py_json_dumps(o) << "\n";
     } else {
       out << "  " << k << "\n    -> model " << r->input.target.model() << ", " << r->input.task_name
-          << ", mean " << py_float_repr(r->result.mean_cost()) << " s, " << r->source << ":" << r->line << "\n    "
-          << c.str() << "\n";
+          << ", mean " << py_float_repr(r->result.mean_cost()) << " s, " << r->source << ":"
+          << r->line << "\n    " << c.str() << "\n";
     }
   }
   if (!json) out << found << " of " << order.size() << " workloads have a record for this target\n";

@@ -77,13 +77,27 @@ void dump_string(const std::string& s, std::string& out) {
     if (c < 0x80) {
       ++i;
       switch (c) {
-        case '"': out += "\\\""; break;
-        case '\\': out += "\\\\"; break;
-        case '\n': out += "\\n"; break;
-        case '\r': out += "\\r"; break;
-        case '\t': out += "\\t"; break;
-        case '\b': out += "\\b"; break;
-        case '\f': out += "\\f"; break;
+        case '"':
+          out += "\\\"";
+          break;
+        case '\\':
+          out += "\\\\";
+          break;
+        case '\n':
+          out += "\\n";
+          break;
+        case '\r':
+          out += "\\r";
+          break;
+        case '\t':
+          out += "\\t";
+          break;
+        case '\b':
+          out += "\\b";
+          break;
+        case '\f':
+          out += "\\f";
+          break;
         default:
           if (c < 0x20) {
             char b[8];
@@ -111,18 +125,31 @@ void dump_string(const std::string& s, std::string& out) {
 
 void dump(const Json& v, std::string& out) {
   switch (v.type()) {
-    case Json::value_t::null: out += "null"; break;
-    case Json::value_t::boolean: out += v.get<bool>() ? "true" : "false"; break;
-    case Json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); break;
-    case Json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
+    case Json::value_t::null:
+      out += "null";
+      break;
+    case Json::value_t::boolean:
+      out += v.get<bool>() ? "true" : "false";
+      break;
+    case Json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
+      break;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
+      break;
     case Json::value_t::number_float: {
       double d = v.get<double>();
-      if (std::isnan(d)) out += "NaN";
-      else if (std::isinf(d)) out += d < 0 ? "-Infinity" : "Infinity";
-      else out += py_float_repr(d);
+      if (std::isnan(d))
+        out += "NaN";
+      else if (std::isinf(d))
+        out += d < 0 ? "-Infinity" : "Infinity";
+      else
+        out += py_float_repr(d);
       break;
     }
-    case Json::value_t::string: dump_string(v.get_ref<const std::string&>(), out); break;
+    case Json::value_t::string:
+      dump_string(v.get_ref<const std::string&>(), out);
+      break;
     case Json::value_t::array: {
       out += '[';
       bool first = true;
@@ -147,7 +174,9 @@ void dump(const Json& v, std::string& out) {
       out += '}';
       break;
     }
-    default: out += "null"; break;  // binary / discarded: never produced by our parser
+    default:
+      out += "null";
+      break;  // binary / discarded: never produced by our parser
   }
 }
 
@@ -159,26 +188,42 @@ void repr_string(const std::string& s, std::string& out) {
     if (c == q || c == '\\') {
       out += '\\';
       out += static_cast<char>(c);
-    } else if (c == '\n') out += "\\n";
-    else if (c == '\r') out += "\\r";
-    else if (c == '\t') out += "\\t";
+    } else if (c == '\n')
+      out += "\\n";
+    else if (c == '\r')
+      out += "\\r";
+    else if (c == '\t')
+      out += "\\t";
     else if (c < 0x20 || c == 0x7f) {
       char b[8];
       std::snprintf(b, sizeof(b), "\\x%02x", c);
       out += b;
-    } else out += static_cast<char>(c);
+    } else
+      out += static_cast<char>(c);
   }
   out += q;
 }
 
 void repr(const Json& v, bool tuples, std::string& out) {
   switch (v.type()) {
-    case Json::value_t::null: out += "None"; break;
-    case Json::value_t::boolean: out += v.get<bool>() ? "True" : "False"; break;
-    case Json::value_t::number_integer: out += std::to_string(v.get<int64_t>()); break;
-    case Json::value_t::number_unsigned: out += std::to_string(v.get<uint64_t>()); break;
-    case Json::value_t::number_float: out += py_float_repr(v.get<double>()); break;
-    case Json::value_t::string: repr_string(v.get_ref<const std::string&>(), out); break;
+    case Json::value_t::null:
+      out += "None";
+      break;
+    case Json::value_t::boolean:
+      out += v.get<bool>() ? "True" : "False";
+      break;
+    case Json::value_t::number_integer:
+      out += std::to_string(v.get<int64_t>());
+      break;
+    case Json::value_t::number_unsigned:
+      out += std::to_string(v.get<uint64_t>());
+      break;
+    case Json::value_t::number_float:
+      out += py_float_repr(v.get<double>());
+      break;
+    case Json::value_t::string:
+      repr_string(v.get_ref<const std::string&>(), out);
+      break;
     case Json::value_t::array: {
       out += tuples ? '(' : '[';
       bool first = true;
@@ -204,7 +249,9 @@ void repr(const Json& v, bool tuples, std::string& out) {
       out += '}';
       break;
     }
-    default: out += "None"; break;
+    default:
+      out += "None";
+      break;
   }
 }
 

@@ -24,16 +24,21 @@ int json_depth(const std::string& s) {
   bool in_str = false, esc = false;
   for (char c : s) {
     if (in_str) {
-      if (esc) esc = false;
-      else if (c == '\\') esc = true;
-      else if (c == '"') in_str = false;
+      if (esc)
+        esc = false;
+      else if (c == '\\')
+        esc = true;
+      else if (c == '"')
+        in_str = false;
       continue;
     }
-    if (c == '"') in_str = true;
+    if (c == '"')
+      in_str = true;
     else if (c == '[' || c == '{') {
       max_depth = std::max(max_depth, ++depth);
       if (max_depth > kMaxDepth) return max_depth;
-    } else if (c == ']' || c == '}') --depth;
+    } else if (c == ']' || c == '}')
+      --depth;
   }
   return max_depth;
 }
@@ -57,8 +62,10 @@ double as_number(const Json& v, const char* what) {
 }
 
 int64_t as_int(const Json& v, const char* what) {
-  MINITVM_USER_CHECK(v.is_number_integer()) << what << " must be an integer, got " << py_json_dumps(v);
-  MINITVM_USER_CHECK(!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t(INT64_MAX)) << what << " is too large";
+  MINITVM_USER_CHECK(v.is_number_integer())
+      << what << " must be an integer, got " << py_json_dumps(v);
+  MINITVM_USER_CHECK(!v.is_number_unsigned() || v.get<uint64_t>() <= uint64_t(INT64_MAX))
+      << what << " is too large";
   return v.get<int64_t>();
 }
 
@@ -66,11 +73,13 @@ int64_t as_int(const Json& v, const char* what) {
 void check_tensors(const Json& v) {
   if (!v.is_array()) return;
   if (!v.empty() && v[0].is_string() && v[0].get<std::string>() == "TENSOR") {
-    MINITVM_USER_CHECK(v.size() == 3) << "tensor argument has " << v.size() << " fields (expected [\"TENSOR\", shape, dtype]): "
-                                      << py_json_dumps(v);
+    MINITVM_USER_CHECK(v.size() == 3)
+        << "tensor argument has " << v.size()
+        << " fields (expected [\"TENSOR\", shape, dtype]): " << py_json_dumps(v);
     MINITVM_USER_CHECK(v[1].is_array()) << "tensor shape is not a list: " << py_json_dumps(v);
     for (const auto& d : v[1])
-      MINITVM_USER_CHECK(d.is_number_integer() && d.get<int64_t>() >= 0 && !(d.is_number_unsigned() && d.get<uint64_t>() > uint64_t(INT64_MAX)))
+      MINITVM_USER_CHECK(d.is_number_integer() && d.get<int64_t>() >= 0 &&
+                         !(d.is_number_unsigned() && d.get<uint64_t>() > uint64_t(INT64_MAX)))
           << "tensor shape has a non-integer or negative extent: " << py_json_dumps(v);
     MINITVM_USER_CHECK(v[2].is_string()) << "tensor dtype is not a string: " << py_json_dumps(v);
     return;
@@ -79,7 +88,8 @@ void check_tensors(const Json& v) {
 }
 
 MeasureResult decode_result(const Json& r) {
-  MINITVM_USER_CHECK(r.is_array() && r.size() == 4) << "result must be [costs, error_no, all_cost, timestamp]";
+  MINITVM_USER_CHECK(r.is_array() && r.size() == 4)
+      << "result must be [costs, error_no, all_cost, timestamp]";
   MeasureResult m;
   MINITVM_USER_CHECK(r[0].is_array()) << "costs must be a list";
   MINITVM_USER_CHECK(!r[0].empty()) << "costs list is empty";
@@ -90,7 +100,8 @@ MeasureResult decode_result(const Json& r) {
     m.costs.push_back(d);
   }
   m.error_no = static_cast<int>(as_int(r[1], "error_no"));
-  MINITVM_USER_CHECK(as_int(r[1], "error_no") >= 0 && as_int(r[1], "error_no") <= 1000) << "error_no out of range";
+  MINITVM_USER_CHECK(as_int(r[1], "error_no") >= 0 && as_int(r[1], "error_no") <= 1000)
+      << "error_no out of range";
   m.all_cost = as_number(r[2], "all_cost");
   m.timestamp = as_number(r[3], "timestamp");
   return m;
@@ -100,7 +111,8 @@ void decode_entities(const Json& e, ConfigEntity& cfg) {
   MINITVM_USER_CHECK(e.is_array()) << "config entity must be a list";
   MINITVM_USER_CHECK(e.size() <= kMaxEntities) << "too many knobs";
   for (const auto& k : e) {
-    MINITVM_USER_CHECK(k.is_array() && k.size() == 3) << "knob entry must be [name, kind, value], got " << py_json_dumps(k);
+    MINITVM_USER_CHECK(k.is_array() && k.size() == 3)
+        << "knob entry must be [name, kind, value], got " << py_json_dumps(k);
     std::string name = as_string(k[0], "knob name");
     std::string kind = as_string(k[1], "knob kind");
     MINITVM_USER_CHECK(!cfg.has(name)) << "knob '" << name << "' appears twice";
@@ -130,10 +142,12 @@ Json extras(const Json& obj, std::initializer_list<const char*> known) {
 
 void decode_v01(const Json& j, Record& rec) {
   const Json& v = field(j, "v");
-  MINITVM_USER_CHECK(v.is_number() && v.get<double>() == 0.1) << "unsupported record version " << py_json_dumps(v);
+  MINITVM_USER_CHECK(v.is_number() && v.get<double>() == 0.1)
+      << "unsupported record version " << py_json_dumps(v);
   rec.version = 0.1;
   const Json& i = field(j, "i");
-  MINITVM_USER_CHECK(i.is_array() && i.size() == 6) << "\"i\" must have 6 elements [target, task, args, kwargs, workload, config]";
+  MINITVM_USER_CHECK(i.is_array() && i.size() == 6)
+      << "\"i\" must have 6 elements [target, task, args, kwargs, workload, config]";
   rec.input.target_str = as_string(i[0], "target");
   rec.input.task_name = as_string(i[1], "task name");
   MINITVM_USER_CHECK(i[2].is_array()) << "task args must be a list";
@@ -163,11 +177,14 @@ void decode_v01(const Json& j, Record& rec) {
 
 void decode_v02(const Json& j, Record& rec) {
   const Json& v = field(j, "version");
-  MINITVM_USER_CHECK(v.is_number() && v.get<double>() == 0.2) << "unsupported record version " << py_json_dumps(v);
+  MINITVM_USER_CHECK(v.is_number() && v.get<double>() == 0.2)
+      << "unsupported record version " << py_json_dumps(v);
   rec.version = 0.2;
-  if (auto it = j.find("tvm_version"); it != j.end()) rec.tvm_version = as_string(*it, "tvm_version");
+  if (auto it = j.find("tvm_version"); it != j.end())
+    rec.tvm_version = as_string(*it, "tvm_version");
   const Json& i = field(j, "input");
-  MINITVM_USER_CHECK(i.is_array() && i.size() == 4) << "\"input\" must have 4 elements [target, task, args, kwargs]";
+  MINITVM_USER_CHECK(i.is_array() && i.size() == 4)
+      << "\"input\" must have 4 elements [target, task, args, kwargs]";
   rec.input.target_str = as_string(i[0], "target");
   rec.input.task_name = as_string(i[1], "task name");
   MINITVM_USER_CHECK(i[2].is_array()) << "task args must be a list";
@@ -200,7 +217,9 @@ Json result_json(const MeasureResult& r) {
   return Json::array({costs_json(r.costs), r.error_no, r.all_cost, r.timestamp});
 }
 
-Json code_hash_json(const ConfigEntity& c) { return c.code_hash ? Json(*c.code_hash) : Json(nullptr); }
+Json code_hash_json(const ConfigEntity& c) {
+  return c.code_hash ? Json(*c.code_hash) : Json(nullptr);
+}
 
 }  // namespace
 
@@ -209,7 +228,9 @@ double MeasureResult::mean_cost() const {
   return std::accumulate(costs.begin(), costs.end(), 0.0) / static_cast<double>(costs.size());
 }
 
-std::string workload_key(const Json& workload) { return py_repr(workload, true); }
+std::string workload_key(const Json& workload) {
+  return py_repr(workload, true);
+}
 
 Json workload_v02(const std::string& task_name, const Json& args) {
   Json w = Json::array({task_name});
@@ -239,7 +260,8 @@ Json workload_v01(const std::string& compute_name, const Json& args) {
 Record decode_record(const std::string& line_in) {
   std::string line = line_in;
   if (!line.empty() && line.back() == '\r') line.pop_back();
-  MINITVM_USER_CHECK(line.size() <= kMaxLineBytes) << "line longer than " << kMaxLineBytes << " bytes";
+  MINITVM_USER_CHECK(line.size() <= kMaxLineBytes)
+      << "line longer than " << kMaxLineBytes << " bytes";
   MINITVM_USER_CHECK(json_depth(line) <= kMaxDepth) << "JSON nested deeper than " << kMaxDepth;
   Json j;
   try {
@@ -251,9 +273,12 @@ Record decode_record(const std::string& line_in) {
   }
   MINITVM_USER_CHECK(j.is_object()) << "record is not a JSON object";
   Record rec;
-  if (j.contains("i")) decode_v01(j, rec);
-  else if (j.contains("input")) decode_v02(j, rec);
-  else MINITVM_USER_ERROR << "record has neither \"i\" (format 0.1) nor \"input\" (format 0.2)";
+  if (j.contains("i"))
+    decode_v01(j, rec);
+  else if (j.contains("input"))
+    decode_v02(j, rec);
+  else
+    MINITVM_USER_ERROR << "record has neither \"i\" (format 0.1) nor \"input\" (format 0.2)";
   rec.key_order = keys_of(j);
   try {
     rec.input.target = parse_target(rec.input.target_str);
@@ -269,25 +294,38 @@ std::string encode_record(const Record& r) {
   const ConfigEntity& cfg = r.input.config;
   Json cdict = Json::object();
   std::vector<std::string> corder = r.config_key_order;
-  if (corder.empty()) corder = v01 ? std::vector<std::string>{"i", "t", "c", "e"}
-                                   : std::vector<std::string>{"index", "code_hash", "entity"};
+  if (corder.empty())
+    corder = v01 ? std::vector<std::string>{"i", "t", "c", "e"}
+                 : std::vector<std::string>{"index", "code_hash", "entity"};
   for (const auto& k : corder) {
-    if (v01 && k == "i") cdict[k] = cfg.index;
-    else if (v01 && k == "t") cdict[k] = (cfg.template_key.empty() && !r.template_key_empty_string) ? Json(nullptr) : Json(cfg.template_key);
-    else if (v01 && k == "c") cdict[k] = code_hash_json(cfg);
-    else if (v01 && k == "e") cdict[k] = cfg.entity_json();
-    else if (!v01 && k == "index") cdict[k] = cfg.index;
-    else if (!v01 && k == "code_hash") cdict[k] = code_hash_json(cfg);
-    else if (!v01 && k == "entity") cdict[k] = cfg.entity_json();
-    else if (r.config_extra.contains(k)) cdict[k] = r.config_extra[k];
+    if (v01 && k == "i")
+      cdict[k] = cfg.index;
+    else if (v01 && k == "t")
+      cdict[k] = (cfg.template_key.empty() && !r.template_key_empty_string)
+                     ? Json(nullptr)
+                     : Json(cfg.template_key);
+    else if (v01 && k == "c")
+      cdict[k] = code_hash_json(cfg);
+    else if (v01 && k == "e")
+      cdict[k] = cfg.entity_json();
+    else if (!v01 && k == "index")
+      cdict[k] = cfg.index;
+    else if (!v01 && k == "code_hash")
+      cdict[k] = code_hash_json(cfg);
+    else if (!v01 && k == "entity")
+      cdict[k] = cfg.entity_json();
+    else if (r.config_extra.contains(k))
+      cdict[k] = r.config_extra[k];
   }
   Json top = Json::object();
   std::vector<std::string> order = r.key_order;
-  if (order.empty()) order = v01 ? std::vector<std::string>{"i", "r", "v"}
-                                 : std::vector<std::string>{"input", "config", "result", "version", "tvm_version"};
+  if (order.empty())
+    order = v01 ? std::vector<std::string>{"i", "r", "v"}
+                : std::vector<std::string>{"input", "config", "result", "version", "tvm_version"};
   for (const auto& k : order) {
     if (v01 && k == "i") {
-      top[k] = Json::array({r.input.target_str, r.input.task_name, r.input.args, r.input.kwargs, r.input.workload, cdict});
+      top[k] = Json::array({r.input.target_str, r.input.task_name, r.input.args, r.input.kwargs,
+                            r.input.workload, cdict});
     } else if (v01 && k == "r") {
       top[k] = result_json(r.result);
     } else if (v01 && k == "v") {
@@ -354,7 +392,8 @@ std::vector<Record> load_records_from_string(const std::string& text, const std:
   return out;
 }
 
-std::vector<Record> load_records(const std::string& path, const LoadOptions& opt, LoadReport* report) {
+std::vector<Record> load_records(const std::string& path, const LoadOptions& opt,
+                                 LoadReport* report) {
   std::ifstream in(path, std::ios::binary);
   MINITVM_USER_CHECK(in.good()) << "cannot open tuning log '" << path << "'";
   std::ostringstream ss;

@@ -30,11 +30,11 @@ Json int_list(const std::vector<int64_t>& v) {
 }  // namespace
 
 const char* entity_kind(const Entity& e) {
-  return std::visit(overloaded{[](const SplitEntity&) { return "sp"; },
-                               [](const ReorderEntity&) { return "re"; },
-                               [](const AnnotateEntity&) { return "an"; },
-                               [](const OtherOptionEntity&) { return "ot"; }},
-                    e);
+  return std::visit(
+      overloaded{[](const SplitEntity&) { return "sp"; }, [](const ReorderEntity&) { return "re"; },
+                 [](const AnnotateEntity&) { return "an"; },
+                 [](const OtherOptionEntity&) { return "ot"; }},
+      e);
 }
 
 Json entity_to_json(const Entity& e) {
@@ -58,7 +58,8 @@ static std::vector<int64_t> read_int_list(const Json& v, const char* what) {
   std::vector<int64_t> out;
   out.reserve(v.size());
   for (const auto& x : v) {
-    MINITVM_USER_CHECK(x.is_number_integer()) << what << " value must hold integers, got " << py_json_dumps(v);
+    MINITVM_USER_CHECK(x.is_number_integer())
+        << what << " value must hold integers, got " << py_json_dumps(v);
     MINITVM_USER_CHECK(!x.is_number_unsigned() || x.get<uint64_t>() <= uint64_t(INT64_MAX))
         << what << " value out of range: " << py_json_dumps(v);
     out.push_back(x.get<int64_t>());
@@ -79,11 +80,13 @@ Entity entity_from_json(const std::string& kind, const Json& value) {
   }
   if (kind == "re") {
     ReorderEntity r{read_int_list(value, "reorder")};
-    for (auto x : r.perm) MINITVM_USER_CHECK(x >= 0) << "reorder value has a negative axis: " << py_json_dumps(value);
+    for (auto x : r.perm)
+      MINITVM_USER_CHECK(x >= 0) << "reorder value has a negative axis: " << py_json_dumps(value);
     return r;
   }
   if (kind == "an") {
-    MINITVM_USER_CHECK(value.is_array()) << "annotate value must be a list, got " << py_json_dumps(value);
+    MINITVM_USER_CHECK(value.is_array())
+        << "annotate value must be a list, got " << py_json_dumps(value);
     for (const auto& x : value)
       MINITVM_USER_CHECK(x.is_string() || x.is_number_integer())
           << "annotate value must hold strings or integers, got " << py_json_dumps(value);
@@ -129,7 +132,8 @@ struct PySetEmu {
   size_t mask() const { return table.size() - 1; }
 
   static void insert_clean(std::vector<int64_t>& t, int64_t key) {
-    size_t mask = t.size() - 1, perturb = static_cast<size_t>(key), i = static_cast<size_t>(key) & mask;
+    size_t mask = t.size() - 1, perturb = static_cast<size_t>(key),
+           i = static_cast<size_t>(key) & mask;
     while (true) {
       if (t[i] < 0) {
         t[i] = key;
@@ -199,7 +203,8 @@ struct PySetEmu {
 };
 }  // namespace
 
-std::vector<int64_t> cpython_set_union_order(const std::vector<int64_t>& a, const std::vector<int64_t>& b) {
+std::vector<int64_t> cpython_set_union_order(const std::vector<int64_t>& a,
+                                             const std::vector<int64_t>& b) {
   PySetEmu sa, sb, u;
   for (auto x : a) sa.add(x);
   for (auto x : b) sb.add(x);
@@ -231,12 +236,15 @@ KnobSpace make_split_space(const std::string& name, int64_t length, const SplitO
   const int k = opt.num_outputs;
   sp.num_outputs = k;
   if (opt.policy != SplitPolicy::Candidate) sp.axis_length = length;
-  sp.no_tail = opt.policy != SplitPolicy::Candidate && opt.no_tail.value_or(opt.policy == SplitPolicy::Factors);
-  MINITVM_USER_CHECK(k > 0) << "define_split('" << name << "'): num_outputs must be positive, got " << k;
+  sp.no_tail = opt.policy != SplitPolicy::Candidate &&
+               opt.no_tail.value_or(opt.policy == SplitPolicy::Factors);
+  MINITVM_USER_CHECK(k > 0) << "define_split('" << name << "'): num_outputs must be positive, got "
+                            << k;
   if (opt.policy == SplitPolicy::Candidate) {
     for (const auto& c : opt.candidate) {
       MINITVM_USER_CHECK(static_cast<int>(c.size()) == k)
-          << "define_split('" << name << "'): candidate of length " << c.size() << " for num_outputs " << k;
+          << "define_split('" << name << "'): candidate of length " << c.size()
+          << " for num_outputs " << k;
       sp.entities.push_back(SplitEntity{c});
     }
   } else {
@@ -244,9 +252,12 @@ KnobSpace make_split_space(const std::string& name, int64_t length, const SplitO
         << "define_split('" << name << "'): axis length " << length << " out of range";
     MINITVM_USER_CHECK(k <= 16) << "define_split('" << name << "'): too many outputs (" << k << ")";
     std::vector<int64_t> f;
-    if (opt.policy == SplitPolicy::Factors) f = get_factors(length);
-    else if (opt.policy == SplitPolicy::Power2) f = get_pow2s(length);
-    else f = cpython_set_union_order(get_factors(length), get_pow2s(length));
+    if (opt.policy == SplitPolicy::Factors)
+      f = get_factors(length);
+    else if (opt.policy == SplitPolicy::Power2)
+      f = get_pow2s(length);
+    else
+      f = cpython_set_union_order(get_factors(length), get_pow2s(length));
     std::erase_if(f, [&](int64_t x) { return x > opt.max_factor; });
     bool no_tail = opt.no_tail.value_or(opt.policy == SplitPolicy::Factors);
     std::vector<int64_t> stack;
@@ -272,7 +283,9 @@ KnobSpace make_split_space(const std::string& name, int64_t length, const SplitO
     };
     dfs(1);
   }
-  if (opt.filter) std::erase_if(sp.entities, [&](const Entity& e) { return !opt.filter(std::get<SplitEntity>(e)); });
+  if (opt.filter)
+    std::erase_if(sp.entities,
+                  [&](const Entity& e) { return !opt.filter(std::get<SplitEntity>(e)); });
   return sp;
 }
 
@@ -296,14 +309,17 @@ KnobSpace make_reorder_space(const std::string& name, int n, const std::string& 
   } else if (policy == "candidate") {
     for (const auto& c : candidate) sp.entities.push_back(ReorderEntity{c});
   } else {
-    MINITVM_USER_ERROR << "define_reorder('" << name << "'): policy '" << policy << "' is not supported";
+    MINITVM_USER_ERROR << "define_reorder('" << name << "'): policy '" << policy
+                       << "' is not supported";
   }
   return sp;
 }
 
-KnobSpace make_annotate_space(const std::string& name, int n, const std::string& policy, int num_anchor) {
+KnobSpace make_annotate_space(const std::string& name, int n, const std::string& policy,
+                              int num_anchor) {
   KnobSpace sp{name, "an", {}};
-  MINITVM_USER_CHECK(n >= 0 && n <= 16) << "define_annotate('" << name << "'): bad axis count " << n;
+  MINITVM_USER_CHECK(n >= 0 && n <= 16)
+      << "define_annotate('" << name << "'): bad axis count " << n;
   auto with_fuse = [&](int keep, std::vector<std::string> tail) {
     Json a = Json::array();
     for (int i = 0; i < n - keep; ++i) a.push_back("fuse");
@@ -311,18 +327,27 @@ KnobSpace make_annotate_space(const std::string& name, int n, const std::string&
     sp.entities.push_back(AnnotateEntity{a});
   };
   if (policy == "bind_gpu") {
-    if (n >= 6) with_fuse(6, {"blockIdx.z", "blockIdx.y", "blockIdx.x", "threadIdx.z", "threadIdx.y", "threadIdx.x"});
-    else if (n >= 4) with_fuse(4, {"blockIdx.y", "blockIdx.x", "threadIdx.y", "threadIdx.x"});
-    else if (n >= 2) with_fuse(2, {"blockIdx.x", "threadIdx.x"});
-    else MINITVM_USER_ERROR << "define_annotate('" << name << "'): bind_gpu needs at least 2 axes";
+    if (n >= 6)
+      with_fuse(6, {"blockIdx.z", "blockIdx.y", "blockIdx.x", "threadIdx.z", "threadIdx.y",
+                    "threadIdx.x"});
+    else if (n >= 4)
+      with_fuse(4, {"blockIdx.y", "blockIdx.x", "threadIdx.y", "threadIdx.x"});
+    else if (n >= 2)
+      with_fuse(2, {"blockIdx.x", "threadIdx.x"});
+    else
+      MINITVM_USER_ERROR << "define_annotate('" << name << "'): bind_gpu needs at least 2 axes";
   } else if (policy == "bind_gpu_virtual") {
     if (n >= 9)
-      with_fuse(9, {"blockIdx.z", "blockIdx.y", "blockIdx.x", "vthread", "vthread", "vthread", "threadIdx.z",
-                    "threadIdx.y", "threadIdx.x"});
+      with_fuse(9, {"blockIdx.z", "blockIdx.y", "blockIdx.x", "vthread", "vthread", "vthread",
+                    "threadIdx.z", "threadIdx.y", "threadIdx.x"});
     else if (n >= 6)
-      with_fuse(6, {"blockIdx.y", "blockIdx.x", "vthread", "vthread", "threadIdx.y", "threadIdx.x"});
-    else if (n >= 3) with_fuse(3, {"blockIdx.x", "vthread", "threadIdx.x"});
-    else MINITVM_USER_ERROR << "define_annotate('" << name << "'): bind_gpu_virtual needs at least 3 axes";
+      with_fuse(6,
+                {"blockIdx.y", "blockIdx.x", "vthread", "vthread", "threadIdx.y", "threadIdx.x"});
+    else if (n >= 3)
+      with_fuse(3, {"blockIdx.x", "vthread", "threadIdx.x"});
+    else
+      MINITVM_USER_ERROR << "define_annotate('" << name
+                         << "'): bind_gpu_virtual needs at least 3 axes";
   } else if (policy == "locate_cache") {
     MINITVM_USER_CHECK(num_anchor >= 0 && num_anchor <= n)
         << "define_annotate('" << name << "'): bad num_anchor " << num_anchor;
@@ -391,7 +416,8 @@ void ConfigSpace::define_reorder(const std::string& name, int n, const std::stri
                                  const std::vector<std::vector<int64_t>>& candidate) {
   add(make_reorder_space(name, n, policy, candidate));
 }
-void ConfigSpace::define_annotate(const std::string& name, int n, const std::string& policy, int num_anchor) {
+void ConfigSpace::define_annotate(const std::string& name, int n, const std::string& policy,
+                                  int num_anchor) {
   add(make_annotate_space(name, n, policy, num_anchor));
 }
 
@@ -435,7 +461,8 @@ int64_t ConfigSpace::size() const {
 
 ConfigEntity ConfigSpace::get(int64_t index, const std::string& template_key) const {
   int64_t n = size();
-  MINITVM_USER_CHECK(index >= 0 && index < n) << "config index " << index << " outside the space [0, " << n << ")";
+  MINITVM_USER_CHECK(index >= 0 && index < n)
+      << "config index " << index << " outside the space [0, " << n << ")";
   ConfigEntity c;
   c.index = index;
   c.template_key = template_key;
@@ -452,7 +479,8 @@ static bool same_choice(const Entity& space_e, const Entity& cfg_e) {
   if (space_e.index() != cfg_e.index()) return false;
   if (auto* a = std::get_if<SplitEntity>(&space_e)) {
     auto& b = std::get<SplitEntity>(cfg_e);
-    return a->size.size() == b.size.size() && std::equal(a->size.begin() + 1, a->size.end(), b.size.begin() + 1);
+    return a->size.size() == b.size.size() &&
+           std::equal(a->size.begin() + 1, a->size.end(), b.size.begin() + 1);
   }
   return space_e == cfg_e;
 }
@@ -502,20 +530,23 @@ const Entity& ConfigEntity::get(const std::string& name) const {
 
 const SplitEntity& ConfigEntity::split(const std::string& name) const {
   const Entity& e = get(name);
-  MINITVM_CONFIG_CHECK(std::holds_alternative<SplitEntity>(e)) << "knob '" << name << "' is not a split";
+  MINITVM_CONFIG_CHECK(std::holds_alternative<SplitEntity>(e))
+      << "knob '" << name << "' is not a split";
   return std::get<SplitEntity>(e);
 }
 
 const OtherOptionEntity& ConfigEntity::other(const std::string& name) const {
   const Entity& e = get(name);
-  MINITVM_CONFIG_CHECK(std::holds_alternative<OtherOptionEntity>(e)) << "knob '" << name << "' is not an option";
+  MINITVM_CONFIG_CHECK(std::holds_alternative<OtherOptionEntity>(e))
+      << "knob '" << name << "' is not an option";
   return std::get<OtherOptionEntity>(e);
 }
 
 int64_t ConfigEntity::knob_int(const std::string& name) const {
   const Json& v = other(name).val;
   if (v.is_boolean()) return v.get<bool>() ? 1 : 0;
-  MINITVM_CONFIG_CHECK(v.is_number_integer()) << "knob '" << name << "' is not an integer: " << py_json_dumps(v);
+  MINITVM_CONFIG_CHECK(v.is_number_integer())
+      << "knob '" << name << "' is not an integer: " << py_json_dumps(v);
   return v.get<int64_t>();
 }
 
@@ -538,7 +569,8 @@ void ConfigEntity::define_reorder(const std::string& name, int n, const std::str
                                   const std::vector<std::vector<int64_t>>& candidate) {
   if (fallback_) collect(make_reorder_space(name, n, policy, candidate));
 }
-void ConfigEntity::define_annotate(const std::string& name, int n, const std::string& policy, int num_anchor) {
+void ConfigEntity::define_annotate(const std::string& name, int n, const std::string& policy,
+                                   int num_anchor) {
   if (fallback_) collect(make_annotate_space(name, n, policy, num_anchor));
 }
 
@@ -549,28 +581,30 @@ void ConfigEntity::accept_swapped(const std::string& a, const std::string& b) {
   if (fallback_) space_.accept_swapped(a, b);
 }
 
-Knob ConfigEntity::operator[](const std::string& name) const { return Knob(name, &get(name)); }
+Knob ConfigEntity::operator[](const std::string& name) const {
+  return Knob(name, &get(name));
+}
 
 // ---- Knob (the parts that do not touch a schedule; apply() is in tuner/template_api.cc) --------
 
 const std::vector<int64_t>& Knob::size() const {
   auto* s = std::get_if<SplitEntity>(value_);
-  MINITVM_CONFIG_CHECK(s) << "knob '" << name_ << "' is " << entity_kind(*value_) << " " << entity_value_str(*value_)
-                          << ", not a split";
+  MINITVM_CONFIG_CHECK(s) << "knob '" << name_ << "' is " << entity_kind(*value_) << " "
+                          << entity_value_str(*value_) << ", not a split";
   return s->size;
 }
 
 const Json& Knob::val() const {
   auto* o = std::get_if<OtherOptionEntity>(value_);
-  MINITVM_CONFIG_CHECK(o) << "knob '" << name_ << "' is " << entity_kind(*value_) << " " << entity_value_str(*value_)
-                          << ", not an other-option knob";
+  MINITVM_CONFIG_CHECK(o) << "knob '" << name_ << "' is " << entity_kind(*value_) << " "
+                          << entity_value_str(*value_) << ", not an other-option knob";
   return o->val;
 }
 
 void Knob::check_parts(size_t n) const {
   size_t got = size().size();
-  MINITVM_CONFIG_CHECK(got == n) << "knob '" << name_ << "' " << entity_value_str(*value_) << " splits into " << got
-                                 << " parts, the template takes " << n;
+  MINITVM_CONFIG_CHECK(got == n) << "knob '" << name_ << "' " << entity_value_str(*value_)
+                                 << " splits into " << got << " parts, the template takes " << n;
 }
 
 // ---- check_config ------------------------------------------------------------------------------
@@ -588,18 +622,23 @@ const char* kind_word(const std::string& k) {
 std::string split_misfit(const SplitEntity& v, const KnobSpace& k) {
   const std::string val = py_repr(int_list(v.size), false);
   if (static_cast<int>(v.size.size()) != k.num_outputs)
-    return val + " has " + std::to_string(v.size.size()) + " part(s), the template splits the axis into " +
-           std::to_string(k.num_outputs);
+    return val + " has " + std::to_string(v.size.size()) +
+           " part(s), the template splits the axis into " + std::to_string(k.num_outputs);
   if (k.axis_length > 0) {
     // Product of the inner parts, saturating above the extent (no overflow on hostile input).
     int64_t inner = 1;
-    for (size_t i = 1; i < v.size.size(); ++i) inner = inner > k.axis_length / v.size[i] ? k.axis_length + 1 : inner * v.size[i];
+    for (size_t i = 1; i < v.size.size(); ++i)
+      inner = inner > k.axis_length / v.size[i] ? k.axis_length + 1 : inner * v.size[i];
     if (inner > k.axis_length)
-      return val + ": the inner parts multiply to more than the axis extent " + std::to_string(k.axis_length);
-    if (k.no_tail && v.size[0] != -1 && (v.size[0] > k.axis_length / inner || v.size[0] * inner != k.axis_length))
-      return val + ": the parts do not multiply to the axis extent " + std::to_string(k.axis_length);
+      return val + ": the inner parts multiply to more than the axis extent " +
+             std::to_string(k.axis_length);
+    if (k.no_tail && v.size[0] != -1 &&
+        (v.size[0] > k.axis_length / inner || v.size[0] * inner != k.axis_length))
+      return val + ": the parts do not multiply to the axis extent " +
+             std::to_string(k.axis_length);
     if (k.no_tail && k.axis_length % inner != 0)
-      return val + ": the inner parts do not divide the axis extent " + std::to_string(k.axis_length);
+      return val + ": the inner parts do not divide the axis extent " +
+             std::to_string(k.axis_length);
   }
   for (const auto& e : k.entities)
     if (same_choice(e, Entity{v})) return "";
@@ -614,16 +653,19 @@ std::string check_config(const ConfigEntity& cfg, const ConfigSpace& space) {
     if (!k) {
       std::string known;
       for (const auto& kk : space.knobs()) known += (known.empty() ? "" : ", ") + kk.name;
-      return "unknown knob '" + name + "' (the template defines " + (known.empty() ? "no knobs" : known) + ")";
+      return "unknown knob '" + name + "' (the template defines " +
+             (known.empty() ? "no knobs" : known) + ")";
     }
     const std::string kind = entity_kind(v);
     if (kind != k->kind)
-      return "knob '" + name + "' is a " + kind_word(kind) + " (" + kind + ") " + entity_value_str(v) +
-             ", the template defines a " + kind_word(k->kind) + " (" + k->kind + ")";
+      return "knob '" + name + "' is a " + kind_word(kind) + " (" + kind + ") " +
+             entity_value_str(v) + ", the template defines a " + kind_word(k->kind) + " (" +
+             k->kind + ")";
     if (auto* sp = std::get_if<SplitEntity>(&v)) {
       std::string why = split_misfit(*sp, *k);
       if (!why.empty() && !k->swapped_with.empty())
-        if (const KnobSpace* other = space.find(k->swapped_with); other && split_misfit(*sp, *other).empty())
+        if (const KnobSpace* other = space.find(k->swapped_with);
+            other && split_misfit(*sp, *other).empty())
           why.clear();
       if (!why.empty()) return "knob '" + name + "' " + why;
       continue;
@@ -635,18 +677,21 @@ std::string check_config(const ConfigEntity& cfg, const ConfigSpace& space) {
       for (size_t i = 0; i < k->entities.size() && i < 8; ++i)
         cands += (i ? ", " : "") + entity_value_str(k->entities[i]);
       if (k->entities.size() > 8) cands += ", ...";
-      return "knob '" + name + "' value " + entity_value_str(v) + " is not one of the template's candidates [" +
-             cands + "]";
+      return "knob '" + name + "' value " + entity_value_str(v) +
+             " is not one of the template's candidates [" + cands + "]";
     }
   }
   for (const auto& k : space.knobs())
-    if (!cfg.has(k.name) && !k.record_default) return "missing knob '" + k.name + "' (" + kind_word(k.kind) + ")";
+    if (!cfg.has(k.name) && !k.record_default)
+      return "missing knob '" + k.name + "' (" + kind_word(k.kind) + ")";
   return "";
 }
 
-void require_config_fits(const ConfigEntity& cfg, const ConfigSpace& space, const std::string& where) {
+void require_config_fits(const ConfigEntity& cfg, const ConfigSpace& space,
+                         const std::string& where) {
   std::string why = check_config(cfg, space);
-  MINITVM_CONFIG_CHECK(why.empty()) << where << ": config " << cfg.str() << " does not fit the template: " << why;
+  MINITVM_CONFIG_CHECK(why.empty())
+      << where << ": config " << cfg.str() << " does not fit the template: " << why;
 }
 
 Json ConfigEntity::entity_json() const {

@@ -1,4 +1,5 @@
-// Space definitions of TVM's CUDA conv2d / depthwise / dense templates as functions of the workload.
+// Space definitions of TVM's CUDA conv2d / depthwise / dense templates as functions of the
+// workload.
 #include "minitvm/autotune/template_spaces.h"
 
 #include "minitvm/support/error.h"
@@ -53,7 +54,9 @@ bool get_ints(const Json& v, std::vector<int64_t>& out) {
   return true;
 }
 
-bool is_int_or_list(const Json& v) { return v.is_number_integer() || (v.is_array() && (v.empty() || v[0].is_number_integer())); }
+bool is_int_or_list(const Json& v) {
+  return v.is_number_integer() || (v.is_array() && (v.empty() || v[0].is_number_integer()));
+}
 
 SplitOptions factors(int k) {
   SplitOptions o;
@@ -67,18 +70,22 @@ std::optional<ConvGeometry> conv_geometry(const Json& w) {
   const std::string name = w[0].get<std::string>();
   const bool depthwise = name.rfind("depthwise_conv2d_nchw", 0) == 0;
   const bool grouped = name == "group_conv2d_nchw" || name == "group_conv2d_nchw.cuda";
-  if (!(depthwise || grouped || name == "conv2d" || name == "conv2d_nchw.cuda" || name == "conv2d_nchw_winograd.cuda"))
+  if (!(depthwise || grouped || name == "conv2d" || name == "conv2d_nchw.cuda" ||
+        name == "conv2d_nchw_winograd.cuda"))
     return std::nullopt;
   std::vector<int64_t> data, kernel, strides, padding, dilation{1, 1};
-  if (!get_shape(w[1], data) || !get_shape(w[2], kernel) || data.size() != 4 || kernel.size() != 4) return std::nullopt;
+  if (!get_shape(w[1], data) || !get_shape(w[2], kernel) || data.size() != 4 || kernel.size() != 4)
+    return std::nullopt;
   if (!get_ints(w[3], strides) || !get_ints(w[4], padding)) return std::nullopt;
   if (w.size() >= 7 && is_int_or_list(w[5])) {
     if (!get_ints(w[5], dilation)) return std::nullopt;
   }
   int64_t groups = 1;
   if (grouped) {  // (..., dilation, groups, out_dtype)
-    if (w.size() != 8 || !get_int(w[6], groups) || groups < 1 || groups > kMaxExtent) return std::nullopt;
-    if (data[1] % groups != 0 || kernel[0] % groups != 0 || kernel[1] * groups != data[1]) return std::nullopt;
+    if (w.size() != 8 || !get_int(w[6], groups) || groups < 1 || groups > kMaxExtent)
+      return std::nullopt;
+    if (data[1] % groups != 0 || kernel[0] % groups != 0 || kernel[1] * groups != data[1])
+      return std::nullopt;
   }
   if (name == "conv2d") {  // layout is the second-to-last element
     const Json& layout = w[w.size() - 2];
@@ -131,9 +138,11 @@ std::optional<ConvGeometry> conv_geometry(const Json& w) {
 std::optional<DenseGeometry> dense_geometry(const Json& w) {
   if (!w.is_array() || w.size() < 3 || !w[0].is_string()) return std::nullopt;
   const std::string name = w[0].get<std::string>();
-  if (!(name == "dense" || name == "dense_small_batch.cuda" || name == "dense_large_batch.cuda")) return std::nullopt;
+  if (!(name == "dense" || name == "dense_small_batch.cuda" || name == "dense_large_batch.cuda"))
+    return std::nullopt;
   std::vector<int64_t> data, weight;
-  if (!get_shape(w[1], data) || !get_shape(w[2], weight) || data.size() != 2 || weight.size() != 2) return std::nullopt;
+  if (!get_shape(w[1], data) || !get_shape(w[2], weight) || data.size() != 2 || weight.size() != 2)
+    return std::nullopt;
   return DenseGeometry{data[0], data[1], weight[0]};
 }
 
@@ -155,14 +164,18 @@ void define_conv2d_direct_space(SpaceDefiner& cfg, const ConvGeometry& g, const 
   cfg.define_knob("unroll_explicit", unroll_explicit_candidates(target));
 }
 
-int64_t winograd_tile_size(int64_t h) { return h % 8 == 0 ? 4 : 2; }
+int64_t winograd_tile_size(int64_t h) {
+  return h % 8 == 0 ? 4 : 2;
+}
 
 void define_conv2d_winograd_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target) {
   int64_t m = winograd_tile_size(g.h);
   int64_t alpha = m + g.kw - 1;
   int64_t nh = (g.oh + m - 1) / m, nw = (g.ow + m - 1) / m;
   SplitOptions b = factors(4);
-  b.filter = [](const SplitEntity& e) { return e.size[1] == 1 && e.size[2] == 1 && e.size[3] == 1; };
+  b.filter = [](const SplitEntity& e) {
+    return e.size[1] == 1 && e.size[2] == 1 && e.size[3] == 1;
+  };
   cfg.define_split("tile_b", alpha * alpha, b);
   cfg.define_split("tile_y", g.co, factors(4));
   cfg.define_split("tile_x", g.n * nh * nw, factors(4));
@@ -181,8 +194,8 @@ void define_depthwise_space(SpaceDefiner& cfg, const ConvGeometry& g, const Targ
 
 void define_group_conv2d_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target) {
   MINITVM_USER_CHECK(g.groups >= 1 && g.ci % g.groups == 0 && g.co % g.groups == 0)
-      << "group_conv2d_nchw.cuda: groups=" << g.groups << " must divide " << g.ci << " input and " << g.co
-      << " output channels";
+      << "group_conv2d_nchw.cuda: groups=" << g.groups << " must divide " << g.ci << " input and "
+      << g.co << " output channels";
   cfg.define_split("tile_n", g.n, factors(4));
   cfg.define_split("tile_g", g.groups, factors(2));
   cfg.define_split("tile_f", g.co / g.groups, factors(4));
@@ -206,19 +219,22 @@ void define_dense_large_batch_space(SpaceDefiner& cfg, const DenseGeometry& g) {
   cfg.define_split("tile_k", g.in_dim, factors(3));
 }
 
-std::optional<ConfigSpace> template_space(const std::string& task, const std::string& tkey, const Json& workload,
-                                          const Target& target) {
-  if (!(target.name == "cuda" || target.name == "nvptx" || target.name == "rocm")) return std::nullopt;
+std::optional<ConfigSpace> template_space(const std::string& task, const std::string& tkey,
+                                          const Json& workload, const Target& target) {
+  if (!(target.name == "cuda" || target.name == "nvptx" || target.name == "rocm"))
+    return std::nullopt;
   ConfigSpace s;
   if ((task == "topi_nn_conv2d" && tkey == "direct") || task == "conv2d_nchw.cuda") {
     auto g = conv_geometry(workload);
     if (!g) return std::nullopt;
     define_conv2d_direct_space(s, *g, target);
-  } else if ((task == "topi_nn_conv2d" && tkey == "winograd") || task == "conv2d_nchw_winograd.cuda") {
+  } else if ((task == "topi_nn_conv2d" && tkey == "winograd") ||
+             task == "conv2d_nchw_winograd.cuda") {
     auto g = conv_geometry(workload);
     if (!g || g->kh != g->kw || g->stride_h != 1 || g->stride_w != 1) return std::nullopt;
     define_conv2d_winograd_space(s, *g, target);
-  } else if ((task == "topi_nn_depthwise_conv2d_nchw" && tkey == "direct") || task == "depthwise_conv2d_nchw.cuda") {
+  } else if ((task == "topi_nn_depthwise_conv2d_nchw" && tkey == "direct") ||
+             task == "depthwise_conv2d_nchw.cuda") {
     auto g = conv_geometry(workload);
     if (!g) return std::nullopt;
     define_depthwise_space(s, *g, target);
@@ -229,8 +245,10 @@ std::optional<ConfigSpace> template_space(const std::string& task, const std::st
   } else if (task == "topi_nn_dense" && tkey == "direct") {
     auto g = dense_geometry(workload);
     if (!g) return std::nullopt;
-    if (g->batch < 32) define_dense_small_batch_space(s, *g);
-    else define_dense_large_batch_space(s, *g);
+    if (g->batch < 32)
+      define_dense_small_batch_space(s, *g);
+    else
+      define_dense_large_batch_space(s, *g);
   } else if (task == "dense_small_batch.cuda") {
     auto g = dense_geometry(workload);
     if (!g) return std::nullopt;
@@ -270,7 +288,8 @@ RecordSpaceProvider& provider() {
 std::optional<ConfigSpace> cuda_space(const Record& r) {
   if (r.input.target.name != "cuda") return std::nullopt;
   try {
-    return template_space(r.input.task_name, r.input.config.template_key, r.input.workload, r.input.target);
+    return template_space(r.input.task_name, r.input.config.template_key, r.input.workload,
+                          r.input.target);
   } catch (const CompileError&) {
     return std::nullopt;  // not checkable (e.g. an axis too large to enumerate)
   }
@@ -279,8 +298,8 @@ std::optional<ConfigSpace> cuda_space(const Record& r) {
 std::string index_reason(const Record& r, const ConfigSpace& space) {
   int64_t n = space.size();
   if (r.input.config.index >= n)
-    return "config index " + std::to_string(r.input.config.index) + " is outside the space of " + r.input.task_name +
-           " (size " + std::to_string(n) + ")";
+    return "config index " + std::to_string(r.input.config.index) + " is outside the space of " +
+           r.input.task_name + " (size " + std::to_string(n) + ")";
   return "";
 }
 }  // namespace

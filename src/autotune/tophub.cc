@@ -1,13 +1,13 @@
 // Local TopHub: index of package files, context(), reference logs.
 #include "minitvm/autotune/tophub.h"
 
+#include <dlfcn.h>
+#include <unistd.h>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <mutex>
-#include <dlfcn.h>
-#include <unistd.h>
 
 #include "minitvm/support/error.h"
 #include "minitvm/support/logging.h"
@@ -22,7 +22,9 @@ namespace {
 // executable itself for programs linked with the static module archives (the tests).
 std::string own_binary() {
   Dl_info info{};
-  if (dladdr(reinterpret_cast<void*>(&own_binary), &info) == 0 || !info.dli_fname || !*info.dli_fname) return "";
+  if (dladdr(reinterpret_cast<void*>(&own_binary), &info) == 0 || !info.dli_fname ||
+      !*info.dli_fname)
+    return "";
   std::error_code ec;
   fs::path p = fs::canonical(info.dli_fname, ec);
   if (ec) {  // dli_fname of the main program may be relative to the start directory
@@ -63,16 +65,18 @@ std::string lookup_root() {
     if (std::string(env) == "NONE") return "";
     std::error_code ec;
     if (!fs::is_directory(env, ec))
-      log_warning(std::string("MINITVM_TOPHUB_ROOT is '") + env +
-                  "', which is not a folder: TopHub has no records (set it to a folder with index.json, "
-                  "or NONE to disable TopHub)");
+      log_warning(
+          std::string("MINITVM_TOPHUB_ROOT is '") + env +
+          "', which is not a folder: TopHub has no records (set it to a folder with index.json, "
+          "or NONE to disable TopHub)");
     return env;
   }
   std::string bin = own_binary();
   std::error_code ec;
   if (!bin.empty()) {
-    // Installed: <prefix>/<libdir>/libminitvm.so.0 (libdir "lib" or a multiarch "lib/x86_64-linux-gnu")
-    // or <prefix>/bin/<program> for static links, and the data in <prefix>/share/minitvm/tophub.
+    // Installed: <prefix>/<libdir>/libminitvm.so.0 (libdir "lib" or a multiarch
+    // "lib/x86_64-linux-gnu") or <prefix>/bin/<program> for static links, and the data in
+    // <prefix>/share/minitvm/tophub.
     fs::path dir = fs::path(bin).parent_path();
     for (int up = 1; up <= 2 && !dir.empty(); ++up) {
       dir = dir.parent_path();
@@ -80,9 +84,10 @@ std::string lookup_root() {
       if (fs::exists(installed / "index.json", ec)) return installed.string();
     }
     if (!in_build_tree(bin)) {
-      log_warning("TopHub not found next to " + bin + " (expected " +
-                  (fs::path(bin).parent_path().parent_path() / "share" / "minitvm" / "tophub").string() +
-                  "): TopHub has no records; set MINITVM_TOPHUB_ROOT to a TopHub folder");
+      log_warning(
+          "TopHub not found next to " + bin + " (expected " +
+          (fs::path(bin).parent_path().parent_path() / "share" / "minitvm" / "tophub").string() +
+          "): TopHub has no records; set MINITVM_TOPHUB_ROOT to a TopHub folder");
       return "";
     }
   }
@@ -105,7 +110,8 @@ const Json& index_of(const std::string& r) {
   if (in.good()) {
     std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     j = Json::parse(text, nullptr, false);
-    MINITVM_USER_CHECK(!j.is_discarded() && j.is_object()) << "malformed " << (fs::path(r) / "index.json").string();
+    MINITVM_USER_CHECK(!j.is_discarded() && j.is_object())
+        << "malformed " << (fs::path(r) / "index.json").string();
   }
   return cache.emplace(r, std::move(j)).first->second;
 }
@@ -128,12 +134,15 @@ std::string alias(const std::string& backend) {
   std::string r = root();
   if (!r.empty()) {
     const Json& idx = index_of(r);
-    if (auto a = idx.find("alias"); a != idx.end() && a->is_object() && a->contains(backend) &&
-                                    (*a)[backend].is_string())
+    if (auto a = idx.find("alias");
+        a != idx.end() && a->is_object() && a->contains(backend) && (*a)[backend].is_string())
       return (*a)[backend].get<std::string>();
   }
-  static const std::map<std::string, std::string> builtin = {
-      {"vtacpu", "vta"}, {"metal", "opencl"}, {"vulkan", "opencl"}, {"nvptx", "cuda"}, {"webgpu", "opencl"}};
+  static const std::map<std::string, std::string> builtin = {{"vtacpu", "vta"},
+                                                             {"metal", "opencl"},
+                                                             {"vulkan", "opencl"},
+                                                             {"nvptx", "cuda"},
+                                                             {"webgpu", "opencl"}};
   auto it = builtin.find(backend);
   return it == builtin.end() ? backend : it->second;
 }
@@ -150,11 +159,13 @@ std::string package_file(const std::string& backend, const std::string& tvm_vers
   return table[b].get<std::string>();
 }
 
-std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets, const std::vector<std::string>& extra_files,
+std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets,
+                                          const std::vector<std::string>& extra_files,
                                           const Options& opt) {
   auto best = std::make_unique<ApplyHistoryBest>();
   std::string r = root();
-  if (r.empty()) return best;  // TopHub disabled: empty context (extra files are ignored too, as TVM)
+  if (r.empty())
+    return best;  // TopHub disabled: empty context (extra files are ignored too, as TVM)
   std::error_code ec;
   for (const auto& t : targets) {
     std::vector<std::string> candidates;
@@ -170,7 +181,8 @@ std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets, co
       // minitvm's own packages for this backend (e.g. tuned pooling configs), listed in index.json
       // under "extra_packages"; TVM's files never contain those workloads, so nothing is shadowed.
       const Json& idx = index_of(r);
-      if (auto x = idx.find("extra_packages"); x != idx.end() && x->is_object() && x->contains(c) && (*x)[c].is_array()) {
+      if (auto x = idx.find("extra_packages");
+          x != idx.end() && x->is_object() && x->contains(c) && (*x)[c].is_array()) {
         for (const auto& f : (*x)[c]) {
           if (!f.is_string()) continue;
           fs::path extra = fs::path(r) / f.get<std::string>();
@@ -180,26 +192,28 @@ std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets, co
       break;  // one TVM package file per target
     }
   }
-  if (opt.include_seed_logs && fs::is_directory(fs::path(r) / "seed", ec)) best->load((fs::path(r) / "seed").string(), opt.load);
+  if (opt.include_seed_logs && fs::is_directory(fs::path(r) / "seed", ec))
+    best->load((fs::path(r) / "seed").string(), opt.load);
   for (const auto& f : extra_files) best->load(f, opt.load);
   return best;
 }
 
-std::unique_ptr<ApplyHistoryBest> context(const std::string& target, const std::vector<std::string>& extra_files,
+std::unique_ptr<ApplyHistoryBest> context(const std::string& target,
+                                          const std::vector<std::string>& extra_files,
                                           const Options& opt) {
   return context(std::vector<Target>{parse_target(target)}, extra_files, opt);
 }
 
 std::vector<Record> load_reference_log(const std::string& backend, const std::string& model,
-                                       const std::string& workload_name, const std::string& template_key,
-                                       const Options& opt) {
+                                       const std::string& workload_name,
+                                       const std::string& template_key, const Options& opt) {
   std::string r = root();
   if (r.empty()) return {};
   std::string file = package_file(backend, opt.tvm_version);
   if (file.empty()) return {};
   fs::path p = fs::path(r) / file;
-  std::string key = p.string() + '\x1f' + model + '\x1f' + workload_name + '\x1f' + template_key + '\x1f' +
-                    std::to_string(static_cast<int>(opt.reference_rule));
+  std::string key = p.string() + '\x1f' + model + '\x1f' + workload_name + '\x1f' + template_key +
+                    '\x1f' + std::to_string(static_cast<int>(opt.reference_rule));
   static std::map<std::string, std::vector<Record>> cache;
   {
     std::lock_guard<std::mutex> lock(mu());

@@ -16,9 +16,9 @@ void check_no_thread_binding(const std::vector<ir::PrimFunc>& funcs, const std::
       if (auto* a = n.as<ir::AttrStmtNode>(); a && a->attr_kind == ir::AttrKind::ThreadExtent)
         if (auto* iv = a->node.as<ir::IterVarNode>()) tag = iv->thread_tag;
     });
-    MINITVM_USER_CHECK(tag.empty()) << "build: function " << f.name() << " binds an axis to '" << tag
-                                    << "', which target '" << target
-                                    << "' cannot run (thread axes need a GPU target: cuda or \"cuda -emulate\")";
+    MINITVM_USER_CHECK(tag.empty())
+        << "build: function " << f.name() << " binds an axis to '" << tag << "', which target '"
+        << target << "' cannot run (thread axes need a GPU target: cuda or \"cuda -emulate\")";
   }
 }
 }  // namespace
@@ -26,7 +26,8 @@ void check_no_thread_binding(const std::vector<ir::PrimFunc>& funcs, const std::
 runtime::Module build_cuda_target(const std::vector<ir::PrimFunc>& funcs, const Target& target);
 
 runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const std::string& target) {
-  MINITVM_USER_CHECK(target.find_first_not_of(" \t\n") != std::string::npos) << "build: empty target string";
+  MINITVM_USER_CHECK(target.find_first_not_of(" \t\n") != std::string::npos)
+      << "build: empty target string";
   return build(funcs, parse_target(target));
 }
 
@@ -39,8 +40,9 @@ runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const Target& targ
   return build_cuda_target(funcs, target);
 }
 
-runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& target,
-                      const std::string& name, const LowerOptions& options) {
+runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args,
+                      const std::string& target, const std::string& name,
+                      const LowerOptions& options) {
   ir::PrimFunc f = lower(std::move(sch), args, name, options);
   return build(std::vector<ir::PrimFunc>{f}, target);
 }

@@ -43,7 +43,9 @@ Json recv_json(const MPI_Status& st) {
   return Json::parse(s);
 }
 
-double seconds_since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double seconds_since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 // Test hooks (tests/distributed): MINITVM_MPI_TEST_FAULT="kill:RANK:N" or "hang:RANK:N" makes RANK
 // die (SIGKILL) or stop answering for good after it has sent N results; MINITVM_MPI_TEST_DEVICE=
@@ -75,8 +77,12 @@ std::string device_override(int rank) {
 }
 
 Json result_json(const MeasureOutcome& o) {
-  return {{"costs", o.result.costs},         {"error_no", o.result.error_no}, {"all_cost", o.result.all_cost},
-          {"timestamp", o.result.timestamp}, {"error", o.error},            {"host", o.where.host},
+  return {{"costs", o.result.costs},
+          {"error_no", o.result.error_no},
+          {"all_cost", o.result.all_cost},
+          {"timestamp", o.result.timestamp},
+          {"error", o.error},
+          {"host", o.where.host},
           {"device", o.where.device}};
 }
 
@@ -108,7 +114,8 @@ void serve(int rank, int local_size, const std::vector<autotune::WeightedTask>& 
     reason = "target '" + target + "' is timed on a GPU and this rank has none (" +
              runtime::cuda_unavailable_reason() + ")";
   }
-  send_json(0, kHello, {{"host", autotune::host_name()}, {"device", device}, {"ok", ok}, {"reason", reason}});
+  send_json(0, kHello,
+            {{"host", autotune::host_name()}, {"device", device}, {"ok", ok}, {"reason", reason}});
 
   const Fault fault = fault_from_env();
   int sent = 0;
@@ -196,13 +203,15 @@ class Cluster {
         w.usable = true;
       } else {
         refused.push_back(w.rank);
-        if (mpi_.log) *mpi_.log << "mpi: rank " << w.rank << " (" << w.host << ") refused: " << reason << "\n";
+        if (mpi_.log)
+          *mpi_.log << "mpi: rank " << w.rank << " (" << w.host << ") refused: " << reason << "\n";
       }
     }
     if (mpi_.log) {
       int n = 0;
       for (auto& w : workers_) n += w.usable;
-      *mpi_.log << "mpi: " << n << " worker rank(s) measuring on " << (job_device.empty() ? "-" : job_device)
+      *mpi_.log << "mpi: " << n << " worker rank(s) measuring on "
+                << (job_device.empty() ? "-" : job_device)
                 << "; rank 0 searches and writes the log\n";
     }
   }
@@ -220,8 +229,9 @@ class Cluster {
   }
 
   // Measure configs of task `ti` on the workers; each outcome goes to on_outcome when it arrives.
-  std::vector<MeasureOutcome> measure(size_t ti, const std::vector<autotune::ConfigEntity>& cfgs,
-                                      const std::function<void(const MeasureOutcome&)>& on_outcome) {
+  std::vector<MeasureOutcome> measure(
+      size_t ti, const std::vector<autotune::ConfigEntity>& cfgs,
+      const std::function<void(const MeasureOutcome&)>& on_outcome) {
     struct Slot {
       std::optional<MeasureOutcome> out;
       int attempts = 0;
@@ -252,7 +262,8 @@ class Cluster {
         std::vector<autotune::ConfigEntity> rc;
         for (size_t i : rest) rc.push_back(cfgs[i]);
         if (!rest.empty()) {
-          if (mpi_.log && !warned_local_) *mpi_.log << "mpi: no worker rank left; rank 0 measures\n";
+          if (mpi_.log && !warned_local_)
+            *mpi_.log << "mpi: no worker rank left; rank 0 measures\n";
           warned_local_ = true;
           std::vector<MeasureOutcome> outs = local(ti).measure(rc);
           for (size_t k = 0; k < rest.size(); ++k) finish(rest[k], outs[k]);
@@ -346,8 +357,8 @@ class Cluster {
     auto& m = local_[ti];
     if (!m) {
       const std::string device = autotune::local_device_name(tasks_[ti].task.target());
-      m = std::make_unique<autotune::LocalMeasurer>(tasks_[ti].task,
-                                                    worker_measure_option(measure_, local_size_, device));
+      m = std::make_unique<autotune::LocalMeasurer>(
+          tasks_[ti].task, worker_measure_option(measure_, local_size_, device));
     }
     return *m;
   }
@@ -419,10 +430,9 @@ MpiJob::~MpiJob() {
   MPI_Finalize();
 }
 
-std::optional<autotune::NetworkTuneSummary> MpiJob::tune(const std::vector<autotune::WeightedTask>& tasks,
-                                                         const autotune::SchedulerOptions& opt,
-                                                         const autotune::MeasureOption& measure,
-                                                         const MpiOptions& mpi) {
+std::optional<autotune::NetworkTuneSummary> MpiJob::tune(
+    const std::vector<autotune::WeightedTask>& tasks, const autotune::SchedulerOptions& opt,
+    const autotune::MeasureOption& measure, const MpiOptions& mpi) {
   if (rank_ != 0) {
     serve(rank_, local_workers_, tasks, measure);
     return std::nullopt;
@@ -432,19 +442,23 @@ std::optional<autotune::NetworkTuneSummary> MpiJob::tune(const std::vector<autot
   if (size_ == 1) {
     // One rank: it searches and measures (builds on all of this host's threads).
     if (mpi.log) *mpi.log << "mpi: 1 rank: rank 0 searches and measures\n";
-    const autotune::Target t = tasks.empty() ? autotune::parse_target("llvm") : tasks[0].task.target();
-    return autotune::tune_tasks(tasks, opt, worker_measure_option(measure, 1, autotune::local_device_name(t)));
+    const autotune::Target t =
+        tasks.empty() ? autotune::parse_target("llvm") : tasks[0].task.target();
+    return autotune::tune_tasks(tasks, opt,
+                                worker_measure_option(measure, 1, autotune::local_device_name(t)));
   }
   Cluster cluster(tasks, measure, mpi, size_, local_workers_);
   cluster.handshake(refused_);
   autotune::NetworkTuneSummary s;
   try {
-    s = autotune::tune_tasks(tasks, opt, [&](const autotune::Task& t) -> std::unique_ptr<autotune::Measurer> {
-      for (size_t i = 0; i < tasks.size(); ++i)
-        if (&tasks[i].task == &t) return std::make_unique<RemoteMeasurer>(cluster, i);
-      MINITVM_ICHECK(false) << "mpi: task not in the list";
-      return nullptr;
-    });
+    s = autotune::tune_tasks(tasks, opt,
+                             [&](const autotune::Task& t) -> std::unique_ptr<autotune::Measurer> {
+                               for (size_t i = 0; i < tasks.size(); ++i)
+                                 if (&tasks[i].task == &t)
+                                   return std::make_unique<RemoteMeasurer>(cluster, i);
+                               MINITVM_ICHECK(false) << "mpi: task not in the list";
+                               return nullptr;
+                             });
   } catch (...) {
     lost_ = cluster.lost();
     cluster.stop_all();

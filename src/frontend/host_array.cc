@@ -21,7 +21,8 @@ decltype(auto) visit_dtype(DataType dt, F&& f) {
   if (dt == DataType::Int(32)) return f(int32_t{});
   if (dt == DataType::Int(8)) return f(int8_t{});
   if (dt == DataType::UInt(8)) return f(uint8_t{});
-  MINITVM_USER_ERROR << "HostArray: element access for dtype " << dt.str() << " is not supported on the host";
+  MINITVM_USER_ERROR << "HostArray: element access for dtype " << dt.str()
+                     << " is not supported on the host";
   return f(float{});  // unreachable
 }
 
@@ -36,12 +37,14 @@ std::string shape_str(const std::vector<int64_t>& s) {
 // Element count of a HostArray shape: dimensions >= 0, no int64 overflow in elements or bytes.
 int64_t checked_numel(DataType dtype, const std::vector<int64_t>& s) {
   for (size_t i = 0; i < s.size(); ++i)
-    MINITVM_USER_CHECK(s[i] >= 0) << "HostArray: negative dimension " << s[i] << " at axis " << i << " in shape "
-                                  << shape_str(s);
+    MINITVM_USER_CHECK(s[i] >= 0) << "HostArray: negative dimension " << s[i] << " at axis " << i
+                                  << " in shape " << shape_str(s);
   std::optional<int64_t> n = checked_product(s);
-  MINITVM_USER_CHECK(n) << "HostArray: the element count of shape " << shape_str(s) << " overflows int64";
+  MINITVM_USER_CHECK(n) << "HostArray: the element count of shape " << shape_str(s)
+                        << " overflows int64";
   MINITVM_USER_CHECK(checked_mul(*n, dtype.bytes()))
-      << "HostArray: shape " << shape_str(s) << " of " << dtype.str() << " needs more than " << INT64_MAX << " bytes";
+      << "HostArray: shape " << shape_str(s) << " of " << dtype.str() << " needs more than "
+      << INT64_MAX << " bytes";
   return *n;
 }
 
@@ -95,15 +98,17 @@ HostArray::HostArray(DataType dtype, std::vector<int64_t> shape)
   try {
     bytes_.assign(n, std::byte{0});
   } catch (const std::bad_alloc&) {
-    MINITVM_RUNTIME_CHECK(false) << "HostArray: out of host memory allocating " << n << " bytes for shape "
-                                 << shape_str(shape_) << " of " << dtype_.str();
+    MINITVM_RUNTIME_CHECK(false) << "HostArray: out of host memory allocating " << n
+                                 << " bytes for shape " << shape_str(shape_) << " of "
+                                 << dtype_.str();
   } catch (const std::length_error&) {
-    MINITVM_RUNTIME_CHECK(false) << "HostArray: cannot allocate " << n << " bytes for shape " << shape_str(shape_)
-                                 << " of " << dtype_.str();
+    MINITVM_RUNTIME_CHECK(false) << "HostArray: cannot allocate " << n << " bytes for shape "
+                                 << shape_str(shape_) << " of " << dtype_.str();
   }
 }
 
-HostArray HostArray::from_doubles(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values) {
+HostArray HostArray::from_doubles(DataType dtype, std::vector<int64_t> shape,
+                                  const std::vector<double>& values) {
   HostArray a(dtype, std::move(shape));
   MINITVM_USER_CHECK(static_cast<int64_t>(values.size()) == a.numel())
       << "HostArray: " << values.size() << " values for a shape of " << a.numel() << " elements";
@@ -137,8 +142,8 @@ int64_t HostArray::get_int(int64_t i) const {
 void HostArray::set(int64_t i, double v) {
   visit_dtype(dtype_, [&](auto t) {
     using T = decltype(t);
-    MINITVM_USER_CHECK(fits<T>(v)) << "HostArray: value " << v << " at element " << i << " does not fit in "
-                                   << dtype_.str();
+    MINITVM_USER_CHECK(fits<T>(v))
+        << "HostArray: value " << v << " at element " << i << " does not fit in " << dtype_.str();
     T x = static_cast<T>(v);
     std::memcpy(bytes_.data() + i * sizeof(T), &x, sizeof(T));
     return 0;

@@ -21,22 +21,24 @@ HostArray to_host(const runtime::NDArray& nd, const std::vector<int64_t>& shape)
   return h;
 }
 
-void check_array(const PoolPlan& plan, const HostArray& a, DataType dt, const std::vector<int64_t>& shape,
-                 const char* what) {
+void check_array(const PoolPlan& plan, const HostArray& a, DataType dt,
+                 const std::vector<int64_t>& shape, const char* what) {
   MINITVM_USER_CHECK(a.dtype() == dt) << plan.op << ": " << what << " has dtype " << a.dtype().str()
                                       << ", the plan expects " << dt.str();
-  MINITVM_USER_CHECK(a.shape() == shape) << plan.op << ": " << what << " shape does not match the plan ("
-                                         << plan.str() << ")";
+  MINITVM_USER_CHECK(a.shape() == shape)
+      << plan.op << ": " << what << " shape does not match the plan (" << plan.str() << ")";
 }
 
 }  // namespace
 
 namespace {
-std::string kernel_key(const std::string& target, const PoolPlan& plan, topi::PoolDirection dir, bool with_indices) {
+std::string kernel_key(const std::string& target, const PoolPlan& plan, topi::PoolDirection dir,
+                       bool with_indices) {
   return target + "|" + (with_indices ? "i|" : "-|") + topi::pool_workload(plan, dir).dump();
 }
 bool empty_plan(const PoolPlan& plan) {
-  return plan.output_plane_size() == 0 || plan.input_plane_size() == 0 || plan.channels * plan.batch == 0;
+  return plan.output_plane_size() == 0 || plan.input_plane_size() == 0 ||
+         plan.channels * plan.batch == 0;
 }
 }  // namespace
 
@@ -50,8 +52,8 @@ std::string CompiledPoolExecutor::name() const {
   return n;
 }
 
-const topi::PooledKernel& CompiledPoolExecutor::kernel(const PoolPlan& plan, topi::PoolDirection dir,
-                                                      bool with_indices) {
+const topi::PooledKernel& CompiledPoolExecutor::kernel(const PoolPlan& plan,
+                                                       topi::PoolDirection dir, bool with_indices) {
   std::string key = kernel_key(target_, plan, dir, with_indices);
   auto it = cache_.find(key);
   if (it != cache_.end()) return *it->second;
@@ -61,8 +63,8 @@ const topi::PooledKernel& CompiledPoolExecutor::kernel(const PoolPlan& plan, top
   return *cache_.emplace(key, std::move(k)).first->second;
 }
 
-
-size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool backward, size_t batch) {
+size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool backward,
+                                        size_t batch) {
   struct Want {
     PoolPlan owned;
     topi::PoolDirection dir;
@@ -103,7 +105,8 @@ size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool
       opt.with_indices = w.idx;
       opt.func_name = "pool_k" + std::to_string(i);
       try {
-        auto k = std::make_unique<topi::PooledKernel>(topi::lower_pool(w.owned, target_, w.dir, opt));
+        auto k =
+            std::make_unique<topi::PooledKernel>(topi::lower_pool(w.owned, target_, w.dir, opt));
         group.emplace_back(kernel_key(target_, w.owned, w.dir, w.idx), std::move(k));
       } catch (const CompileError&) {
         // reported when the plan runs
@@ -122,7 +125,8 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
   check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.dtype, plan.input_shape(), "input");
   bool want_idx = plan.mode == PoolMode::Max && plan.return_indices;
-  if (plan.output_plane_size() == 0 || plan.input_plane_size() == 0 || plan.channels * plan.batch == 0) {
+  if (plan.output_plane_size() == 0 || plan.input_plane_size() == 0 ||
+      plan.channels * plan.batch == 0) {
     PoolForwardResult r;  // nothing to compute (adaptive output 0 is a valid forward)
     r.output = HostArray(plan.dtype, plan.output_shape());
     if (want_idx) r.indices = HostArray(DataType::Int(64), plan.output_shape());
@@ -145,14 +149,16 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
   return r;
 }
 
-HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
-                                         const HostArray* indices) {
+HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& input,
+                                         const HostArray& grad_output, const HostArray* indices) {
   check_backward(plan);
   check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.dtype, plan.input_shape(), "input");
   check_array(plan, grad_output, plan.dtype, plan.output_shape(), "grad_output");
-  MINITVM_USER_CHECK(plan.dtype.is_floating()) << plan.op << ": no gradient for " << plan.dtype.str() << " input";
-  if (plan.output_plane_size() == 0 || plan.input_plane_size() == 0 || plan.channels * plan.batch == 0)
+  MINITVM_USER_CHECK(plan.dtype.is_floating())
+      << plan.op << ": no gradient for " << plan.dtype.str() << " input";
+  if (plan.output_plane_size() == 0 || plan.input_plane_size() == 0 ||
+      plan.channels * plan.batch == 0)
     return HostArray(plan.dtype, plan.input_shape());
   const topi::PooledKernel& k = kernel(plan, topi::PoolDirection::Backward, false);
   std::vector<int64_t> oshape = topi::pool_output_shape(plan);
@@ -171,7 +177,8 @@ HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& 
     check_array(plan, idx, DataType::Int(64), plan.output_shape(), "indices");
     args.push_back(to_device(idx, oshape));
   }
-  runtime::NDArray gx = runtime::NDArray::empty(topi::pool_input_shape(plan), plan.dtype, Device::cpu());
+  runtime::NDArray gx =
+      runtime::NDArray::empty(topi::pool_input_shape(plan), plan.dtype, Device::cpu());
   args.push_back(gx);
   k.module.get_function(k.func_name).call(args);
   return to_host(gx, plan.input_shape());

@@ -45,16 +45,19 @@ bool close(double got, double want, const Rule& r, bool is_f32) {
   if (std::isnan(want) || std::isnan(got)) return std::isnan(want) && std::isnan(got);
   if (got == want) return true;
   if (std::isinf(want) || std::isinf(got)) return false;
-  if (r.ulps > 0 && is_f32 && float_ulps(static_cast<float>(got), static_cast<float>(want)) <= r.ulps) return true;
+  if (r.ulps > 0 && is_f32 &&
+      float_ulps(static_cast<float>(got), static_cast<float>(want)) <= r.ulps)
+    return true;
   return std::abs(got - want) <= r.rel * std::max(1.0, std::abs(want));
 }
 
 // Appends a failure line when `got` differs from the golden `want` (values cast to the dtype).
-void compare_values(const GoldenCase& c, const char* what, const HostArray& got, const std::vector<double>& want,
-                    const Rule& rule, std::vector<std::string>& failures) {
+void compare_values(const GoldenCase& c, const char* what, const HostArray& got,
+                    const std::vector<double>& want, const Rule& rule,
+                    std::vector<std::string>& failures) {
   if (got.numel() != static_cast<int64_t>(want.size())) {
-    failures.push_back(c.id + ": " + what + " has " + std::to_string(got.numel()) + " elements, expected " +
-                       std::to_string(want.size()));
+    failures.push_back(c.id + ": " + what + " has " + std::to_string(got.numel()) +
+                       " elements, expected " + std::to_string(want.size()));
     return;
   }
   HostArray w = HostArray::from_doubles(got.dtype(), got.shape(), want);
@@ -67,16 +70,17 @@ void compare_values(const GoldenCase& c, const char* what, const HostArray& got,
     }
   }
   if (bad)
-    failures.push_back(c.id + ": " + what + " differs at index " + std::to_string(first) + ": got " +
-                       fmt_value(got.get(first)) + ", expected " + fmt_value(w.get(first)) + " (" +
-                       std::to_string(bad) + " of " + std::to_string(got.numel()) + " differ)");
+    failures.push_back(c.id + ": " + what + " differs at index " + std::to_string(first) +
+                       ": got " + fmt_value(got.get(first)) + ", expected " +
+                       fmt_value(w.get(first)) + " (" + std::to_string(bad) + " of " +
+                       std::to_string(got.numel()) + " differ)");
 }
 
-void compare_ints(const GoldenCase& c, const char* what, const HostArray& got, const std::vector<int64_t>& want,
-                  std::vector<std::string>& failures) {
+void compare_ints(const GoldenCase& c, const char* what, const HostArray& got,
+                  const std::vector<int64_t>& want, std::vector<std::string>& failures) {
   if (got.numel() != static_cast<int64_t>(want.size())) {
-    failures.push_back(c.id + ": " + what + " has " + std::to_string(got.numel()) + " elements, expected " +
-                       std::to_string(want.size()));
+    failures.push_back(c.id + ": " + what + " has " + std::to_string(got.numel()) +
+                       " elements, expected " + std::to_string(want.size()));
     return;
   }
   int64_t bad = 0, first = -1;
@@ -86,17 +90,21 @@ void compare_ints(const GoldenCase& c, const char* what, const HostArray& got, c
       ++bad;
     }
   if (bad)
-    failures.push_back(c.id + ": " + what + " differs at index " + std::to_string(first) + ": got " +
-                       std::to_string(got.get_int(first)) + ", expected " + std::to_string(want[first]) + " (" +
-                       std::to_string(bad) + " of " + std::to_string(got.numel()) + " differ)");
+    failures.push_back(c.id + ": " + what + " differs at index " + std::to_string(first) +
+                       ": got " + std::to_string(got.get_int(first)) + ", expected " +
+                       std::to_string(want[first]) + " (" + std::to_string(bad) + " of " +
+                       std::to_string(got.numel()) + " differ)");
 }
 
-bool is_max_op(const std::string& op) { return op.find("max_pool") != std::string::npos; }
+bool is_max_op(const std::string& op) {
+  return op.find("max_pool") != std::string::npos;
+}
 
 Rule output_rule(const GoldenCase& c, const PoolPlan& plan, bool exact) {
   bool f32 = c.dtype == DataType::Float(32);
   if (!c.dtype.is_floating() || is_max_op(c.op)) return {};
-  if (plan.divisor_rule == DivisorRule::Mean) return {f32 ? 0.0 : 1e-15, 2};  // mean() order differs
+  if (plan.divisor_rule == DivisorRule::Mean)
+    return {f32 ? 0.0 : 1e-15, 2};  // mean() order differs
   if (exact) return {};
   if (c.op.rfind("adaptive_avg", 0) == 0) return {f32 ? 2e-6 : 1e-12, 2};
   return {f32 ? 2e-6 : 1e-12, 0};
@@ -111,10 +119,14 @@ Rule grad_rule(const GoldenCase& c, bool exact) {
 
 // Layout helpers: golden data is channels-first.
 HostArray to_layout(const HostArray& a, const PoolPlan& plan) {
-  return plan.layout == PoolLayout::ChannelsLast ? to_channels_last(a, plan.spatial_rank(), plan.batched) : a;
+  return plan.layout == PoolLayout::ChannelsLast
+             ? to_channels_last(a, plan.spatial_rank(), plan.batched)
+             : a;
 }
 HostArray from_layout(const HostArray& a, const PoolPlan& plan) {
-  return plan.layout == PoolLayout::ChannelsLast ? to_channels_first(a, plan.spatial_rank(), plan.batched) : a;
+  return plan.layout == PoolLayout::ChannelsLast
+             ? to_channels_first(a, plan.spatial_rank(), plan.batched)
+             : a;
 }
 
 std::vector<int64_t> channels_first_output_shape(const PoolPlan& plan) {
@@ -123,7 +135,8 @@ std::vector<int64_t> channels_first_output_shape(const PoolPlan& plan) {
   return cf.output_shape();
 }
 
-void run_valid(const GoldenCase& c, PoolExecutor& exec, const ConformanceOptions& opts, CaseResult& r) {
+void run_valid(const GoldenCase& c, PoolExecutor& exec, const ConformanceOptions& opts,
+               CaseResult& r) {
   PoolPlan plan;
   try {
     plan = plan_golden_case(c, opts.layout);
@@ -153,7 +166,8 @@ void run_valid(const GoldenCase& c, PoolExecutor& exec, const ConformanceOptions
     r.failures.push_back(c.id + ": forward failed: " + e.what());
     return;
   }
-  compare_values(c, "output", from_layout(fwd.output, plan), c.output, output_rule(c, plan, opts.exact), r.failures);
+  compare_values(c, "output", from_layout(fwd.output, plan), c.output,
+                 output_rule(c, plan, opts.exact), r.failures);
   if (c.indices) {
     if (!fwd.indices.defined())
       r.failures.push_back(c.id + ": indices were requested but not returned");
@@ -172,9 +186,11 @@ void run_valid(const GoldenCase& c, PoolExecutor& exec, const ConformanceOptions
   }
   if (!c.grad_output || !c.grad_input) return;
   try {
-    HostArray go = to_layout(HostArray::from_doubles(c.dtype, c.output_shape, *c.grad_output), plan);
+    HostArray go =
+        to_layout(HostArray::from_doubles(c.dtype, c.output_shape, *c.grad_output), plan);
     HostArray gi = exec.backward(plan, input, go, fwd.indices.defined() ? &fwd.indices : nullptr);
-    compare_values(c, "grad_input", from_layout(gi, plan), *c.grad_input, grad_rule(c, opts.exact), r.failures);
+    compare_values(c, "grad_input", from_layout(gi, plan), *c.grad_input, grad_rule(c, opts.exact),
+                   r.failures);
   } catch (const CompileError& e) {
     r.failures.push_back(c.id + ": backward failed: " + e.what());
   }
@@ -189,16 +205,16 @@ CaseResult run_pool_case(const GoldenCase& c, PoolExecutor& exec, const Conforma
     if (c.kind == GoldenCase::Kind::Rejected) {
       try {
         PoolPlan plan = plan_golden_case(c, opts.layout);
-        r.failures.push_back(c.id + ": accepted a case PyTorch rejects (" + c.error_kind + ": " + c.error +
-                             "); plan: " + plan.str());
+        r.failures.push_back(c.id + ": accepted a case PyTorch rejects (" + c.error_kind + ": " +
+                             c.error + "); plan: " + plan.str());
       } catch (const PoolParamError& e) {
         std::string kind = error_kind_name(e.kind());
         r.note = "rejected (" + kind + "): " + e.what();
         if (kind != c.error_kind) {
           r.note += " [golden kind " + c.error_kind + "]";
           if (opts.check_error_kind)
-            r.failures.push_back(c.id + ": rejected with kind " + kind + " (" + e.what() + "), expected " +
-                                 c.error_kind + " (" + c.error + ")");
+            r.failures.push_back(c.id + ": rejected with kind " + kind + " (" + e.what() +
+                                 "), expected " + c.error_kind + " (" + c.error + ")");
         }
       }
     } else {

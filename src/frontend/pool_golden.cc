@@ -136,9 +136,11 @@ PoolPlan plan_golden_case(const GoldenCase& c, PoolLayout layout) {
   if (starts("adaptive_")) {
     AdaptivePoolParams ap;
     for (const auto& v : p.at("output_size"))
-      ap.output_size.push_back(v.is_null() ? std::nullopt : std::optional<int64_t>(v.get<int64_t>()));
+      ap.output_size.push_back(v.is_null() ? std::nullopt
+                                           : std::optional<int64_t>(v.get<int64_t>()));
     ap.return_indices = param_bool(p, "return_indices", false);
-    return starts("adaptive_max") ? plan_adaptive_max_pool(rank, in, ap) : plan_adaptive_avg_pool(rank, in, ap);
+    return starts("adaptive_max") ? plan_adaptive_max_pool(rank, in, ap)
+                                  : plan_adaptive_avg_pool(rank, in, ap);
   }
   if (starts("max_pool")) {
     MaxPoolParams mp;

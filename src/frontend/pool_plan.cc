@@ -21,7 +21,9 @@ int64_t floor_div(int64_t a, int64_t b) {
 }
 
 // ceil(a / b) for b > 0.
-int64_t ceil_div_pos(int64_t a, int64_t b) { return -floor_div(-a, b); }
+int64_t ceil_div_pos(int64_t a, int64_t b) {
+  return -floor_div(-a, b);
+}
 
 void append_list(std::ostringstream& os, const std::vector<int64_t>& v) {
   os << "[";
@@ -33,29 +35,47 @@ void append_list(std::ostringstream& os, const std::vector<int64_t>& v) {
 
 const char* error_kind_name(PoolErrorKind kind) {
   switch (kind) {
-    case PoolErrorKind::PadGtHalfKernel: return "pad_gt_half_kernel";
-    case PoolErrorKind::PadNegative: return "pad_negative";
-    case PoolErrorKind::StrideZero: return "stride_zero";
-    case PoolErrorKind::StrideNonpositive: return "stride_nonpositive";
-    case PoolErrorKind::KernelNonpositive: return "kernel_nonpositive";
-    case PoolErrorKind::DilationNonpositive: return "dilation_nonpositive";
-    case PoolErrorKind::OutputTooSmall: return "output_too_small";
-    case PoolErrorKind::DivisorZero: return "divisor_zero";
-    case PoolErrorKind::InputSmallerThanKernel: return "input_smaller_than_kernel";
-    case PoolErrorKind::EmptyInput: return "empty_input";
-    case PoolErrorKind::BadInputRank: return "bad_input_rank";
-    case PoolErrorKind::BadArgArity: return "bad_arg_arity";
-    case PoolErrorKind::OutputSizeNegative: return "output_size_negative";
-    case PoolErrorKind::EmptyWindow: return "empty_window";
-    case PoolErrorKind::TooLarge: return "too_large";
-    case PoolErrorKind::Unsupported: return "unsupported";
-    case PoolErrorKind::Other: return "other";
+    case PoolErrorKind::PadGtHalfKernel:
+      return "pad_gt_half_kernel";
+    case PoolErrorKind::PadNegative:
+      return "pad_negative";
+    case PoolErrorKind::StrideZero:
+      return "stride_zero";
+    case PoolErrorKind::StrideNonpositive:
+      return "stride_nonpositive";
+    case PoolErrorKind::KernelNonpositive:
+      return "kernel_nonpositive";
+    case PoolErrorKind::DilationNonpositive:
+      return "dilation_nonpositive";
+    case PoolErrorKind::OutputTooSmall:
+      return "output_too_small";
+    case PoolErrorKind::DivisorZero:
+      return "divisor_zero";
+    case PoolErrorKind::InputSmallerThanKernel:
+      return "input_smaller_than_kernel";
+    case PoolErrorKind::EmptyInput:
+      return "empty_input";
+    case PoolErrorKind::BadInputRank:
+      return "bad_input_rank";
+    case PoolErrorKind::BadArgArity:
+      return "bad_arg_arity";
+    case PoolErrorKind::OutputSizeNegative:
+      return "output_size_negative";
+    case PoolErrorKind::EmptyWindow:
+      return "empty_window";
+    case PoolErrorKind::TooLarge:
+      return "too_large";
+    case PoolErrorKind::Unsupported:
+      return "unsupported";
+    case PoolErrorKind::Other:
+      return "other";
   }
   return "other";
 }
 
-std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
-                                                int64_t pad_end, int64_t dilation, bool ceil_mode) {
+std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride,
+                                                int64_t pad_begin, int64_t pad_end,
+                                                int64_t dilation, bool ceil_mode) {
   MINITVM_ICHECK(stride != 0) << "pool_output_size called with stride 0";
   // num = in + pad_begin + pad_end - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0)
   std::optional<int64_t> km1 = checked_sub(kernel, 1);
@@ -81,12 +101,14 @@ std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int6
 
 int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                          int64_t pad_end, int64_t dilation, bool ceil_mode) {
-  std::optional<int64_t> out = checked_pool_output_size(in, kernel, stride, pad_begin, pad_end, dilation, ceil_mode);
+  std::optional<int64_t> out =
+      checked_pool_output_size(in, kernel, stride, pad_begin, pad_end, dilation, ceil_mode);
   if (!out)
     throw PoolParamError(PoolErrorKind::TooLarge,
-                         "pooling: the output length for input " + std::to_string(in) + ", kernel " +
-                             std::to_string(kernel) + ", stride " + std::to_string(stride) + ", padding " +
-                             std::to_string(pad_begin) + "/" + std::to_string(pad_end) + ", dilation " +
+                         "pooling: the output length for input " + std::to_string(in) +
+                             ", kernel " + std::to_string(kernel) + ", stride " +
+                             std::to_string(stride) + ", padding " + std::to_string(pad_begin) +
+                             "/" + std::to_string(pad_end) + ", dilation " +
                              std::to_string(dilation) + " overflows int64");
   return *out;
 }
@@ -101,16 +123,18 @@ void check_plan_limits(const PoolPlan& plan, const std::string& where) {
            " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
   };
   if (plan.batch < 0 || plan.batch > kPoolMaxDim)
-    fail("batch size " + std::to_string(plan.batch) + " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
+    fail("batch size " + std::to_string(plan.batch) + " is outside [0, " +
+         std::to_string(kPoolMaxDim) + "]");
   if (plan.channels < 0 || plan.channels > kPoolMaxDim)
-    fail("channel count " + std::to_string(plan.channels) + " is outside [0, " + std::to_string(kPoolMaxDim) + "]");
+    fail("channel count " + std::to_string(plan.channels) + " is outside [0, " +
+         std::to_string(kPoolMaxDim) + "]");
   for (int a = 0; a < plan.spatial_rank(); ++a) {
     const PoolAxis& ax = plan.axes[a];
     dim("input length", a, ax.in);
     dim("output length", a, ax.out);
     if (ax.out > kPoolMaxAxisOutput)
-      fail("output length " + std::to_string(ax.out) + " of spatial axis " + std::to_string(a) + " exceeds " +
-           std::to_string(kPoolMaxAxisOutput));
+      fail("output length " + std::to_string(ax.out) + " of spatial axis " + std::to_string(a) +
+           " exceeds " + std::to_string(kPoolMaxAxisOutput));
     if (ax.adaptive) continue;
     dim("kernel", a, ax.kernel);
     dim("stride", a, ax.stride);
@@ -122,15 +146,16 @@ void check_plan_limits(const PoolPlan& plan, const std::string& where) {
   auto elements = [&](const std::vector<int64_t>& shape, const char* what) {
     std::optional<int64_t> n = checked_product(shape);
     if (!n || *n > kPoolMaxElements)
-      fail(std::string("the ") + what + " has more than " + std::to_string(kPoolMaxElements) + " elements");
+      fail(std::string("the ") + what + " has more than " + std::to_string(kPoolMaxElements) +
+           " elements");
     return *n;
   };
   const int64_t in_n = elements(plan.input_shape(), "input");
   const int64_t out_n = elements(plan.output_shape(), "output");
   if (out_n > pool_output_allowance(in_n))
-    fail("the output would hold " + std::to_string(out_n) + " elements for an input of " + std::to_string(in_n) +
-         " (at most " + std::to_string(kPoolOutputRatio) + " times the input, or " +
-         std::to_string(kPoolOutputBudget) + ")");
+    fail("the output would hold " + std::to_string(out_n) + " elements for an input of " +
+         std::to_string(in_n) + " (at most " + std::to_string(kPoolOutputRatio) +
+         " times the input, or " + std::to_string(kPoolOutputBudget) + ")");
   // Work: planes x output positions x taps, each factor at least 1 (window geometry is computed
   // per output position even when the batch is empty).
   int64_t work = std::max<int64_t>(1, plan.batch * plan.channels);
@@ -152,8 +177,12 @@ void check_plan_limits(const PoolPlan& plan, const std::string& where) {
          " (docs/POOLING.md, size limits)");
 }
 
-int64_t adaptive_start(int64_t o, int64_t in, int64_t out) { return (o * in) / out; }
-int64_t adaptive_end(int64_t o, int64_t in, int64_t out) { return ((o + 1) * in + out - 1) / out; }
+int64_t adaptive_start(int64_t o, int64_t in, int64_t out) {
+  return (o * in) / out;
+}
+int64_t adaptive_end(int64_t o, int64_t in, int64_t out) {
+  return ((o + 1) * in + out - 1) / out;
+}
 
 std::string layout_name(PoolLayout layout, int spatial_rank) {
   static const char* first[] = {"NC", "NCL", "NCHW", "NCDHW"};
@@ -224,8 +253,8 @@ AxisWindow PoolPlan::window(int a, int64_t o) const {
   w.tap_end = std::min(ax.kernel, std::max<int64_t>(0, ceil_div_pos(ax.in - w.start, ax.dilation)));
   // Taps counted with count_include_pad: those before in + pad_end (a ceil-mode window may run
   // past the end padding; that part never counts).
-  w.pool_count =
-      std::min(ax.kernel, std::max<int64_t>(0, ceil_div_pos(ax.in + ax.pad_end - w.start, ax.dilation)));
+  w.pool_count = std::min(
+      ax.kernel, std::max<int64_t>(0, ceil_div_pos(ax.in + ax.pad_end - w.start, ax.dilation)));
   return w;
 }
 
@@ -270,11 +299,21 @@ std::string PoolPlan::str() const {
       break;
     case PoolMode::Avg:
       switch (divisor_rule) {
-        case DivisorRule::CountIncludePad: os << " count_include_pad"; break;
-        case DivisorRule::CountExcludePad: os << " count_exclude_pad"; break;
-        case DivisorRule::Override: os << " divisor=" << divisor_override; break;
-        case DivisorRule::AdaptiveEachAxis: os << " divide_per_axis"; break;
-        case DivisorRule::Mean: os << " mean"; break;
+        case DivisorRule::CountIncludePad:
+          os << " count_include_pad";
+          break;
+        case DivisorRule::CountExcludePad:
+          os << " count_exclude_pad";
+          break;
+        case DivisorRule::Override:
+          os << " divisor=" << divisor_override;
+          break;
+        case DivisorRule::AdaptiveEachAxis:
+          os << " divide_per_axis";
+          break;
+        case DivisorRule::Mean:
+          os << " mean";
+          break;
       }
       break;
     case PoolMode::Lp:

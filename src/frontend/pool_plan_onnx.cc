@@ -15,19 +15,21 @@ namespace frontend {
 namespace {
 
 std::string where(const OnnxPoolAttrs& a) {
-  return "ONNX " + a.op_type + " node '" + (a.node_name.empty() ? std::string("<unnamed>") : a.node_name) + "'";
+  return "ONNX " + a.op_type + " node '" +
+         (a.node_name.empty() ? std::string("<unnamed>") : a.node_name) + "'";
 }
 
 [[noreturn]] void fail(PoolErrorKind kind, const OnnxPoolAttrs& a, const std::string& msg) {
   throw PoolParamError(kind, where(a) + ": " + msg);
 }
 
-std::vector<int64_t> per_axis(const OnnxPoolAttrs& a, const std::vector<int64_t>& v, const char* name, int rank,
-                              int64_t dflt) {
+std::vector<int64_t> per_axis(const OnnxPoolAttrs& a, const std::vector<int64_t>& v,
+                              const char* name, int rank, int64_t dflt) {
   if (v.empty()) return std::vector<int64_t>(rank, dflt);
   if (static_cast<int>(v.size()) != rank)
-    fail(PoolErrorKind::BadArgArity, a, std::string("attribute '") + name + "' has " + std::to_string(v.size()) +
-                                            " values, expected " + std::to_string(rank));
+    fail(PoolErrorKind::BadArgArity, a,
+         std::string("attribute '") + name + "' has " + std::to_string(v.size()) +
+             " values, expected " + std::to_string(rank));
   return v;
 }
 
@@ -39,34 +41,51 @@ void check_dtype(const OnnxPoolAttrs& a, DataType dt) {
 
 }  // namespace
 
-PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& input_shape, DataType dtype) {
+PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& input_shape,
+                        DataType dtype) {
   const std::string& t = a.op_type;
   PoolMode mode;
   bool global = false;
-  if (t == "MaxPool" || t == "GlobalMaxPool") mode = PoolMode::Max;
-  else if (t == "AveragePool" || t == "GlobalAveragePool") mode = PoolMode::Avg;
-  else if (t == "LpPool" || t == "GlobalLpPool") mode = PoolMode::Lp;
-  else fail(PoolErrorKind::Unsupported, a, "not a pooling operator");
+  if (t == "MaxPool" || t == "GlobalMaxPool")
+    mode = PoolMode::Max;
+  else if (t == "AveragePool" || t == "GlobalAveragePool")
+    mode = PoolMode::Avg;
+  else if (t == "LpPool" || t == "GlobalLpPool")
+    mode = PoolMode::Lp;
+  else
+    fail(PoolErrorKind::Unsupported, a, "not a pooling operator");
   global = t.rfind("Global", 0) == 0;
 
   int nd = static_cast<int>(input_shape.size());
-  if (nd < 3) fail(PoolErrorKind::BadInputRank, a, "input must have rank >= 3 (N, C, D1, ...), got " + std::to_string(nd));
+  if (nd < 3)
+    fail(PoolErrorKind::BadInputRank, a,
+         "input must have rank >= 3 (N, C, D1, ...), got " + std::to_string(nd));
   int rank = nd - 2;
-  if (rank > 3) fail(PoolErrorKind::Unsupported, a, std::to_string(rank) + "-d pooling is not supported (1-d to 3-d)");
-  if (input_shape[0] < 0) fail(PoolErrorKind::Other, a, "input dimension 0 is negative (" + std::to_string(input_shape[0]) + ")");
+  if (rank > 3)
+    fail(PoolErrorKind::Unsupported, a,
+         std::to_string(rank) + "-d pooling is not supported (1-d to 3-d)");
+  if (input_shape[0] < 0)
+    fail(PoolErrorKind::Other, a,
+         "input dimension 0 is negative (" + std::to_string(input_shape[0]) + ")");
   for (int i = 1; i < nd; ++i)
-    if (input_shape[i] <= 0) fail(PoolErrorKind::EmptyInput, a, "input dimension " + std::to_string(i) + " is empty");
+    if (input_shape[i] <= 0)
+      fail(PoolErrorKind::EmptyInput, a, "input dimension " + std::to_string(i) + " is empty");
   for (int i = 0; i < nd; ++i)
     if (input_shape[i] > kPoolMaxDim)
-      fail(PoolErrorKind::TooLarge, a, "input dimension " + std::to_string(i) + " = " + std::to_string(input_shape[i]) +
-                                           " exceeds " + std::to_string(kPoolMaxDim));
+      fail(PoolErrorKind::TooLarge, a,
+           "input dimension " + std::to_string(i) + " = " + std::to_string(input_shape[i]) +
+               " exceeds " + std::to_string(kPoolMaxDim));
   check_dtype(a, dtype);
   if (a.storage_order != 0 && a.storage_order != 1)
-    fail(PoolErrorKind::Other, a, "attribute 'storage_order' must be 0 or 1, got " + std::to_string(a.storage_order));
+    fail(PoolErrorKind::Other, a,
+         "attribute 'storage_order' must be 0 or 1, got " + std::to_string(a.storage_order));
   if (a.ceil_mode != 0 && a.ceil_mode != 1)
-    fail(PoolErrorKind::Other, a, "attribute 'ceil_mode' must be 0 or 1, got " + std::to_string(a.ceil_mode));
+    fail(PoolErrorKind::Other, a,
+         "attribute 'ceil_mode' must be 0 or 1, got " + std::to_string(a.ceil_mode));
   if (a.count_include_pad != 0 && a.count_include_pad != 1)
-    fail(PoolErrorKind::Other, a, "attribute 'count_include_pad' must be 0 or 1, got " + std::to_string(a.count_include_pad));
+    fail(
+        PoolErrorKind::Other, a,
+        "attribute 'count_include_pad' must be 0 or 1, got " + std::to_string(a.count_include_pad));
 
   PoolPlan plan;
   plan.op = "onnx." + t;
@@ -80,7 +99,8 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
   plan.index_base = a.storage_order == 1 ? IndexBase::GlobalColMajor : IndexBase::GlobalRowMajor;
   plan.lp_rule = LpRule::Onnx;
   plan.lp_norm = static_cast<double>(a.p);
-  if (mode == PoolMode::Lp && a.p <= 0) fail(PoolErrorKind::Other, a, "attribute 'p' must be positive");
+  if (mode == PoolMode::Lp && a.p <= 0)
+    fail(PoolErrorKind::Other, a, "attribute 'p' must be positive");
 
   if (global) {
     for (int i = 0; i < rank; ++i) {
@@ -95,22 +115,27 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
     return plan;
   }
 
-  if (a.kernel_shape.empty()) fail(PoolErrorKind::BadArgArity, a, "attribute 'kernel_shape' is required");
+  if (a.kernel_shape.empty())
+    fail(PoolErrorKind::BadArgArity, a, "attribute 'kernel_shape' is required");
   std::vector<int64_t> k = per_axis(a, a.kernel_shape, "kernel_shape", rank, 1);
   std::vector<int64_t> s = per_axis(a, a.strides, "strides", rank, 1);
   std::vector<int64_t> d = per_axis(a, a.dilations, "dilations", rank, 1);
   for (int i = 0; i < rank; ++i) {
-    if (k[i] <= 0) fail(PoolErrorKind::KernelNonpositive, a, "attribute 'kernel_shape' must be positive");
-    if (s[i] <= 0) fail(s[i] == 0 ? PoolErrorKind::StrideZero : PoolErrorKind::StrideNonpositive, a,
-                        "attribute 'strides' must be positive");
-    if (d[i] <= 0) fail(PoolErrorKind::DilationNonpositive, a, "attribute 'dilations' must be positive");
+    if (k[i] <= 0)
+      fail(PoolErrorKind::KernelNonpositive, a, "attribute 'kernel_shape' must be positive");
+    if (s[i] <= 0)
+      fail(s[i] == 0 ? PoolErrorKind::StrideZero : PoolErrorKind::StrideNonpositive, a,
+           "attribute 'strides' must be positive");
+    if (d[i] <= 0)
+      fail(PoolErrorKind::DilationNonpositive, a, "attribute 'dilations' must be positive");
   }
   // Bounded values keep the output-size arithmetic below in int64 (each term < 2^62).
   auto bounded = [&](const char* name, const std::vector<int64_t>& v) {
     for (int64_t x : v)
       if (x > kPoolMaxDim)
-        fail(PoolErrorKind::TooLarge, a, std::string("attribute '") + name + "' value " + std::to_string(x) +
-                                             " exceeds " + std::to_string(kPoolMaxDim));
+        fail(PoolErrorKind::TooLarge, a,
+             std::string("attribute '") + name + "' value " + std::to_string(x) + " exceeds " +
+                 std::to_string(kPoolMaxDim));
   };
   bounded("kernel_shape", k);
   bounded("strides", s);
@@ -121,13 +146,17 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
     fail(PoolErrorKind::Other, a, "attribute 'auto_pad' has invalid value '" + ap + "'");
   std::vector<int64_t> pads(2 * rank, 0);
   if (!a.pads.empty()) {
-    if (ap != "NOTSET") fail(PoolErrorKind::Other, a, "attribute 'pads' cannot be used with auto_pad=" + ap);
+    if (ap != "NOTSET")
+      fail(PoolErrorKind::Other, a, "attribute 'pads' cannot be used with auto_pad=" + ap);
     if (static_cast<int>(a.pads.size()) != 2 * rank)
-      fail(PoolErrorKind::BadArgArity, a, "attribute 'pads' has " + std::to_string(a.pads.size()) +
-                                              " values, expected " + std::to_string(2 * rank));
+      fail(PoolErrorKind::BadArgArity, a,
+           "attribute 'pads' has " + std::to_string(a.pads.size()) + " values, expected " +
+               std::to_string(2 * rank));
     pads = a.pads;
     for (int64_t p : pads)
-      if (p < 0) fail(PoolErrorKind::PadNegative, a, "attribute 'pads' must be non-negative, got " + std::to_string(p));
+      if (p < 0)
+        fail(PoolErrorKind::PadNegative, a,
+             "attribute 'pads' must be non-negative, got " + std::to_string(p));
   }
   for (int i = 0; i < rank; ++i) {
     PoolAxis ax;
@@ -139,7 +168,8 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
     if (ap == "NOTSET") {
       ax.pad_begin = pads[i];
       ax.pad_end = pads[rank + i];
-      ax.out = pool_output_size(ax.in, ax.kernel, ax.stride, ax.pad_begin, ax.pad_end, ax.dilation, a.ceil_mode != 0);
+      ax.out = pool_output_size(ax.in, ax.kernel, ax.stride, ax.pad_begin, ax.pad_end, ax.dilation,
+                                a.ceil_mode != 0);
     } else if (ap == "VALID") {
       ax.out = (ax.in - ke >= 0) ? (ax.in - ke) / ax.stride + 1 : 0;
     } else {
@@ -149,19 +179,23 @@ PoolPlan plan_onnx_pool(const OnnxPoolAttrs& a, const std::vector<int64_t>& inpu
       ax.pad_end = total - ax.pad_begin;
     }
     if (ax.out < 1)
-      fail(PoolErrorKind::OutputTooSmall, a, "axis " + std::to_string(i) + ": input length " + std::to_string(ax.in) +
-                                                 " gives output length " + std::to_string(ax.out) +
-                                                 " (effective kernel " + std::to_string(ke) + ")");
+      fail(PoolErrorKind::OutputTooSmall, a,
+           "axis " + std::to_string(i) + ": input length " + std::to_string(ax.in) +
+               " gives output length " + std::to_string(ax.out) + " (effective kernel " +
+               std::to_string(ke) + ")");
     plan.axes.push_back(ax);
   }
   check_plan_limits(plan, where(a));
   for (int i = 0; i < rank; ++i)
     if (int64_t o = plan.first_empty_window(i); o >= 0)
-      fail(PoolErrorKind::EmptyWindow, a, "attribute 'pads'/'dilations': output " + std::to_string(o) + " of axis " +
-                                              std::to_string(i) + " has a window with no input element "
-                                              "(ONNX leaves it undefined; not supported)");
+      fail(PoolErrorKind::EmptyWindow, a,
+           "attribute 'pads'/'dilations': output " + std::to_string(o) + " of axis " +
+               std::to_string(i) +
+               " has a window with no input element "
+               "(ONNX leaves it undefined; not supported)");
   if (mode == PoolMode::Avg)
-    plan.divisor_rule = a.count_include_pad ? DivisorRule::CountIncludePad : DivisorRule::CountExcludePad;
+    plan.divisor_rule =
+        a.count_include_pad ? DivisorRule::CountIncludePad : DivisorRule::CountExcludePad;
   return plan;
 }
 

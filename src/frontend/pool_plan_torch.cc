@@ -1,5 +1,5 @@
-// PyTorch 1.13 pooling parameters -> PoolPlan. The checks run in the order PyTorch runs them, so the
-// first failing check decides the message and kind (spec: pooling.md section 1.4):
+// PyTorch 1.13 pooling parameters -> PoolPlan. The checks run in the order PyTorch runs them, so
+// the first failing check decides the message and kind (spec: pooling.md section 1.4):
 //   1-d ops: checkDimRange(2..3), check1d on each list, then the 2-d path on input.unsqueeze(-2);
 //   2-d: list arity, (avg: divisor, size(-3)), pooling_output_shape per axis (stride != 0,
 //        pad >= 0, pad <= k/2), pool2d_shape_check (k > 0, s > 0, d > 0, dims, output >= 1);
@@ -15,7 +15,9 @@ namespace frontend {
 
 namespace {
 
-[[noreturn]] void fail(PoolErrorKind kind, const std::string& msg) { throw PoolParamError(kind, msg); }
+[[noreturn]] void fail(PoolErrorKind kind, const std::string& msg) {
+  throw PoolParamError(kind, msg);
+}
 
 std::string sizes_str(const std::vector<int64_t>& v) {
   std::ostringstream os;
@@ -25,7 +27,9 @@ std::string sizes_str(const std::vector<int64_t>& v) {
   return os.str();
 }
 
-const char* count_word(int rank) { return rank == 1 ? "one" : rank == 2 ? "two" : "three"; }
+const char* count_word(int rank) {
+  return rank == 1 ? "one" : rank == 2 ? "two" : "three";
+}
 
 // The input shape in PyTorch's logical (channels-first) order.
 std::vector<int64_t> logical_shape(const PoolInput& in, int rank) {
@@ -45,8 +49,8 @@ std::vector<int64_t> logical_shape(const PoolInput& in, int rank) {
 void check_no_negative_dims(const std::string& op, const std::vector<int64_t>& shape) {
   for (size_t i = 0; i < shape.size(); ++i)
     if (shape[i] < 0)
-      fail(PoolErrorKind::Other, op + ": input dimension " + std::to_string(i) + " is negative (input shape " +
-                                     sizes_str(shape) + ")");
+      fail(PoolErrorKind::Other, op + ": input dimension " + std::to_string(i) +
+                                     " is negative (input shape " + sizes_str(shape) + ")");
 }
 
 std::vector<int64_t> expand(const std::vector<int64_t>& v, int rank) {
@@ -60,7 +64,8 @@ void check_1d_rank(const std::string& fn, const std::vector<int64_t>& shape) {
   if (nd < 2 || nd > 3)
     fail(PoolErrorKind::BadInputRank, "Expected 2 to 3 dimensions, but got " + std::to_string(nd) +
                                           "-dimensional tensor for argument #1 'self' (while "
-                                          "checking arguments for " + fn + ")");
+                                          "checking arguments for " +
+                                          fn + ")");
 }
 void check_1d_list(const std::string& fn, const char* arg, const std::vector<int64_t>& v) {
   if (v.size() != 1)
@@ -71,11 +76,14 @@ void check_1d_list(const std::string& fn, const char* arg, const std::vector<int
 // pooling_output_shape's checks and result for one axis.
 int64_t checked_output_size(int64_t in, int64_t k, int64_t pad, int64_t s, int64_t d, bool ceil) {
   if (s == 0) fail(PoolErrorKind::StrideZero, "stride should not be zero");
-  if (pad < 0) fail(PoolErrorKind::PadNegative, "pad must be non-negative, but got pad: " + std::to_string(pad));
+  if (pad < 0)
+    fail(PoolErrorKind::PadNegative,
+         "pad must be non-negative, but got pad: " + std::to_string(pad));
   // 1.13 compares with the raw kernel, not the dilated one (C++ truncating division).
   if (pad > k / 2)
-    fail(PoolErrorKind::PadGtHalfKernel, "pad should be at most half of kernel size, but got pad=" +
-                                             std::to_string(pad) + " and kernel_size=" + std::to_string(k));
+    fail(PoolErrorKind::PadGtHalfKernel,
+         "pad should be at most half of kernel size, but got pad=" + std::to_string(pad) +
+             " and kernel_size=" + std::to_string(k));
   return pool_output_size(in, k, s, pad, pad, d, ceil);
 }
 
@@ -110,7 +118,8 @@ PoolPlan make_window_plan(const std::string& op, PoolMode mode, const PoolInput&
     plan.axes.push_back(a);
   }
   check_plan_limits(plan, op);
-  for (int i = 0; i < rank && !plan.has_empty_window; ++i) plan.has_empty_window = plan.first_empty_window(i) >= 0;
+  for (int i = 0; i < rank && !plan.has_empty_window; ++i)
+    plan.has_empty_window = plan.first_empty_window(i) >= 0;
   return plan;
 }
 
@@ -134,26 +143,30 @@ std::vector<int64_t> shape_checks_2d(const std::string& op, bool is_avg,
   int64_t ow = checked_output_size(iw, w.k[1], w.p[1], w.s[1], w.d[1], w.ceil);
   // pool2d_shape_check
   if (w.k[0] <= 0 || w.k[1] <= 0)
-    fail(PoolErrorKind::KernelNonpositive, "kernel size should be greater than zero, but got kH: " +
-                                               std::to_string(w.k[0]) + " kW: " + std::to_string(w.k[1]));
+    fail(PoolErrorKind::KernelNonpositive,
+         "kernel size should be greater than zero, but got kH: " + std::to_string(w.k[0]) +
+             " kW: " + std::to_string(w.k[1]));
   if (w.s[0] <= 0 || w.s[1] <= 0)
-    fail(PoolErrorKind::StrideNonpositive, "stride should be greater than zero, but got dH: " +
-                                               std::to_string(w.s[0]) + " dW: " + std::to_string(w.s[1]));
+    fail(PoolErrorKind::StrideNonpositive,
+         "stride should be greater than zero, but got dH: " + std::to_string(w.s[0]) +
+             " dW: " + std::to_string(w.s[1]));
   if (w.d[0] <= 0 || w.d[1] <= 0)
-    fail(PoolErrorKind::DilationNonpositive, "dilation should be greater than zero, but got dilationH: " +
-                                                 std::to_string(w.d[0]) + " dilationW: " + std::to_string(w.d[1]));
+    fail(PoolErrorKind::DilationNonpositive,
+         "dilation should be greater than zero, but got dilationH: " + std::to_string(w.d[0]) +
+             " dilationW: " + std::to_string(w.d[1]));
   bool ok = (nd == 3 && shape[0] != 0 && shape[1] != 0 && shape[2] != 0) ||
             (nd == 4 && shape[1] != 0 && shape[2] != 0 && shape[3] != 0);
   if (!ok)
-    fail(nd == 3 || nd == 4 ? PoolErrorKind::EmptyInput : PoolErrorKind::BadInputRank,
-         "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:" +
-             sizes_str(shape));
+    fail(
+        nd == 3 || nd == 4 ? PoolErrorKind::EmptyInput : PoolErrorKind::BadInputRank,
+        "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:" +
+            sizes_str(shape));
   if (oh < 1 || ow < 1) {
     std::string c = std::to_string(shape[nd - 3]);
     fail(PoolErrorKind::OutputTooSmall, "Given input size: (" + c + "x" + std::to_string(ih) + "x" +
-                                            std::to_string(iw) + "). Calculated output size: (" + c +
-                                            "x" + std::to_string(oh) + "x" + std::to_string(ow) +
-                                            "). Output size is too small");
+                                            std::to_string(iw) + "). Calculated output size: (" +
+                                            c + "x" + std::to_string(oh) + "x" +
+                                            std::to_string(ow) + "). Output size is too small");
   }
   return {oh, ow};
 }
@@ -165,35 +178,40 @@ std::vector<int64_t> shape_checks_3d(const std::string& fn, bool is_avg,
   for (int i = 0; i < 3; ++i)
     out[i] = checked_output_size(shape[nd - 3 + i], w.k[i], w.p[i], w.s[i], w.d[i], w.ceil);
   auto triple = [&](const char* a, const char* b, const char* c, const std::vector<int64_t>& v) {
-    return std::string(a) + std::to_string(v[0]) + b + std::to_string(v[1]) + c + std::to_string(v[2]);
+    return std::string(a) + std::to_string(v[0]) + b + std::to_string(v[1]) + c +
+           std::to_string(v[2]);
   };
   if (w.k[0] <= 0 || w.k[1] <= 0 || w.k[2] <= 0)
-    fail(PoolErrorKind::KernelNonpositive,
-         "kernel size should be greater than zero, but got " + triple("kT: ", " kH: ", " kW: ", w.k));
+    fail(PoolErrorKind::KernelNonpositive, "kernel size should be greater than zero, but got " +
+                                               triple("kT: ", " kH: ", " kW: ", w.k));
   if (w.s[0] <= 0 || w.s[1] <= 0 || w.s[2] <= 0)
     fail(PoolErrorKind::StrideNonpositive,
          "stride should be greater than zero, but got " + triple("dT: ", " dH: ", " dW: ", w.s));
   if (w.d[0] <= 0 || w.d[1] <= 0 || w.d[2] <= 0)
-    fail(PoolErrorKind::DilationNonpositive, "dilation should be greater than zero, but got " +
-                                                 triple("dilationT: ", " dilationH: ", " dilationW: ", w.d));
+    fail(PoolErrorKind::DilationNonpositive,
+         "dilation should be greater than zero, but got " +
+             triple("dilationT: ", " dilationH: ", " dilationW: ", w.d));
   for (int i = 0; i < nd; ++i) {
     if (nd == 5 && i == 0) continue;  // the batch may be empty
     if (shape[i] <= 0)
-      fail(PoolErrorKind::EmptyInput, fn + ": Expected input's non-batch dimensions to have positive "
-                                           "length, but input has a shape of " + sizes_str(shape) +
-                                           " and non-batch dimension " + std::to_string(shape[i]) +
-                                           " has length zero!");
+      fail(PoolErrorKind::EmptyInput,
+           fn +
+               ": Expected input's non-batch dimensions to have positive "
+               "length, but input has a shape of " +
+               sizes_str(shape) + " and non-batch dimension " + std::to_string(shape[i]) +
+               " has length zero!");
   }
   std::vector<int64_t> in(shape.end() - 3, shape.end());
   if (is_avg && (in[0] < w.k[0] || in[1] < w.k[1] || in[2] < w.k[2]))
-    fail(PoolErrorKind::InputSmallerThanKernel, "input image " + triple("(T: ", " H: ", " W: ", in) +
-                                                    ") smaller than kernel size " +
-                                                    triple("(kT: ", " kH: ", " kW: ", w.k) + ")");
+    fail(PoolErrorKind::InputSmallerThanKernel,
+         "input image " + triple("(T: ", " H: ", " W: ", in) + ") smaller than kernel size " +
+             triple("(kT: ", " kH: ", " kW: ", w.k) + ")");
   if (out[0] < 1 || out[1] < 1 || out[2] < 1) {
     std::string c = std::to_string(shape[nd - 4]);
     fail(PoolErrorKind::OutputTooSmall, "Given input size: (" + c + "x" + triple("", "x", "x", in) +
                                             "). Calculated output size: (" + c + "x" +
-                                            triple("", "x", "x", out) + "). Output size is too small");
+                                            triple("", "x", "x", out) +
+                                            "). Output size is too small");
   }
   return out;
 }
@@ -253,7 +271,8 @@ PoolPlan plan_max_pool(int rank, const PoolInput& input, const MaxPoolParams& pa
       out = shape_checks_2d(op, false, shape, w);
     } else {
       if (nd != 4 && nd != 5)
-        fail(PoolErrorKind::BadInputRank, "non-empty 4D or 5D (batch mode) tensor expected for input");
+        fail(PoolErrorKind::BadInputRank,
+             "non-empty 4D or 5D (batch mode) tensor expected for input");
       out = shape_checks_3d("max_pool3d_with_indices_out_frame()", false, shape, w);
     }
   }
@@ -274,7 +293,8 @@ PoolPlan plan_avg_pool(int rank, const PoolInput& input, const AvgPoolParams& pa
   std::vector<int64_t> out;
   if (rank == 1) {
     if (params.divisor_override)
-      fail(PoolErrorKind::Unsupported, "avg_pool1d() got an unexpected keyword argument 'divisor_override'");
+      fail(PoolErrorKind::Unsupported,
+           "avg_pool1d() got an unexpected keyword argument 'divisor_override'");
     std::vector<int64_t> stride = params.stride.empty() ? params.kernel_size : params.stride;
     check_1d_rank(op, shape);
     check_1d_list(op, "kernel_size", params.kernel_size);
@@ -310,7 +330,8 @@ PoolPlan plan_avg_pool(int rank, const PoolInput& input, const AvgPoolParams& pa
     w.d = std::vector<int64_t>(rank, 1);
     int nd = static_cast<int>(shape.size());
     if (rank == 3 && nd != 4 && nd != 5)
-      fail(PoolErrorKind::BadInputRank, "non-empty 4D or 5D (batch mode) tensor expected for input");
+      fail(PoolErrorKind::BadInputRank,
+           "non-empty 4D or 5D (batch mode) tensor expected for input");
     if (params.divisor_override && *params.divisor_override == 0)
       fail(PoolErrorKind::DivisorZero, "divisor must be not zero");
     out = rank == 2 ? shape_checks_2d(op, true, shape, w)
@@ -322,7 +343,8 @@ PoolPlan plan_avg_pool(int rank, const PoolInput& input, const AvgPoolParams& pa
     plan.divisor_rule = DivisorRule::Override;
     plan.divisor_override = *params.divisor_override;
   } else {
-    plan.divisor_rule = params.count_include_pad ? DivisorRule::CountIncludePad : DivisorRule::CountExcludePad;
+    plan.divisor_rule =
+        params.count_include_pad ? DivisorRule::CountIncludePad : DivisorRule::CountExcludePad;
   }
   return plan;
 }
@@ -330,10 +352,12 @@ PoolPlan plan_avg_pool(int rank, const PoolInput& input, const AvgPoolParams& pa
 namespace {
 
 // Shared by adaptive avg and max. Returns the plan with axes filled.
-PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const AdaptivePoolParams& params) {
+PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input,
+                       const AdaptivePoolParams& params) {
   check_rank_arg(rank);
   bool is_max = mode == PoolMode::Max;
-  std::string op = std::string(is_max ? "adaptive_max_pool" : "adaptive_avg_pool") + std::to_string(rank) + "d";
+  std::string op =
+      std::string(is_max ? "adaptive_max_pool" : "adaptive_avg_pool") + std::to_string(rank) + "d";
   std::vector<int64_t> shape = logical_shape(input, rank);
   check_no_negative_dims(op, input.shape);
   int nd = static_cast<int>(shape.size());
@@ -343,15 +367,17 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
   if (rank == 1) {
     check_1d_rank(op, shape);
     if (nsz != 1)
-      fail(PoolErrorKind::BadArgArity, op + "() argument 'output_size' should contain one int (got " +
-                                           std::to_string(nsz) + ")");
+      fail(PoolErrorKind::BadArgArity,
+           op + "() argument 'output_size' should contain one int (got " + std::to_string(nsz) +
+               ")");
     shape.insert(shape.end() - 1, 1);
     nd += 1;
     inner = is_max ? "adaptive_max_pool2d" : "adaptive_avg_pool2d";
     inner_rank = 2;
   } else if (nd <= static_cast<int>(nsz)) {
     // torch.nn.functional's _list_with_default
-    fail(PoolErrorKind::BadInputRank, "Input dimension should be at least " + std::to_string(nsz + 1));
+    fail(PoolErrorKind::BadInputRank,
+         "Input dimension should be at least " + std::to_string(nsz + 1));
   }
   std::vector<int64_t> osz;
   for (size_t i = 0; i < nsz; ++i) {
@@ -366,9 +392,11 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
                                             (is_max ? ": " : " ") + sizes_str(shape));
     for (int i = 1; i < nd; ++i)
       if (shape[i] == 0)
-        fail(PoolErrorKind::EmptyInput, inner + "(): Expected input to have non-zero size for non-batch "
-                                                "dimensions, but input has sizes " + sizes_str(shape) +
-                                                " with dimension " + std::to_string(i) + " being empty");
+        fail(PoolErrorKind::EmptyInput,
+             inner +
+                 "(): Expected input to have non-zero size for non-batch "
+                 "dimensions, but input has sizes " +
+                 sizes_str(shape) + " with dimension " + std::to_string(i) + " being empty");
   };
   auto sizes_braced = [&] {
     std::string s = "{";
@@ -379,8 +407,8 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
   if (is_max) {
     check_rank_and_empty();
     if (static_cast<int>(osz.size()) != inner_rank)
-      fail(PoolErrorKind::BadArgArity, inner + "(): internal error: output_size.size() must be " +
-                                           std::to_string(inner_rank));
+      fail(PoolErrorKind::BadArgArity,
+           inner + "(): internal error: output_size.size() must be " + std::to_string(inner_rank));
     for (int64_t v : osz)
       if (v < 0) {
         std::vector<int64_t> full(shape.begin(), shape.end() - inner_rank);
@@ -390,11 +418,15 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
       }
   } else {
     if (static_cast<int>(osz.size()) != inner_rank)
-      fail(PoolErrorKind::BadArgArity, inner + ": output_size must be " + std::to_string(inner_rank));
+      fail(PoolErrorKind::BadArgArity,
+           inner + ": output_size must be " + std::to_string(inner_rank));
     for (int64_t v : osz)
       if (v < 0)
-        fail(PoolErrorKind::OutputSizeNegative, inner + ": elements of output_size must be greater than or "
-                                                        "equal to 0 but received " + sizes_braced());
+        fail(PoolErrorKind::OutputSizeNegative,
+             inner +
+                 ": elements of output_size must be greater than or "
+                 "equal to 0 but received " +
+                 sizes_braced());
     mean_path = std::all_of(osz.begin(), osz.end(), [](int64_t v) { return v == 1; });
     // PyTorch's mean() path skips the rank/empty checks; we keep them (documented deviation).
     check_rank_and_empty();
@@ -423,17 +455,20 @@ PoolPlan plan_adaptive(PoolMode mode, int rank, const PoolInput& input, const Ad
 
 }  // namespace
 
-PoolPlan plan_adaptive_avg_pool(int rank, const PoolInput& input, const AdaptivePoolParams& params) {
+PoolPlan plan_adaptive_avg_pool(int rank, const PoolInput& input,
+                                const AdaptivePoolParams& params) {
   return plan_adaptive(PoolMode::Avg, rank, input, params);
 }
 
-PoolPlan plan_adaptive_max_pool(int rank, const PoolInput& input, const AdaptivePoolParams& params) {
+PoolPlan plan_adaptive_max_pool(int rank, const PoolInput& input,
+                                const AdaptivePoolParams& params) {
   return plan_adaptive(PoolMode::Max, rank, input, params);
 }
 
 PoolPlan plan_lp_pool(int rank, const PoolInput& input, const LpPoolParams& params) {
   if (rank != 1 && rank != 2)
-    fail(PoolErrorKind::Unsupported, "lp_pool" + std::to_string(rank) + "d does not exist in PyTorch 1.13");
+    fail(PoolErrorKind::Unsupported,
+         "lp_pool" + std::to_string(rank) + "d does not exist in PyTorch 1.13");
   // lp_pool is avg_pool(x^p, kernel, stride, padding=0, ceil_mode) in torch.nn.functional.
   AvgPoolParams avg;
   avg.kernel_size = params.kernel_size;
@@ -442,7 +477,8 @@ PoolPlan plan_lp_pool(int rank, const PoolInput& input, const LpPoolParams& para
   avg.ceil_mode = params.ceil_mode;
   avg.count_include_pad = true;
   PoolPlan plan = plan_avg_pool(rank, input, avg);
-  if (!input.dtype.is_floating()) check_dtype("lp_pool" + std::to_string(rank) + "d", input.dtype, false);
+  if (!input.dtype.is_floating())
+    check_dtype("lp_pool" + std::to_string(rank) + "d", input.dtype, false);
   plan.op = "lp_pool" + std::to_string(rank) + "d";
   plan.mode = PoolMode::Lp;
   plan.lp_rule = LpRule::Torch;
@@ -470,12 +506,16 @@ void check_backward(const PoolPlan& plan) {
   int nd = static_cast<int>(shape.size());
   for (int i = 1; i < nd; ++i) {
     if (shape[i] != 0) continue;
-    std::string fn = plan.mode == PoolMode::Max
-                         ? "adaptive_max_pooling" + std::to_string(std::max(2, plan.spatial_rank())) + "d_backward"
-                         : "adaptive_avg_pool" + std::to_string(std::max(2, plan.spatial_rank())) + "d_backward";
-    fail(PoolErrorKind::OutputTooSmall, fn + "(): Expected grad_output to have non-zero size for non-batch "
-                                             "dimensions, but grad_output has sizes " + sizes_str(shape) +
-                                             " with dimension " + std::to_string(i) + " being empty");
+    std::string fn =
+        plan.mode == PoolMode::Max
+            ? "adaptive_max_pooling" + std::to_string(std::max(2, plan.spatial_rank())) +
+                  "d_backward"
+            : "adaptive_avg_pool" + std::to_string(std::max(2, plan.spatial_rank())) + "d_backward";
+    fail(PoolErrorKind::OutputTooSmall,
+         fn +
+             "(): Expected grad_output to have non-zero size for non-batch "
+             "dimensions, but grad_output has sizes " +
+             sizes_str(shape) + " with dimension " + std::to_string(i) + " being empty");
   }
 }
 

@@ -62,7 +62,8 @@ Geometry make_geometry(const PoolPlan& plan) {
 
 // Calls f(flat_in_plane, p0, p1, p2) for every in-range tap of the window, in row-major order.
 template <typename F>
-void for_each_tap(const Geometry& g, const AxisWindow& w0, const AxisWindow& w1, const AxisWindow& w2, F&& f) {
+void for_each_tap(const Geometry& g, const AxisWindow& w0, const AxisWindow& w1,
+                  const AxisWindow& w2, F&& f) {
   for (int64_t i0 = w0.tap_begin; i0 < w0.tap_end; ++i0) {
     int64_t p0 = w0.start + i0 * w0.step;
     for (int64_t i1 = w1.tap_begin; i1 < w1.tap_end; ++i1) {
@@ -101,20 +102,24 @@ int64_t encode_index(const PoolPlan& plan, const Geometry& g, int64_t plane_id, 
 
 template <typename T>
 constexpr T lowest_value() {
-  if constexpr (std::numeric_limits<T>::has_infinity) return -std::numeric_limits<T>::infinity();
-  else return std::numeric_limits<T>::lowest();
+  if constexpr (std::numeric_limits<T>::has_infinity)
+    return -std::numeric_limits<T>::infinity();
+  else
+    return std::numeric_limits<T>::lowest();
 }
 
 template <typename T>
 bool is_nan(T v) {
-  if constexpr (std::is_floating_point_v<T>) return std::isnan(v);
-  else return false;
+  if constexpr (std::is_floating_point_v<T>)
+    return std::isnan(v);
+  else
+    return false;
 }
 
 // Max over one window of one plane: value and within-plane flat index (-1 for an empty window).
 template <typename T>
-std::pair<T, int64_t> window_max(const Geometry& g, const T* x, const AxisWindow& w0, const AxisWindow& w1,
-                                 const AxisWindow& w2) {
+std::pair<T, int64_t> window_max(const Geometry& g, const T* x, const AxisWindow& w0,
+                                 const AxisWindow& w1, const AxisWindow& w2) {
   T best = lowest_value<T>();
   int64_t best_idx = -1;
   for_each_tap(g, w0, w1, w2, [&](int64_t f) {
@@ -129,11 +134,15 @@ std::pair<T, int64_t> window_max(const Geometry& g, const T* x, const AxisWindow
 }
 
 // Divisor of an average window for the Override / CountIncludePad / CountExcludePad / Mean rules.
-int64_t window_divisor(const PoolPlan& plan, const AxisWindow& w0, const AxisWindow& w1, const AxisWindow& w2) {
+int64_t window_divisor(const PoolPlan& plan, const AxisWindow& w0, const AxisWindow& w1,
+                       const AxisWindow& w2) {
   switch (plan.divisor_rule) {
-    case DivisorRule::Override: return plan.divisor_override;
-    case DivisorRule::CountIncludePad: return w0.pool_count * w1.pool_count * w2.pool_count;
-    default: return w0.real_count() * w1.real_count() * w2.real_count();
+    case DivisorRule::Override:
+      return plan.divisor_override;
+    case DivisorRule::CountIncludePad:
+      return w0.pool_count * w1.pool_count * w2.pool_count;
+    default:
+      return w0.real_count() * w1.real_count() * w2.real_count();
   }
 }
 
@@ -152,7 +161,8 @@ void forward_typed(const PoolPlan& plan, const Geometry& g, const T* x, T* y, in
   for (int64_t p = 0; p < planes; ++p) {
     const T* xp = x + p * g.in_plane;
     T* yp = y + p * g.out_plane;
-    for_each_output(g, [&](int64_t o, const AxisWindow& w0, const AxisWindow& w1, const AxisWindow& w2) {
+    for_each_output(g, [&](int64_t o, const AxisWindow& w0, const AxisWindow& w1,
+                           const AxisWindow& w2) {
       const AxisWindow* w[3] = {&w0, &w1, &w2};
       bool empty = w0.real_count() * w1.real_count() * w2.real_count() == 0;
       if (plan.mode == PoolMode::Max) {
@@ -162,9 +172,11 @@ void forward_typed(const PoolPlan& plan, const Geometry& g, const T* x, T* y, in
         return;
       }
       if constexpr (std::is_integral_v<T>) {
-        MINITVM_USER_CHECK(plan.mode == PoolMode::Avg && plan.divisor_rule != DivisorRule::AdaptiveEachAxis &&
+        MINITVM_USER_CHECK(plan.mode == PoolMode::Avg &&
+                           plan.divisor_rule != DivisorRule::AdaptiveEachAxis &&
                            plan.divisor_rule != DivisorRule::Mean)
-            << plan.op << ": integer " << plan.dtype.str() << " input is only supported for avg pooling";
+            << plan.op << ": integer " << plan.dtype.str()
+            << " input is only supported for avg pooling";
         int64_t sum = 0;
         for_each_tap(g, w0, w1, w2, [&](int64_t f) { sum += static_cast<int64_t>(xp[f]); });
         yp[o] = empty ? T(0) : static_cast<T>(sum / window_divisor(plan, w0, w1, w2));
@@ -201,19 +213,21 @@ void forward_typed(const PoolPlan& plan, const Geometry& g, const T* x, T* y, in
 }
 
 template <typename T>
-void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T* gy, const HostArray* indices,
-                    T* gx) {
+void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T* gy,
+                    const HostArray* indices, T* gx) {
   int64_t planes = plan.batch * plan.channels;
   bool use_indices = indices && indices->defined() && plan.index_base == IndexBase::PerPlane;
   for (int64_t p = 0; p < planes; ++p) {
     const T* xp = x + p * g.in_plane;
     const T* gyp = gy + p * g.out_plane;
     T* gxp = gx + p * g.in_plane;
-    for_each_output(g, [&](int64_t o, const AxisWindow& w0, const AxisWindow& w1, const AxisWindow& w2) {
+    for_each_output(g, [&](int64_t o, const AxisWindow& w0, const AxisWindow& w1,
+                           const AxisWindow& w2) {
       const AxisWindow* w[3] = {&w0, &w1, &w2};
       T go = gyp[o];
       if (plan.mode == PoolMode::Max) {
-        int64_t f = use_indices ? indices->get_int(p * g.out_plane + o) : window_max(g, xp, w0, w1, w2).second;
+        int64_t f = use_indices ? indices->get_int(p * g.out_plane + o)
+                                : window_max(g, xp, w0, w1, w2).second;
         if (f >= 0 && f < g.in_plane) gxp[f] += go;
         return;
       }
@@ -229,7 +243,9 @@ void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T
       T pn = static_cast<T>(plan.lp_norm);
       T sum = 0;
       bool onnx = plan.lp_rule == LpRule::Onnx;
-      for_each_tap(g, w0, w1, w2, [&](int64_t f) { sum += onnx ? std::pow(std::abs(xp[f]), pn) : std::pow(xp[f], pn); });
+      for_each_tap(g, w0, w1, w2, [&](int64_t f) {
+        sum += onnx ? std::pow(std::abs(xp[f]), pn) : std::pow(xp[f], pn);
+      });
       T scale = 1;
       if (!onnx) {
         T area = 1;
@@ -240,7 +256,8 @@ void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T
       T outer = go * std::pow(s, T(1) / pn - T(1)) * scale;  // d(s^(1/p))/ds * ds/dsum, times 1/p*p
       for_each_tap(g, w0, w1, w2, [&](int64_t f) {
         T xv = xp[f];
-        T dx = onnx ? std::pow(std::abs(xv), pn - T(1)) * (xv < 0 ? T(-1) : T(1)) : std::pow(xv, pn - T(1));
+        T dx = onnx ? std::pow(std::abs(xv), pn - T(1)) * (xv < 0 ? T(-1) : T(1))
+                    : std::pow(xv, pn - T(1));
         gxp[f] += outer * dx;
       });
     });
@@ -255,7 +272,8 @@ void dispatch(DataType dt, const std::string& op, F&& f) {
   if (dt == DataType::Int(32)) return f(int32_t{});
   if (dt == DataType::Int(8)) return f(int8_t{});
   if (dt == DataType::UInt(8)) return f(uint8_t{});
-  MINITVM_USER_ERROR << "reference pool executor: " << op << " on " << dt.str() << " is not supported";
+  MINITVM_USER_ERROR << "reference pool executor: " << op << " on " << dt.str()
+                     << " is not supported";
 }
 
 HostArray channels_first_input(const PoolPlan& plan, const HostArray& a) {
@@ -263,17 +281,20 @@ HostArray channels_first_input(const PoolPlan& plan, const HostArray& a) {
   return to_channels_first(a, plan.spatial_rank(), plan.batched);
 }
 
-void check_array(const PoolPlan& plan, const HostArray& a, const std::vector<int64_t>& shape, const char* what) {
+void check_array(const PoolPlan& plan, const HostArray& a, const std::vector<int64_t>& shape,
+                 const char* what) {
   MINITVM_USER_CHECK(a.dtype() == plan.dtype)
-      << plan.op << ": " << what << " has dtype " << a.dtype().str() << ", the plan expects " << plan.dtype.str();
-  MINITVM_USER_CHECK(a.shape() == shape) << plan.op << ": " << what << " shape does not match the plan ("
-                                         << plan.str() << ")";
+      << plan.op << ": " << what << " has dtype " << a.dtype().str() << ", the plan expects "
+      << plan.dtype.str();
+  MINITVM_USER_CHECK(a.shape() == shape)
+      << plan.op << ": " << what << " shape does not match the plan (" << plan.str() << ")";
 }
 
 }  // namespace
 
 PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const HostArray& input) {
-  check_plan_limits(plan, plan.op);  // plans may be built by hand: the planners' bounds hold here too
+  check_plan_limits(plan,
+                    plan.op);  // plans may be built by hand: the planners' bounds hold here too
   check_array(plan, input, plan.input_shape(), "input");
   Geometry g = make_geometry(plan);
   HostArray x = channels_first_input(plan, input);
@@ -289,7 +310,8 @@ PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const Hos
   if (want_idx) r.indices = HostArray(DataType::Int(64), out_cf);
   dispatch(plan.dtype, plan.op, [&](auto t) {
     using T = decltype(t);
-    forward_typed<T>(plan, g, x.data<T>(), r.output.data<T>(), want_idx ? r.indices.data<int64_t>() : nullptr);
+    forward_typed<T>(plan, g, x.data<T>(), r.output.data<T>(),
+                     want_idx ? r.indices.data<int64_t>() : nullptr);
   });
   if (plan.layout == PoolLayout::ChannelsLast) {
     r.output = to_channels_last(r.output, plan.spatial_rank(), plan.batched);
@@ -298,13 +320,14 @@ PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const Hos
   return r;
 }
 
-HostArray ReferencePoolExecutor::backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
-                                          const HostArray* indices) {
+HostArray ReferencePoolExecutor::backward(const PoolPlan& plan, const HostArray& input,
+                                          const HostArray& grad_output, const HostArray* indices) {
   check_backward(plan);
   check_plan_limits(plan, plan.op);
   check_array(plan, input, plan.input_shape(), "input");
   check_array(plan, grad_output, plan.output_shape(), "grad_output");
-  MINITVM_USER_CHECK(plan.dtype.is_floating()) << plan.op << ": no gradient for " << plan.dtype.str() << " input";
+  MINITVM_USER_CHECK(plan.dtype.is_floating())
+      << plan.op << ": no gradient for " << plan.dtype.str() << " input";
   Geometry g = make_geometry(plan);
   HostArray x = channels_first_input(plan, input);
   HostArray gy = channels_first_input(plan, grad_output);
@@ -314,9 +337,11 @@ HostArray ReferencePoolExecutor::backward(const PoolPlan& plan, const HostArray&
   dispatch(plan.dtype, plan.op, [&](auto t) {
     using T = decltype(t);
     if constexpr (std::is_floating_point_v<T>)
-      backward_typed<T>(plan, g, x.data<T>(), gy.data<T>(), idx.defined() ? &idx : nullptr, gx.data<T>());
+      backward_typed<T>(plan, g, x.data<T>(), gy.data<T>(), idx.defined() ? &idx : nullptr,
+                        gx.data<T>());
   });
-  if (plan.layout == PoolLayout::ChannelsLast) gx = to_channels_last(gx, plan.spatial_rank(), plan.batched);
+  if (plan.layout == PoolLayout::ChannelsLast)
+    gx = to_channels_last(gx, plan.spatial_rank(), plan.batched);
   return gx;
 }
 

@@ -14,11 +14,21 @@ std::string DataType::str() const {
     s = "bool";
   } else {
     switch (code_) {
-      case Code::Int: s = "int"; break;
-      case Code::UInt: s = "uint"; break;
-      case Code::Float: s = "float"; break;
-      case Code::BFloat: s = "bfloat"; break;
-      case Code::Handle: s = "handle"; break;
+      case Code::Int:
+        s = "int";
+        break;
+      case Code::UInt:
+        s = "uint";
+        break;
+      case Code::Float:
+        s = "float";
+        break;
+      case Code::BFloat:
+        s = "bfloat";
+        break;
+      case Code::Handle:
+        s = "handle";
+        break;
     }
     s += std::to_string(bits_);
   }
@@ -50,7 +60,8 @@ DataType DataType::parse(const std::string& text) {
                               std::pair{"float", Code::Float}, std::pair{"bfloat", Code::BFloat}}) {
     if (with_bits(prefix, code)) {
       int bits = std::stoi(s.substr(std::string(prefix).size()));
-      MINITVM_USER_CHECK(bits > 0 && bits <= 64) << "unsupported bit width in dtype '" << text << "'";
+      MINITVM_USER_CHECK(bits > 0 && bits <= 64)
+          << "unsupported bit width in dtype '" << text << "'";
       return DataType(code, bits, lanes);
     }
   }
@@ -58,11 +69,15 @@ DataType DataType::parse(const std::string& text) {
   return {};
 }
 
-std::ostream& operator<<(std::ostream& os, const DataType& t) { return os << t.str(); }
+std::ostream& operator<<(std::ostream& os, const DataType& t) {
+  return os << t.str();
+}
 
 std::string Device::str() const {
   return (type == Type::CPU ? "cpu(" : "cuda(") + std::to_string(id) + ")";
 }
-std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+std::ostream& operator<<(std::ostream& os, const Device& d) {
+  return os << d.str();
+}
 
 }  // namespace minitvm

@@ -15,7 +15,9 @@ Expr FloatImmNode::make(DataType t, double v) {
   MINITVM_ICHECK(t.is_floating() && t.is_scalar()) << "FloatImm of type " << t;
   return make_object<FloatImmNode>(t, v);
 }
-Expr StringImmNode::make(std::string v) { return make_object<StringImmNode>(std::move(v)); }
+Expr StringImmNode::make(std::string v) {
+  return make_object<StringImmNode>(std::move(v));
+}
 
 Expr::Expr(int v) : Expr(IntImmNode::make(DataType::Int(32), v)) {}
 Expr::Expr(int64_t v) : Expr(IntImmNode::make(DataType::Int(64), v)) {}
@@ -28,7 +30,8 @@ Var Var::buffer(std::string name, DataType elem) {
   return Var(make_object<VarNode>(std::move(name), DataType::Handle(), elem));
 }
 
-Range::Range(Expr min, Expr extent) : Ref<RangeNode>(make_object<RangeNode>(std::move(min), std::move(extent))) {}
+Range::Range(Expr min, Expr extent)
+    : Ref<RangeNode>(make_object<RangeNode>(std::move(min), std::move(extent))) {}
 Range::Range(std::initializer_list<Expr> be) {
   MINITVM_USER_CHECK(be.size() == 2) << "Range{begin, end} takes two values, got " << be.size();
   Expr b = *be.begin(), e = *(be.begin() + 1);
@@ -36,7 +39,8 @@ Range::Range(std::initializer_list<Expr> be) {
 }
 
 IterVar::IterVar(Range dom, Var var, IterVarType t, std::string tag)
-    : Ref<IterVarNode>(make_object<IterVarNode>(std::move(dom), std::move(var), t, std::move(tag))) {}
+    : Ref<IterVarNode>(
+          make_object<IterVarNode>(std::move(dom), std::move(var), t, std::move(tag))) {}
 
 // ---- constants ---------------------------------------------------------------------------------
 Expr make_const(DataType t, double v) {
@@ -49,7 +53,9 @@ Expr make_const(DataType t, int64_t v) {
   if (t.is_floating()) return FloatImmNode::make(t, static_cast<double>(v));
   return IntImmNode::make(t, v);
 }
-Expr make_zero(DataType t) { return make_const(t, int64_t{0}); }
+Expr make_zero(DataType t) {
+  return make_const(t, int64_t{0});
+}
 
 Expr min_value(DataType t) {
   if (t.is_floating()) return make_const(t, -std::numeric_limits<double>::infinity());
@@ -81,7 +87,9 @@ bool is_const_int(const Expr& e, int64_t v) {
   if (auto* b = e.as<BroadcastNode>()) return is_const_int(b->value, v);
   return false;
 }
-bool is_const(const Expr& e) { return e.as<IntImmNode>() || e.as<FloatImmNode>(); }
+bool is_const(const Expr& e) {
+  return e.as<IntImmNode>() || e.as<FloatImmNode>();
+}
 
 static int64_t wrap_int(DataType t, int64_t v) {
   if (t.is_bool()) return v != 0;
@@ -104,14 +112,17 @@ Expr cast(DataType t, Expr v) {
   }
   if (auto* f = v.as<FloatImmNode>()) {
     if (t.is_floating()) return FloatImmNode::make(t, f->value);
-    if (t.is_integral() && std::isfinite(f->value)) return IntImmNode::make(t, wrap_int(t, static_cast<int64_t>(f->value)));
+    if (t.is_integral() && std::isfinite(f->value))
+      return IntImmNode::make(t, wrap_int(t, static_cast<int64_t>(f->value)));
   }
-  if (auto* b = v.as<BroadcastNode>()) return BroadcastNode::make(cast(t.element_of(), b->value), t.lanes());
+  if (auto* b = v.as<BroadcastNode>())
+    return BroadcastNode::make(cast(t.element_of(), b->value), t.lanes());
   return CastNode::make(t, v);
 }
 
 Expr CastNode::make(DataType t, Expr v) {
-  MINITVM_ICHECK(t.lanes() == v.dtype().lanes()) << "cast changes lanes: " << v.dtype() << " -> " << t;
+  MINITVM_ICHECK(t.lanes() == v.dtype().lanes())
+      << "cast changes lanes: " << v.dtype() << " -> " << t;
   return make_object<CastNode>(t, std::move(v));
 }
 
@@ -120,12 +131,15 @@ static bool is_compare(NodeKind k) {
   return k == NodeKind::EQ || k == NodeKind::NE || k == NodeKind::LT || k == NodeKind::LE ||
          k == NodeKind::GT || k == NodeKind::GE;
 }
-static bool is_logical(NodeKind k) { return k == NodeKind::And || k == NodeKind::Or; }
+static bool is_logical(NodeKind k) {
+  return k == NodeKind::And || k == NodeKind::Or;
+}
 
 template <NodeKind K>
 Expr BinaryNode<K>::make(Expr a, Expr b) {
   MINITVM_ICHECK(a.defined() && b.defined()) << "undefined operand";
-  MINITVM_ICHECK(a.dtype() == b.dtype()) << "operand types differ: " << a.dtype() << " vs " << b.dtype();
+  MINITVM_ICHECK(a.dtype() == b.dtype())
+      << "operand types differ: " << a.dtype() << " vs " << b.dtype();
   DataType t = a.dtype();
   if (is_compare(K)) t = DataType::Bool(a.dtype().lanes());
   if (is_logical(K)) {
@@ -143,7 +157,8 @@ Expr NotNode::make(Expr a) {
 }
 Expr SelectNode::make(Expr c, Expr t, Expr f) {
   MINITVM_ICHECK(c.dtype().is_bool()) << "select condition of type " << c.dtype();
-  MINITVM_ICHECK(t.dtype() == f.dtype()) << "select branches differ: " << t.dtype() << " vs " << f.dtype();
+  MINITVM_ICHECK(t.dtype() == f.dtype())
+      << "select branches differ: " << t.dtype() << " vs " << f.dtype();
   return make_object<SelectNode>(std::move(c), std::move(t), std::move(f));
 }
 Expr LoadNode::make(DataType t, Var buf, Expr idx, Expr pred) {
@@ -152,7 +167,8 @@ Expr LoadNode::make(DataType t, Var buf, Expr idx, Expr pred) {
   return make_object<LoadNode>(t, std::move(buf), std::move(idx), std::move(pred));
 }
 Expr RampNode::make(Expr base, Expr stride, int lanes) {
-  MINITVM_ICHECK(base.dtype().is_scalar() && base.dtype() == stride.dtype() && lanes > 1) << "bad ramp";
+  MINITVM_ICHECK(base.dtype().is_scalar() && base.dtype() == stride.dtype() && lanes > 1)
+      << "bad ramp";
   return make_object<RampNode>(std::move(base), std::move(stride), lanes);
 }
 Expr BroadcastNode::make(Expr v, int lanes) {
@@ -165,37 +181,68 @@ Expr LetNode::make(Var var, Expr value, Expr body) {
 
 const char* intrinsic_name(Intrinsic op) {
   switch (op) {
-    case Intrinsic::Extern: return "extern";
-    case Intrinsic::Likely: return "likely";
-    case Intrinsic::IfThenElse: return "tvm_if_then_else";
-    case Intrinsic::Exp: return "exp";
-    case Intrinsic::Log: return "log";
-    case Intrinsic::Sqrt: return "sqrt";
-    case Intrinsic::Tanh: return "tanh";
-    case Intrinsic::Fabs: return "fabs";
-    case Intrinsic::Floor: return "floor";
-    case Intrinsic::Ceil: return "ceil";
-    case Intrinsic::Round: return "round";
-    case Intrinsic::Trunc: return "trunc";
-    case Intrinsic::Pow: return "pow";
-    case Intrinsic::Erf: return "erf";
-    case Intrinsic::Sigmoid: return "sigmoid";
-    case Intrinsic::Exp2: return "exp2";
-    case Intrinsic::Log2: return "log2";
-    case Intrinsic::Rsqrt: return "rsqrt";
-    case Intrinsic::IsNan: return "isnan";
-    case Intrinsic::IsInf: return "isinf";
-    case Intrinsic::Reinterpret: return "reinterpret";
-    case Intrinsic::BitwiseAnd: return "bitwise_and";
-    case Intrinsic::BitwiseOr: return "bitwise_or";
-    case Intrinsic::BitwiseXor: return "bitwise_xor";
-    case Intrinsic::BitwiseNot: return "bitwise_not";
-    case Intrinsic::ShiftLeft: return "shift_left";
-    case Intrinsic::ShiftRight: return "shift_right";
-    case Intrinsic::StorageSync: return "tvm_storage_sync";
-    case Intrinsic::ThreadAllreduce: return "tvm_thread_allreduce";
-    case Intrinsic::AddressOf: return "address_of";
-    case Intrinsic::Prefetch: return "prefetch";
+    case Intrinsic::Extern:
+      return "extern";
+    case Intrinsic::Likely:
+      return "likely";
+    case Intrinsic::IfThenElse:
+      return "tvm_if_then_else";
+    case Intrinsic::Exp:
+      return "exp";
+    case Intrinsic::Log:
+      return "log";
+    case Intrinsic::Sqrt:
+      return "sqrt";
+    case Intrinsic::Tanh:
+      return "tanh";
+    case Intrinsic::Fabs:
+      return "fabs";
+    case Intrinsic::Floor:
+      return "floor";
+    case Intrinsic::Ceil:
+      return "ceil";
+    case Intrinsic::Round:
+      return "round";
+    case Intrinsic::Trunc:
+      return "trunc";
+    case Intrinsic::Pow:
+      return "pow";
+    case Intrinsic::Erf:
+      return "erf";
+    case Intrinsic::Sigmoid:
+      return "sigmoid";
+    case Intrinsic::Exp2:
+      return "exp2";
+    case Intrinsic::Log2:
+      return "log2";
+    case Intrinsic::Rsqrt:
+      return "rsqrt";
+    case Intrinsic::IsNan:
+      return "isnan";
+    case Intrinsic::IsInf:
+      return "isinf";
+    case Intrinsic::Reinterpret:
+      return "reinterpret";
+    case Intrinsic::BitwiseAnd:
+      return "bitwise_and";
+    case Intrinsic::BitwiseOr:
+      return "bitwise_or";
+    case Intrinsic::BitwiseXor:
+      return "bitwise_xor";
+    case Intrinsic::BitwiseNot:
+      return "bitwise_not";
+    case Intrinsic::ShiftLeft:
+      return "shift_left";
+    case Intrinsic::ShiftRight:
+      return "shift_right";
+    case Intrinsic::StorageSync:
+      return "tvm_storage_sync";
+    case Intrinsic::ThreadAllreduce:
+      return "tvm_thread_allreduce";
+    case Intrinsic::AddressOf:
+      return "address_of";
+    case Intrinsic::Prefetch:
+      return "prefetch";
   }
   return "?";
 }
@@ -209,7 +256,8 @@ Expr CallNode::make_extern(DataType t, std::string name, std::vector<Expr> args)
 
 Expr ReduceNode::make(CommReducer combiner, std::vector<Expr> source, std::vector<IterVar> axis,
                       Expr condition, int value_index) {
-  MINITVM_ICHECK(value_index >= 0 && value_index < static_cast<int>(source.size())) << "reduce value_index";
+  MINITVM_ICHECK(value_index >= 0 && value_index < static_cast<int>(source.size()))
+      << "reduce value_index";
   auto n = make_object<ReduceNode>(source[value_index].dtype());
   auto* m = const_cast<ReduceNode*>(n.get());
   m->combiner = std::move(combiner);
@@ -223,6 +271,5 @@ Expr ReduceNode::make(CommReducer combiner, std::vector<Expr> source, std::vecto
 Expr ProducerLoadNode::make(DataType t, FunctionRef op, int vi, std::vector<Expr> idx) {
   return make_object<ProducerLoadNode>(t, std::move(op), vi, std::move(idx));
 }
-
 
 }  // namespace minitvm::ir

@@ -7,20 +7,24 @@ void IRVisitor::visit_expr(const Expr& e) {
   if (!e.defined()) return;
   switch (e->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return visit(static_cast<const N##Node*>(e.get()));
+  case NodeKind::N:     \
+    return visit(static_cast<const N##Node*>(e.get()));
     MINITVM_FOR_EACH_EXPR(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "visit_expr on a non-expression";
+    default:
+      MINITVM_INTERNAL_ERROR << "visit_expr on a non-expression";
   }
 }
 void IRVisitor::visit_stmt(const Stmt& s) {
   if (!s.defined()) return;
   switch (s->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return visit(static_cast<const N##Node*>(s.get()));
+  case NodeKind::N:     \
+    return visit(static_cast<const N##Node*>(s.get()));
     MINITVM_FOR_EACH_STMT(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "visit_stmt on a non-statement";
+    default:
+      MINITVM_INTERNAL_ERROR << "visit_stmt on a non-statement";
   }
 }
 
@@ -28,15 +32,19 @@ void IRVisitor::visit(const IntImmNode*) {}
 void IRVisitor::visit(const FloatImmNode*) {}
 void IRVisitor::visit(const StringImmNode*) {}
 void IRVisitor::visit(const VarNode*) {}
-void IRVisitor::visit(const CastNode* op) { visit_expr(op->value); }
-#define MINITVM_BIN(N)                         \
+void IRVisitor::visit(const CastNode* op) {
+  visit_expr(op->value);
+}
+#define MINITVM_BIN(N)                       \
   void IRVisitor::visit(const N##Node* op) { \
-    visit_expr(op->a);                         \
-    visit_expr(op->b);                         \
+    visit_expr(op->a);                       \
+    visit_expr(op->b);                       \
   }
 MINITVM_FOR_EACH_BINARY(MINITVM_BIN)
 #undef MINITVM_BIN
-void IRVisitor::visit(const NotNode* op) { visit_expr(op->a); }
+void IRVisitor::visit(const NotNode* op) {
+  visit_expr(op->a);
+}
 void IRVisitor::visit(const SelectNode* op) {
   visit_expr(op->condition);
   visit_expr(op->true_value);
@@ -51,7 +59,9 @@ void IRVisitor::visit(const RampNode* op) {
   visit_expr(op->base);
   visit_expr(op->stride);
 }
-void IRVisitor::visit(const BroadcastNode* op) { visit_expr(op->value); }
+void IRVisitor::visit(const BroadcastNode* op) {
+  visit_expr(op->value);
+}
 void IRVisitor::visit(const LetNode* op) {
   visit_expr(op->value);
   visit_expr(op->body);
@@ -102,7 +112,9 @@ void IRVisitor::visit(const RealizeNode* op) {
   visit_expr(op->condition);
   visit_stmt(op->body);
 }
-void IRVisitor::visit(const ProducerConsumerNode* op) { visit_stmt(op->body); }
+void IRVisitor::visit(const ProducerConsumerNode* op) {
+  visit_stmt(op->body);
+}
 void IRVisitor::visit(const BlockNode* op) {
   for (auto& s : op->stmts) visit_stmt(s);
 }
@@ -111,7 +123,9 @@ void IRVisitor::visit(const IfThenElseNode* op) {
   visit_stmt(op->then_case);
   visit_stmt(op->else_case);
 }
-void IRVisitor::visit(const EvaluateNode* op) { visit_expr(op->value); }
+void IRVisitor::visit(const EvaluateNode* op) {
+  visit_expr(op->value);
+}
 void IRVisitor::visit(const ForNode* op) {
   visit_expr(op->min);
   visit_expr(op->extent);
@@ -123,10 +137,12 @@ Expr IRMutator::mutate(const Expr& e) {
   if (!e.defined()) return e;
   switch (e->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return visit(static_cast<const N##Node*>(e.get()), e);
+  case NodeKind::N:     \
+    return visit(static_cast<const N##Node*>(e.get()), e);
     MINITVM_FOR_EACH_EXPR(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "mutate on a non-expression";
+    default:
+      MINITVM_INTERNAL_ERROR << "mutate on a non-expression";
   }
   return e;
 }
@@ -134,10 +150,12 @@ Stmt IRMutator::mutate(const Stmt& s) {
   if (!s.defined()) return s;
   switch (s->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return visit(static_cast<const N##Node*>(s.get()), s);
+  case NodeKind::N:     \
+    return visit(static_cast<const N##Node*>(s.get()), s);
     MINITVM_FOR_EACH_STMT(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "mutate on a non-statement";
+    default:
+      MINITVM_INTERNAL_ERROR << "mutate on a non-statement";
   }
   return s;
 }
@@ -152,21 +170,29 @@ std::vector<Expr> IRMutator::mutate_all(const std::vector<Expr>& v, bool* change
   return out;
 }
 
-Expr IRMutator::visit(const IntImmNode*, const Expr& self) { return self; }
-Expr IRMutator::visit(const FloatImmNode*, const Expr& self) { return self; }
-Expr IRMutator::visit(const StringImmNode*, const Expr& self) { return self; }
-Expr IRMutator::visit(const VarNode*, const Expr& self) { return self; }
+Expr IRMutator::visit(const IntImmNode*, const Expr& self) {
+  return self;
+}
+Expr IRMutator::visit(const FloatImmNode*, const Expr& self) {
+  return self;
+}
+Expr IRMutator::visit(const StringImmNode*, const Expr& self) {
+  return self;
+}
+Expr IRMutator::visit(const VarNode*, const Expr& self) {
+  return self;
+}
 Expr IRMutator::visit(const CastNode* op, const Expr& self) {
   Expr v = mutate(op->value);
   if (v.same_as(op->value)) return self;
   return cast(op->dtype, v);
 }
-#define MINITVM_BIN(N)                                                \
-  Expr IRMutator::visit(const N##Node* op, const Expr& self) {        \
-    Expr a = mutate(op->a), b = mutate(op->b);                        \
-    if (a.same_as(op->a) && b.same_as(op->b)) return self;            \
-    if (a.dtype() != b.dtype()) match_types(a, b);                    \
-    return N##Node::make(a, b);                                       \
+#define MINITVM_BIN(N)                                         \
+  Expr IRMutator::visit(const N##Node* op, const Expr& self) { \
+    Expr a = mutate(op->a), b = mutate(op->b);                 \
+    if (a.same_as(op->a) && b.same_as(op->b)) return self;     \
+    if (a.dtype() != b.dtype()) match_types(a, b);             \
+    return N##Node::make(a, b);                                \
   }
 MINITVM_FOR_EACH_BINARY(MINITVM_BIN)
 #undef MINITVM_BIN
@@ -176,7 +202,8 @@ Expr IRMutator::visit(const NotNode* op, const Expr& self) {
 }
 Expr IRMutator::visit(const SelectNode* op, const Expr& self) {
   Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
-  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+    return self;
   return SelectNode::make(c, t, f);
 }
 Expr IRMutator::visit(const LoadNode* op, const Expr& self) {
@@ -267,7 +294,8 @@ Stmt IRMutator::visit(const RealizeNode* op, const Stmt& self) {
   Expr c = mutate(op->condition);
   Stmt b = mutate(op->body);
   if (!changed && c.same_as(op->condition) && b.same_as(op->body)) return self;
-  return RealizeNode::make(op->op, op->value_index, op->dtype, changed ? bounds : op->bounds, op->scope, c, b);
+  return RealizeNode::make(op->op, op->value_index, op->dtype, changed ? bounds : op->bounds,
+                           op->scope, c, b);
 }
 Stmt IRMutator::visit(const ProducerConsumerNode* op, const Stmt& self) {
   Stmt b = mutate(op->body);

@@ -21,14 +21,17 @@ class Substituter : public IRMutator {
     auto it = m_.find(op->buffer_var.get());
     if (it == m_.end()) return r;
     auto* l = r.as<LoadNode>();
-    return LoadNode::make(l->dtype, Var(Ref<VarNode>(static_cast<const VarNode*>(it->second.get()))), l->index, l->predicate);
+    return LoadNode::make(l->dtype,
+                          Var(Ref<VarNode>(static_cast<const VarNode*>(it->second.get()))),
+                          l->index, l->predicate);
   }
   Stmt visit(const StoreNode* op, const Stmt& self) override {
     Stmt r = IRMutator::visit(op, self);
     auto it = m_.find(op->buffer_var.get());
     if (it == m_.end()) return r;
     auto* s = r.as<StoreNode>();
-    return StoreNode::make(Var(Ref<VarNode>(static_cast<const VarNode*>(it->second.get()))), s->value, s->index, s->predicate);
+    return StoreNode::make(Var(Ref<VarNode>(static_cast<const VarNode*>(it->second.get()))),
+                           s->value, s->index, s->predicate);
   }
 
  private:
@@ -98,7 +101,8 @@ class Equal {
       auto* y = b.as<IterVarNode>();
       return var(x->var, y->var) && x->thread_tag == y->thread_tag;
     }
-    if (a->kind() == NodeKind::Var) return var(static_cast<const VarNode*>(a.get()), static_cast<const VarNode*>(b.get()));
+    if (a->kind() == NodeKind::Var)
+      return var(static_cast<const VarNode*>(a.get()), static_cast<const VarNode*>(b.get()));
     return false;
   }
 
@@ -107,19 +111,25 @@ class Equal {
     if (!a.defined() || !b.defined()) return false;
     if (a->kind() != b->kind() || a.dtype() != b.dtype()) return false;
     switch (a->kind()) {
-      case NodeKind::IntImm: return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
-      case NodeKind::FloatImm: return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
-      case NodeKind::StringImm: return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
-      case NodeKind::Var: return var(static_cast<const VarNode*>(a.get()), static_cast<const VarNode*>(b.get()));
-      case NodeKind::Cast: return expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
-#define MINITVM_BIN(N)                                          \
-  case NodeKind::N: {                                           \
-    auto *x = a.as<N##Node>(), *y = b.as<N##Node>();            \
-    return expr(x->a, y->a) && expr(x->b, y->b);                \
+      case NodeKind::IntImm:
+        return a.as<IntImmNode>()->value == b.as<IntImmNode>()->value;
+      case NodeKind::FloatImm:
+        return a.as<FloatImmNode>()->value == b.as<FloatImmNode>()->value;
+      case NodeKind::StringImm:
+        return a.as<StringImmNode>()->value == b.as<StringImmNode>()->value;
+      case NodeKind::Var:
+        return var(static_cast<const VarNode*>(a.get()), static_cast<const VarNode*>(b.get()));
+      case NodeKind::Cast:
+        return expr(a.as<CastNode>()->value, b.as<CastNode>()->value);
+#define MINITVM_BIN(N)                               \
+  case NodeKind::N: {                                \
+    auto *x = a.as<N##Node>(), *y = b.as<N##Node>(); \
+    return expr(x->a, y->a) && expr(x->b, y->b);     \
   }
-      MINITVM_FOR_EACH_BINARY(MINITVM_BIN)
+        MINITVM_FOR_EACH_BINARY(MINITVM_BIN)
 #undef MINITVM_BIN
-      case NodeKind::Not: return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
+      case NodeKind::Not:
+        return expr(a.as<NotNode>()->a, b.as<NotNode>()->a);
       case NodeKind::Select: {
         auto *x = a.as<SelectNode>(), *y = b.as<SelectNode>();
         return expr(x->condition, y->condition) && expr(x->true_value, y->true_value) &&
@@ -127,7 +137,8 @@ class Equal {
       }
       case NodeKind::Load: {
         auto *x = a.as<LoadNode>(), *y = b.as<LoadNode>();
-        return var(x->buffer_var, y->buffer_var) && expr(x->index, y->index) && expr(x->predicate, y->predicate);
+        return var(x->buffer_var, y->buffer_var) && expr(x->index, y->index) &&
+               expr(x->predicate, y->predicate);
       }
       case NodeKind::Ramp: {
         auto *x = a.as<RampNode>(), *y = b.as<RampNode>();
@@ -155,9 +166,11 @@ class Equal {
       }
       case NodeKind::ProducerLoad: {
         auto *x = a.as<ProducerLoadNode>(), *y = b.as<ProducerLoadNode>();
-        return x->op.same_as(y->op) && x->value_index == y->value_index && exprs(x->indices, y->indices);
+        return x->op.same_as(y->op) && x->value_index == y->value_index &&
+               exprs(x->indices, y->indices);
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -172,33 +185,36 @@ class Equal {
       }
       case NodeKind::AttrStmt: {
         auto *x = a.as<AttrStmtNode>(), *y = b.as<AttrStmtNode>();
-        return x->attr_kind == y->attr_kind && x->pragma_key == y->pragma_key && node_ref(x->node, y->node) &&
-               expr(x->value, y->value) && stmt(x->body, y->body);
+        return x->attr_kind == y->attr_kind && x->pragma_key == y->pragma_key &&
+               node_ref(x->node, y->node) && expr(x->value, y->value) && stmt(x->body, y->body);
       }
       case NodeKind::AssertStmt: {
         auto *x = a.as<AssertStmtNode>(), *y = b.as<AssertStmtNode>();
-        return expr(x->condition, y->condition) && x->message == y->message && stmt(x->body, y->body);
+        return expr(x->condition, y->condition) && x->message == y->message &&
+               stmt(x->body, y->body);
       }
       case NodeKind::Store: {
         auto *x = a.as<StoreNode>(), *y = b.as<StoreNode>();
-        return var(x->buffer_var, y->buffer_var) && expr(x->value, y->value) && expr(x->index, y->index) &&
-               expr(x->predicate, y->predicate);
+        return var(x->buffer_var, y->buffer_var) && expr(x->value, y->value) &&
+               expr(x->index, y->index) && expr(x->predicate, y->predicate);
       }
       case NodeKind::Provide: {
         auto *x = a.as<ProvideNode>(), *y = b.as<ProvideNode>();
-        return x->op.same_as(y->op) && x->value_index == y->value_index && expr(x->value, y->value) &&
-               exprs(x->args, y->args);
+        return x->op.same_as(y->op) && x->value_index == y->value_index &&
+               expr(x->value, y->value) && exprs(x->args, y->args);
       }
       case NodeKind::Allocate: {
         auto *x = a.as<AllocateNode>(), *y = b.as<AllocateNode>();
         return x->dtype == y->dtype && x->scope == y->scope && var(x->buffer_var, y->buffer_var) &&
-               exprs(x->extents, y->extents) && expr(x->condition, y->condition) && stmt(x->body, y->body);
+               exprs(x->extents, y->extents) && expr(x->condition, y->condition) &&
+               stmt(x->body, y->body);
       }
       case NodeKind::Realize: {
         auto *x = a.as<RealizeNode>(), *y = b.as<RealizeNode>();
         if (!x->op.same_as(y->op) || x->bounds.size() != y->bounds.size()) return false;
         for (size_t i = 0; i < x->bounds.size(); ++i)
-          if (!expr(x->bounds[i].min(), y->bounds[i].min()) || !expr(x->bounds[i].extent(), y->bounds[i].extent()))
+          if (!expr(x->bounds[i].min(), y->bounds[i].min()) ||
+              !expr(x->bounds[i].extent(), y->bounds[i].extent()))
             return false;
         return stmt(x->body, y->body);
       }
@@ -219,13 +235,15 @@ class Equal {
                (x->else_case.defined() == y->else_case.defined()) &&
                (!x->else_case.defined() || stmt(x->else_case, y->else_case));
       }
-      case NodeKind::Evaluate: return expr(a.as<EvaluateNode>()->value, b.as<EvaluateNode>()->value);
+      case NodeKind::Evaluate:
+        return expr(a.as<EvaluateNode>()->value, b.as<EvaluateNode>()->value);
       case NodeKind::For: {
         auto *x = a.as<ForNode>(), *y = b.as<ForNode>();
         return x->for_kind == y->for_kind && expr(x->min, y->min) && expr(x->extent, y->extent) &&
                var(x->loop_var, y->loop_var) && stmt(x->body, y->body);
       }
-      default: return false;
+      default:
+        return false;
     }
   }
 
@@ -254,8 +272,12 @@ bool uses_var(const Stmt& s, const std::function<bool(const VarNode*)>& pred) {
   v.visit_stmt(s);
   return v.found;
 }
-bool structural_equal(const Expr& a, const Expr& b, bool map_free_vars) { return Equal(map_free_vars).expr(a, b); }
-bool structural_equal(const Stmt& a, const Stmt& b, bool map_free_vars) { return Equal(map_free_vars).stmt(a, b); }
+bool structural_equal(const Expr& a, const Expr& b, bool map_free_vars) {
+  return Equal(map_free_vars).expr(a, b);
+}
+bool structural_equal(const Stmt& a, const Stmt& b, bool map_free_vars) {
+  return Equal(map_free_vars).stmt(a, b);
+}
 
 size_t structural_hash(const Expr& e) {
   size_t h = 0;

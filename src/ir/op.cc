@@ -18,9 +18,12 @@ void match_types(Expr& a, Expr& b) {
   if (ta == tb) return;
   // Vector/scalar: broadcast the scalar.
   if (ta.lanes() != tb.lanes()) {
-    if (ta.is_scalar()) a = BroadcastNode::make(a, tb.lanes());
-    else if (tb.is_scalar()) b = BroadcastNode::make(b, ta.lanes());
-    else MINITVM_USER_ERROR << "cannot combine vectors of " << ta << " and " << tb;
+    if (ta.is_scalar())
+      a = BroadcastNode::make(a, tb.lanes());
+    else if (tb.is_scalar())
+      b = BroadcastNode::make(b, ta.lanes());
+    else
+      MINITVM_USER_ERROR << "cannot combine vectors of " << ta << " and " << tb;
     ta = a.dtype();
     tb = b.dtype();
     if (ta == tb) return;
@@ -108,7 +111,9 @@ Expr operator/(Expr a, Expr b) {
   if (c.floats() && c.fb->value != 0) return make_const(a.dtype(), c.fa->value / c.fb->value);
   return DivNode::make(a, b);
 }
-Expr operator%(Expr a, Expr b) { return truncmod(std::move(a), std::move(b)); }
+Expr operator%(Expr a, Expr b) {
+  return truncmod(std::move(a), std::move(b));
+}
 Expr operator-(Expr a) {
   if (auto* i = as_const_int(a)) return make_const(a.dtype(), -*i);
   if (auto* f = a.as<FloatImmNode>()) return make_const(a.dtype(), -f->value);
@@ -165,13 +170,13 @@ Expr max(Expr a, Expr b) {
   return MaxNode::make(a, b);
 }
 
-#define MINITVM_CMP(OP, NODE)                                             \
-  Expr OP(Expr a, Expr b) {                                               \
-    match_types(a, b);                                                    \
-    ConstPair c(a, b);                                                    \
-    if (c.ints()) return make_const(DataType::Bool(), int64_t(*c.ia OP_SYM *c.ib)); \
+#define MINITVM_CMP(OP, NODE)                                                                     \
+  Expr OP(Expr a, Expr b) {                                                                       \
+    match_types(a, b);                                                                            \
+    ConstPair c(a, b);                                                                            \
+    if (c.ints()) return make_const(DataType::Bool(), int64_t(*c.ia OP_SYM * c.ib));              \
     if (c.floats()) return make_const(DataType::Bool(), int64_t(c.fa->value OP_SYM c.fb->value)); \
-    return NODE::make(a, b);                                              \
+    return NODE::make(a, b);                                                                      \
   }
 #define OP_SYM <
 MINITVM_CMP(operator<, LTNode)
@@ -241,33 +246,62 @@ static Expr float_intrin(Intrinsic op, Expr x) {
   if (auto* f = x.as<FloatImmNode>()) {
     double v = f->value;
     switch (op) {
-      case Intrinsic::Exp: return make_const(x.dtype(), std::exp(v));
-      case Intrinsic::Log: return make_const(x.dtype(), std::log(v));
-      case Intrinsic::Sqrt: return make_const(x.dtype(), std::sqrt(v));
-      case Intrinsic::Fabs: return make_const(x.dtype(), std::fabs(v));
-      case Intrinsic::Floor: return make_const(x.dtype(), std::floor(v));
-      case Intrinsic::Ceil: return make_const(x.dtype(), std::ceil(v));
-      default: break;
+      case Intrinsic::Exp:
+        return make_const(x.dtype(), std::exp(v));
+      case Intrinsic::Log:
+        return make_const(x.dtype(), std::log(v));
+      case Intrinsic::Sqrt:
+        return make_const(x.dtype(), std::sqrt(v));
+      case Intrinsic::Fabs:
+        return make_const(x.dtype(), std::fabs(v));
+      case Intrinsic::Floor:
+        return make_const(x.dtype(), std::floor(v));
+      case Intrinsic::Ceil:
+        return make_const(x.dtype(), std::ceil(v));
+      default:
+        break;
     }
   }
   return CallNode::make(x.dtype(), op, {x});
 }
-Expr exp(Expr x) { return float_intrin(Intrinsic::Exp, x); }
-Expr log(Expr x) { return float_intrin(Intrinsic::Log, x); }
-Expr sqrt(Expr x) { return float_intrin(Intrinsic::Sqrt, x); }
-Expr tanh(Expr x) { return float_intrin(Intrinsic::Tanh, x); }
-Expr fabs(Expr x) { return float_intrin(Intrinsic::Fabs, x); }
+Expr exp(Expr x) {
+  return float_intrin(Intrinsic::Exp, x);
+}
+Expr log(Expr x) {
+  return float_intrin(Intrinsic::Log, x);
+}
+Expr sqrt(Expr x) {
+  return float_intrin(Intrinsic::Sqrt, x);
+}
+Expr tanh(Expr x) {
+  return float_intrin(Intrinsic::Tanh, x);
+}
+Expr fabs(Expr x) {
+  return float_intrin(Intrinsic::Fabs, x);
+}
 Expr abs(Expr x) {
   if (x.dtype().is_floating()) return fabs(x);
   if (x.dtype().is_uint() || x.dtype().is_bool()) return x;
   return select(x < make_zero(x.dtype()), -x, x);
 }
-Expr floor(Expr x) { return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Floor, x); }
-Expr ceil(Expr x) { return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Ceil, x); }
-Expr round(Expr x) { return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Round, x); }
-Expr trunc(Expr x) { return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Trunc, x); }
-Expr erf(Expr x) { return float_intrin(Intrinsic::Erf, x); }
-Expr sigmoid(Expr x) { return float_intrin(Intrinsic::Sigmoid, x); }
+Expr floor(Expr x) {
+  return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Floor, x);
+}
+Expr ceil(Expr x) {
+  return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Ceil, x);
+}
+Expr round(Expr x) {
+  return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Round, x);
+}
+Expr trunc(Expr x) {
+  return x.dtype().is_integral() ? x : float_intrin(Intrinsic::Trunc, x);
+}
+Expr erf(Expr x) {
+  return float_intrin(Intrinsic::Erf, x);
+}
+Expr sigmoid(Expr x) {
+  return float_intrin(Intrinsic::Sigmoid, x);
+}
 Expr pow(Expr x, Expr y) {
   match_types(x, y);
   if (!x.dtype().is_floating()) {
@@ -288,20 +322,46 @@ Expr isinf(Expr x) {
 // ---- literal overloads -------------------------------------------------------------------------
 // An int literal takes the other operand's type; a float literal takes the other operand's type
 // when that is floating, else becomes float32 (and the int side is promoted by match_types).
-static Expr lit(const Expr& other, int64_t v) { return make_const(other.dtype().element_of(), v); }
+static Expr lit(const Expr& other, int64_t v) {
+  return make_const(other.dtype().element_of(), v);
+}
 static Expr lit(const Expr& other, double v) {
   DataType t = other.dtype().element_of();
   return make_const(t.is_floating() ? t : DataType::Float(32), v);
 }
-#define MINITVM_LITERAL_IMPL(OP)                                               \
-  Expr OP(Expr a, int b) { Expr l = lit(a, int64_t(b)); return OP(a, l); }     \
-  Expr OP(int a, Expr b) { Expr l = lit(b, int64_t(a)); return OP(l, b); }     \
-  Expr OP(Expr a, int64_t b) { Expr l = lit(a, b); return OP(a, l); }          \
-  Expr OP(int64_t a, Expr b) { Expr l = lit(b, a); return OP(l, b); }          \
-  Expr OP(Expr a, float b) { Expr l = lit(a, double(b)); return OP(a, l); }    \
-  Expr OP(float a, Expr b) { Expr l = lit(b, double(a)); return OP(l, b); }    \
-  Expr OP(Expr a, double b) { Expr l = lit(a, b); return OP(a, l); }           \
-  Expr OP(double a, Expr b) { Expr l = lit(b, a); return OP(l, b); }
+#define MINITVM_LITERAL_IMPL(OP) \
+  Expr OP(Expr a, int b) {       \
+    Expr l = lit(a, int64_t(b)); \
+    return OP(a, l);             \
+  }                              \
+  Expr OP(int a, Expr b) {       \
+    Expr l = lit(b, int64_t(a)); \
+    return OP(l, b);             \
+  }                              \
+  Expr OP(Expr a, int64_t b) {   \
+    Expr l = lit(a, b);          \
+    return OP(a, l);             \
+  }                              \
+  Expr OP(int64_t a, Expr b) {   \
+    Expr l = lit(b, a);          \
+    return OP(l, b);             \
+  }                              \
+  Expr OP(Expr a, float b) {     \
+    Expr l = lit(a, double(b));  \
+    return OP(a, l);             \
+  }                              \
+  Expr OP(float a, Expr b) {     \
+    Expr l = lit(b, double(a));  \
+    return OP(l, b);             \
+  }                              \
+  Expr OP(Expr a, double b) {    \
+    Expr l = lit(a, b);          \
+    return OP(a, l);             \
+  }                              \
+  Expr OP(double a, Expr b) {    \
+    Expr l = lit(b, a);          \
+    return OP(l, b);             \
+  }
 MINITVM_LITERAL_IMPL(operator+)
 MINITVM_LITERAL_IMPL(operator-)
 MINITVM_LITERAL_IMPL(operator*)
@@ -322,7 +382,8 @@ MINITVM_LITERAL_IMPL(truncmod)
 #undef MINITVM_LITERAL_IMPL
 
 // ---- reducers ----------------------------------------------------------------------------------
-static CommReducer make_reducer(const char* name, DataType t, Expr (*f)(Expr, Expr), Expr identity) {
+static CommReducer make_reducer(const char* name, DataType t, Expr (*f)(Expr, Expr),
+                                Expr identity) {
   auto n = make_object<CommReducerNode>();
   auto* m = const_cast<CommReducerNode*>(n.get());
   Var x("x", t), y("y", t);
@@ -333,16 +394,33 @@ static CommReducer make_reducer(const char* name, DataType t, Expr (*f)(Expr, Ex
   m->name = name;
   return n;
 }
-static Expr add_f(Expr a, Expr b) { return a + b; }
-static Expr mul_f(Expr a, Expr b) { return a * b; }
-static Expr max_f(Expr a, Expr b) { return max(a, b); }
-static Expr min_f(Expr a, Expr b) { return min(a, b); }
-CommReducer sum_reducer(DataType t) { return make_reducer("sum", t, add_f, make_zero(t)); }
-CommReducer prod_reducer(DataType t) { return make_reducer("prod", t, mul_f, make_const(t, int64_t{1})); }
-CommReducer max_reducer(DataType t) { return make_reducer("max", t, max_f, min_value(t)); }
-CommReducer min_reducer(DataType t) { return make_reducer("min", t, min_f, max_value(t)); }
+static Expr add_f(Expr a, Expr b) {
+  return a + b;
+}
+static Expr mul_f(Expr a, Expr b) {
+  return a * b;
+}
+static Expr max_f(Expr a, Expr b) {
+  return max(a, b);
+}
+static Expr min_f(Expr a, Expr b) {
+  return min(a, b);
+}
+CommReducer sum_reducer(DataType t) {
+  return make_reducer("sum", t, add_f, make_zero(t));
+}
+CommReducer prod_reducer(DataType t) {
+  return make_reducer("prod", t, mul_f, make_const(t, int64_t{1}));
+}
+CommReducer max_reducer(DataType t) {
+  return make_reducer("max", t, max_f, min_value(t));
+}
+CommReducer min_reducer(DataType t) {
+  return make_reducer("min", t, min_f, max_value(t));
+}
 
-std::vector<Expr> CommReducerNode::combine(const std::vector<Expr>& a, const std::vector<Expr>& b) const {
+std::vector<Expr> CommReducerNode::combine(const std::vector<Expr>& a,
+                                           const std::vector<Expr>& b) const {
   VarMap vmap;
   for (size_t i = 0; i < lhs.size(); ++i) {
     vmap[lhs[i].get()] = a[i];

@@ -64,8 +64,10 @@ class Printer : public IRVisitor {
     std::ostringstream tmp;
     tmp << op->value;
     os_ << tmp.str();
-    if (op->dtype.bits() == 32) os_ << "f";
-    else if (op->dtype.bits() == 16) os_ << "h";
+    if (op->dtype.bits() == 32)
+      os_ << "f";
+    else if (op->dtype.bits() == 16)
+      os_ << "h";
   }
   void visit(const StringImmNode* op) override { os_ << '"' << op->value << '"'; }
   void visit(const VarNode* op) override { os_ << op->name_hint; }
@@ -256,8 +258,8 @@ class Printer : public IRVisitor {
   }
   void visit(const AllocateNode* op) override {
     indent();
-    os_ << "// attr [" << op->buffer_var->name_hint << "] storage_scope = \"" << storage_scope_name(op->scope)
-        << "\"\n";
+    os_ << "// attr [" << op->buffer_var->name_hint << "] storage_scope = \""
+        << storage_scope_name(op->scope) << "\"\n";
     indent();
     os_ << "allocate " << op->buffer_var->name_hint << "[" << op->dtype;
     for (auto& e : op->extents) {

@@ -4,10 +4,14 @@ namespace minitvm::ir {
 
 const char* storage_scope_name(StorageScope s) {
   switch (s) {
-    case StorageScope::Global: return "global";
-    case StorageScope::Shared: return "shared";
-    case StorageScope::Local: return "local";
-    case StorageScope::Warp: return "warp";
+    case StorageScope::Global:
+      return "global";
+    case StorageScope::Shared:
+      return "shared";
+    case StorageScope::Local:
+      return "local";
+    case StorageScope::Warp:
+      return "warp";
   }
   return "?";
 }
@@ -16,33 +20,49 @@ StorageScope parse_storage_scope(const std::string& s) {
   if (s == "shared") return StorageScope::Shared;
   if (s == "local") return StorageScope::Local;
   if (s == "warp") return StorageScope::Warp;
-  MINITVM_USER_ERROR << "unknown storage scope '" << s << "' (expected global, shared, local or warp)";
+  MINITVM_USER_ERROR << "unknown storage scope '" << s
+                     << "' (expected global, shared, local or warp)";
   return StorageScope::Global;
 }
 
 std::string attr_key_name(AttrKind k, const std::string& pragma_key) {
   switch (k) {
-    case AttrKind::ThreadExtent: return "thread_extent";
-    case AttrKind::VirtualThread: return "virtual_thread";
-    case AttrKind::RealizeScope: return "realize_scope";
-    case AttrKind::PragmaAutoUnrollMaxStep: return "pragma_auto_unroll_max_step";
-    case AttrKind::PragmaUnrollExplicit: return "pragma_unroll_explicit";
-    case AttrKind::Pragma: return "pragma_" + pragma_key;
-    case AttrKind::LoopScope: return "loop_scope";
-    case AttrKind::ReduceScope: return "reduce_scope";
-    case AttrKind::DoubleBufferScope: return "double_buffer_scope";
-    case AttrKind::DoubleBufferWrite: return "double_buffer_write";
-    case AttrKind::PrefetchScope: return "prefetch_scope";
+    case AttrKind::ThreadExtent:
+      return "thread_extent";
+    case AttrKind::VirtualThread:
+      return "virtual_thread";
+    case AttrKind::RealizeScope:
+      return "realize_scope";
+    case AttrKind::PragmaAutoUnrollMaxStep:
+      return "pragma_auto_unroll_max_step";
+    case AttrKind::PragmaUnrollExplicit:
+      return "pragma_unroll_explicit";
+    case AttrKind::Pragma:
+      return "pragma_" + pragma_key;
+    case AttrKind::LoopScope:
+      return "loop_scope";
+    case AttrKind::ReduceScope:
+      return "reduce_scope";
+    case AttrKind::DoubleBufferScope:
+      return "double_buffer_scope";
+    case AttrKind::DoubleBufferWrite:
+      return "double_buffer_write";
+    case AttrKind::PrefetchScope:
+      return "prefetch_scope";
   }
   return "?";
 }
 
 const char* for_kind_name(ForKind k) {
   switch (k) {
-    case ForKind::Serial: return "for";
-    case ForKind::Parallel: return "parallel";
-    case ForKind::Vectorized: return "vectorized";
-    case ForKind::Unrolled: return "unrolled";
+    case ForKind::Serial:
+      return "for";
+    case ForKind::Parallel:
+      return "parallel";
+    case ForKind::Vectorized:
+      return "vectorized";
+    case ForKind::Unrolled:
+      return "unrolled";
   }
   return "?";
 }
@@ -59,7 +79,8 @@ Stmt LetStmtNode::make(Var var, Expr value, Stmt body) {
   mut(n)->body = std::move(body);
   return n;
 }
-Stmt AttrStmtNode::make(Ref<Object> node, AttrKind kind, Expr value, Stmt body, std::string pragma_key) {
+Stmt AttrStmtNode::make(Ref<Object> node, AttrKind kind, Expr value, Stmt body,
+                        std::string pragma_key) {
   auto n = make_object<AttrStmtNode>();
   mut(n)->node = std::move(node);
   mut(n)->attr_kind = kind;
@@ -80,7 +101,8 @@ Stmt StoreNode::make(Var buf, Expr value, Expr index, Expr pred) {
   auto n = make_object<StoreNode>();
   mut(n)->buffer_var = std::move(buf);
   mut(n)->value = std::move(value);
-  mut(n)->predicate = pred.defined() ? pred : make_const(DataType::Bool(index.dtype().lanes()), int64_t{1});
+  mut(n)->predicate =
+      pred.defined() ? pred : make_const(DataType::Bool(index.dtype().lanes()), int64_t{1});
   mut(n)->index = std::move(index);
   return n;
 }
@@ -112,8 +134,8 @@ int64_t AllocateNode::constant_size() const {
   }
   return s;
 }
-Stmt RealizeNode::make(FunctionRef op, int vi, DataType dtype, std::vector<Range> bounds, StorageScope scope,
-                       Expr condition, Stmt body) {
+Stmt RealizeNode::make(FunctionRef op, int vi, DataType dtype, std::vector<Range> bounds,
+                       StorageScope scope, Expr condition, Stmt body) {
   auto n = make_object<RealizeNode>();
   mut(n)->op = std::move(op);
   mut(n)->value_index = vi;
@@ -161,7 +183,8 @@ Stmt EvaluateNode::make(Expr v) {
 }
 Stmt ForNode::make(Var v, Expr min, Expr extent, ForKind kind, Stmt body) {
   MINITVM_ICHECK(min.defined() && extent.defined()) << "For with undefined bounds";
-  MINITVM_ICHECK(min.dtype().is_integral() && extent.dtype().is_integral()) << "For bounds must be integers";
+  MINITVM_ICHECK(min.dtype().is_integral() && extent.dtype().is_integral())
+      << "For bounds must be integers";
   auto n = make_object<ForNode>();
   mut(n)->loop_var = std::move(v);
   mut(n)->min = std::move(min);
@@ -171,7 +194,9 @@ Stmt ForNode::make(Var v, Expr min, Expr extent, ForKind kind, Stmt body) {
   return n;
 }
 
-Stmt make_nop() { return EvaluateNode::make(make_const(DataType::Int(32), int64_t{0})); }
+Stmt make_nop() {
+  return EvaluateNode::make(make_const(DataType::Int(32), int64_t{0}));
+}
 bool is_nop(const Stmt& s) {
   if (!s.defined()) return true;
   if (auto* e = s.as<EvaluateNode>()) return is_const(e->value);
@@ -190,7 +215,8 @@ Buffer Buffer::make(std::string name, DataType dtype, std::vector<Expr> shape, S
 Expr Buffer::offset_of(const std::vector<Expr>& idx) const {
   auto* b = get();
   MINITVM_ICHECK(idx.size() == b->shape.size() || b->shape.empty())
-      << "buffer " << b->name << " indexed with " << idx.size() << " indices, has " << b->shape.size() << " dims";
+      << "buffer " << b->name << " indexed with " << idx.size() << " indices, has "
+      << b->shape.size() << " dims";
   if (idx.empty()) return make_const(DataType::Int(32), int64_t{0});
   Expr off;
   if (!b->strides.empty()) {
@@ -205,7 +231,8 @@ Expr Buffer::offset_of(const std::vector<Expr>& idx) const {
   return off;
 }
 
-PrimFunc PrimFunc::make(std::string name, std::vector<Var> params, std::map<const VarNode*, Buffer> bm, Stmt body) {
+PrimFunc PrimFunc::make(std::string name, std::vector<Var> params,
+                        std::map<const VarNode*, Buffer> bm, Stmt body) {
   auto n = make_object<PrimFuncNode>();
   mut(n)->name = std::move(name);
   mut(n)->params = std::move(params);

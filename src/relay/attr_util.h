@@ -1,6 +1,6 @@
 /** \file
- * Helpers shared by the relay sources that read call attributes (type rules, the reference executor,
- * lowering). Internal to the relay module.
+ * Helpers shared by the relay sources that read call attributes (type rules, the reference
+ * executor, lowering). Internal to the relay module.
  */
 #pragma once
 

@@ -18,11 +18,11 @@
 #include <unordered_map>
 
 #include "minitvm/autotune/target.h"
+#include "minitvm/autotune/task.h"
 #include "minitvm/autotune/template_spaces.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/cuda_schedule.h"
-#include "minitvm/autotune/task.h"
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/transform/lower.h"
 #include "relay/lower_ops.h"
@@ -41,7 +41,8 @@ class PassLogger {
   explicit PassLogger(std::ostream* os) : os_(os) {
     if (!os_ && std::getenv("MINITVM_PRINT_IR")) os_ = &std::cerr;
   }
-  Function run(const std::string& name, const Function& in, const std::function<Function(const Function&)>& pass) {
+  Function run(const std::string& name, const Function& in,
+               const std::function<Function(const Function&)>& pass) {
     Function out = pass(in);
     if (os_) {
       bool same = out.body == in.body && out.params == in.params;
@@ -76,7 +77,9 @@ Function scalars_to_1d(const Function& f) {
   });
 }
 
-bool is_cuda(const autotune::Target& t) { return t.name == "cuda" || t.name == "nvptx"; }
+bool is_cuda(const autotune::Target& t) {
+  return t.name == "cuda" || t.name == "nvptx";
+}
 
 std::vector<ir::Expr> shape_exprs(const std::vector<int64_t>& s) {
   std::vector<ir::Expr> r;
@@ -134,7 +137,8 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
     r.info.template_key = "conv2d_NCHWc.x86";
     r.info.is_fallback = c.is_fallback;
     r.info.config_index = c.is_fallback ? -1 : c.cfg.index;
-    r.info.tuning_workloads = {topi::cpu::conv2d_nchwc_workload(ds, ks, conv_attrs(m))};  // the 0.2 task key
+    r.info.tuning_workloads = {
+        topi::cpu::conv2d_nchwc_workload(ds, ks, conv_attrs(m))};  // the 0.2 task key
     return r;
   }
   if (m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
@@ -151,10 +155,12 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   if (conv) {
     const auto& ds = m.args[0]->types[0].shape;
     const auto& ks = m.args[1]->types[0].shape;
-    if (detail::is_depthwise(m)) wl = topi::depthwise_workloads(ds, ks, conv_attrs(m));
+    if (detail::is_depthwise(m))
+      wl = topi::depthwise_workloads(ds, ks, conv_attrs(m));
     else if (detail::is_grouped(m))
       wl = topi::group_conv2d_workloads(ds, ks, conv_attrs(m), m.attrs.at("groups").get<int64_t>());
-    else wl = topi::conv2d_workloads(ds, ks, conv_attrs(m));
+    else
+      wl = topi::conv2d_workloads(ds, ks, conv_attrs(m));
   } else {
     const auto& ds = m.args[0]->types[0].shape;
     const auto& ws = m.args[1]->types[0].shape;
@@ -192,7 +198,8 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
   te::Schedule s = te::create_schedule(ops);
   for (auto& op : ops) topi::detail::traverse_inline(s, op, [](const te::Operation&) {});
   for (auto& st : s.stages()) {
-    if (st->attach_type != te::AttachType::GroupRoot || st->op.op_type() != te::OpType::Compute) continue;
+    if (st->attach_type != te::AttachType::GroupRoot || st->op.op_type() != te::OpType::Compute)
+      continue;
     te::Stage stage(st);
     std::vector<IterVar> axes = st->op.axis();
     if (axes.empty()) continue;
@@ -223,7 +230,8 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
 
 bool all_injective(const FusedGroup& g) {
   for (auto& n : g.nodes)
-    if (static_cast<int>(op_pattern(n->name)) > static_cast<int>(OpPattern::kInjective)) return false;
+    if (static_cast<int>(op_pattern(n->name)) > static_cast<int>(OpPattern::kInjective))
+      return false;
   return true;
 }
 
@@ -261,10 +269,14 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     } else {
       auto geo = autotune::conv_geometry(dec.v01);
       MINITVM_USER_CHECK(geo.has_value()) << g.func_name << ": conv2d workload out of range";
-      if (detail::is_depthwise(m)) s = topi::cuda::schedule_depthwise_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
-      else if (detail::is_grouped(m)) s = topi::cuda::schedule_group_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
-      else if (wino) s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
-      else s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
+      if (detail::is_depthwise(m))
+        s = topi::cuda::schedule_depthwise_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
+      else if (detail::is_grouped(m))
+        s = topi::cuda::schedule_group_conv2d_nchw(outs, *dec.d.cfg, *geo, t);
+      else if (wino)
+        s = topi::cuda::schedule_conv2d_winograd(*wino, outs, *dec.d.cfg, *geo, t);
+      else
+        s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
     }
   } else if (!cuda && m.name == "nn.contrib_conv2d_NCHWc") {
     s = topi::cpu::schedule_conv2d_nchwc_fused(*dec.d.cfg, outs);
@@ -272,8 +284,8 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     s = topi::cpu::schedule_depthwise_conv2d_nchwc(outs);
   } else if (!cuda && m.name == "nn.conv2d") {
     s = detail::is_depthwise(m) ? topi::cpu::schedule_depthwise_conv2d_nchw(outs)
-        : detail::is_grouped(m)  ? topi::cpu::schedule_group_conv2d_nchw(outs)
-                                 : topi::cpu::schedule_conv2d_nchw(outs);
+        : detail::is_grouped(m) ? topi::cpu::schedule_group_conv2d_nchw(outs)
+                                : topi::cpu::schedule_conv2d_nchw(outs);
   } else if (!cuda && m.name == "nn.dense") {
     s = topi::cpu::schedule_dense(outs);
   } else if (!cuda && all_injective(g) && outs.size() == 1) {
@@ -302,7 +314,8 @@ GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
     std::string op, name, func;
     std::vector<std::array<int, 3>> inputs;
     int num_outputs = 1;
-    std::string ops = {}, op_type = {};  // tvm_op attrs for the profiler: the group's ops, its master op
+    std::string ops = {},
+                op_type = {};  // tvm_op attrs for the profiler: the group's ops, its master op
   };
   std::vector<Node> nodes;
   std::vector<int> row_ptr{0};
@@ -375,12 +388,14 @@ GraphJson graph_json(const FusedGraph& fg, const transform::MemoryPlan& plan) {
     const Node& n = nodes[i];
     os << "    {\"op\": \"" << n.op << "\", \"name\": \"" << n.name << "\", ";
     if (n.op == "tvm_op")
-      os << "\"attrs\": {\"func_name\": \"" << n.func << "\", \"flatten_data\": \"0\", \"num_inputs\": \""
-         << n.inputs.size() << "\", \"num_outputs\": \"" << n.num_outputs << "\", \"ops\": \"" << n.ops
+      os << "\"attrs\": {\"func_name\": \"" << n.func
+         << "\", \"flatten_data\": \"0\", \"num_inputs\": \"" << n.inputs.size()
+         << "\", \"num_outputs\": \"" << n.num_outputs << "\", \"ops\": \"" << n.ops
          << "\", \"op_type\": \"" << n.op_type << "\"}, ";
     os << "\"inputs\": [";
     for (size_t k = 0; k < n.inputs.size(); ++k)
-      os << (k ? ", " : "") << "[" << n.inputs[k][0] << ", " << n.inputs[k][1] << ", " << n.inputs[k][2] << "]";
+      os << (k ? ", " : "") << "[" << n.inputs[k][0] << ", " << n.inputs[k][1] << ", "
+         << n.inputs[k][2] << "]";
     os << "]}" << (i + 1 < nodes.size() ? "," : "") << "\n";
   }
   os << "  ],\n  \"arg_nodes\": [";
@@ -417,7 +432,8 @@ std::string mb(int64_t b) {
 
 Function optimize(const Function& f, const Params& params, const BuildOptions& opt) {
   PassLogger log(opt.print_after_each_pass);
-  Function g = log.run("bind_params", f, [&](const Function& x) { return transform::bind_params(x, params); });
+  Function g = log.run("bind_params", f,
+                       [&](const Function& x) { return transform::bind_params(x, params); });
   g = log.run("simplify_inference", g, transform::simplify_inference);
   if (opt.opt_level >= 2) g = log.run("fold_constant", g, transform::fold_constant);
   if (opt.opt_level >= 3) {
@@ -427,10 +443,12 @@ Function optimize(const Function& f, const Params& params, const BuildOptions& o
   return g;
 }
 
-Built build(const Function& f, const std::string& target, const Params& params, const BuildOptions& opt) {
+Built build(const Function& f, const std::string& target, const Params& params,
+            const BuildOptions& opt) {
   MINITVM_USER_CHECK(f.body != nullptr) << "relay::build: the function has no body";
   autotune::Target t = autotune::parse_target(target);
-  MINITVM_USER_CHECK(t.name == "llvm" || is_cuda(t)) << "relay::build: unsupported target '" << target << "'";
+  MINITVM_USER_CHECK(t.name == "llvm" || is_cuda(t))
+      << "relay::build: unsupported target '" << target << "'";
   Built b;
   b.target = target;
   b.optimized = optimize(f, params, opt);
@@ -440,7 +458,8 @@ Built build(const Function& f, const std::string& target, const Params& params, 
     PassLogger alog(opt.print_after_each_pass);
     transform::AlterLayoutOptions ao;
     ao.conv_blocks = [&](const ExprNode& c) -> std::optional<transform::ConvBlocks> {
-      auto ch = topi::cpu::conv2d_nchwc_config(t, c.args[0]->types[0].shape, c.args[1]->types[0].shape, conv_attrs(c));
+      auto ch = topi::cpu::conv2d_nchwc_config(t, c.args[0]->types[0].shape,
+                                               c.args[1]->types[0].shape, conv_attrs(c));
       return transform::ConvBlocks{ch.ic_bn, ch.oc_bn};
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
@@ -488,7 +507,9 @@ Built build(const Function& f, const std::string& target, const Params& params, 
     for (size_t i; (i = next++) < jobs.size();) {
       try {
         funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t);
-        if (progress) show("lowered " + std::to_string(++lowered) + "/" + std::to_string(jobs.size()) + " kernels");
+        if (progress)
+          show("lowered " + std::to_string(++lowered) + "/" + std::to_string(jobs.size()) +
+               " kernels");
       } catch (...) {
         errors[i] = std::current_exception();
       }
@@ -542,26 +563,33 @@ std::string Built::report() const {
   std::ostringstream os;
   int nodes = 0;
   for (auto& k : kernels) nodes += k.num_nodes;
-  os << "relay::build for " << target << ": " << kernels.size() << " kernels, " << nodes << " kernel nodes\n";
+  os << "relay::build for " << target << ": " << kernels.size() << " kernels, " << nodes
+     << " kernel nodes\n";
   size_t w = 30;
   for (auto& k : kernels) w = std::max(w, k.func_name.size() + 2);
-  os << std::left << std::setw(static_cast<int>(w)) << "kernel" << std::setw(7) << "nodes" << "schedule / workload\n";
+  os << std::left << std::setw(static_cast<int>(w)) << "kernel" << std::setw(7) << "nodes"
+     << "schedule / workload\n";
   for (auto& k : kernels) {
-    os << std::left << std::setw(static_cast<int>(w)) << k.func_name << std::setw(7) << k.num_nodes << k.template_key;
+    os << std::left << std::setw(static_cast<int>(w)) << k.func_name << std::setw(7) << k.num_nodes
+       << k.template_key;
     if (k.workload.is_array()) {
       os << " " << autotune::workload_key(k.workload);
-      if (k.is_fallback) os << " fallback";
-      else os << " config " << k.config_index << " from log";
+      if (k.is_fallback)
+        os << " fallback";
+      else
+        os << " config " << k.config_index << " from log";
     }
     os << "  [";
     for (size_t i = 0; i < k.ops.size(); ++i) os << (i ? " " : "") << k.ops[i];
     os << "]\n";
   }
   for (auto& [name, c] : count_workloads(kernels))
-    os << c.layers << " " << name << " layers, " << c.keys.size() << " workloads: "
-       << c.keys.size() - c.fallback.size() << " from log, " << c.fallback.size() << " fallback\n";
+    os << c.layers << " " << name << " layers, " << c.keys.size()
+       << " workloads: " << c.keys.size() - c.fallback.size() << " from log, " << c.fallback.size()
+       << " fallback\n";
   os << "memory: activations " << mb(memory.planned_bytes) << " planned (all intermediates "
-     << mb(memory.intermediate_bytes) << " unshared), params and inputs " << mb(memory.param_bytes) << "\n";
+     << mb(memory.intermediate_bytes) << " unshared), params and inputs " << mb(memory.param_bytes)
+     << "\n";
   return os.str();
 }
 
@@ -574,17 +602,27 @@ Json Built::report_json() const {
     total += static_cast<int>(c.keys.size());
     fallback += static_cast<int>(c.fallback.size());
     layers += c.layers;
-    by_op[name] = {{"layers", c.layers}, {"total", c.keys.size()}, {"from_log", c.keys.size() - c.fallback.size()},
+    by_op[name] = {{"layers", c.layers},
+                   {"total", c.keys.size()},
+                   {"from_log", c.keys.size() - c.fallback.size()},
                    {"fallback", c.fallback.size()}};
   }
-  r["workloads"] = {{"total", total}, {"from_log", total - fallback}, {"fallback", fallback}, {"layers", layers},
+  r["workloads"] = {{"total", total},
+                    {"from_log", total - fallback},
+                    {"fallback", fallback},
+                    {"layers", layers},
                     {"by_op", by_op}};
   Json ks = Json::array();
   for (auto& k : kernels) {
-    Json j = {{"name", k.func_name}, {"ops", k.ops}, {"master_op", k.master_op}, {"schedule", k.template_key},
+    Json j = {{"name", k.func_name},
+              {"ops", k.ops},
+              {"master_op", k.master_op},
+              {"schedule", k.template_key},
               {"nodes", k.num_nodes}};
-    j["workload"] = k.workload.is_array() ? Json(autotune::workload_key(k.workload)) : Json(nullptr);
-    j["config_index"] = k.workload.is_array() && !k.is_fallback ? Json(k.config_index) : Json(nullptr);
+    j["workload"] =
+        k.workload.is_array() ? Json(autotune::workload_key(k.workload)) : Json(nullptr);
+    j["config_index"] =
+        k.workload.is_array() && !k.is_fallback ? Json(k.config_index) : Json(nullptr);
     j["fallback"] = k.is_fallback;
     ks.push_back(std::move(j));
   }

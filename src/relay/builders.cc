@@ -10,37 +10,62 @@ namespace nn {
 
 Expr conv2d(const Expr& data, const Expr& weight, const Conv2DAttrs& a) {
   return call("nn.conv2d", {data, weight},
-              {{"strides", a.strides}, {"padding", a.padding}, {"dilation", a.dilation}, {"groups", a.groups},
-               {"channels", a.channels}, {"kernel_size", a.kernel_size}, {"data_layout", a.data_layout},
+              {{"strides", a.strides},
+               {"padding", a.padding},
+               {"dilation", a.dilation},
+               {"groups", a.groups},
+               {"channels", a.channels},
+               {"kernel_size", a.kernel_size},
+               {"data_layout", a.data_layout},
                {"kernel_layout", a.kernel_layout}});
 }
-Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Expr& mean, const Expr& var, int axis,
-                double epsilon, bool center, bool scale) {
+Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Expr& mean,
+                const Expr& var, int axis, double epsilon, bool center, bool scale) {
   return call("nn.batch_norm", {data, gamma, beta, mean, var},
               {{"axis", axis}, {"epsilon", epsilon}, {"center", center}, {"scale", scale}});
 }
-Expr relu(const Expr& x) { return call("nn.relu", {x}); }
+Expr relu(const Expr& x) {
+  return call("nn.relu", {x});
+}
 Expr max_pool2d(const Expr& x, const Pool2DAttrs& a) {
   return call("nn.max_pool2d", {x},
-              {{"pool_size", a.pool_size}, {"strides", a.strides}, {"padding", a.padding}, {"layout", a.layout},
+              {{"pool_size", a.pool_size},
+               {"strides", a.strides},
+               {"padding", a.padding},
+               {"layout", a.layout},
                {"ceil_mode", a.ceil_mode}});
 }
 Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a) {
   return call("nn.avg_pool2d", {x},
-              {{"pool_size", a.pool_size}, {"strides", a.strides}, {"padding", a.padding}, {"layout", a.layout},
-               {"ceil_mode", a.ceil_mode}, {"count_include_pad", a.count_include_pad}});
+              {{"pool_size", a.pool_size},
+               {"strides", a.strides},
+               {"padding", a.padding},
+               {"layout", a.layout},
+               {"ceil_mode", a.ceil_mode},
+               {"count_include_pad", a.count_include_pad}});
 }
-Expr global_avg_pool2d(const Expr& x) { return call("nn.global_avg_pool2d", {x}); }
+Expr global_avg_pool2d(const Expr& x) {
+  return call("nn.global_avg_pool2d", {x});
+}
 Expr dense(const Expr& data, const Expr& weight, int64_t units) {
   return call("nn.dense", {data, weight}, {{"units", units}});
 }
-Expr bias_add(const Expr& x, const Expr& bias, int axis) { return call("nn.bias_add", {x, bias}, {{"axis", axis}}); }
-Expr batch_flatten(const Expr& x) { return call("nn.batch_flatten", {x}); }
-Expr softmax(const Expr& x, int axis) { return call("nn.softmax", {x}, {{"axis", axis}}); }
-Expr lrn(const Expr& x, int64_t size, int axis, double bias, double alpha, double beta) {
-  return call("nn.lrn", {x}, {{"size", size}, {"axis", axis}, {"bias", bias}, {"alpha", alpha}, {"beta", beta}});
+Expr bias_add(const Expr& x, const Expr& bias, int axis) {
+  return call("nn.bias_add", {x, bias}, {{"axis", axis}});
 }
-Expr dropout(const Expr& x, double rate) { return tuple_get_item(call("nn.dropout", {x}, {{"rate", rate}}), 0); }
+Expr batch_flatten(const Expr& x) {
+  return call("nn.batch_flatten", {x});
+}
+Expr softmax(const Expr& x, int axis) {
+  return call("nn.softmax", {x}, {{"axis", axis}});
+}
+Expr lrn(const Expr& x, int64_t size, int axis, double bias, double alpha, double beta) {
+  return call("nn.lrn", {x},
+              {{"size", size}, {"axis", axis}, {"bias", bias}, {"alpha", alpha}, {"beta", beta}});
+}
+Expr dropout(const Expr& x, double rate) {
+  return tuple_get_item(call("nn.dropout", {x}, {{"rate", rate}}), 0);
+}
 Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, double pad_value) {
   Json j = Json::array();
   for (auto& [b, e] : pw) j.push_back({b, e});
@@ -49,17 +74,39 @@ Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, doub
 
 }  // namespace nn
 
-Expr add(const Expr& a, const Expr& b) { return call("add", {a, b}); }
-Expr subtract(const Expr& a, const Expr& b) { return call("subtract", {a, b}); }
-Expr multiply(const Expr& a, const Expr& b) { return call("multiply", {a, b}); }
-Expr divide(const Expr& a, const Expr& b) { return call("divide", {a, b}); }
-Expr concatenate(const std::vector<Expr>& xs, int axis) { return call("concatenate", xs, {{"axis", axis}}); }
-Expr clip(const Expr& x, double a_min, double a_max) { return call("clip", {x}, {{"a_min", a_min}, {"a_max", a_max}}); }
-Expr sigmoid(const Expr& x) { return call("sigmoid", {x}); }
-Expr sqrt(const Expr& x) { return call("sqrt", {x}); }
-Expr negative(const Expr& x) { return call("negative", {x}); }
-Expr reshape(const Expr& x, const std::vector<int64_t>& ns) { return call("reshape", {x}, {{"newshape", ns}}); }
-Expr transpose(const Expr& x, const std::vector<int64_t>& axes) { return call("transpose", {x}, {{"axes", axes}}); }
+Expr add(const Expr& a, const Expr& b) {
+  return call("add", {a, b});
+}
+Expr subtract(const Expr& a, const Expr& b) {
+  return call("subtract", {a, b});
+}
+Expr multiply(const Expr& a, const Expr& b) {
+  return call("multiply", {a, b});
+}
+Expr divide(const Expr& a, const Expr& b) {
+  return call("divide", {a, b});
+}
+Expr concatenate(const std::vector<Expr>& xs, int axis) {
+  return call("concatenate", xs, {{"axis", axis}});
+}
+Expr clip(const Expr& x, double a_min, double a_max) {
+  return call("clip", {x}, {{"a_min", a_min}, {"a_max", a_max}});
+}
+Expr sigmoid(const Expr& x) {
+  return call("sigmoid", {x});
+}
+Expr sqrt(const Expr& x) {
+  return call("sqrt", {x});
+}
+Expr negative(const Expr& x) {
+  return call("negative", {x});
+}
+Expr reshape(const Expr& x, const std::vector<int64_t>& ns) {
+  return call("reshape", {x}, {{"newshape", ns}});
+}
+Expr transpose(const Expr& x, const std::vector<int64_t>& axes) {
+  return call("transpose", {x}, {{"axes", axes}});
+}
 Expr split(const Expr& x, int64_t sections, int axis) {
   return call("split", {x}, {{"indices_or_sections", sections}, {"axis", axis}});
 }
@@ -74,11 +121,14 @@ Expr squeeze(const Expr& x, const std::vector<int64_t>& axes) {
 }
 Expr mean(const Expr& x, const std::vector<int64_t>& axes, bool keepdims, bool exclude) {
   return call("mean", {x},
-              {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}, {"keepdims", keepdims}, {"exclude", exclude}});
+              {{"axis", axes.empty() ? Json(nullptr) : Json(axes)},
+               {"keepdims", keepdims},
+               {"exclude", exclude}});
 }
 
 Expr scalar(double v, DataType dtype) {
-  MINITVM_USER_CHECK(dtype == DataType::Float(32)) << "relay::scalar: only float32 scalars, got " << dtype.str();
+  MINITVM_USER_CHECK(dtype == DataType::Float(32))
+      << "relay::scalar: only float32 scalars, got " << dtype.str();
   return constant(runtime::NDArray::from_vector(std::vector<float>{static_cast<float>(v)}, {}));
 }
 

@@ -15,7 +15,9 @@ int64_t TensorType::numel() const {
   return n;
 }
 
-int64_t TensorType::nbytes() const { return numel() * ((dtype.bits() * dtype.lanes() + 7) / 8); }
+int64_t TensorType::nbytes() const {
+  return numel() * ((dtype.bits() * dtype.lanes() + 7) / 8);
+}
 
 std::string TensorType::str() const {
   std::ostringstream os;
@@ -28,14 +30,16 @@ std::string TensorType::str() const {
 
 const TensorType& ExprNode::type() const {
   MINITVM_USER_CHECK(!tuple_typed && types.size() == 1)
-      << (kind == ExprKind::Call ? name : std::string("expression")) << ": a tuple (" << types.size()
+      << (kind == ExprKind::Call ? name : std::string("expression")) << ": a tuple ("
+      << types.size()
       << " fields) is used where a tensor is expected; take a field with TupleGetItem";
   return types[0];
 }
 
 Expr var(const std::string& name, const TensorType& type) {
   MINITVM_USER_CHECK(!name.empty()) << "relay::var: empty name";
-  for (int64_t d : type.shape) MINITVM_USER_CHECK(d >= 0) << "relay::var " << name << ": negative dimension " << d;
+  for (int64_t d : type.shape)
+    MINITVM_USER_CHECK(d >= 0) << "relay::var " << name << ": negative dimension " << d;
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::Var;
   n->name = name;
@@ -67,9 +71,11 @@ Expr tuple(const std::vector<Expr>& fields) {
 
 Expr tuple_get_item(const Expr& t, int index) {
   MINITVM_USER_CHECK(t != nullptr) << "relay::tuple_get_item: null tuple";
-  MINITVM_USER_CHECK(t->tuple_typed) << "TupleGetItem(" << index << "): the argument is a tensor, not a tuple";
+  MINITVM_USER_CHECK(t->tuple_typed)
+      << "TupleGetItem(" << index << "): the argument is a tensor, not a tuple";
   MINITVM_USER_CHECK(index >= 0 && index < static_cast<int>(t->types.size()))
-      << "TupleGetItem: index " << index << " out of range for a " << t->types.size() << "-field tuple"
+      << "TupleGetItem: index " << index << " out of range for a " << t->types.size()
+      << "-field tuple"
       << (t->kind == ExprKind::Call ? " (output of " + t->name + ")" : std::string());
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::TupleGetItem;

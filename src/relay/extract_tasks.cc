@@ -38,7 +38,8 @@ bool tunable_family(const std::string& op) {
 }  // namespace
 
 std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::string& target,
-                                                  const Params& params, std::vector<std::string>* untunable) {
+                                                  const Params& params,
+                                                  std::vector<std::string>* untunable) {
   autotune::check_tuning_target(target);
   BuildOptions bo;
   bo.workloads_only = true;
@@ -55,7 +56,8 @@ std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::
   for (const KernelInfo& k : b.kernels) {
     if (k.tuning_workloads.empty()) {
       if (untunable && tunable_family(k.master_op))
-        untunable->push_back(k.func_name + ": " + k.master_op + " has no tuning template for " + kind);
+        untunable->push_back(k.func_name + ": " + k.master_op + " has no tuning template for " +
+                             kind);
       continue;
     }
     for (const Json& w : k.tuning_workloads) {

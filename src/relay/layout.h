@@ -40,14 +40,16 @@ struct Layout {
  *  turned into full primal coordinates, then split by the source's factors. `T` is int64_t or a
  *  te expression; `lit` makes a T of an integer, `div`/`mod` are floor division and modulo on T. */
 template <typename T, typename Lit, typename Div, typename Mod>
-std::vector<T> layout_source_index(const Layout& src, const Layout& dst, const std::vector<T>& dst_idx, Lit lit,
-                                   Div div, Mod mod) {
-  std::array<T, 26> full{};  // by primal letter (a fixed array: the reference runs this per element)
+std::vector<T> layout_source_index(const Layout& src, const Layout& dst,
+                                   const std::vector<T>& dst_idx, Lit lit, Div div, Mod mod) {
+  std::array<T, 26>
+      full{};  // by primal letter (a fixed array: the reference runs this per element)
   for (size_t i = 0; i < dst.axes.size(); ++i) {
     const auto& a = dst.axes[i];
     if (a.factor != 0) continue;
     int sub = dst.sub_index(a.primal);
-    full[a.primal - 'A'] = sub < 0 ? dst_idx[i] : dst_idx[i] * lit(dst.axes[sub].factor) + dst_idx[sub];
+    full[a.primal - 'A'] =
+        sub < 0 ? dst_idx[i] : dst_idx[i] * lit(dst.axes[sub].factor) + dst_idx[sub];
   }
   std::vector<T> r;
   r.reserve(src.axes.size());

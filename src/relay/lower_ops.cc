@@ -6,10 +6,10 @@
 #include <limits>
 
 #include "minitvm/support/error.h"
-#include "relay/attr_util.h"
-#include "relay/layout.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/nn.h"
+#include "relay/attr_util.h"
+#include "relay/layout.h"
 #include "topi/nn/common.h"
 
 namespace minitvm::relay::detail {
@@ -22,7 +22,9 @@ using topi::nn::detail::I;
 using topi::nn::detail::named_compute;
 using Shape = std::vector<int64_t>;
 
-std::vector<int64_t> ints(const Json& j) { return attr_ints(j); }
+std::vector<int64_t> ints(const Json& j) {
+  return attr_ints(j);
+}
 
 std::vector<std::string> ax_names(size_t n) {
   std::vector<std::string> r;
@@ -30,15 +32,19 @@ std::vector<std::string> ax_names(size_t n) {
   return r;
 }
 
-std::vector<Expr> as_exprs(const std::vector<Var>& v) { return std::vector<Expr>(v.begin(), v.end()); }
+std::vector<Expr> as_exprs(const std::vector<Var>& v) {
+  return std::vector<Expr>(v.begin(), v.end());
+}
 
 Tensor elemwise(const Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {
   auto s = topi::nn::const_shape(x);
-  return named_compute(s, ax_names(s.size()), [&](const std::vector<Var>& v) { return f(x.read(as_exprs(v))); }, name,
-                       "elemwise");
+  return named_compute(
+      s, ax_names(s.size()), [&](const std::vector<Var>& v) { return f(x.read(as_exprs(v))); },
+      name, "elemwise");
 }
 
-// Read `t` at the output index `v` broadcast numpy-style (leading axes dropped, unit axes fixed at 0).
+// Read `t` at the output index `v` broadcast numpy-style (leading axes dropped, unit axes fixed at
+// 0).
 Expr bcast_read(const Tensor& t, const std::vector<Var>& v) {
   auto s = topi::nn::const_shape(t);
   size_t off = v.size() - s.size();
@@ -47,12 +53,14 @@ Expr bcast_read(const Tensor& t, const std::vector<Var>& v) {
   return t.read(idx);
 }
 
-Tensor binary(const ExprNode& c, const Tensor& a, const Tensor& b, const std::function<Expr(Expr, Expr)>& f) {
+Tensor binary(const ExprNode& c, const Tensor& a, const Tensor& b,
+              const std::function<Expr(Expr, Expr)>& f) {
   const Shape& os = c.types[0].shape;
   bool same = topi::nn::const_shape(a) == os && topi::nn::const_shape(b) == os;
-  return named_compute(os, ax_names(os.size()),
-                       [&](const std::vector<Var>& v) { return f(bcast_read(a, v), bcast_read(b, v)); },
-                       "T_" + c.name, same ? "elemwise" : "broadcast");
+  return named_compute(
+      os, ax_names(os.size()),
+      [&](const std::vector<Var>& v) { return f(bcast_read(a, v), bcast_read(b, v)); },
+      "T_" + c.name, same ? "elemwise" : "broadcast");
 }
 
 // Row-major flat index of `idx` in `shape`, and its inverse.
@@ -73,14 +81,16 @@ std::vector<Expr> unflatten(Expr flat, const Shape& shape) {
 Tensor reshape_like(const ExprNode& c, const Tensor& x) {
   const Shape& os = c.types[0].shape;
   Shape is = topi::nn::const_shape(x);
-  return named_compute(os, ax_names(os.size()),
-                       [&](const std::vector<Var>& v) { return x.read(unflatten(flat_index(as_exprs(v), os), is)); },
-                       "T_" + c.name, "injective");
+  return named_compute(
+      os, ax_names(os.size()),
+      [&](const std::vector<Var>& v) { return x.read(unflatten(flat_index(as_exprs(v), os), is)); },
+      "T_" + c.name, "injective");
 }
 
 // Pools over axes 2 and 3 of NCHW or NCHW[x]c data (the block axis, when there, is a data axis).
 Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
-  auto k = ints(c.attrs.at("pool_size")), st = ints(c.attrs.at("strides")), pad = ints(c.attrs.at("padding"));
+  auto k = ints(c.attrs.at("pool_size")), st = ints(c.attrs.at("strides")),
+       pad = ints(c.attrs.at("padding"));
   Shape is = topi::nn::const_shape(x);
   const Shape& os = c.types[0].shape;
   DataType dt = x.dtype();
@@ -96,7 +106,8 @@ Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
   before[3] = pad[1];
   after[2] = pad_after[0];
   after[3] = pad_after[1];
-  Tensor padded = topi::nn::pad(x, before, after, is_max ? -std::numeric_limits<double>::infinity() : 0.0, "pad_temp");
+  Tensor padded = topi::nn::pad(
+      x, before, after, is_max ? -std::numeric_limits<double>::infinity() : 0.0, "pad_temp");
   IterVar ry = te::reduce_axis({0, I(k[0])}, "rv0"), rx = te::reduce_axis({0, I(k[1])}, "rv1");
   auto window = [&](const std::vector<Var>& v) {
     std::vector<Expr> idx = as_exprs(v);
@@ -106,16 +117,23 @@ Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
   };
   if (is_max)
     return named_compute(
-        os, ax_names(os.size()), [&](const std::vector<Var>& v) { return te::max(window(v), {ry, rx}); }, "tensor",
-        "pool_max");
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          return te::max(window(v), {ry, rx});
+        },
+        "tensor", "pool_max");
   Tensor sum = named_compute(
-      os, ax_names(os.size()), [&](const std::vector<Var>& v) { return te::sum(window(v), {ry, rx}); }, "tensor",
-      "pool_sum");
+      os, ax_names(os.size()),
+      [&](const std::vector<Var>& v) {
+        return te::sum(window(v), {ry, rx});
+      },
+      "tensor", "pool_sum");
   bool include_pad = c.attrs.at("count_include_pad").get<bool>();
   return named_compute(
       os, ax_names(os.size()),
       [&](const std::vector<Var>& v) -> Expr {
-        if (include_pad) return sum.read(as_exprs(v)) / ir::make_const(dt, static_cast<double>(k[0] * k[1]));
+        if (include_pad)
+          return sum.read(as_exprs(v)) / ir::make_const(dt, static_cast<double>(k[0] * k[1]));
         Expr h0 = v[2] * I(st[0]) - I(pad[0]), w0 = v[3] * I(st[1]) - I(pad[1]);
         Expr h1 = ir::min(h0 + I(k[0]), I(is[2])), w1 = ir::min(w0 + I(k[1]), I(is[3]));
         Expr cnt = ir::max((h1 - ir::max(h0, Expr(0))) * (w1 - ir::max(w0, Expr(0))), Expr(1));
@@ -155,7 +173,9 @@ Tensor reduce_mean(const ExprNode& c, const Tensor& x) {
         return te::sum(x.read(idx), raxes);
       },
       "T_sum", "comm_reduce");
-  return elemwise(sum, "T_divide", [&](Expr e) { return e / ir::make_const(x.dtype(), static_cast<double>(count)); });
+  return elemwise(sum, "T_divide", [&](Expr e) {
+    return e / ir::make_const(x.dtype(), static_cast<double>(count));
+  });
 }
 
 Tensor softmax(const ExprNode& c, const Tensor& x) {
@@ -170,7 +190,8 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
   };
   IterVar k1 = te::reduce_axis({0, I(s[axis])}, "k1"), k2 = te::reduce_axis({0, I(s[axis])}, "k2");
   Tensor mx = named_compute(
-      rs, ax_names(rs.size()), [&](const std::vector<Var>& v) { return te::max(x.read(with_k(v, k1->var)), {k1}); },
+      rs, ax_names(rs.size()),
+      [&](const std::vector<Var>& v) { return te::max(x.read(with_k(v, k1->var)), {k1}); },
       "T_softmax_maxelem", "softmax");
   auto drop = [&](const std::vector<Var>& v) {
     std::vector<Expr> r;
@@ -180,7 +201,9 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
   };
   Tensor ex = named_compute(
       rs, ax_names(rs.size()),
-      [&](const std::vector<Var>& v) { return te::sum(ir::exp(x.read(with_k(v, k2->var)) - mx.read(as_exprs(v))), {k2}); },
+      [&](const std::vector<Var>& v) {
+        return te::sum(ir::exp(x.read(with_k(v, k2->var)) - mx.read(as_exprs(v))), {k2});
+      },
       "T_softmax_expsum", "softmax");
   return named_compute(
       s, ax_names(s.size()),
@@ -217,7 +240,8 @@ Tensor lrn(const ExprNode& c, const Tensor& x) {
   return named_compute(
       s, ax_names(s.size()),
       [&](const std::vector<Var>& v) {
-        Expr d = ir::make_const(dt, bias) + ir::make_const(dt, alpha / double(size)) * sqr.read(as_exprs(v));
+        Expr d = ir::make_const(dt, bias) +
+                 ir::make_const(dt, alpha / double(size)) * sqr.read(as_exprs(v));
         return x.read(as_exprs(v)) / ir::pow(d, ir::make_const(dt, beta));
       },
       "T_lrn", "lrn");
@@ -232,17 +256,21 @@ bool is_depthwise(const ExprNode& conv) {
   return groups > 1 && ws[1] == 1 && groups == channels && ws[0] == channels;
 }
 
-bool is_grouped(const ExprNode& conv) { return conv.attrs.at("groups").get<int64_t>() != 1 && !is_depthwise(conv); }
+bool is_grouped(const ExprNode& conv) {
+  return conv.attrs.at("groups").get<int64_t>() != 1 && !is_depthwise(conv);
+}
 
 std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   const std::string& op = c.name;
   const Json& at = c.attrs;
   MINITVM_USER_CHECK(!c.tuple_typed || op == "split")
-      << "relay::build: " << op << " produces a tuple that is not removed by simplify_inference (only field 0 of "
+      << "relay::build: " << op
+      << " produces a tuple that is not removed by simplify_inference (only field 0 of "
       << "nn.batch_norm / nn.dropout is supported)";
   for (auto& t : c.types)
     MINITVM_USER_CHECK(t.dtype == DataType::Float(32))
-        << "relay::build: " << op << " on " << t.dtype.str() << " is not supported (float32 graphs only)";
+        << "relay::build: " << op << " on " << t.dtype.str()
+        << " is not supported (float32 graphs only)";
   DataType dt = DataType::Float(32);
   if (op == "nn.conv2d") {
     auto st = ints(at.at("strides")), pad = ints(at.at("padding")), dil = ints(at.at("dilation"));
@@ -253,36 +281,44 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     return {topi::nn::group_conv2d_nchw(a[0], a[1], st, pad, dil, groups)};
   }
   if (op == "nn.contrib_conv2d_NCHWc") {
-    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")), ints(at.at("dilation"))};
+    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),
+                             ints(at.at("dilation"))};
     return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca).output};
   }
   if (op == "nn.contrib_depthwise_conv2d_NCHWc") {
-    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")), ints(at.at("dilation"))};
+    topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),
+                             ints(at.at("dilation"))};
     return {topi::cpu::depthwise_conv2d_nchwc(a[0], a[1], ca).output};
   }
   if (op == "layout_transform") {
     Layout src = Layout::parse(at.at("src_layout").get<std::string>());
     Layout dst = Layout::parse(at.at("dst_layout").get<std::string>());
     const Shape& os = c.types[0].shape;
-    return {named_compute(os, ax_names(os.size()),
-                          [&](const std::vector<Var>& v) {
-                            auto idx = layout_source_index<Expr>(
-                                src, dst, as_exprs(v), [](int64_t f) { return I(f); },
-                                [](const Expr& x, const Expr& y) { return ir::floordiv(x, y); },
-                                [](const Expr& x, const Expr& y) { return ir::floormod(x, y); });
-                            return a[0].read(idx);
-                          },
-                          "T_layout_trans", "injective")};
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          auto idx = layout_source_index<Expr>(
+              src, dst, as_exprs(v), [](int64_t f) { return I(f); },
+              [](const Expr& x, const Expr& y) { return ir::floordiv(x, y); },
+              [](const Expr& x, const Expr& y) { return ir::floormod(x, y); });
+          return a[0].read(idx);
+        },
+        "T_layout_trans", "injective")};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
   if (op == "nn.relu") return {topi::nn::relu(a[0])};
-  if (op == "nn.bias_add") return {topi::nn::bias_add(a[0], a[1], static_cast<int>(at.at("axis").get<int64_t>()))};
+  if (op == "nn.bias_add")
+    return {topi::nn::bias_add(a[0], a[1], static_cast<int>(at.at("axis").get<int64_t>()))};
   if (op == "clip") {
     double lo = at.at("a_min").get<double>(), hi = at.at("a_max").get<double>();
-    return {elemwise(a[0], "T_clip", [&](Expr e) { return ir::max(ir::min(e, ir::make_const(dt, hi)), ir::make_const(dt, lo)); })};
+    return {elemwise(a[0], "T_clip", [&](Expr e) {
+      return ir::max(ir::min(e, ir::make_const(dt, hi)), ir::make_const(dt, lo));
+    })};
   }
   if (op == "sigmoid")
-    return {elemwise(a[0], "T_sigmoid", [&](Expr e) { return ir::make_const(dt, 1.0) / (ir::make_const(dt, 1.0) + ir::exp(-e)); })};
+    return {elemwise(a[0], "T_sigmoid", [&](Expr e) {
+      return ir::make_const(dt, 1.0) / (ir::make_const(dt, 1.0) + ir::exp(-e));
+    })};
   if (op == "sqrt") return {elemwise(a[0], "T_sqrt", [](Expr e) { return ir::sqrt(e); })};
   if (op == "negative") return {elemwise(a[0], "T_negative", [](Expr e) { return -e; })};
   if (op == "add") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x + y; })};
@@ -294,13 +330,14 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   if (op == "transpose") {
     auto axes = ints(at.at("axes"));
     const Shape& os = c.types[0].shape;
-    return {named_compute(os, ax_names(os.size()),
-                          [&](const std::vector<Var>& v) {
-                            std::vector<Expr> idx(v.size());
-                            for (size_t i = 0; i < v.size(); ++i) idx[axes[i]] = v[i];
-                            return a[0].read(idx);
-                          },
-                          "T_transpose", "injective")};
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx(v.size());
+          for (size_t i = 0; i < v.size(); ++i) idx[axes[i]] = v[i];
+          return a[0].read(idx);
+        },
+        "T_transpose", "injective")};
   }
   if (op == "nn.pad") {
     const Json& pw = at.at("pad_width");
@@ -314,34 +351,37 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   if (op == "concatenate") {
     int64_t axis = at.at("axis").get<int64_t>();
     const Shape& os = c.types[0].shape;
-    return {named_compute(os, ax_names(os.size()),
-                          [&](const std::vector<Var>& v) {
-                            // Last input first: nested if_then_else reads only the taken input.
-                            std::vector<int64_t> offs{0};
-                            for (auto& t : a) offs.push_back(offs.back() + topi::nn::const_shape(t)[axis]);
-                            auto read = [&](size_t i) {
-                              std::vector<Expr> idx(v.begin(), v.end());
-                              idx[axis] = v[axis] - I(offs[i]);
-                              return a[i].read(idx);
-                            };
-                            Expr e = read(a.size() - 1);
-                            for (size_t i = a.size() - 1; i-- > 0;) e = ir::if_then_else(v[axis] < I(offs[i + 1]), read(i), e);
-                            return e;
-                          },
-                          "T_concat", "injective")};
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          // Last input first: nested if_then_else reads only the taken input.
+          std::vector<int64_t> offs{0};
+          for (auto& t : a) offs.push_back(offs.back() + topi::nn::const_shape(t)[axis]);
+          auto read = [&](size_t i) {
+            std::vector<Expr> idx(v.begin(), v.end());
+            idx[axis] = v[axis] - I(offs[i]);
+            return a[i].read(idx);
+          };
+          Expr e = read(a.size() - 1);
+          for (size_t i = a.size() - 1; i-- > 0;)
+            e = ir::if_then_else(v[axis] < I(offs[i + 1]), read(i), e);
+          return e;
+        },
+        "T_concat", "injective")};
   }
   if (op == "split") {
     int64_t axis = at.at("axis").get<int64_t>(), begin = 0;
     std::vector<Tensor> r;
     for (size_t f = 0; f < c.types.size(); ++f) {
       const Shape& os = c.types[f].shape;
-      r.push_back(named_compute(os, ax_names(os.size()),
-                                [&](const std::vector<Var>& v) {
-                                  std::vector<Expr> idx(v.begin(), v.end());
-                                  idx[axis] = v[axis] + I(begin);
-                                  return a[0].read(idx);
-                                },
-                                "T_split" + std::to_string(f), "injective"));
+      r.push_back(named_compute(
+          os, ax_names(os.size()),
+          [&](const std::vector<Var>& v) {
+            std::vector<Expr> idx(v.begin(), v.end());
+            idx[axis] = v[axis] + I(begin);
+            return a[0].read(idx);
+          },
+          "T_split" + std::to_string(f), "injective"));
       begin += os[axis];
     }
     return r;
@@ -360,7 +400,9 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
           return te::sum(a[0].read(idx), {ry, rx});
         },
         "tensor", "global_pool_sum");
-    return {elemwise(sum, "T_divide", [&](Expr e) { return e / ir::make_const(dt, static_cast<double>(is[2] * is[3])); })};
+    return {elemwise(sum, "T_divide", [&](Expr e) {
+      return e / ir::make_const(dt, static_cast<double>(is[2] * is[3]));
+    })};
   }
   if (op == "mean") return {reduce_mean(c, a[0])};
   if (op == "nn.softmax") return {softmax(c, a[0])};

@@ -44,47 +44,65 @@ std::string shape_str(const Shape& s) {
 std::string describe(const Expr& e) {
   std::string what;
   switch (e->kind) {
-    case ExprKind::Var: what = "%" + e->name; break;
-    case ExprKind::Constant: what = "a constant"; break;
-    case ExprKind::Call: what = "the output of " + e->name; break;
-    case ExprKind::Tuple: what = "a tuple"; break;
-    case ExprKind::TupleGetItem: what = "field " + std::to_string(e->index) + " of a tuple"; break;
+    case ExprKind::Var:
+      what = "%" + e->name;
+      break;
+    case ExprKind::Constant:
+      what = "a constant";
+      break;
+    case ExprKind::Call:
+      what = "the output of " + e->name;
+      break;
+    case ExprKind::Tuple:
+      what = "a tuple";
+      break;
+    case ExprKind::TupleGetItem:
+      what = "field " + std::to_string(e->index) + " of a tuple";
+      break;
   }
   return what + (e->tuple_typed ? "" : " " + e->types[0].str());
 }
 
-std::vector<int64_t> ints(const Json& j) { return detail::attr_ints(j); }
+std::vector<int64_t> ints(const Json& j) {
+  return detail::attr_ints(j);
+}
 
 int64_t norm_axis(int64_t axis, size_t ndim, const std::string& op) {
   int64_t n = static_cast<int64_t>(ndim);
-  MINITVM_USER_CHECK(axis >= -n && axis < n) << op << ": axis " << axis << " out of range for a " << n << "-D input";
+  MINITVM_USER_CHECK(axis >= -n && axis < n)
+      << op << ": axis " << axis << " out of range for a " << n << "-D input";
   return axis < 0 ? axis + n : axis;
 }
 
 Shape pair_attr(const Json& j, const std::string& op, const char* what) {
   Shape v = ints(j);
   if (v.size() == 1) v = {v[0], v[0]};
-  MINITVM_USER_CHECK(v.size() == 2) << op << ": " << what << " needs 1 or 2 values, got " << v.size();
+  MINITVM_USER_CHECK(v.size() == 2)
+      << op << ": " << what << " needs 1 or 2 values, got " << v.size();
   return v;
 }
 Shape pad4(const Json& j, const std::string& op) {
   Shape p = ints(j);
-  if (p.size() == 1) p = {p[0], p[0], p[0], p[0]};
-  else if (p.size() == 2) p = {p[0], p[1], p[0], p[1]};
+  if (p.size() == 1)
+    p = {p[0], p[0], p[0], p[0]};
+  else if (p.size() == 2)
+    p = {p[0], p[1], p[0], p[1]};
   MINITVM_USER_CHECK(p.size() == 4) << op << ": padding needs 1, 2 or 4 values, got " << p.size();
   for (int64_t v : p) MINITVM_USER_CHECK(v >= 0) << op << ": negative padding " << v;
   return p;
 }
 
 const TensorType& ttype(const std::string& op, const Expr& e, const char* role) {
-  MINITVM_USER_CHECK(!e->tuple_typed) << op << ": argument '" << role << "' is a tuple (" << describe(e)
-                                      << "); take a field with TupleGetItem";
+  MINITVM_USER_CHECK(!e->tuple_typed) << op << ": argument '" << role << "' is a tuple ("
+                                      << describe(e) << "); take a field with TupleGetItem";
   return e->types[0];
 }
 
-void same_dtype(const std::string& op, const Expr& a, const Expr& b, const char* ra, const char* rb) {
+void same_dtype(const std::string& op, const Expr& a, const Expr& b, const char* ra,
+                const char* rb) {
   MINITVM_USER_CHECK(a->types[0].dtype == b->types[0].dtype)
-      << op << ": dtype mismatch: " << ra << " is " << describe(a) << ", " << rb << " is " << describe(b);
+      << op << ": dtype mismatch: " << ra << " is " << describe(a) << ", " << rb << " is "
+      << describe(b);
 }
 
 void rank(const std::string& op, const Expr& e, const char* role, size_t r) {
@@ -97,7 +115,9 @@ void float_only(const std::string& op, const Expr& e, const char* role) {
       << op << ": " << role << " must be a float tensor, got " << describe(e);
 }
 
-TensorType unary(const std::string& op, const std::vector<Expr>& a) { return ttype(op, a[0], "data"); }
+TensorType unary(const std::string& op, const std::vector<Expr>& a) {
+  return ttype(op, a[0], "data");
+}
 
 TypeResult broadcast_rule(const std::string& op, const std::vector<Expr>& a) {
   const auto& x = ttype(op, a[0], "lhs");
@@ -109,8 +129,8 @@ TypeResult broadcast_rule(const std::string& op, const std::vector<Expr>& a) {
     int64_t dx = i < n - x.shape.size() ? 1 : x.shape[i - (n - x.shape.size())];
     int64_t dy = i < n - y.shape.size() ? 1 : y.shape[i - (n - y.shape.size())];
     MINITVM_USER_CHECK(dx == dy || dx == 1 || dy == 1)
-        << op << ": shapes do not broadcast at output axis " << i << " (" << dx << " vs " << dy << "): lhs is "
-        << describe(a[0]) << ", rhs is " << describe(a[1]);
+        << op << ": shapes do not broadcast at output axis " << i << " (" << dx << " vs " << dy
+        << "): lhs is " << describe(a[0]) << ", rhs is " << describe(a[1]);
     out[i] = dx == 1 ? dy : dx;
   }
   return {{TensorType{out, x.dtype}}};
@@ -118,7 +138,8 @@ TypeResult broadcast_rule(const std::string& op, const std::vector<Expr>& a) {
 
 // The convolutions' window attributes (normalised in `at`) and the output height and width of
 // data `x` (H, W at axes 2, 3) under a kh x kw kernel.
-std::pair<int64_t, int64_t> conv_window(const std::string& op, const Expr& x, int64_t kh, int64_t kw, Json& at) {
+std::pair<int64_t, int64_t> conv_window(const std::string& op, const Expr& x, int64_t kh,
+                                        int64_t kw, Json& at) {
   auto strides = pair_attr(at["strides"], op, "strides");
   auto dil = pair_attr(at["dilation"], op, "dilation");
   auto pad = pad4(at["padding"], op);
@@ -132,8 +153,9 @@ std::pair<int64_t, int64_t> conv_window(const std::string& op, const Expr& x, in
   for (int i = 0; i < 2; ++i) {
     int64_t eff = (k[i] - 1) * dil[i] + 1;
     int64_t padded = d[2 + i] + pad[i] + pad[i + 2];
-    MINITVM_USER_CHECK(padded >= eff) << op << ": the " << (i ? "width" : "height") << " of data " << describe(x)
-                                      << " padded to " << padded << " is smaller than the kernel extent " << eff;
+    MINITVM_USER_CHECK(padded >= eff)
+        << op << ": the " << (i ? "width" : "height") << " of data " << describe(x) << " padded to "
+        << padded << " is smaller than the kernel extent " << eff;
     out[i] = (padded - eff) / strides[i] + 1;
   }
   return {out[0], out[1]};
@@ -145,20 +167,22 @@ TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
   rank(op, a[1], "weight", 4);
   same_dtype(op, a[0], a[1], "data", "weight");
   MINITVM_USER_CHECK(at["data_layout"] == "NCHW" && at["kernel_layout"] == "OIHW")
-      << op << ": only data_layout NCHW and kernel_layout OIHW are supported, got " << at["data_layout"] << " / "
-      << at["kernel_layout"];
+      << op << ": only data_layout NCHW and kernel_layout OIHW are supported, got "
+      << at["data_layout"] << " / " << at["kernel_layout"];
   const Shape& d = a[0]->types[0].shape;
   const Shape& w = a[1]->types[0].shape;
   int64_t groups = at["groups"].get<int64_t>();
   MINITVM_USER_CHECK(groups >= 1 && d[1] % groups == 0 && w[0] % groups == 0)
-      << op << ": groups=" << groups << " must divide the data channels " << d[1] << " and the output channels "
-      << w[0] << " (weight " << describe(a[1]) << ")";
+      << op << ": groups=" << groups << " must divide the data channels " << d[1]
+      << " and the output channels " << w[0] << " (weight " << describe(a[1]) << ")";
   MINITVM_USER_CHECK(w[1] * groups == d[1])
-      << op << ": weight " << describe(a[1]) << " has " << w[1] << " input channels per group, but data "
-      << describe(a[0]) << " has " << d[1] << " channels and groups=" << groups;
+      << op << ": weight " << describe(a[1]) << " has " << w[1]
+      << " input channels per group, but data " << describe(a[0]) << " has " << d[1]
+      << " channels and groups=" << groups;
   int64_t ch = at["channels"].get<int64_t>();
-  MINITVM_USER_CHECK(ch == 0 || ch == w[0]) << op << ": channels=" << ch << " but the weight " << describe(a[1])
-                                            << " has " << w[0] << " output channels";
+  MINITVM_USER_CHECK(ch == 0 || ch == w[0])
+      << op << ": channels=" << ch << " but the weight " << describe(a[1]) << " has " << w[0]
+      << " output channels";
   auto ks = ints(at["kernel_size"]);
   MINITVM_USER_CHECK(ks.empty() || (ks.size() == 2 && ks[0] == w[2] && ks[1] == w[3]))
       << op << ": kernel_size " << shape_str(ks) << " does not match the weight " << describe(a[1]);
@@ -170,7 +194,8 @@ TypeResult conv2d_rule(const std::vector<Expr>& a, Json& at) {
 
 // The block of a pooling layout: 0 for NCHW, k for NCHW{k}c (the data then 5-D, k its last axis).
 int64_t pool_block(const std::string& op, const Expr& data, const Json& at) {
-  MINITVM_USER_CHECK(at["layout"].is_string()) << op << ": layout must be a string, got " << at["layout"].dump();
+  MINITVM_USER_CHECK(at["layout"].is_string())
+      << op << ": layout must be a string, got " << at["layout"].dump();
   std::string l = at["layout"].get<std::string>();
   if (l == "NCHW") {
     rank(op, data, "data", 4);
@@ -182,7 +207,8 @@ int64_t pool_block(const std::string& op, const Expr& data, const Json& at) {
       << op << ": only layouts NCHW and NCHW[x]c are supported, got " << at["layout"];
   rank(op, data, "data", 5);
   MINITVM_USER_CHECK(data->types[0].shape[4] == k)
-      << op << ": data " << describe(data) << " does not have layout " << l << " (last axis " << k << ")";
+      << op << ": data " << describe(data) << " does not have layout " << l << " (last axis " << k
+      << ")";
   return k;
 }
 
@@ -200,8 +226,8 @@ TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at
   for (int i = 0; i < 2; ++i) {
     MINITVM_USER_CHECK(k[i] >= 1 && s[i] >= 1) << op << ": pool_size and strides must be >= 1";
     int64_t padded = d[2 + i] + p[i] + p[i + 2];
-    MINITVM_USER_CHECK(padded >= k[i]) << op << ": data " << describe(a[0]) << " padded to " << padded
-                                       << " is smaller than pool_size " << k[i];
+    MINITVM_USER_CHECK(padded >= k[i]) << op << ": data " << describe(a[0]) << " padded to "
+                                       << padded << " is smaller than pool_size " << k[i];
     // TVM topi: ceil_mode pads the end by stride - 1.
     out[2 + i] = (padded - k[i] + (ceil ? s[i] - 1 : 0)) / s[i] + 1;
   }
@@ -210,7 +236,8 @@ TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at
 
 // The blocked convolutions: layouts named in the attributes, shapes checked against them; the
 // unblocked (NCHW / OIHW) geometry is checked as nn.conv2d's.
-TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, Json& at, bool depthwise) {
+TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, Json& at,
+                             bool depthwise) {
   rank(op, a[0], "data", 5);
   rank(op, a[1], "weight", 6);
   same_dtype(op, a[0], a[1], "data", "weight");
@@ -218,7 +245,8 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
   const Shape& w = a[1]->types[0].shape;
   int64_t ib = d[4], ob = w[5];
   auto str = [&](const char* k) {
-    MINITVM_USER_CHECK(at[k].is_string()) << op << ": " << k << " must be a string, got " << at[k].dump();
+    MINITVM_USER_CHECK(at[k].is_string())
+        << op << ": " << k << " must be a string, got " << at[k].dump();
     return at[k].get<std::string>();
   };
   std::string dl = str("data_layout"), kl = str("kernel_layout"), ol = str("out_layout");
@@ -230,7 +258,8 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
   MINITVM_USER_CHECK(kl == "OIHW" + std::to_string(w[4]) + "i" + std::to_string(ob) + "o")
       << op << ": weight " << describe(a[1]) << " does not have kernel_layout " << kl;
   MINITVM_USER_CHECK(ol == detail::Layout::blocked("NCHW", 'C', ob))
-      << op << ": out_layout " << ol << " must block the output channels as the weight does (NCHW" << ob << "c)";
+      << op << ": out_layout " << ol << " must block the output channels as the weight does (NCHW"
+      << ob << "c)";
   at["data_layout"] = dl;
   at["kernel_layout"] = kl;
   at["out_layout"] = ol;
@@ -242,9 +271,11 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
     at["groups"] = C;
   } else {
     MINITVM_USER_CHECK(w[4] == ib && w[1] * w[4] == C)
-        << op << ": weight " << describe(a[1]) << " expects " << w[1] * w[4] << " input channels in blocks of "
-        << w[4] << ", data " << describe(a[0]) << " has " << C << " in blocks of " << ib;
-    MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
+        << op << ": weight " << describe(a[1]) << " expects " << w[1] * w[4]
+        << " input channels in blocks of " << w[4] << ", data " << describe(a[0]) << " has " << C
+        << " in blocks of " << ib;
+    MINITVM_USER_CHECK(at["groups"] == 1)
+        << op << ": groups must be 1, got " << at["groups"].dump();
   }
   at["channels"] = O;
   at["kernel_size"] = Shape{w[2], w[3]};
@@ -260,10 +291,18 @@ std::vector<OpDef> make_registry() {
   using P = OpPattern;
   Json none = Json::object();
   add("nn.conv2d", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}, {"channels", 0},
-       {"kernel_size", Json::array()}, {"data_layout", "NCHW"}, {"kernel_layout", "OIHW"}, {"out_dtype", ""}},
+      {{"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"dilation", {1, 1}},
+       {"groups", 1},
+       {"channels", 0},
+       {"kernel_size", Json::array()},
+       {"data_layout", "NCHW"},
+       {"kernel_layout", "OIHW"},
+       {"out_dtype", ""}},
       conv2d_rule);
-  add("nn.batch_norm", P::kOpaque, 5, {{"axis", 1}, {"epsilon", 1e-5}, {"center", true}, {"scale", true}},
+  add("nn.batch_norm", P::kOpaque, 5,
+      {{"axis", 1}, {"epsilon", 1e-5}, {"center", true}, {"scale", true}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const std::string op = "nn.batch_norm";
         const auto& x = ttype(op, a[0], "data");
@@ -274,20 +313,28 @@ std::vector<OpDef> make_registry() {
         for (int i = 1; i < 5; ++i) {
           const auto& t = ttype(op, a[i], roles[i - 1]);
           MINITVM_USER_CHECK(t.shape == Shape{x.shape[ax]} && t.dtype == x.dtype)
-              << op << ": " << roles[i - 1] << " must be Tensor[(" << x.shape[ax] << ",), " << x.dtype.str()
-              << "] (channels of axis " << ax << " of data " << describe(a[0]) << "), got " << describe(a[i]);
+              << op << ": " << roles[i - 1] << " must be Tensor[(" << x.shape[ax] << ",), "
+              << x.dtype.str() << "] (channels of axis " << ax << " of data " << describe(a[0])
+              << "), got " << describe(a[i]);
         }
         TensorType c{{x.shape[ax]}, x.dtype};
         return {{x, c, c}, true};
       });
-  add("nn.relu", P::kElemWise, 1, none, [](const std::vector<Expr>& a, Json&) -> TypeResult {
-    return {{unary("nn.relu", a)}};
-  });
+  add("nn.relu", P::kElemWise, 1, none,
+      [](const std::vector<Expr>& a, Json&) -> TypeResult { return {{unary("nn.relu", a)}}; });
   add("nn.max_pool2d", P::kOutEWiseFusable, 1,
-      {{"pool_size", {1, 1}}, {"strides", {1, 1}}, {"padding", {0, 0}}, {"layout", "NCHW"}, {"ceil_mode", false}},
+      {{"pool_size", {1, 1}},
+       {"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"layout", "NCHW"},
+       {"ceil_mode", false}},
       [](const std::vector<Expr>& a, Json& at) { return pool_rule("nn.max_pool2d", a, at); });
   add("nn.avg_pool2d", P::kOutEWiseFusable, 1,
-      {{"pool_size", {1, 1}}, {"strides", {1, 1}}, {"padding", {0, 0}}, {"layout", "NCHW"}, {"ceil_mode", false},
+      {{"pool_size", {1, 1}},
+       {"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"layout", "NCHW"},
+       {"ceil_mode", false},
        {"count_include_pad", false}},
       [](const std::vector<Expr>& a, Json& at) { return pool_rule("nn.avg_pool2d", a, at); });
   add("nn.global_avg_pool2d", P::kOutEWiseFusable, 1, {{"layout", "NCHW"}},
@@ -305,45 +352,52 @@ std::vector<OpDef> make_registry() {
         same_dtype(op, a[0], a[1], "data", "weight");
         const Shape& d = a[0]->types[0].shape;
         const Shape& w = a[1]->types[0].shape;
-        MINITVM_USER_CHECK(d[1] == w[1]) << op << ": data " << describe(a[0]) << " has " << d[1]
-                                         << " features but weight " << describe(a[1]) << " expects " << w[1];
+        MINITVM_USER_CHECK(d[1] == w[1])
+            << op << ": data " << describe(a[0]) << " has " << d[1] << " features but weight "
+            << describe(a[1]) << " expects " << w[1];
         int64_t u = at["units"].get<int64_t>();
-        MINITVM_USER_CHECK(u == 0 || u == w[0]) << op << ": units=" << u << " but weight " << describe(a[1])
-                                                << " has " << w[0] << " rows";
+        MINITVM_USER_CHECK(u == 0 || u == w[0]) << op << ": units=" << u << " but weight "
+                                                << describe(a[1]) << " has " << w[0] << " rows";
         at["units"] = w[0];
         return {{TensorType{{d[0], w[0]}, a[0]->types[0].dtype}}};
       });
-  add("nn.bias_add", P::kBroadcast, 2, {{"axis", 1}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const std::string op = "nn.bias_add";
-    const auto& x = ttype(op, a[0], "data");
-    int64_t ax = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
-    at["axis"] = ax;
-    rank(op, a[1], "bias", 1);
-    same_dtype(op, a[0], a[1], "data", "bias");
-    MINITVM_USER_CHECK(a[1]->types[0].shape[0] == x.shape[ax])
-        << op << ": bias " << describe(a[1]) << " must have " << x.shape[ax] << " elements (axis " << ax
-        << " of data " << describe(a[0]) << ")";
-    return {{x}};
-  });
-  add("nn.batch_flatten", P::kInjective, 1, none, [](const std::vector<Expr>& a, Json&) -> TypeResult {
-    const auto& x = ttype("nn.batch_flatten", a[0], "data");
-    MINITVM_USER_CHECK(!x.shape.empty()) << "nn.batch_flatten: data must have a batch axis, got " << describe(a[0]);
-    int64_t rest = 1;
-    for (size_t i = 1; i < x.shape.size(); ++i) rest *= x.shape[i];
-    return {{TensorType{{x.shape[0], rest}, x.dtype}}};
-  });
-  add("nn.softmax", P::kOpaque, 1, {{"axis", -1}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const auto& x = ttype("nn.softmax", a[0], "data");
-    float_only("nn.softmax", a[0], "data");
-    at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), "nn.softmax");
-    return {{x}};
-  });
-  add("nn.lrn", P::kOpaque, 1, {{"size", 5}, {"axis", 1}, {"bias", 2.0}, {"alpha", 1e-4}, {"beta", 0.75}},
+  add("nn.bias_add", P::kBroadcast, 2, {{"axis", 1}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const std::string op = "nn.bias_add";
+        const auto& x = ttype(op, a[0], "data");
+        int64_t ax = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
+        at["axis"] = ax;
+        rank(op, a[1], "bias", 1);
+        same_dtype(op, a[0], a[1], "data", "bias");
+        MINITVM_USER_CHECK(a[1]->types[0].shape[0] == x.shape[ax])
+            << op << ": bias " << describe(a[1]) << " must have " << x.shape[ax]
+            << " elements (axis " << ax << " of data " << describe(a[0]) << ")";
+        return {{x}};
+      });
+  add("nn.batch_flatten", P::kInjective, 1, none,
+      [](const std::vector<Expr>& a, Json&) -> TypeResult {
+        const auto& x = ttype("nn.batch_flatten", a[0], "data");
+        MINITVM_USER_CHECK(!x.shape.empty())
+            << "nn.batch_flatten: data must have a batch axis, got " << describe(a[0]);
+        int64_t rest = 1;
+        for (size_t i = 1; i < x.shape.size(); ++i) rest *= x.shape[i];
+        return {{TensorType{{x.shape[0], rest}, x.dtype}}};
+      });
+  add("nn.softmax", P::kOpaque, 1, {{"axis", -1}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("nn.softmax", a[0], "data");
+        float_only("nn.softmax", a[0], "data");
+        at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), "nn.softmax");
+        return {{x}};
+      });
+  add("nn.lrn", P::kOpaque, 1,
+      {{"size", 5}, {"axis", 1}, {"bias", 2.0}, {"alpha", 1e-4}, {"beta", 0.75}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const std::string op = "nn.lrn";
         const auto& x = ttype(op, a[0], "data");
         float_only(op, a[0], "data");
-        MINITVM_USER_CHECK(!x.shape.empty()) << op << ": data must have rank >= 1, got " << describe(a[0]);
+        MINITVM_USER_CHECK(!x.shape.empty())
+            << op << ": data must have rank >= 1, got " << describe(a[0]);
         at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
         MINITVM_USER_CHECK(at["size"].is_number_integer() && at["size"].get<int64_t>() >= 1)
             << op << ": size must be a positive integer, got " << at["size"].dump();
@@ -352,53 +406,61 @@ std::vector<OpDef> make_registry() {
               << op << ": " << k << " must be a finite number, got " << at[k].dump();
         return {{x}};
       });
-  add("nn.dropout", P::kOpaque, 1, {{"rate", 0.5}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const auto& x = ttype("nn.dropout", a[0], "data");
-    double rate = at["rate"].get<double>();
-    MINITVM_USER_CHECK(rate >= 0 && rate < 1) << "nn.dropout: rate " << rate << " must be in [0, 1)";
-    return {{x, x}, true};
-  });
+  add("nn.dropout", P::kOpaque, 1, {{"rate", 0.5}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("nn.dropout", a[0], "data");
+        double rate = at["rate"].get<double>();
+        MINITVM_USER_CHECK(rate >= 0 && rate < 1)
+            << "nn.dropout: rate " << rate << " must be in [0, 1)";
+        return {{x, x}, true};
+      });
   add("nn.pad", P::kInjective, 1, {{"pad_width", Json::array()}, {"pad_value", 0.0}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("nn.pad", a[0], "data");
         const Json& pw = at["pad_width"];
         MINITVM_USER_CHECK(pw.is_array() && pw.size() == x.shape.size())
-            << "nn.pad: pad_width needs one (before, after) pair per axis of " << describe(a[0]) << ", got "
-            << pw.dump();
+            << "nn.pad: pad_width needs one (before, after) pair per axis of " << describe(a[0])
+            << ", got " << pw.dump();
         Shape out = x.shape;
         for (size_t i = 0; i < out.size(); ++i) {
           auto p = ints(pw[i]);
           MINITVM_USER_CHECK(p.size() == 2 && p[0] >= 0 && p[1] >= 0)
-              << "nn.pad: pad_width[" << i << "] must be a non-negative (before, after) pair, got " << pw[i].dump();
+              << "nn.pad: pad_width[" << i << "] must be a non-negative (before, after) pair, got "
+              << pw[i].dump();
           out[i] += p[0] + p[1];
         }
         return {{TensorType{out, x.dtype}}};
       });
   for (const char* name : {"add", "subtract", "multiply", "divide"})
-    add(name, P::kBroadcast, 2, none,
-        [n = std::string(name)](const std::vector<Expr>& a, Json&) { return broadcast_rule(n, a); });
-  add("concatenate", P::kInjective, -1, {{"axis", 0}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const std::string op = "concatenate";
-    const auto& x = ttype(op, a[0], "input 0");
-    int64_t ax = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
-    at["axis"] = ax;
-    Shape out = x.shape;
-    for (size_t i = 1; i < a.size(); ++i) {
-      const auto& y = ttype(op, a[i], "input");
-      same_dtype(op, a[0], a[i], "input 0", "a later input");
-      bool ok = y.shape.size() == x.shape.size();
-      for (size_t k = 0; ok && k < x.shape.size(); ++k) ok = k == static_cast<size_t>(ax) || y.shape[k] == x.shape[k];
-      MINITVM_USER_CHECK(ok) << op << ": input " << i << " " << describe(a[i]) << " does not match input 0 "
-                             << describe(a[0]) << " outside axis " << ax;
-      out[ax] += y.shape[ax];
-    }
-    return {{TensorType{out, x.dtype}}};
-  });
-  add("clip", P::kElemWise, 1, {{"a_min", 0.0}, {"a_max", 0.0}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    MINITVM_USER_CHECK(at["a_min"].get<double>() <= at["a_max"].get<double>())
-        << "clip: a_min " << at["a_min"] << " > a_max " << at["a_max"];
-    return {{unary("clip", a)}};
-  });
+    add(name, P::kBroadcast, 2, none, [n = std::string(name)](const std::vector<Expr>& a, Json&) {
+      return broadcast_rule(n, a);
+    });
+  add("concatenate", P::kInjective, -1, {{"axis", 0}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const std::string op = "concatenate";
+        const auto& x = ttype(op, a[0], "input 0");
+        int64_t ax = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), op);
+        at["axis"] = ax;
+        Shape out = x.shape;
+        for (size_t i = 1; i < a.size(); ++i) {
+          const auto& y = ttype(op, a[i], "input");
+          same_dtype(op, a[0], a[i], "input 0", "a later input");
+          bool ok = y.shape.size() == x.shape.size();
+          for (size_t k = 0; ok && k < x.shape.size(); ++k)
+            ok = k == static_cast<size_t>(ax) || y.shape[k] == x.shape[k];
+          MINITVM_USER_CHECK(ok) << op << ": input " << i << " " << describe(a[i])
+                                 << " does not match input 0 " << describe(a[0]) << " outside axis "
+                                 << ax;
+          out[ax] += y.shape[ax];
+        }
+        return {{TensorType{out, x.dtype}}};
+      });
+  add("clip", P::kElemWise, 1, {{"a_min", 0.0}, {"a_max", 0.0}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        MINITVM_USER_CHECK(at["a_min"].get<double>() <= at["a_max"].get<double>())
+            << "clip: a_min " << at["a_min"] << " > a_max " << at["a_max"];
+        return {{unary("clip", a)}};
+      });
   add("sigmoid", P::kElemWise, 1, none, [](const std::vector<Expr>& a, Json&) -> TypeResult {
     float_only("sigmoid", a[0], "data");
     return {{unary("sigmoid", a)}};
@@ -407,60 +469,67 @@ std::vector<OpDef> make_registry() {
     float_only("sqrt", a[0], "data");
     return {{unary("sqrt", a)}};
   });
-  add("negative", P::kElemWise, 1, none, [](const std::vector<Expr>& a, Json&) -> TypeResult {
-    return {{unary("negative", a)}};
-  });
-  add("reshape", P::kInjective, 1, {{"newshape", Json::array()}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const auto& x = ttype("reshape", a[0], "data");
-    Shape ns = ints(at["newshape"]), out;
-    int infer = -1;
-    int64_t known = 1;
-    for (size_t i = 0; i < ns.size(); ++i) {
-      int64_t v = ns[i];
-      if (v == 0) {
-        MINITVM_USER_CHECK(i < x.shape.size()) << "reshape: newshape[" << i << "] = 0 copies a dimension that "
-                                               << describe(a[0]) << " does not have";
-        v = x.shape[i];
-      } else if (v == -1) {
-        MINITVM_USER_CHECK(infer < 0) << "reshape: more than one -1 in newshape " << shape_str(ns);
-        infer = static_cast<int>(i);
-        out.push_back(1);
-        continue;
-      }
-      MINITVM_USER_CHECK(v >= 1) << "reshape: unsupported newshape value " << v << " (supported: > 0, 0, -1)";
-      out.push_back(v);
-      known *= v;
-    }
-    if (infer >= 0) {
-      MINITVM_USER_CHECK(known > 0 && x.numel() % known == 0)
-          << "reshape: cannot infer -1 of " << shape_str(ns) << " for " << describe(a[0]);
-      out[infer] = x.numel() / known;
-    }
-    TensorType t{out, x.dtype};
-    MINITVM_USER_CHECK(t.numel() == x.numel()) << "reshape: newshape " << shape_str(ns) << " gives " << t.numel()
-                                               << " elements, data " << describe(a[0]) << " has " << x.numel();
-    at["newshape"] = ns;
-    return {{t}};
-  });
-  add("transpose", P::kInjective, 1, {{"axes", Json::array()}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const auto& x = ttype("transpose", a[0], "data");
-    Shape axes = ints(at["axes"]);
-    size_t n = x.shape.size();
-    if (axes.empty())
-      for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(n - 1 - i));
-    MINITVM_USER_CHECK(axes.size() == n) << "transpose: axes " << shape_str(axes) << " is not a permutation of the "
-                                         << n << " axes of " << describe(a[0]);
-    std::vector<bool> used(n);
-    Shape out;
-    for (auto& v : axes) {
-      v = norm_axis(v, n, "transpose");
-      MINITVM_USER_CHECK(!used[v]) << "transpose: axis " << v << " repeated in " << at["axes"].dump();
-      used[v] = true;
-      out.push_back(x.shape[v]);
-    }
-    at["axes"] = axes;
-    return {{TensorType{out, x.dtype}}};
-  });
+  add("negative", P::kElemWise, 1, none,
+      [](const std::vector<Expr>& a, Json&) -> TypeResult { return {{unary("negative", a)}}; });
+  add("reshape", P::kInjective, 1, {{"newshape", Json::array()}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("reshape", a[0], "data");
+        Shape ns = ints(at["newshape"]), out;
+        int infer = -1;
+        int64_t known = 1;
+        for (size_t i = 0; i < ns.size(); ++i) {
+          int64_t v = ns[i];
+          if (v == 0) {
+            MINITVM_USER_CHECK(i < x.shape.size())
+                << "reshape: newshape[" << i << "] = 0 copies a dimension that " << describe(a[0])
+                << " does not have";
+            v = x.shape[i];
+          } else if (v == -1) {
+            MINITVM_USER_CHECK(infer < 0)
+                << "reshape: more than one -1 in newshape " << shape_str(ns);
+            infer = static_cast<int>(i);
+            out.push_back(1);
+            continue;
+          }
+          MINITVM_USER_CHECK(v >= 1)
+              << "reshape: unsupported newshape value " << v << " (supported: > 0, 0, -1)";
+          out.push_back(v);
+          known *= v;
+        }
+        if (infer >= 0) {
+          MINITVM_USER_CHECK(known > 0 && x.numel() % known == 0)
+              << "reshape: cannot infer -1 of " << shape_str(ns) << " for " << describe(a[0]);
+          out[infer] = x.numel() / known;
+        }
+        TensorType t{out, x.dtype};
+        MINITVM_USER_CHECK(t.numel() == x.numel())
+            << "reshape: newshape " << shape_str(ns) << " gives " << t.numel() << " elements, data "
+            << describe(a[0]) << " has " << x.numel();
+        at["newshape"] = ns;
+        return {{t}};
+      });
+  add("transpose", P::kInjective, 1, {{"axes", Json::array()}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("transpose", a[0], "data");
+        Shape axes = ints(at["axes"]);
+        size_t n = x.shape.size();
+        if (axes.empty())
+          for (size_t i = 0; i < n; ++i) axes.push_back(static_cast<int64_t>(n - 1 - i));
+        MINITVM_USER_CHECK(axes.size() == n)
+            << "transpose: axes " << shape_str(axes) << " is not a permutation of the " << n
+            << " axes of " << describe(a[0]);
+        std::vector<bool> used(n);
+        Shape out;
+        for (auto& v : axes) {
+          v = norm_axis(v, n, "transpose");
+          MINITVM_USER_CHECK(!used[v])
+              << "transpose: axis " << v << " repeated in " << at["axes"].dump();
+          used[v] = true;
+          out.push_back(x.shape[v]);
+        }
+        at["axes"] = axes;
+        return {{TensorType{out, x.dtype}}};
+      });
   add("split", P::kInjective, 1, {{"indices_or_sections", 1}, {"axis", 0}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("split", a[0], "data");
@@ -470,7 +539,8 @@ std::vector<OpDef> make_registry() {
         if (at["indices_or_sections"].is_number_integer()) {
           int64_t s = at["indices_or_sections"].get<int64_t>();
           MINITVM_USER_CHECK(s >= 1 && x.shape[ax] % s == 0)
-              << "split: " << s << " sections do not divide axis " << ax << " of " << describe(a[0]);
+              << "split: " << s << " sections do not divide axis " << ax << " of "
+              << describe(a[0]);
           for (int64_t i = 1; i < s; ++i) idx.push_back(i * (x.shape[ax] / s));
         } else {
           idx = ints(at["indices_or_sections"]);
@@ -480,8 +550,8 @@ std::vector<OpDef> make_registry() {
         idx.push_back(x.shape[ax]);
         for (int64_t e : idx) {
           MINITVM_USER_CHECK(e >= begin && e <= x.shape[ax])
-              << "split: split points " << at["indices_or_sections"].dump() << " are not increasing within axis "
-              << ax << " of " << describe(a[0]);
+              << "split: split points " << at["indices_or_sections"].dump()
+              << " are not increasing within axis " << ax << " of " << describe(a[0]);
           Shape s = x.shape;
           s[ax] = e - begin;
           r.types.push_back(TensorType{s, x.dtype});
@@ -494,8 +564,8 @@ std::vector<OpDef> make_registry() {
         const auto& x = ttype("expand_dims", a[0], "data");
         int64_t n = static_cast<int64_t>(x.shape.size()), ax = at["axis"].get<int64_t>();
         int64_t k = at["num_newaxis"].get<int64_t>();
-        MINITVM_USER_CHECK(ax >= -n - 1 && ax <= n) << "expand_dims: axis " << ax << " out of range for "
-                                                    << describe(a[0]);
+        MINITVM_USER_CHECK(ax >= -n - 1 && ax <= n)
+            << "expand_dims: axis " << ax << " out of range for " << describe(a[0]);
         MINITVM_USER_CHECK(k >= 0) << "expand_dims: num_newaxis " << k << " < 0";
         if (ax < 0) ax += n + 1;
         at["axis"] = ax;
@@ -504,23 +574,25 @@ std::vector<OpDef> make_registry() {
         out.insert(out.end(), x.shape.begin() + ax, x.shape.end());
         return {{TensorType{out, x.dtype}}};
       });
-  add("squeeze", P::kInjective, 1, {{"axis", nullptr}}, [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-    const auto& x = ttype("squeeze", a[0], "data");
-    std::vector<bool> drop(x.shape.size());
-    if (at["axis"].is_null() || at["axis"].empty()) {
-      for (size_t i = 0; i < x.shape.size(); ++i) drop[i] = x.shape[i] == 1;
-    } else {
-      for (int64_t v : ints(at["axis"])) {
-        v = norm_axis(v, x.shape.size(), "squeeze");
-        MINITVM_USER_CHECK(x.shape[v] == 1) << "squeeze: axis " << v << " of " << describe(a[0]) << " is not 1";
-        drop[v] = true;
-      }
-    }
-    Shape out;
-    for (size_t i = 0; i < x.shape.size(); ++i)
-      if (!drop[i]) out.push_back(x.shape[i]);
-    return {{TensorType{out, x.dtype}}};
-  });
+  add("squeeze", P::kInjective, 1, {{"axis", nullptr}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("squeeze", a[0], "data");
+        std::vector<bool> drop(x.shape.size());
+        if (at["axis"].is_null() || at["axis"].empty()) {
+          for (size_t i = 0; i < x.shape.size(); ++i) drop[i] = x.shape[i] == 1;
+        } else {
+          for (int64_t v : ints(at["axis"])) {
+            v = norm_axis(v, x.shape.size(), "squeeze");
+            MINITVM_USER_CHECK(x.shape[v] == 1)
+                << "squeeze: axis " << v << " of " << describe(a[0]) << " is not 1";
+            drop[v] = true;
+          }
+        }
+        Shape out;
+        for (size_t i = 0; i < x.shape.size(); ++i)
+          if (!drop[i]) out.push_back(x.shape[i]);
+        return {{TensorType{out, x.dtype}}};
+      });
   add("mean", P::kCommReduce, 1, {{"axis", nullptr}, {"keepdims", false}, {"exclude", false}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("mean", a[0], "data");
@@ -536,8 +608,10 @@ std::vector<OpDef> make_registry() {
           for (size_t i = 0; i < n; ++i) red[i] = !red[i];
         Shape out;
         for (size_t i = 0; i < n; ++i)
-          if (!red[i]) out.push_back(x.shape[i]);
-          else if (at["keepdims"].get<bool>()) out.push_back(1);
+          if (!red[i])
+            out.push_back(x.shape[i]);
+          else if (at["keepdims"].get<bool>())
+            out.push_back(1);
         return {{TensorType{out, x.dtype}}};
       });
   add("layout_transform", P::kInjective, 1, {{"src_layout", ""}, {"dst_layout", ""}},
@@ -549,29 +623,45 @@ std::vector<OpDef> make_registry() {
         auto src = detail::Layout::parse(at["src_layout"].get<std::string>(), op);
         auto dst = detail::Layout::parse(at["dst_layout"].get<std::string>(), op);
         MINITVM_USER_CHECK(src.axes.size() == x.shape.size())
-            << op << ": src_layout " << src.name << " has " << src.axes.size() << " axes but data " << describe(a[0])
-            << " has " << x.shape.size();
+            << op << ": src_layout " << src.name << " has " << src.axes.size() << " axes but data "
+            << describe(a[0]) << " has " << x.shape.size();
         std::map<char, int64_t> full;
         try {
           full = src.full_extents(x.shape);
         } catch (const CompileError& e) {
-          MINITVM_USER_ERROR << op << ": data " << describe(a[0]) << " does not have layout " << src.name << ": "
-                             << e.what();
+          MINITVM_USER_ERROR << op << ": data " << describe(a[0]) << " does not have layout "
+                             << src.name << ": " << e.what();
         }
         return {{TensorType{dst.shape_of(full, op + " to " + dst.name), x.dtype}}};
       });
   // TVM's nn.contrib_conv2d_NCHWc: data NCHW[x]c, kernel OIHW[x]i[y]o, output NCHW[y]c; what
   // alter_op_layout makes of nn.conv2d on llvm (groups 1).
   add("nn.contrib_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}, {"channels", 0},
-       {"kernel_size", Json::array()}, {"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""},
+      {{"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"dilation", {1, 1}},
+       {"groups", 1},
+       {"channels", 0},
+       {"kernel_size", Json::array()},
+       {"data_layout", ""},
+       {"kernel_layout", ""},
+       {"out_layout", ""},
        {"out_dtype", ""}},
-      [](const std::vector<Expr>& a, Json& at) { return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false); });
+      [](const std::vector<Expr>& a, Json& at) {
+        return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false);
+      });
   // TVM's nn.contrib_depthwise_conv2d_NCHWc: data NCHW[x]c, kernel OIHW1i[x]o (one input channel
   // per output channel), output NCHW[x]c.
   add("nn.contrib_depthwise_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}}, {"groups", 1}, {"channels", 0},
-       {"kernel_size", Json::array()}, {"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""},
+      {{"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"dilation", {1, 1}},
+       {"groups", 1},
+       {"channels", 0},
+       {"kernel_size", Json::array()},
+       {"data_layout", ""},
+       {"kernel_layout", ""},
+       {"out_layout", ""},
        {"out_dtype", ""}},
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_depthwise_conv2d_NCHWc", a, at, true);
@@ -605,7 +695,9 @@ bool is_registered_op(const std::string& name) {
   return false;
 }
 
-OpPattern op_pattern(const std::string& name) { return find_op(name).pattern; }
+OpPattern op_pattern(const std::string& name) {
+  return find_op(name).pattern;
+}
 
 Expr call(const std::string& op, const std::vector<Expr>& args, const Json& attrs) {
   const OpDef& d = find_op(op);
@@ -615,7 +707,8 @@ Expr call(const std::string& op, const std::vector<Expr>& args, const Json& attr
   } else {
     MINITVM_USER_CHECK(!args.empty()) << op << ": expects at least one argument";
   }
-  for (size_t i = 0; i < args.size(); ++i) MINITVM_USER_CHECK(args[i] != nullptr) << op << ": argument " << i << " is null";
+  for (size_t i = 0; i < args.size(); ++i)
+    MINITVM_USER_CHECK(args[i] != nullptr) << op << ": argument " << i << " is null";
   Json at = d.defaults;
   MINITVM_USER_CHECK(attrs.is_object()) << op << ": attributes must be a JSON object";
   for (auto it = attrs.begin(); it != attrs.end(); ++it) {
@@ -626,7 +719,8 @@ Expr call(const std::string& op, const std::vector<Expr>& args, const Json& attr
   try {
     tr = d.rule(args, at);
   } catch (const nlohmann::json::exception& e) {
-    MINITVM_USER_ERROR << op << ": malformed attributes " << attrs.dump() << " (" << e.what() << ")";
+    MINITVM_USER_ERROR << op << ": malformed attributes " << attrs.dump() << " (" << e.what()
+                       << ")";
   }
   auto n = std::make_shared<ExprNode>();
   n->kind = ExprKind::Call;

@@ -29,8 +29,10 @@ std::string attr_value(const Json& v) {
 
 std::string scalar_text(const runtime::NDArray& a) {
   std::ostringstream os;
-  if (a.dtype() == DataType::Float(32)) os << a.to_vector<float>()[0] << "f";
-  else os << "<" << a.dtype().str() << " scalar>";
+  if (a.dtype() == DataType::Float(32))
+    os << a.to_vector<float>()[0] << "f";
+  else
+    os << "<" << a.dtype().str() << " scalar>";
   return os.str();
 }
 
@@ -56,12 +58,16 @@ std::string to_text(const Function& f) {
     const ExprNode* n = e.get();
     if (names.count(n)) continue;
     switch (n->kind) {
-      case ExprKind::Var: names[n] = "%" + n->name; continue;  // free var (not a parameter)
+      case ExprKind::Var:
+        names[n] = "%" + n->name;
+        continue;  // free var (not a parameter)
       case ExprKind::Constant:
-        names[n] = n->data.ndim() == 0 ? scalar_text(n->data)
-                                       : "meta[relay.Constant][" + std::to_string(next_const++) + "]";
+        names[n] = n->data.ndim() == 0
+                       ? scalar_text(n->data)
+                       : "meta[relay.Constant][" + std::to_string(next_const++) + "]";
         continue;
-      default: break;
+      default:
+        break;
     }
     std::string id = "%" + std::to_string(next++);
     os << "  " << id << " = ";
@@ -80,7 +86,8 @@ std::string to_text(const Function& f) {
       os << ")";
     } else if (n->kind == ExprKind::Tuple) {
       os << "(";
-      for (size_t i = 0; i < n->args.size(); ++i) os << (i ? ", " : "") << names.at(n->args[i].get());
+      for (size_t i = 0; i < n->args.size(); ++i)
+        os << (i ? ", " : "") << names.at(n->args[i].get());
       if (n->args.size() == 1) os << ",";
       os << ")";
     } else {
@@ -93,6 +100,8 @@ std::string to_text(const Function& f) {
   return os.str();
 }
 
-std::ostream& operator<<(std::ostream& os, const Function& f) { return os << to_text(f); }
+std::ostream& operator<<(std::ostream& os, const Function& f) {
+  return os << to_text(f);
+}
 
 }  // namespace minitvm::relay

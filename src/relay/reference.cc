@@ -41,9 +41,13 @@ Buf buf(const NDArray& a, const std::string& op) {
   return Buf{a.shape(), a.to_vector<float>()};
 }
 
-NDArray out(const Buf& b) { return NDArray::from_vector(b.v, b.shape); }
+NDArray out(const Buf& b) {
+  return NDArray::from_vector(b.v, b.shape);
+}
 
-std::vector<int64_t> ints(const Json& j) { return detail::attr_ints(j); }
+std::vector<int64_t> ints(const Json& j) {
+  return detail::attr_ints(j);
+}
 
 // Index of `o` (output multi-index of shape `os`) in an input of shape `is` broadcast to `os`.
 int64_t bcast_index(const Shape& oidx, const Shape& is) {
@@ -120,9 +124,10 @@ Buf pool(const Buf& d, const Json& at, const Shape& os, bool is_max) {
           // TVM topi pool: count_include_pad divides by the full window; otherwise by the window
           // clipped to the input (at least 1).
           int64_t div = include_pad ? k[0] * k[1]
-                                    : std::max<int64_t>((std::min(h0 + k[0], H) - std::max<int64_t>(h0, 0)) *
-                                                            (std::min(w0 + k[1], W) - std::max<int64_t>(w0, 0)),
-                                                        1);
+                                    : std::max<int64_t>(
+                                          (std::min(h0 + k[0], H) - std::max<int64_t>(h0, 0)) *
+                                              (std::min(w0 + k[1], W) - std::max<int64_t>(w0, 0)),
+                                          1);
           acc /= static_cast<double>(div);
         }
         r.v[(p * OH + y) * OW + x] = static_cast<float>(acc);
@@ -170,7 +175,9 @@ Buf relayout(const Buf& in, const std::string& src_name, const std::string& dst_
   });
 }
 
-std::string layout_of(const Json& at, const char* key) { return at.at(key).get<std::string>(); }
+std::string layout_of(const Json& at, const char* key) {
+  return at.at(key).get<std::string>();
+}
 
 }  // namespace
 
@@ -180,8 +187,8 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   const Json& at = c.attrs;
   std::vector<Buf> a;
   for (auto& x : args) a.push_back(buf(x, op));
-  MINITVM_USER_CHECK(a.size() == c.args.size()) << "reference_eval: " << op << " got " << a.size() << " values for "
-                                                 << c.args.size() << " arguments";
+  MINITVM_USER_CHECK(a.size() == c.args.size()) << "reference_eval: " << op << " got " << a.size()
+                                                << " values for " << c.args.size() << " arguments";
   for (size_t i = 0; i < a.size(); ++i)
     MINITVM_USER_CHECK(c.args[i]->tuple_typed || a[i].shape == c.args[i]->types[0].shape)
         << "reference_eval: " << op << ": argument " << i << " has the wrong shape";
@@ -193,7 +200,8 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   };
   if (op == "nn.conv2d") return {out(conv2d(a[0], a[1], at, os))};
   if (op == "nn.relu") return unary([](float v) { return v > 0 ? v : 0.0f; });
-  if (op == "sigmoid") return unary([](float v) { return static_cast<float>(1.0 / (1.0 + std::exp(-double(v)))); });
+  if (op == "sigmoid")
+    return unary([](float v) { return static_cast<float>(1.0 / (1.0 + std::exp(-double(v)))); });
   if (op == "sqrt") return unary([](float v) { return static_cast<float>(std::sqrt(double(v))); });
   if (op == "negative") return unary([](float v) { return -v; });
   if (op == "clip") {
@@ -201,8 +209,10 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     return unary([=](float v) { return std::min(std::max(v, lo), hi); });
   }
   if (op == "add") return {out(binary(a[0], a[1], os, [](float x, float y) { return x + y; }))};
-  if (op == "subtract") return {out(binary(a[0], a[1], os, [](float x, float y) { return x - y; }))};
-  if (op == "multiply") return {out(binary(a[0], a[1], os, [](float x, float y) { return x * y; }))};
+  if (op == "subtract")
+    return {out(binary(a[0], a[1], os, [](float x, float y) { return x - y; }))};
+  if (op == "multiply")
+    return {out(binary(a[0], a[1], os, [](float x, float y) { return x * y; }))};
   if (op == "divide") return {out(binary(a[0], a[1], os, [](float x, float y) { return x / y; }))};
   if (op == "nn.bias_add") {
     int64_t ax = at.at("axis").get<int64_t>();
@@ -231,7 +241,8 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     Buf ones{a[0].shape, std::vector<float>(a[0].v.size(), 1.0f)};
     return {out(a[0]), out(ones)};
   }
-  if (op == "layout_transform") return {out(relayout(a[0], layout_of(at, "src_layout"), layout_of(at, "dst_layout")))};
+  if (op == "layout_transform")
+    return {out(relayout(a[0], layout_of(at, "src_layout"), layout_of(at, "dst_layout")))};
   if (op == "nn.contrib_conv2d_NCHWc" || op == "nn.contrib_depthwise_conv2d_NCHWc") {
     // The blocked convolution is the NCHW one between layout transforms.
     Buf d = relayout(a[0], layout_of(at, "data_layout"), "NCHW");
@@ -240,11 +251,13 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     Shape nchw_os{os[0], os[1] * os[4], os[2], os[3]};
     return {out(relayout(conv2d(d, w, at, nchw_os), "NCHW", ol))};
   }
-  if ((op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") && a[0].shape.size() == 5) {
+  if ((op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") &&
+      a[0].shape.size() == 5) {
     // A blocked pool is the NCHW one between layout transforms.
     std::string l = layout_of(at, "layout");
     ExprNode plain = c_nchw(c);
-    return {out(relayout(buf(reference_eval(plain, {out(relayout(a[0], l, "NCHW"))}).at(0), op), "NCHW", l))};
+    return {out(relayout(buf(reference_eval(plain, {out(relayout(a[0], l, "NCHW"))}).at(0), op),
+                         "NCHW", l))};
   }
   if (op == "nn.max_pool2d") return {out(pool(a[0], at, os, true))};
   if (op == "nn.avg_pool2d") return {out(pool(a[0], at, os, false))};
@@ -281,17 +294,20 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
         double m = -std::numeric_limits<double>::infinity(), s = 0;
         for (int64_t k = 0; k < len; ++k) m = std::max(m, double(at_(k)));
         for (int64_t k = 0; k < len; ++k) s += std::exp(double(at_(k)) - m);
-        for (int64_t k = 0; k < len; ++k) at_(k) = static_cast<float>(std::exp(double(at_(k)) - m) / s);
+        for (int64_t k = 0; k < len; ++k)
+          at_(k) = static_cast<float>(std::exp(double(at_(k)) - m) / s);
       }
     return {out(r)};
   }
   if (op == "nn.lrn") {
     int64_t ax = at.at("axis").get<int64_t>(), size = at.at("size").get<int64_t>();
-    double bias = at.at("bias").get<double>(), alpha = at.at("alpha").get<double>(), beta = at.at("beta").get<double>();
+    double bias = at.at("bias").get<double>(), alpha = at.at("alpha").get<double>(),
+           beta = at.at("beta").get<double>();
     int64_t outer = 1, len = os[ax], inner = 1;
     for (int64_t i = 0; i < ax; ++i) outer *= os[i];
     for (size_t i = ax + 1; i < os.size(); ++i) inner *= os[i];
-    int64_t lo = (size - 1) / 2, hi = size - 1 - lo;  // ONNX: [c - floor((size-1)/2), c + ceil((size-1)/2)]
+    int64_t lo = (size - 1) / 2,
+            hi = size - 1 - lo;  // ONNX: [c - floor((size-1)/2), c + ceil((size-1)/2)]
     Buf r{os, std::vector<float>(a[0].v.size())};
     for (int64_t o = 0; o < outer; ++o)
       for (int64_t c = 0; c < len; ++c)
@@ -365,7 +381,8 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     for (auto& t : c.types) {
       res.push_back(out(gather(a[0], t.shape, [&](const Shape& idx, const Shape& ist) {
         int64_t s = 0;
-        for (size_t i = 0; i < idx.size(); ++i) s += (idx[i] + (static_cast<int64_t>(i) == ax ? begin : 0)) * ist[i];
+        for (size_t i = 0; i < idx.size(); ++i)
+          s += (idx[i] + (static_cast<int64_t>(i) == ax ? begin : 0)) * ist[i];
         return s;
       })));
       begin += t.shape[ax];
@@ -392,7 +409,8 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
       acc[o] += a[0].v[i];
     }
     Buf r{os, std::vector<float>(acc.size())};
-    for (size_t i = 0; i < acc.size(); ++i) r.v[i] = static_cast<float>(acc[i] / static_cast<double>(count));
+    for (size_t i = 0; i < acc.size(); ++i)
+      r.v[i] = static_cast<float>(acc[i] / static_cast<double>(count));
     return {out(r)};
   }
   MINITVM_USER_ERROR << "reference executor: no implementation of " << op;
@@ -403,8 +421,10 @@ std::vector<NDArray> reference_run(const Function& f, const Params& inputs, cons
   std::unordered_map<const ExprNode*, std::vector<NDArray>> val;
   for (auto& p : f.params) {
     const NDArray* pv = nullptr;
-    if (auto it = inputs.find(p->name); it != inputs.end()) pv = &it->second;
-    else if (auto jt = params.find(p->name); jt != params.end()) pv = &jt->second;
+    if (auto it = inputs.find(p->name); it != inputs.end())
+      pv = &it->second;
+    else if (auto jt = params.find(p->name); jt != params.end())
+      pv = &jt->second;
     MINITVM_USER_CHECK(pv != nullptr) << "reference_run: no value for input %" << p->name;
     const NDArray& v = *pv;
     MINITVM_USER_CHECK(v.shape() == p->types[0].shape && v.dtype() == p->types[0].dtype)
@@ -415,15 +435,21 @@ std::vector<NDArray> reference_run(const Function& f, const Params& inputs, cons
   for (const Expr& e : post_order(f.body)) {
     if (val.count(e.get())) continue;
     switch (e->kind) {
-      case ExprKind::Var: MINITVM_USER_ERROR << "reference_run: %" << e->name << " is not a function parameter"; break;
-      case ExprKind::Constant: val[e.get()] = {e->data}; break;
+      case ExprKind::Var:
+        MINITVM_USER_ERROR << "reference_run: %" << e->name << " is not a function parameter";
+        break;
+      case ExprKind::Constant:
+        val[e.get()] = {e->data};
+        break;
       case ExprKind::Tuple: {
         std::vector<NDArray> fs;
         for (auto& a : e->args) fs.push_back(val.at(a.get()).at(0));
         val[e.get()] = fs;
         break;
       }
-      case ExprKind::TupleGetItem: val[e.get()] = {val.at(e->args[0].get()).at(e->index)}; break;
+      case ExprKind::TupleGetItem:
+        val[e.get()] = {val.at(e->args[0].get()).at(e->index)};
+        break;
       case ExprKind::Call: {
         std::vector<NDArray> as;
         for (auto& a : e->args) as.push_back(val.at(a.get()).at(0));

@@ -10,12 +10,14 @@
 
 namespace minitvm::relay::testing {
 
-runtime::NDArray random_uniform(const std::vector<int64_t>& shape, float lo, float hi, uint64_t seed) {
+runtime::NDArray random_uniform(const std::vector<int64_t>& shape, float lo, float hi,
+                                uint64_t seed) {
   std::mt19937_64 gen(seed);
   int64_t n = 1;
   for (int64_t d : shape) n *= d;
   std::vector<float> v(static_cast<size_t>(n));
-  for (auto& x : v) x = lo + (hi - lo) * static_cast<float>(static_cast<double>(gen() >> 11) * 0x1.0p-53);
+  for (auto& x : v)
+    x = lo + (hi - lo) * static_cast<float>(static_cast<double>(gen() >> 11) * 0x1.0p-53);
   return runtime::NDArray::from_vector(v, shape);
 }
 
@@ -43,8 +45,8 @@ struct Builder {
     float b = static_cast<float>(std::sqrt(6.0 / static_cast<double>(fan_in)));
     return param(name, shape, -b, b);
   }
-  Expr conv(const Expr& x, const std::string& name, int64_t out, int64_t k, int64_t stride, int64_t pad,
-            int64_t groups = 1, bool bias = false) {
+  Expr conv(const Expr& x, const std::string& name, int64_t out, int64_t k, int64_t stride,
+            int64_t pad, int64_t groups = 1, bool bias = false) {
     int64_t in = x->type().shape[1];
     Conv2DAttrs a;
     a.strides = {stride, stride};
@@ -81,22 +83,35 @@ struct Builder {
 Expr data_var(int64_t batch, const std::vector<int64_t>& image_shape) {
   MINITVM_USER_CHECK(image_shape.size() == 3) << "relay::testing: image_shape must be (C, H, W)";
   MINITVM_USER_CHECK(batch >= 1) << "relay::testing: batch " << batch << " must be >= 1";
-  return var("data", TensorType{{batch, image_shape[0], image_shape[1], image_shape[2]}, DataType::Float(32)});
+  return var("data", TensorType{{batch, image_shape[0], image_shape[1], image_shape[2]},
+                                DataType::Float(32)});
 }
 
 }  // namespace
 
-Network resnet(int num_layers, int64_t batch, const std::vector<int64_t>& image_shape, int64_t num_classes,
-               uint64_t seed) {
+Network resnet(int num_layers, int64_t batch, const std::vector<int64_t>& image_shape,
+               int64_t num_classes, uint64_t seed) {
   std::vector<int> units;
   bool bottleneck = num_layers >= 50;
   switch (num_layers) {
-    case 18: units = {2, 2, 2, 2}; break;
-    case 34: units = {3, 4, 6, 3}; break;
-    case 50: units = {3, 4, 6, 3}; break;
-    case 101: units = {3, 4, 23, 3}; break;
-    case 152: units = {3, 8, 36, 3}; break;
-    default: MINITVM_USER_ERROR << "relay::testing::resnet: num_layers " << num_layers << " not in 18/34/50/101/152";
+    case 18:
+      units = {2, 2, 2, 2};
+      break;
+    case 34:
+      units = {3, 4, 6, 3};
+      break;
+    case 50:
+      units = {3, 4, 6, 3};
+      break;
+    case 101:
+      units = {3, 4, 23, 3};
+      break;
+    case 152:
+      units = {3, 8, 36, 3};
+      break;
+    default:
+      MINITVM_USER_ERROR << "relay::testing::resnet: num_layers " << num_layers
+                         << " not in 18/34/50/101/152";
   }
   Builder B(seed);
   Expr data = data_var(batch, image_shape);
@@ -118,7 +133,8 @@ Network resnet(int num_layers, int64_t batch, const std::vector<int64_t>& image_
         y = B.bn(B.conv(y, p + "conv2", planes, 3, 1, 1), p + "bn2");
       }
       if (stride != 1 || inplanes != planes * expansion)
-        identity = B.bn(B.conv(x, p + "downsample.0", planes * expansion, 1, stride, 0), p + "downsample.1");
+        identity = B.bn(B.conv(x, p + "downsample.0", planes * expansion, 1, stride, 0),
+                        p + "downsample.1");
       x = nn::relu(add(y, identity));
       inplanes = planes * expansion;
     }
@@ -127,15 +143,25 @@ Network resnet(int num_layers, int64_t batch, const std::vector<int64_t>& image_
   return B.finish(data, B.linear(x, "fc", num_classes));
 }
 
-Network vgg(int num_layers, int64_t batch, const std::vector<int64_t>& image_shape, int64_t num_classes,
-            bool batch_norm, uint64_t seed) {
+Network vgg(int num_layers, int64_t batch, const std::vector<int64_t>& image_shape,
+            int64_t num_classes, bool batch_norm, uint64_t seed) {
   std::vector<int> per_stage;
   switch (num_layers) {
-    case 11: per_stage = {1, 1, 2, 2, 2}; break;
-    case 13: per_stage = {2, 2, 2, 2, 2}; break;
-    case 16: per_stage = {2, 2, 3, 3, 3}; break;
-    case 19: per_stage = {2, 2, 4, 4, 4}; break;
-    default: MINITVM_USER_ERROR << "relay::testing::vgg: num_layers " << num_layers << " not in 11/13/16/19";
+    case 11:
+      per_stage = {1, 1, 2, 2, 2};
+      break;
+    case 13:
+      per_stage = {2, 2, 2, 2, 2};
+      break;
+    case 16:
+      per_stage = {2, 2, 3, 3, 3};
+      break;
+    case 19:
+      per_stage = {2, 2, 4, 4, 4};
+      break;
+    default:
+      MINITVM_USER_ERROR << "relay::testing::vgg: num_layers " << num_layers
+                         << " not in 11/13/16/19";
   }
   const int64_t filters[] = {64, 128, 256, 512, 512};
   Builder B(seed);
@@ -160,12 +186,13 @@ Network vgg(int num_layers, int64_t batch, const std::vector<int64_t>& image_sha
   return B.finish(data, B.linear(x, "classifier.6", num_classes));
 }
 
-Network mobilenet_v2(int64_t batch, const std::vector<int64_t>& image_shape, int64_t num_classes, uint64_t seed) {
+Network mobilenet_v2(int64_t batch, const std::vector<int64_t>& image_shape, int64_t num_classes,
+                     uint64_t seed) {
   Builder B(seed);
   Expr data = data_var(batch, image_shape);
   auto relu6 = [](const Expr& e) { return clip(e, 0.0, 6.0); };
   Expr x = relu6(B.bn(B.conv(data, "features.0.0", 32, 3, 2, 1), "features.0.1"));
-  const int settings[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2}, {6, 32, 3, 2}, {6, 64, 4, 2},
+  const int settings[7][4] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
                               {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int64_t inp = 32;
   int f = 1;
@@ -176,7 +203,8 @@ Network mobilenet_v2(int64_t batch, const std::vector<int64_t>& image_shape, int
       Expr y = x;
       int k = 0;
       if (t != 1) {
-        y = relu6(B.bn(B.conv(y, p + std::to_string(k) + ".0", hidden, 1, 1, 0), p + std::to_string(k) + ".1"));
+        y = relu6(B.bn(B.conv(y, p + std::to_string(k) + ".0", hidden, 1, 1, 0),
+                       p + std::to_string(k) + ".1"));
         k++;
       }
       y = relu6(B.bn(B.conv(y, p + std::to_string(k) + ".0", hidden, 3, stride, 1, hidden),

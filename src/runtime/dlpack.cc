@@ -29,18 +29,24 @@ DataType from_dl(DLDataType d) {
   const int lanes = d.lanes == 0 ? 1 : d.lanes;
   if (d.code == kBoolCode || (d.code == kDLUInt && d.bits == 1)) return DataType::Bool(lanes);
   switch (d.code) {
-    case kDLInt: return DataType::Int(d.bits, lanes);
-    case kDLUInt: return DataType::UInt(d.bits, lanes);
-    case kDLFloat: return DataType::Float(d.bits, lanes);
-    case kDLBfloat: return DataType::BFloat(d.bits, lanes);
-    default: break;
+    case kDLInt:
+      return DataType::Int(d.bits, lanes);
+    case kDLUInt:
+      return DataType::UInt(d.bits, lanes);
+    case kDLFloat:
+      return DataType::Float(d.bits, lanes);
+    case kDLBfloat:
+      return DataType::BFloat(d.bits, lanes);
+    default:
+      break;
   }
   MINITVM_USER_ERROR << "NDArray::from_dlpack: unsupported DLPack dtype (code " << int(d.code)
                      << ", bits " << int(d.bits) << ", lanes " << d.lanes << ")";
   return {};
 }
 
-// What an exported DLManagedTensor owns: a reference to the array and the arrays DLTensor points at.
+// What an exported DLManagedTensor owns: a reference to the array and the arrays DLTensor points
+// at.
 struct ExportContext {
   std::shared_ptr<NDArray::Container> array;
   std::vector<int64_t> shape;
@@ -48,7 +54,9 @@ struct ExportContext {
   DLManagedTensor tensor;
 };
 
-void delete_export(DLManagedTensor* t) { delete static_cast<ExportContext*>(t->manager_ctx); }
+void delete_export(DLManagedTensor* t) {
+  delete static_cast<ExportContext*>(t->manager_ctx);
+}
 
 }  // namespace
 
@@ -85,8 +93,8 @@ NDArray NDArray::from_dlpack(DLManagedTensor* t) {
   } else if (dl.device.device_type == kDLCUDA) {
     c->device = Device::cuda(dl.device.device_id);
   } else {
-    MINITVM_USER_ERROR << "NDArray::from_dlpack: unsupported device type " << int(dl.device.device_type)
-                       << " (only CPU and CUDA)";
+    MINITVM_USER_ERROR << "NDArray::from_dlpack: unsupported device type "
+                       << int(dl.device.device_type) << " (only CPU and CUDA)";
   }
   MINITVM_USER_CHECK(dl.ndim >= 0) << "NDArray::from_dlpack: negative ndim " << dl.ndim;
   c->dtype = from_dl(dl.dtype);
@@ -95,7 +103,8 @@ NDArray NDArray::from_dlpack(DLManagedTensor* t) {
     MINITVM_USER_CHECK(d >= 0) << "NDArray::from_dlpack: negative dimension " << d;
   std::optional<int64_t> numel = checked_product(c->shape);
   MINITVM_USER_CHECK(numel && checked_mul(*numel, c->dtype.bytes()))
-      << "NDArray::from_dlpack: the element or byte count of the " << dl.ndim << "-d shape overflows int64";
+      << "NDArray::from_dlpack: the element or byte count of the " << dl.ndim
+      << "-d shape overflows int64";
   if (dl.strides) {
     c->strides.assign(dl.strides, dl.strides + dl.ndim);
   } else {
@@ -103,7 +112,8 @@ NDArray NDArray::from_dlpack(DLManagedTensor* t) {
     int64_t acc = 1;
     for (size_t i = c->shape.size(); i-- > 0;) {
       c->strides[i] = acc;
-      acc = checked_mul(acc, c->shape[i]).value_or(INT64_MAX);  // only an empty array's can overflow
+      acc =
+          checked_mul(acc, c->shape[i]).value_or(INT64_MAX);  // only an empty array's can overflow
     }
   }
   c->data = static_cast<char*>(dl.data) + dl.byte_offset;

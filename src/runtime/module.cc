@@ -35,8 +35,8 @@ void check_arguments(const FunctionSignature& sig, const std::vector<ArgValue>& 
                      Device expected_device) {
   if (args.size() != sig.args.size()) {
     std::ostringstream os;
-    os << sig.name << ": expects " << sig.args.size() << " argument" << (sig.args.size() == 1 ? "" : "s")
-       << " (";
+    os << sig.name << ": expects " << sig.args.size() << " argument"
+       << (sig.args.size() == 1 ? "" : "s") << " (";
     for (size_t i = 0; i < sig.args.size(); ++i) os << (i ? ", " : "") << sig.args[i].name;
     os << "), got " << args.size();
     throw RuntimeError(os.str());
@@ -66,17 +66,22 @@ void check_arguments(const FunctionSignature& sig, const std::vector<ArgValue>& 
         const int64_t x = std::get<int64_t>(v);
         const int bits = spec.dtype.bits();
         bool fits = true;
-        if (spec.dtype.is_bool()) fits = x == 0 || x == 1;
+        if (spec.dtype.is_bool())
+          fits = x == 0 || x == 1;
         else if (bits < 64 && spec.dtype.is_int())
           fits = x >= -(int64_t(1) << (bits - 1)) && x < (int64_t(1) << (bits - 1));
-        else if (bits < 64) fits = x >= 0 && x < (int64_t(1) << bits);
-        else if (spec.dtype.is_uint()) fits = x >= 0;
-        MINITVM_RUNTIME_CHECK(fits)
-            << prefix() << "a scalar " << spec.dtype << ", got " << describe_value(v) << " (out of range)";
+        else if (bits < 64)
+          fits = x >= 0 && x < (int64_t(1) << bits);
+        else if (spec.dtype.is_uint())
+          fits = x >= 0;
+        MINITVM_RUNTIME_CHECK(fits) << prefix() << "a scalar " << spec.dtype << ", got "
+                                    << describe_value(v) << " (out of range)";
       } else {
-        MINITVM_RUNTIME_CHECK(spec.dtype.is_float() && (spec.dtype.bits() == 32 || spec.dtype.bits() == 64))
+        MINITVM_RUNTIME_CHECK(spec.dtype.is_float() &&
+                              (spec.dtype.bits() == 32 || spec.dtype.bits() == 64))
             << prefix() << "a scalar " << spec.dtype
-            << ", which the runtime cannot pass (scalars must be int/uint/bool, float32 or float64)";
+            << ", which the runtime cannot pass (scalars must be int/uint/bool, float32 or "
+               "float64)";
       }
     }
   }

@@ -26,7 +26,9 @@ std::vector<int64_t> compact_strides(const std::vector<int64_t>& shape) {
 }
 
 // Shapes are validated on creation (checked_nbytes, DLPack import), so the count exists.
-int64_t element_count(const std::vector<int64_t>& shape) { return checked_product(shape).value_or(0); }
+int64_t element_count(const std::vector<int64_t>& shape) {
+  return checked_product(shape).value_or(0);
+}
 
 // Copies every element of `shape` between two strided layouts (strides in elements). The innermost
 // dimension becomes one memcpy when it is contiguous on both sides.
@@ -70,13 +72,15 @@ std::string shape_str(const std::vector<int64_t>& shape) {
 // neither the element count nor the byte count may overflow int64.
 int64_t checked_nbytes(const std::vector<int64_t>& shape, DataType dtype) {
   for (size_t i = 0; i < shape.size(); ++i)
-    MINITVM_USER_CHECK(shape[i] >= 0) << "NDArray: negative dimension " << shape[i] << " at axis " << i
-                                      << " in shape " << shape_str(shape);
+    MINITVM_USER_CHECK(shape[i] >= 0) << "NDArray: negative dimension " << shape[i] << " at axis "
+                                      << i << " in shape " << shape_str(shape);
   std::optional<int64_t> n = checked_product(shape);
-  MINITVM_USER_CHECK(n) << "NDArray: the element count of shape " << shape_str(shape) << " overflows int64";
+  MINITVM_USER_CHECK(n) << "NDArray: the element count of shape " << shape_str(shape)
+                        << " overflows int64";
   std::optional<int64_t> bytes = checked_mul(*n, dtype.bytes());
-  MINITVM_USER_CHECK(bytes) << "NDArray: shape " << shape_str(shape) << " of " << dtype << " needs more than "
-                            << INT64_MAX << " bytes (" << *n << " elements of " << dtype.bytes() << " bytes)";
+  MINITVM_USER_CHECK(bytes) << "NDArray: shape " << shape_str(shape) << " of " << dtype
+                            << " needs more than " << INT64_MAX << " bytes (" << *n
+                            << " elements of " << dtype.bytes() << " bytes)";
   return *bytes;
 }
 
@@ -87,7 +91,8 @@ NDArray::Container::~Container() {
 }
 
 NDArray NDArray::empty(const std::vector<int64_t>& shape, DataType dtype, Device dev) {
-  MINITVM_USER_CHECK(dtype.bits() > 0 && dtype.lanes() > 0) << "NDArray::empty: invalid dtype " << dtype;
+  MINITVM_USER_CHECK(dtype.bits() > 0 && dtype.lanes() > 0)
+      << "NDArray::empty: invalid dtype " << dtype;
   const size_t nbytes = static_cast<size_t>(checked_nbytes(shape, dtype));
   auto c = std::make_shared<Container>();
   c->shape = shape;
@@ -97,7 +102,8 @@ NDArray NDArray::empty(const std::vector<int64_t>& shape, DataType dtype, Device
   if (dev.is_cpu()) {
     const size_t rounded = (nbytes + 63) / 64 * 64;
     void* p = std::aligned_alloc(64, rounded == 0 ? 64 : rounded);
-    MINITVM_RUNTIME_CHECK(p) << "NDArray::empty: out of host memory allocating " << nbytes << " bytes";
+    MINITVM_RUNTIME_CHECK(p) << "NDArray::empty: out of host memory allocating " << nbytes
+                             << " bytes";
     c->data = p;
     c->deleter = [p] { std::free(p); };
   } else {
@@ -126,9 +132,15 @@ Device NDArray::device() const {
   MINITVM_USER_CHECK(c_) << "NDArray: undefined array";
   return c_->device;
 }
-void* NDArray::data() const { return c_ ? c_->data : nullptr; }
-int64_t NDArray::size() const { return element_count(shape()); }
-int64_t NDArray::nbytes() const { return size() * dtype().bytes(); }
+void* NDArray::data() const {
+  return c_ ? c_->data : nullptr;
+}
+int64_t NDArray::size() const {
+  return element_count(shape());
+}
+int64_t NDArray::nbytes() const {
+  return size() * dtype().bytes();
+}
 
 bool NDArray::is_contiguous() const {
   const auto& sh = shape();
@@ -163,7 +175,8 @@ void NDArray::copy_from_bytes(const void* host, size_t n) {
                  compact_strides(c_->shape), c_->shape, dtype().bytes());
     return;
   }
-  MINITVM_RUNTIME_CHECK(is_contiguous()) << "NDArray: host copy into a strided CUDA view is not supported";
+  MINITVM_RUNTIME_CHECK(is_contiguous())
+      << "NDArray: host copy into a strided CUDA view is not supported";
   cuda::CudaDriver::get().copy_htod(reinterpret_cast<uintptr_t>(c_->data), host, n, device().id);
 }
 
@@ -176,7 +189,8 @@ void NDArray::copy_to_bytes(void* host, size_t n) const {
                  static_cast<const char*>(c_->data), c_->strides, c_->shape, dtype().bytes());
     return;
   }
-  MINITVM_RUNTIME_CHECK(is_contiguous()) << "NDArray: host copy from a strided CUDA view is not supported";
+  MINITVM_RUNTIME_CHECK(is_contiguous())
+      << "NDArray: host copy from a strided CUDA view is not supported";
   cuda::CudaDriver::get().copy_dtoh(host, reinterpret_cast<uintptr_t>(c_->data), n, device().id);
 }
 
@@ -204,8 +218,8 @@ void NDArray::copy_from(const NDArray& other) {
         << "NDArray::copy_from: strided CUDA views cannot be copied";
     auto& drv = cuda::CudaDriver::get();
     if (d.id == s.id) {
-      drv.copy_dtod(reinterpret_cast<uintptr_t>(c_->data), reinterpret_cast<uintptr_t>(other.data()),
-                    static_cast<size_t>(nbytes()), d.id);
+      drv.copy_dtod(reinterpret_cast<uintptr_t>(c_->data),
+                    reinterpret_cast<uintptr_t>(other.data()), static_cast<size_t>(nbytes()), d.id);
     } else {  // across devices: stage through the host
       copy_from(other.copy_to(Device::cpu()));
     }

@@ -12,7 +12,7 @@ namespace minitvm::runtime {
 
 /** Storage and metadata of an NDArray. `deleter` releases the memory (or the DLPack producer). */
 struct NDArray::Container {
-  void* data = nullptr;          ///< element 0 (DLPack byte_offset already applied)
+  void* data = nullptr;  ///< element 0 (DLPack byte_offset already applied)
   std::vector<int64_t> shape;
   std::vector<int64_t> strides;  ///< in elements, always filled
   DataType dtype;

@@ -34,11 +34,14 @@ struct HeaderParser {
     return false;
   }
   void expect(char c) {
-    if (!eat(c)) bad(what, std::string("header: expected '") + c + "' at offset " + std::to_string(i) + " of " + s);
+    if (!eat(c))
+      bad(what,
+          std::string("header: expected '") + c + "' at offset " + std::to_string(i) + " of " + s);
   }
   std::string str() {
     ws();
-    if (i >= s.size() || (s[i] != '\'' && s[i] != '"')) bad(what, "header: expected a string at offset " + std::to_string(i));
+    if (i >= s.size() || (s[i] != '\'' && s[i] != '"'))
+      bad(what, "header: expected a string at offset " + std::to_string(i));
     char q = s[i++];
     size_t e = s.find(q, i);
     if (e == std::string::npos) bad(what, "header: unterminated string");
@@ -61,10 +64,12 @@ struct HeaderParser {
       int64_t v = 0;
       while (i < s.size() && std::isdigit(static_cast<unsigned char>(s[i]))) {
         int d = s[i++] - '0';
-        if (v > (std::numeric_limits<int64_t>::max() - d) / 10) bad(what, "header: shape dimension overflows int64");
+        if (v > (std::numeric_limits<int64_t>::max() - d) / 10)
+          bad(what, "header: shape dimension overflows int64");
         v = v * 10 + d;
       }
-      if (i == st) bad(what, "header: expected a non-negative dimension at offset " + std::to_string(i));
+      if (i == st)
+        bad(what, "header: expected a non-negative dimension at offset " + std::to_string(i));
       if (i < s.size() && s[i] == 'L') ++i;  // Python 2 longs
       r.push_back(v);
       if (!eat(',')) {
@@ -93,7 +98,8 @@ DataType type_of_descr(std::string d, const std::string& what) {
     for (const auto& t : kTypes)
       if (d.compare(1, 2, t.descr + 1) == 0) return t.type;
   }
-  bad(what, "unsupported dtype '" + d + "' (supported: little-endian float16/32/64, int8-64, uint8-64, bool)");
+  bad(what, "unsupported dtype '" + d +
+                "' (supported: little-endian float16/32/64, int8-64, uint8-64, bool)");
 }
 
 }  // namespace
@@ -105,7 +111,8 @@ std::string npy_descr(DataType t) {
 }
 
 NDArray load_npy_bytes(const std::string& b, const std::string& what) {
-  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0) bad(what, "missing the \\x93NUMPY magic");
+  if (b.size() < 10 || std::memcmp(b.data(), "\x93NUMPY", 6) != 0)
+    bad(what, "missing the \\x93NUMPY magic");
   int major = static_cast<unsigned char>(b[6]);
   size_t hlen = 0, start = 0;
   if (major == 1) {
@@ -118,7 +125,8 @@ NDArray load_npy_bytes(const std::string& b, const std::string& what) {
   } else {
     bad(what, "format version " + std::to_string(major) + " (supported: 1, 2, 3)");
   }
-  if (hlen > b.size() - start) bad(what, "the header length " + std::to_string(hlen) + " exceeds the file");
+  if (hlen > b.size() - start)
+    bad(what, "the header length " + std::to_string(hlen) + " exceeds the file");
   std::string header = b.substr(start, hlen);
   HeaderParser p{header, what};
   p.expect('{');
@@ -128,10 +136,14 @@ NDArray load_npy_bytes(const std::string& b, const std::string& what) {
   while (!p.eat('}')) {
     std::string key = p.str();
     p.expect(':');
-    if (key == "descr") descr = p.str(), have_descr = true;
-    else if (key == "fortran_order") fortran = p.boolean();
-    else if (key == "shape") shape = p.tuple(), have_shape = true;
-    else bad(what, "header: unknown key '" + key + "'");
+    if (key == "descr")
+      descr = p.str(), have_descr = true;
+    else if (key == "fortran_order")
+      fortran = p.boolean();
+    else if (key == "shape")
+      shape = p.tuple(), have_shape = true;
+    else
+      bad(what, "header: unknown key '" + key + "'");
     if (!p.eat(',')) {
       p.expect('}');
       break;
@@ -144,18 +156,22 @@ NDArray load_npy_bytes(const std::string& b, const std::string& what) {
   // The element count, checked against the bytes present before anything is allocated.
   uint64_t n = 1;
   for (auto d : shape) {
-    if (d != 0 && n > std::numeric_limits<uint64_t>::max() / uint64_t(d)) bad(what, "the shape's element count overflows");
+    if (d != 0 && n > std::numeric_limits<uint64_t>::max() / uint64_t(d))
+      bad(what, "the shape's element count overflows");
     n *= uint64_t(d);
   }
   uint64_t esize = uint64_t(t.bytes());
   if (n > data_bytes / esize || n * esize != data_bytes)
-    bad(what, "shape " + [&] {
-      std::ostringstream os;
-      os << "(";
-      for (size_t k = 0; k < shape.size(); ++k) os << (k ? ", " : "") << shape[k];
-      return os.str() + ")";
-    }() + " of " + descr + " needs " + std::to_string(n) + " x " + std::to_string(esize) + " bytes, the file has " +
-                 std::to_string(data_bytes));
+    bad(
+        what, "shape " +
+                  [&] {
+                    std::ostringstream os;
+                    os << "(";
+                    for (size_t k = 0; k < shape.size(); ++k) os << (k ? ", " : "") << shape[k];
+                    return os.str() + ")";
+                  }() +
+                  " of " + descr + " needs " + std::to_string(n) + " x " + std::to_string(esize) +
+                  " bytes, the file has " + std::to_string(data_bytes));
   NDArray a = NDArray::empty(shape, t);
   if (data_bytes) std::memcpy(a.data(), b.data() + start + hlen, data_bytes);
   return a;

@@ -23,13 +23,15 @@ class PreparedCallProvider {
    * signature). The closure keeps the arguments and the module alive. Empty when there is no such
    * function.
    */
-  virtual std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) = 0;
+  virtual std::function<void()> prepare_call(const std::string& name,
+                                             const std::vector<ArgValue>& args) = 0;
 };
 
 /**
  * The provider's prepared call if `m`'s node is one, else a closure calling the PackedFunc.
  * RuntimeError like Module::get_function when there is no such function.
  */
-std::function<void()> prepare_call(const Module& m, const std::string& name, const std::vector<ArgValue>& args);
+std::function<void()> prepare_call(const Module& m, const std::string& name,
+                                   const std::vector<ArgValue>& args);
 
 }  // namespace minitvm::runtime

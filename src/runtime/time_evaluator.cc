@@ -14,7 +14,8 @@ namespace minitvm::runtime {
 namespace {
 
 // Milliseconds taken by `number` calls of f, measured on dev's clock.
-double time_calls_ms(const PackedFunc& f, const std::vector<ArgValue>& args, Device dev, int number) {
+double time_calls_ms(const PackedFunc& f, const std::vector<ArgValue>& args, Device dev,
+                     int number) {
   if (dev.is_cpu()) {
     auto t0 = std::chrono::steady_clock::now();
     for (int i = 0; i < number; ++i) f.call(args);
@@ -77,7 +78,8 @@ ProfileResult TimeEvaluator::call(const std::vector<ArgValue>& args) const {
   return r;
 }
 
-TimeEvaluator time_evaluator(PackedFunc f, Device dev, int number, int repeat, double min_repeat_ms) {
+TimeEvaluator time_evaluator(PackedFunc f, Device dev, int number, int repeat,
+                             double min_repeat_ms) {
   return TimeEvaluator(std::move(f), dev, number, repeat, min_repeat_ms);
 }
 

@@ -39,7 +39,9 @@ WarningSink set_warning_sink(WarningSink s) {
 WarningCapture::WarningCapture() {
   previous_ = set_warning_sink([this](const std::string& m) { messages_.push_back(m); });
 }
-WarningCapture::~WarningCapture() { set_warning_sink(std::move(previous_)); }
+WarningCapture::~WarningCapture() {
+  set_warning_sink(std::move(previous_));
+}
 
 int debug_level() {
   static const int level = [] {

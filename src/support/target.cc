@@ -38,7 +38,8 @@ Opt split_option(const std::string& o) {
 bool is_feature_name(const std::string& f) {
   if (f.empty()) return false;
   for (char c : f)
-    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_')) return false;
+    if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_'))
+      return false;
   return true;
 }
 
@@ -107,7 +108,8 @@ Target parse_target(const std::string& s) {
     if (t.is_cuda()) {
       if (p.key == "arch") {
         if (!p.has_value || !is_cuda_arch_syntax(p.value))
-          bad(o, "invalid value '" + p.value + "' for -arch (expected a CUDA architecture sm_XY, e.g. -arch=sm_80)");
+          bad(o, "invalid value '" + p.value +
+                     "' for -arch (expected a CUDA architecture sm_XY, e.g. -arch=sm_80)");
         t.arch = p.value;
       } else if (p.key == "emulate" || p.key == "checked") {
         if (p.has_value) bad(o, "-" + p.key + " takes no value");
@@ -116,13 +118,15 @@ Target parse_target(const std::string& s) {
     } else if (t.is_llvm()) {
       if (p.key == "mcpu") {
         if (!p.has_value || !is_feature_name(p.value))
-          bad(o, "invalid value '" + p.value + "' for -mcpu (expected a CPU name, e.g. -mcpu=skylake-avx512)");
+          bad(o, "invalid value '" + p.value +
+                     "' for -mcpu (expected a CPU name, e.g. -mcpu=skylake-avx512)");
         t.mcpu = p.value;
       } else if (p.key == "mattr") {
         if (!p.has_value || p.value.empty()) bad(o, "-mattr needs a value such as +avx2,-fma");
         for (const auto& f : split_commas(p.value)) {
           if (f.size() < 2 || (f[0] != '+' && f[0] != '-') || !is_feature_name(f.substr(1)))
-            bad(o, "invalid feature '" + f + "' in -mattr (expected +name or -name, e.g. -mattr=+avx2,-fma)");
+            bad(o, "invalid feature '" + f +
+                       "' in -mattr (expected +name or -name, e.g. -mattr=+avx2,-fma)");
           t.mattr.push_back(f);
         }
       } else if (p.key == "mtriple" || p.key == "target") {
@@ -143,13 +147,18 @@ void check_build_target(const Target& t) {
     // Dispatch-only options (tuning logs write them): no effect on code generation.
     if (p.key == "model" || p.key == "device" || p.key == "libs" || p.key == "keys") continue;
     if (t.is_cuda() && (p.key == "arch" || p.key == "emulate" || p.key == "checked")) continue;
-    if (t.is_llvm() && (p.key == "mcpu" || p.key == "mattr" || p.key == "mtriple" || p.key == "target")) continue;
-    MINITVM_USER_ERROR << "build: target '" << s << "': unknown option '" << o << "' for " << t.name << " (known: "
-                       << (t.is_cuda() ? "-arch=sm_XY, -emulate, -checked" : "-mcpu=, -mattr=, -mtriple=")
+    if (t.is_llvm() &&
+        (p.key == "mcpu" || p.key == "mattr" || p.key == "mtriple" || p.key == "target"))
+      continue;
+    MINITVM_USER_ERROR << "build: target '" << s << "': unknown option '" << o << "' for " << t.name
+                       << " (known: "
+                       << (t.is_cuda() ? "-arch=sm_XY, -emulate, -checked"
+                                       : "-mcpu=, -mattr=, -mtriple=")
                        << ", and -model=, -device=, -libs=, -keys=)";
   }
   MINITVM_USER_CHECK(!t.checked || t.emulate)
-      << "build: target '" << s << "': -checked applies to the CPU emulator only (use \"cuda -emulate -checked\")";
+      << "build: target '" << s
+      << "': -checked applies to the CPU emulator only (use \"cuda -emulate -checked\")";
 }
 
 std::string Target::option_value(const std::string& opt) const {

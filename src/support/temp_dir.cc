@@ -21,7 +21,8 @@ TempDir::TempDir(const std::string& prefix, const std::string& who) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   if (!mkdtemp(buf.data()))
-    throw RuntimeError(who + ": cannot create a temporary directory " + tmpl + ": " + std::strerror(errno));
+    throw RuntimeError(who + ": cannot create a temporary directory " + tmpl + ": " +
+                       std::strerror(errno));
   path_ = buf.data();
 }
 

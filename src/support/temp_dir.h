@@ -8,8 +8,9 @@
 
 namespace minitvm::support {
 
-/** A private directory under $TMPDIR (or /tmp) named `<prefix>XXXXXX`, removed with everything in it
- *  at destruction. RuntimeError naming `who`, the template and the reason when it cannot be made. */
+/** A private directory under $TMPDIR (or /tmp) named `<prefix>XXXXXX`, removed with everything in
+ * it at destruction. RuntimeError naming `who`, the template and the reason when it cannot be made.
+ */
 class TempDir {
  public:
   TempDir(const std::string& prefix, const std::string& who);

@@ -20,7 +20,9 @@ namespace minitvm::te {
 using namespace ir;
 
 namespace {
-std::string iv_name(const IterVar& iv) { return iv.defined() ? iv->var->name_hint : "<undefined>"; }
+std::string iv_name(const IterVar& iv) {
+  return iv.defined() ? iv->var->name_hint : "<undefined>";
+}
 
 bool contains(const std::vector<IterVar>& v, const IterVar& x) {
   return std::any_of(v.begin(), v.end(), [&](const IterVar& y) { return y.same_as(x); });
@@ -42,18 +44,20 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   const std::string where = "In schedule for " + st->op.name() + ": ";
   auto* c = dynamic_cast<const ComputeOpNode*>(st->op.get());
   MINITVM_USER_CHECK(c && !c->reduce_axis.empty() && c->body[0].as<ReduceNode>())
-      << where << "cannot rfactor " << st->op.name() << ": it is not a reduction (rfactor needs a compute whose "
+      << where << "cannot rfactor " << st->op.name()
+      << ": it is not a reduction (rfactor needs a compute whose "
       << "body is te::sum/max/min/prod or a comm_reducer)";
   Stage stage(st);
   stage.check_leaf(axis, "rfactor");
   MINITVM_USER_CHECK(axis->iter_type == IterVarType::CommReduce)
-      << where << "cannot rfactor axis `" << iv_name(axis) << "`: it is a data-parallel axis; rfactor factors "
+      << where << "cannot rfactor axis `" << iv_name(axis)
+      << "`: it is a data-parallel axis; rfactor factors "
       << "out a reduction axis (one of the stage's reduce axes or a split/fuse of them)";
   const int ndim = static_cast<int>(c->axis.size());
   MINITVM_USER_CHECK(factor_axis >= -(ndim + 1) && factor_axis <= ndim)
       << where << "rfactor factor_axis " << factor_axis << " is out of range for a " << ndim
-      << "-dimensional reduction: the factored tensor has " << ndim + 1 << " dimensions, so factor_axis must be in ["
-      << -(ndim + 1) << ", " << ndim << "]";
+      << "-dimensional reduction: the factored tensor has " << ndim + 1
+      << " dimensions, so factor_axis must be in [" << -(ndim + 1) << ", " << ndim << "]";
   const size_t pos = static_cast<size_t>(factor_axis >= 0 ? factor_axis : ndim + 1 + factor_axis);
 
   // The component of `axis`: every variable connected to it through the relations.
@@ -62,7 +66,8 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
     grew = false;
     for (auto& r : st->relations) {
       auto vars = relation_vars(r);
-      bool any = std::any_of(vars.begin(), vars.end(), [&](const IterVar& v) { return touched.count(v.get()); });
+      bool any = std::any_of(vars.begin(), vars.end(),
+                             [&](const IterVar& v) { return touched.count(v.get()); });
       if (!any) continue;
       for (auto& v : vars) grew |= touched.insert(v.get()).second;
     }
@@ -73,13 +78,16 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
     for (auto& v : relation_vars(r))
       MINITVM_USER_CHECK(v->iter_type == IterVarType::CommReduce)
           << where << "cannot rfactor after data-parallel axis `" << iv_name(v)
-          << "` was split or fused: rfactor rebuilds the stage's loops (call rfactor first, then schedule "
+          << "` was split or fused: rfactor rebuilds the stage's loops (call rfactor first, then "
+             "schedule "
           << st->op.name() << ")";
   for (auto& other : n_->stages) {
-    if (other == st || other->attach_type != AttachType::Scope || other->attach_stage != st) continue;
+    if (other == st || other->attach_type != AttachType::Scope || other->attach_stage != st)
+      continue;
     MINITVM_USER_CHECK(contains(c->axis, other->attach_ivar))
-        << where << "cannot rfactor while stage " << other->op.name() << " is computed at its axis `"
-        << iv_name(other->attach_ivar) << "`, which rfactor removes (call rfactor before compute_at)";
+        << where << "cannot rfactor while stage " << other->op.name()
+        << " is computed at its axis `" << iv_name(other->attach_ivar)
+        << "`, which rfactor removes (call rfactor before compute_at)";
   }
 
   // Ranges of the component (roots from their domains, then down the relations, in order).
@@ -89,8 +97,10 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   for (auto& r : st->relations)
     if (touched.count(r.outer.get())) detail::pass_down_domain(r, dom);
   MINITVM_USER_CHECK(is_zero(simplify(dom.at(axis.get()).min())))
-      << where << "cannot rfactor axis `" << iv_name(axis) << "`: its range starts at " << dom.at(axis.get()).min()
-      << ", and rfactor needs a reduction range starting at 0 (split the axis and rfactor a part of it)";
+      << where << "cannot rfactor axis `" << iv_name(axis) << "`: its range starts at "
+      << dom.at(axis.get()).min()
+      << ", and rfactor needs a reduction range starting at 0 (split the axis and rfactor a part "
+         "of it)";
 
   // Fresh variables for the component's leaves: `axis` becomes data-parallel, the rest stay
   // reductions of the new stage.
@@ -146,9 +156,9 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
     if (!touched.count(iv.get())) rf_reduce.push_back(iv);
   for (auto& lv : touched_leaves)
     if (!lv.same_as(axis)) rf_reduce.push_back(fresh.at(lv.get()));
-  MINITVM_USER_CHECK(!rf_reduce.empty())
-      << where << "rfactor of axis `" << iv_name(axis) << "` leaves no reduction for the factored stage: split `"
-      << iv_name(axis) << "` first and rfactor one of its parts";
+  MINITVM_USER_CHECK(!rf_reduce.empty()) << where << "rfactor of axis `" << iv_name(axis)
+                                         << "` leaves no reduction for the factored stage: split `"
+                                         << iv_name(axis) << "` first and rfactor one of its parts";
 
   const int value_index = t.value_index();
   auto* red = c->body[value_index].as<ReduceNode>();
@@ -163,12 +173,14 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   }
   std::vector<Expr> rf_body;
   for (size_t i = 0; i < sources.size(); ++i)
-    rf_body.push_back(ReduceNode::make(red->combiner, sources, rf_reduce, cond, static_cast<int>(i)));
+    rf_body.push_back(
+        ReduceNode::make(red->combiner, sources, rf_reduce, cond, static_cast<int>(i)));
   Operation rf_op = make_compute_op(c->name + ".rf", "", rf_axes, rf_body);
 
   // The reduction now sums the factored tensor over `<axis>.v`, keeping t's axes (user handles to
   // them stay valid) and name.
-  IterVar rv(dom.at(axis.get()), Var(axis->var->name_hint + ".v", axis->var.dtype()), IterVarType::CommReduce);
+  IterVar rv(dom.at(axis.get()), Var(axis->var->name_hint + ".v", axis->var.dtype()),
+             IterVarType::CommReduce);
   std::vector<Expr> idx;
   for (auto& iv : c->axis) idx.push_back(iv->var);
   idx.insert(idx.begin() + static_cast<std::ptrdiff_t>(pos), rv->var);
@@ -176,7 +188,8 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   for (int i = 0; i < rf_op.num_outputs(); ++i) rf_values.push_back(rf_op.output(i).read(idx));
   std::vector<Expr> repl_body;
   for (size_t i = 0; i < rf_values.size(); ++i)
-    repl_body.push_back(ReduceNode::make(red->combiner, rf_values, {rv}, Expr(), static_cast<int>(i)));
+    repl_body.push_back(
+        ReduceNode::make(red->combiner, rf_values, {rv}, Expr(), static_cast<int>(i)));
   Operation old_op = st->op;
   Operation repl_op = make_compute_op(c->name, c->tag, c->axis, repl_body);
 

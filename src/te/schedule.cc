@@ -14,10 +14,13 @@ namespace minitvm::te {
 using namespace ir;
 
 namespace {
-std::string iv_name(const IterVar& iv) { return iv.defined() ? iv->var->name_hint : "<undefined>"; }
+std::string iv_name(const IterVar& iv) {
+  return iv.defined() ? iv->var->name_hint : "<undefined>";
+}
 
 IterVar derived_iter_var(const IterVar& parent, const std::string& suffix) {
-  return IterVar(Range(), Var(parent->var->name_hint + suffix, parent->var.dtype()), parent->iter_type);
+  return IterVar(Range(), Var(parent->var->name_hint + suffix, parent->var.dtype()),
+                 parent->iter_type);
 }
 
 }  // namespace
@@ -32,7 +35,8 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->leaf_iter_vars = s->all_iter_vars;
   return s;
 }
-void pass_down_domain(const IterVarRelation& r, std::unordered_map<const IterVarNode*, Range>& dom) {
+void pass_down_domain(const IterVarRelation& r,
+                      std::unordered_map<const IterVarNode*, Range>& dom) {
   if (r.kind == IterVarRelation::Kind::Split) {
     Expr e = dom.at(r.parent.get()).extent();
     Expr f, n;
@@ -61,43 +65,54 @@ std::pair<int, int> thread_scope_of(const std::string& tag) {
   return {-1, -1};
 }
 
-// ---- Stage primitives -----------------------------------------------------------------------------
+// ---- Stage primitives
+// -----------------------------------------------------------------------------
 void Stage::check_leaf(const IterVar& iv, const char* primitive) const {
-  MINITVM_USER_CHECK(iv.defined()) << "In schedule for " << name() << ": " << primitive << " got an undefined axis";
+  MINITVM_USER_CHECK(iv.defined())
+      << "In schedule for " << name() << ": " << primitive << " got an undefined axis";
   auto& leaves = n_->leaf_iter_vars;
-  bool leaf = std::any_of(leaves.begin(), leaves.end(), [&](const IterVar& x) { return x.same_as(iv); });
+  bool leaf =
+      std::any_of(leaves.begin(), leaves.end(), [&](const IterVar& x) { return x.same_as(iv); });
   if (leaf) return;
   bool known = std::any_of(n_->all_iter_vars.begin(), n_->all_iter_vars.end(),
                            [&](const IterVar& x) { return x.same_as(iv); });
   if (known) {
-    MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot " << primitive << " axis `" << iv_name(iv)
+    MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot " << primitive << " axis `"
+                       << iv_name(iv)
                        << "`: it was already split or fused (it is not a leaf axis of the stage)";
   }
-  MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot " << primitive << " axis `" << iv_name(iv)
-                     << "`: it does not belong to this stage";
+  MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot " << primitive << " axis `"
+                     << iv_name(iv) << "`: it does not belong to this stage";
 }
 
-IterVarAttr& Stage::attr(const IterVar& iv) { return n_->iter_var_attrs[iv.get()]; }
+IterVarAttr& Stage::attr(const IterVar& iv) {
+  return n_->iter_var_attrs[iv.get()];
+}
 
-static void replace_leaf(std::vector<IterVar>& leaves, const IterVar& old, std::vector<IterVar> repl) {
-  auto it = std::find_if(leaves.begin(), leaves.end(), [&](const IterVar& x) { return x.same_as(old); });
+static void replace_leaf(std::vector<IterVar>& leaves, const IterVar& old,
+                         std::vector<IterVar> repl) {
+  auto it =
+      std::find_if(leaves.begin(), leaves.end(), [&](const IterVar& x) { return x.same_as(old); });
   it = leaves.erase(it);
   leaves.insert(it, repl.begin(), repl.end());
 }
 
-static void check_positive(const std::string& stage, const IterVar& iv, const Expr& v, const char* what) {
+static void check_positive(const std::string& stage, const IterVar& iv, const Expr& v,
+                           const char* what) {
   MINITVM_USER_CHECK(v.defined() && v.dtype().is_integral())
-      << "In schedule for " << stage << ": split of `" << iv_name(iv) << "` needs an integer " << what;
+      << "In schedule for " << stage << ": split of `" << iv_name(iv) << "` needs an integer "
+      << what;
   if (auto* c = as_const_int(v))
-    MINITVM_USER_CHECK(*c > 0) << "In schedule for " << stage << ": cannot split `" << iv_name(iv) << "` with "
-                               << what << " " << *c << " (must be positive)";
+    MINITVM_USER_CHECK(*c > 0) << "In schedule for " << stage << ": cannot split `" << iv_name(iv)
+                               << "` with " << what << " " << *c << " (must be positive)";
 }
 
 std::pair<IterVar, IterVar> Stage::split(IterVar parent, Expr factor) {
   check_leaf(parent, "split");
   check_positive(name(), parent, factor, "factor");
   IterVar outer = derived_iter_var(parent, ".outer"), inner = derived_iter_var(parent, ".inner");
-  n_->relations.push_back({IterVarRelation::Kind::Split, parent, outer, inner, IterVar(), factor, Expr()});
+  n_->relations.push_back(
+      {IterVarRelation::Kind::Split, parent, outer, inner, IterVar(), factor, Expr()});
   n_->all_iter_vars.push_back(outer);
   n_->all_iter_vars.push_back(inner);
   replace_leaf(n_->leaf_iter_vars, parent, {outer, inner});
@@ -107,7 +122,8 @@ std::pair<IterVar, IterVar> Stage::split_nparts(IterVar parent, Expr nparts) {
   check_leaf(parent, "split");
   check_positive(name(), parent, nparts, "nparts");
   IterVar outer = derived_iter_var(parent, ".outer"), inner = derived_iter_var(parent, ".inner");
-  n_->relations.push_back({IterVarRelation::Kind::Split, parent, outer, inner, IterVar(), Expr(), nparts});
+  n_->relations.push_back(
+      {IterVarRelation::Kind::Split, parent, outer, inner, IterVar(), Expr(), nparts});
   n_->all_iter_vars.push_back(outer);
   n_->all_iter_vars.push_back(inner);
   replace_leaf(n_->leaf_iter_vars, parent, {outer, inner});
@@ -127,36 +143,45 @@ TileAxes Stage::tile(IterVar x, IterVar y, Expr xf, Expr yf) {
 }
 
 const IterVar& TileAxes::operator[](size_t i) const {
-  MINITVM_USER_CHECK(i < 4) << "tile() returns 4 axes (xo, yo, xi, yi); index " << i << " is out of range";
+  MINITVM_USER_CHECK(i < 4) << "tile() returns 4 axes (xo, yo, xi, yi); index " << i
+                            << " is out of range";
   return i == 0 ? xo : i == 1 ? yo : i == 2 ? xi : yi;
 }
 
 IterVar Stage::fuse(IterVar outer, IterVar inner) {
   check_leaf(outer, "fuse");
   check_leaf(inner, "fuse");
-  MINITVM_USER_CHECK(!outer.same_as(inner)) << "In schedule for " << name() << ": cannot fuse `" << iv_name(outer)
-                                            << "` with itself";
-  bool outer_red = outer->iter_type == IterVarType::CommReduce, inner_red = inner->iter_type == IterVarType::CommReduce;
-  MINITVM_USER_CHECK(outer_red == inner_red) << "In schedule for " << name() << ": cannot fuse reduction axis `"
-                                             << iv_name(outer_red ? outer : inner) << "` with data-parallel axis `"
-                                             << iv_name(outer_red ? inner : outer) << "`";
+  MINITVM_USER_CHECK(!outer.same_as(inner))
+      << "In schedule for " << name() << ": cannot fuse `" << iv_name(outer) << "` with itself";
+  bool outer_red = outer->iter_type == IterVarType::CommReduce,
+       inner_red = inner->iter_type == IterVarType::CommReduce;
+  MINITVM_USER_CHECK(outer_red == inner_red)
+      << "In schedule for " << name() << ": cannot fuse reduction axis `"
+      << iv_name(outer_red ? outer : inner) << "` with data-parallel axis `"
+      << iv_name(outer_red ? inner : outer) << "`";
   auto& leaves = n_->leaf_iter_vars;
   auto pos = [&](const IterVar& v) {
-    return std::find_if(leaves.begin(), leaves.end(), [&](const IterVar& x) { return x.same_as(v); }) - leaves.begin();
+    return std::find_if(leaves.begin(), leaves.end(),
+                        [&](const IterVar& x) { return x.same_as(v); }) -
+           leaves.begin();
   };
   MINITVM_USER_CHECK(pos(inner) == pos(outer) + 1)
-      << "In schedule for " << name() << ": cannot fuse `" << iv_name(outer) << "` and `" << iv_name(inner)
-      << "`: they must be adjacent leaf axes with the outer one first";
-  IterVar fused(Range(), Var(outer->var->name_hint + "." + inner->var->name_hint + ".fused", outer->var.dtype()),
-                outer->iter_type);
-  n_->relations.push_back({IterVarRelation::Kind::Fuse, IterVar(), outer, inner, fused, Expr(), Expr()});
+      << "In schedule for " << name() << ": cannot fuse `" << iv_name(outer) << "` and `"
+      << iv_name(inner) << "`: they must be adjacent leaf axes with the outer one first";
+  IterVar fused(
+      Range(),
+      Var(outer->var->name_hint + "." + inner->var->name_hint + ".fused", outer->var.dtype()),
+      outer->iter_type);
+  n_->relations.push_back(
+      {IterVarRelation::Kind::Fuse, IterVar(), outer, inner, fused, Expr(), Expr()});
   n_->all_iter_vars.push_back(fused);
   leaves.erase(leaves.begin() + pos(inner));
   replace_leaf(leaves, outer, {fused});
   return fused;
 }
 IterVar Stage::fuse(const std::vector<IterVar>& axes) {
-  MINITVM_USER_CHECK(!axes.empty()) << "In schedule for " << name() << ": fuse needs at least one axis";
+  MINITVM_USER_CHECK(!axes.empty())
+      << "In schedule for " << name() << ": fuse needs at least one axis";
   IterVar f = axes[0];
   for (size_t i = 1; i < axes.size(); ++i) f = fuse(f, axes[i]);
   return f;
@@ -183,7 +208,8 @@ Stage& Stage::bind(IterVar iv, IterVar thread) {
       << "In schedule for " << name() << ": bind of `" << iv_name(iv)
       << "` needs a thread axis made by te::thread_axis(\"blockIdx.x\"...)";
   auto [thread_rank, thread_dim] = thread_scope_of(thread->thread_tag);
-  MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce || (thread_rank == 1 && thread_dim >= 0))
+  MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce ||
+                     (thread_rank == 1 && thread_dim >= 0))
       << "In schedule for " << name() << ": cannot bind reduction axis `" << iv_name(iv) << "` to "
       << thread->thread_tag << ": a reduction can only be spread over the threads of a block "
       << "(threadIdx.x/y/z; cross-thread reduction)";
@@ -191,18 +217,22 @@ Stage& Stage::bind(IterVar iv, IterVar thread) {
     if (node == iv.get() || !a.bind_thread.defined()) continue;
     if (a.bind_thread->thread_tag == thread->thread_tag && thread->thread_tag != "vthread" &&
         thread->thread_tag != "cthread")
-      MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot bind `" << iv_name(iv) << "` to "
-                         << thread->thread_tag << ": axis `" << node->var->name_hint << "` is already bound to it";
+      MINITVM_USER_ERROR << "In schedule for " << name() << ": cannot bind `" << iv_name(iv)
+                         << "` to " << thread->thread_tag << ": axis `" << node->var->name_hint
+                         << "` is already bound to it";
   }
   attr(iv).bind_thread = thread;
   return *this;
 }
 
 Stage& Stage::compute_at(Stage parent, IterVar scope) {
-  MINITVM_USER_CHECK(parent.defined()) << "In schedule for " << name() << ": compute_at needs a stage";
-  MINITVM_USER_CHECK(parent.n_ != n_) << "In schedule for " << name() << ": cannot compute_at itself";
-  MINITVM_USER_CHECK(!n_->is_output) << "In schedule for " << name()
-                                     << ": cannot compute_at an output stage (it is written to an argument buffer)";
+  MINITVM_USER_CHECK(parent.defined())
+      << "In schedule for " << name() << ": compute_at needs a stage";
+  MINITVM_USER_CHECK(parent.n_ != n_)
+      << "In schedule for " << name() << ": cannot compute_at itself";
+  MINITVM_USER_CHECK(!n_->is_output)
+      << "In schedule for " << name()
+      << ": cannot compute_at an output stage (it is written to an argument buffer)";
   // The parent must read this stage, directly or through stages that will be inlined or that live
   // inside the parent's loops: attached ones, or "local"/"shared" caches (TVM's GPU recipe computes
   // A.shared at C.local's reduction axis and C.local reads it through A.local, usually attached
@@ -215,7 +245,8 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
       if (n_->schedule) {
         for (auto& st : n_->schedule->stages)
           if (st->op.same_as(t.op()) &&
-              (st->attach_type == AttachType::Inline || st->attach_type == AttachType::Scope || !st->scope.empty()) &&
+              (st->attach_type == AttachType::Inline || st->attach_type == AttachType::Scope ||
+               !st->scope.empty()) &&
               reads(st->op))
             return true;
       }
@@ -223,9 +254,9 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
     return false;
   };
   bool consumes = reads(parent.op());
-  MINITVM_USER_CHECK(consumes) << "In schedule for " << name() << ": cannot compute_at stage " << parent.name()
-                               << " at `" << iv_name(scope) << "`: " << parent.name() << " does not read "
-                               << name();
+  MINITVM_USER_CHECK(consumes) << "In schedule for " << name() << ": cannot compute_at stage "
+                               << parent.name() << " at `" << iv_name(scope)
+                               << "`: " << parent.name() << " does not read " << name();
   parent.check_leaf(scope, "compute_at at");
   n_->attach_type = AttachType::Scope;
   n_->attach_ivar = scope;
@@ -235,10 +266,11 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
 Stage& Stage::compute_inline() {
   MINITVM_USER_CHECK(n_->op.op_type() == OpType::Compute)
       << "In schedule for " << name() << ": cannot inline a placeholder";
-  MINITVM_USER_CHECK(!n_->is_output) << "In schedule for " << name() << ": cannot inline an output stage";
+  MINITVM_USER_CHECK(!n_->is_output)
+      << "In schedule for " << name() << ": cannot inline an output stage";
   MINITVM_USER_CHECK(n_->op.reduce_axis().empty())
-      << "In schedule for " << name() << ": cannot inline a reduction (axis `" << iv_name(n_->op.reduce_axis()[0])
-      << "`)";
+      << "In schedule for " << name() << ": cannot inline a reduction (axis `"
+      << iv_name(n_->op.reduce_axis()[0]) << "`)";
   n_->attach_type = AttachType::Inline;
   return *this;
 }
@@ -256,14 +288,16 @@ Stage& Stage::unroll(IterVar iv) {
 Stage& Stage::vectorize(IterVar iv) {
   check_leaf(iv, "vectorize");
   MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce)
-      << "In schedule for " << name() << ": cannot vectorize reduction axis `" << iv_name(iv) << "`";
+      << "In schedule for " << name() << ": cannot vectorize reduction axis `" << iv_name(iv)
+      << "`";
   attr(iv).for_kind = ForKind::Vectorized;
   return *this;
 }
 Stage& Stage::parallel(IterVar iv) {
   check_leaf(iv, "parallel");
   MINITVM_USER_CHECK(iv->iter_type != IterVarType::CommReduce)
-      << "In schedule for " << name() << ": cannot parallelize reduction axis `" << iv_name(iv) << "`";
+      << "In schedule for " << name() << ": cannot parallelize reduction axis `" << iv_name(iv)
+      << "`";
   attr(iv).for_kind = ForKind::Parallel;
   return *this;
 }
@@ -275,7 +309,8 @@ Stage& Stage::pragma(IterVar iv, const std::string& key, Expr value) {
 }
 Stage& Stage::prefetch(const Tensor& tensor, IterVar var, Expr offset) {
   check_leaf(var, "prefetch");
-  MINITVM_USER_CHECK(tensor.defined()) << "In schedule for " << name() << ": prefetch of an undefined tensor";
+  MINITVM_USER_CHECK(tensor.defined())
+      << "In schedule for " << name() << ": prefetch of an undefined tensor";
   MINITVM_USER_CHECK(offset.defined() && offset.dtype().is_int() && offset.dtype().is_scalar())
       << "In schedule for " << name() << ": prefetch offset must be an integer expression";
   auto& a = attr(var);
@@ -290,8 +325,9 @@ Stage& Stage::set_scope(const std::string& scope) {
 }
 
 Stage& Stage::set_store_predicate(Expr pred) {
-  MINITVM_USER_CHECK(pred.defined()) << "In schedule for " << name()
-                                     << ": set_store_predicate needs a boolean expression such as thread_x->var == 0";
+  MINITVM_USER_CHECK(pred.defined())
+      << "In schedule for " << name()
+      << ": set_store_predicate needs a boolean expression such as thread_x->var == 0";
   MINITVM_USER_CHECK(pred.dtype().is_bool() && pred.dtype().is_scalar())
       << "In schedule for " << name() << ": set_store_predicate needs a boolean expression such as "
       << "thread_x->var == 0, got " << pred << " of type " << pred.dtype();
@@ -301,18 +337,23 @@ Stage& Stage::set_store_predicate(Expr pred) {
 
 Stage& Stage::double_buffer() {
   MINITVM_USER_CHECK(n_->op.op_type() == OpType::Compute)
-      << "In schedule for " << name() << ": double_buffer needs a computed stage (a placeholder has no buffer)";
+      << "In schedule for " << name()
+      << ": double_buffer needs a computed stage (a placeholder has no buffer)";
   MINITVM_USER_CHECK(!n_->is_output)
-      << "In schedule for " << name() << ": cannot double_buffer an output stage (its buffer is the argument)";
-  MINITVM_USER_CHECK(n_->attach_type != AttachType::Inline && n_->attach_type != AttachType::InlinedAlready)
-      << "In schedule for " << name() << ": cannot double_buffer an inlined stage (it has no buffer)";
+      << "In schedule for " << name()
+      << ": cannot double_buffer an output stage (its buffer is the argument)";
+  MINITVM_USER_CHECK(n_->attach_type != AttachType::Inline &&
+                     n_->attach_type != AttachType::InlinedAlready)
+      << "In schedule for " << name()
+      << ": cannot double_buffer an inlined stage (it has no buffer)";
   MINITVM_USER_CHECK(n_->op.num_outputs() == 1)
       << "In schedule for " << name() << ": double_buffer of a multi-output stage is not supported";
   n_->double_buffer = true;
   return *this;
 }
 
-// ---- Schedule ---------------------------------------------------------------------------------------
+// ---- Schedule
+// ---------------------------------------------------------------------------------------
 Schedule create_schedule(const std::vector<Operation>& outputs) {
   auto n = std::make_shared<ScheduleNode>();
   n->outputs = outputs;
@@ -367,7 +408,8 @@ class ReadReplacer : public IRMutator {
   const std::unordered_map<const OperationNode*, Operation>& m_;
 };
 
-Operation rewrite_op_reads(const Operation& op, const std::unordered_map<const OperationNode*, Operation>& m) {
+Operation rewrite_op_reads(const Operation& op,
+                           const std::unordered_map<const OperationNode*, Operation>& m) {
   auto* c = dynamic_cast<const ComputeOpNode*>(op.get());
   if (!c) return op;
   ReadReplacer rr(m);
@@ -402,10 +444,12 @@ void detail::replace_dataflow(ScheduleNode* sch,
 }
 using detail::replace_dataflow;
 
-Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std::vector<Operation>& readers) {
+Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
+                            const std::vector<Operation>& readers) {
   parse_storage_scope(scope);
   auto src_stage = find_stage(t.op());
-  MINITVM_USER_CHECK(src_stage) << "cache_read: tensor " << t.name() << " is not part of this schedule";
+  MINITVM_USER_CHECK(src_stage) << "cache_read: tensor " << t.name()
+                                << " is not part of this schedule";
   MINITVM_USER_CHECK(!readers.empty()) << "cache_read of " << t.name() << ": no readers given";
   Tensor cur = src_stage->op.output(t.value_index());
   std::vector<Expr> shape = cur.shape();
@@ -416,10 +460,12 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope, const std
   std::set<const OperationNode*> reader_ops;
   for (auto& r : readers) {
     auto rs = find_stage(r);
-    MINITVM_USER_CHECK(rs) << "cache_read of " << t.name() << ": reader " << r.name() << " is not in the schedule";
+    MINITVM_USER_CHECK(rs) << "cache_read of " << t.name() << ": reader " << r.name()
+                           << " is not in the schedule";
     bool reads = false;
     for (auto& in : rs->op.input_tensors()) reads |= in.op().same_as(cur.op());
-    MINITVM_USER_CHECK(reads) << "cache_read of " << t.name() << ": " << r.name() << " does not read " << t.name();
+    MINITVM_USER_CHECK(reads) << "cache_read of " << t.name() << ": " << r.name()
+                              << " does not read " << t.name();
     reader_ops.insert(rs->op.get());
   }
   std::unordered_map<const OperationNode*, Operation> m{{cur.op().get(), cache.op()}};
@@ -460,7 +506,8 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     if (auto* r = b.as<ReduceNode>()) {
       std::vector<Expr> src;
       for (auto& s : r->source) src.push_back(substitute(s, vmap));
-      body.push_back(ReduceNode::make(r->combiner, src, raxes, substitute(r->condition, vmap), r->value_index));
+      body.push_back(ReduceNode::make(r->combiner, src, raxes, substitute(r->condition, vmap),
+                                      r->value_index));
     } else {
       body.push_back(substitute(b, vmap));
     }
@@ -470,7 +517,8 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   std::vector<Expr> copy_body;
   std::vector<Expr> idx;
   for (auto& iv : c->axis) idx.push_back(iv->var);
-  for (int i = 0; i < cache_op.num_outputs(); ++i) copy_body.push_back(cache_op.output(i).read(idx));
+  for (int i = 0; i < cache_op.num_outputs(); ++i)
+    copy_body.push_back(cache_op.output(i).read(idx));
   Operation new_op = make_compute_op(c->name, c->tag, c->axis, copy_body);
   std::unordered_map<const OperationNode*, Operation> m{{st->op.get(), new_op}};
   Operation old = st->op;

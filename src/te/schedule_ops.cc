@@ -37,7 +37,8 @@ class Lowerer {
   }
 
  private:
-  // ---- inlining ----------------------------------------------------------------------------------
+  // ---- inlining
+  // ----------------------------------------------------------------------------------
   void inline_stages() {
     for (auto& s : sch_.stages()) {
       if (s->attach_type != AttachType::Inline) continue;
@@ -60,7 +61,8 @@ class Lowerer {
           Expr r = IRMutator::visit(op, self);
           auto* p = r.as<ProducerLoadNode>();
           auto cit = cascade->find(op->op.get());
-          if (cit != cascade->end()) return ProducerLoadNode::make(p->dtype, cit->second, p->value_index, p->indices);
+          if (cit != cascade->end())
+            return ProducerLoadNode::make(p->dtype, cit->second, p->value_index, p->indices);
           if (op->op.get() != target) return r;
           VarMap vm;
           for (size_t i = 0; i < args->size(); ++i) vm[(*args)[i].get()] = p->indices[i];
@@ -92,7 +94,8 @@ class Lowerer {
     }
   }
 
-  // ---- helpers -----------------------------------------------------------------------------------
+  // ---- helpers
+  // -----------------------------------------------------------------------------------
   static std::vector<IterVar> root_vars(const StagePtr& s) {
     std::vector<IterVar> r = s->op.axis();
     for (auto& iv : s->op.reduce_axis()) r.push_back(iv);
@@ -131,8 +134,8 @@ class Lowerer {
   }
 
   /** Root-var values (absolute) in terms of leaf values, passing up through the relations. */
-  std::unordered_map<const IterVarNode*, Expr> pass_up(const StagePtr& s,
-                                                       const std::function<Expr(const IterVar&)>& leaf) const {
+  std::unordered_map<const IterVarNode*, Expr> pass_up(
+      const StagePtr& s, const std::function<Expr(const IterVar&)>& leaf) const {
     std::unordered_map<const IterVarNode*, Expr> v;
     for (auto& iv : s->leaf_iter_vars) v[iv.get()] = leaf(iv);
     for (auto it = s->relations.rbegin(); it != s->relations.rend(); ++it) {
@@ -154,8 +157,8 @@ class Lowerer {
     return v;
   }
 
-  /** The storage scope of a stage: its own, or (as TVM infers it) "local" when it is computed inside a
-   *  threadIdx/vthread loop, "shared" inside only blockIdx loops, else global. */
+  /** The storage scope of a stage: its own, or (as TVM infers it) "local" when it is computed
+   * inside a threadIdx/vthread loop, "shared" inside only blockIdx loops, else global. */
   std::string effective_scope(const StagePtr& s) const {
     if (!s->scope.empty()) return s->scope;
     int max_rank = -1;
@@ -189,14 +192,16 @@ class Lowerer {
     return out;
   }
 
-  // ---- bound inference ---------------------------------------------------------------------------
+  // ---- bound inference
+  // ---------------------------------------------------------------------------
   void infer_stage(const StagePtr& s) {
     if (!is_live(s)) return;
     auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
     std::vector<IntervalSet> region(c->axis.size());
     std::vector<bool> touched(c->axis.size(), false);
     if (s->is_output) {
-      for (size_t i = 0; i < c->axis.size(); ++i) region[i] = IntervalSet::from_range(c->axis[i]->dom);
+      for (size_t i = 0; i < c->axis.size(); ++i)
+        region[i] = IntervalSet::from_range(c->axis[i]->dom);
       std::fill(touched.begin(), touched.end(), true);
     } else {
       // Loops enclosing s stay fixed when computing consumers' regions, except thread axes that the
@@ -250,8 +255,8 @@ class Lowerer {
             auto* p = n.as<ProducerLoadNode>();
             if (!p || p->op.get() != s->op.get()) return;
             for (size_t d = 0; d < p->indices.size(); ++d) {
-              IntervalSet is = clamp_to_domain(eval_interval(substitute(p->indices[d], vm), leaf_dom),
-                                               c->axis[d]->dom);
+              IntervalSet is = clamp_to_domain(
+                  eval_interval(substitute(p->indices[d], vm), leaf_dom), c->axis[d]->dom);
               region[d] = touched[d] ? interval_union(region[d], is) : is;
               touched[d] = true;
             }
@@ -279,7 +284,8 @@ class Lowerer {
           int64_t ub;
           const int bits = ext.dtype().bits();
           const int64_t type_max = bits >= 64 ? INT64_MAX : (int64_t{1} << (bits - 1)) - 1;
-          if (const_upper_bound(ext, all_ranges_, &ub) && ub < type_max) ext = make_const(ext.dtype(), ub);
+          if (const_upper_bound(ext, all_ranges_, &ub) && ub < type_max)
+            ext = make_const(ext.dtype(), ub);
         }
         r = Range(mn, ext);
       }
@@ -290,9 +296,9 @@ class Lowerer {
   }
 
   /** A consumer's read of a producer dimension, intersected with the producer's own domain where
-   *  that is provably tighter (TVM's PropBoundToInputs): the consumer's loops may overrun the tensor
-   *  (oversized or non-dividing split factors, guarded by `likely`), but the producer never needs to
-   *  compute or hold more than its shape. */
+   *  that is provably tighter (TVM's PropBoundToInputs): the consumer's loops may overrun the
+   * tensor (oversized or non-dividing split factors, guarded by `likely`), but the producer never
+   * needs to compute or hold more than its shape. */
   IntervalSet clamp_to_domain(IntervalSet is, const Range& dom) const {
     Expr lo = dom.min();
     Expr hi = simplify(dom.min() + dom.extent() - 1);
@@ -306,11 +312,13 @@ class Lowerer {
     for (auto& lv : s->leaf_iter_vars) {
       Expr ext = dom_.at(lv.get()).extent();
       all_ranges_[lv->var.get()] = Range(make_zero(ext.dtype()), ext);
-      if (IterVar t = bound_thread(s, lv); t.defined()) all_ranges_[t->var.get()] = Range(make_zero(ext.dtype()), ext);
+      if (IterVar t = bound_thread(s, lv); t.defined())
+        all_ranges_[t->var.get()] = Range(make_zero(ext.dtype()), ext);
     }
   }
 
-  // ---- loop nests --------------------------------------------------------------------------------
+  // ---- loop nests
+  // --------------------------------------------------------------------------------
   struct Loop {
     IterVar iv;
     std::function<Stmt(Stmt)> wrap;
@@ -329,11 +337,12 @@ class Lowerer {
     std::vector<Tensor> pf_data;
     std::vector<Expr> pf_offset;
     if (a && with_prefetch && !a->prefetch_data.empty()) {
-      MINITVM_USER_CHECK(!t.defined()) << "In schedule for " << s->op.name() << ": prefetch at `" << iv->var->name_hint
-                                       << "`, which is bound to " << t->thread_tag << " (prefetch needs a loop)";
+      MINITVM_USER_CHECK(!t.defined())
+          << "In schedule for " << s->op.name() << ": prefetch at `" << iv->var->name_hint
+          << "`, which is bound to " << t->thread_tag << " (prefetch needs a loop)";
       MINITVM_USER_CHECK(kind != ForKind::Vectorized)
-          << "In schedule for " << s->op.name() << ": prefetch at the vectorized axis `" << iv->var->name_hint
-          << "` (prefetch at an outer loop)";
+          << "In schedule for " << s->op.name() << ": prefetch at the vectorized axis `"
+          << iv->var->name_hint << "` (prefetch at an outer loop)";
       pf_data = a->prefetch_data;
       pf_offset = a->prefetch_offset;
     }
@@ -345,8 +354,9 @@ class Lowerer {
                                     std::to_string(pf_data[i]->value_index));
       Stmt out;
       if (t.defined()) {
-        AttrKind k = (t->thread_tag == "vthread" || t->thread_tag == "cthread") ? AttrKind::VirtualThread
-                                                                                : AttrKind::ThreadExtent;
+        AttrKind k = (t->thread_tag == "vthread" || t->thread_tag == "cthread")
+                         ? AttrKind::VirtualThread
+                         : AttrKind::ThreadExtent;
         out = AttrStmtNode::make(t, k, ext, body);
       } else if (is_one(ext)) {
         out = body;
@@ -367,13 +377,15 @@ class Lowerer {
   Stmt attach_children(const StagePtr& s, const IterVar& iv, Stmt rest) {
     std::vector<StagePtr> kids;
     for (auto& c : sch_.stages())
-      if (is_live(c) && c->attach_type == AttachType::Scope && c->attach_stage == s && c->attach_ivar.same_as(iv))
+      if (is_live(c) && c->attach_type == AttachType::Scope && c->attach_stage == s &&
+          c->attach_ivar.same_as(iv))
         kids.push_back(c);
     for (auto it = kids.rbegin(); it != kids.rend(); ++it) {
       Stmt p = produce(*it);
       // double_buffer(): mark the producer; storage_flatten renames the node to the buffer and
       // inject_double_buffer splits the enclosing loop.
-      if ((*it)->double_buffer) p = AttrStmtNode::make((*it)->op, AttrKind::DoubleBufferScope, Expr(1), p);
+      if ((*it)->double_buffer)
+        p = AttrStmtNode::make((*it)->op, AttrKind::DoubleBufferScope, Expr(1), p);
       rest = realize(*it, BlockNode::make({p, rest}));
     }
     return rest;
@@ -412,13 +424,14 @@ class Lowerer {
       Expr v = vals.at(iv.get());
       const Range& inferred = dom_.at(iv.get());
       check_range(v, inferred);
-      if (!structural_equal(inferred.min(), iv->dom.min()) || !structural_equal(inferred.extent(), iv->dom.extent()))
+      if (!structural_equal(inferred.min(), iv->dom.min()) ||
+          !structural_equal(inferred.extent(), iv->dom.extent()))
         check_range(v, iv->dom);
     }
     // Intermediate axes that were split again (e.g. a fused cooperative-fetch axis split by thread
-    // counts): when the split does not divide, the leaf loops overrun the parent, which floordiv/floormod
-    // would fold back onto valid (duplicate) elements. Guard the parent's offset, as TVM's
-    // PassUpBoundCheck does.
+    // counts): when the split does not divide, the leaf loops overrun the parent, which
+    // floordiv/floormod would fold back onto valid (duplicate) elements. Guard the parent's offset,
+    // as TVM's PassUpBoundCheck does.
     std::unordered_set<const IterVarNode*> roots;
     for (auto& iv : c->axis) roots.insert(iv.get());
     for (auto& iv : c->reduce_axis) roots.insert(iv.get());
@@ -465,7 +478,8 @@ class Lowerer {
       auto* red = c->body[0].as<ReduceNode>();
       // update
       std::vector<Expr> old_vals, srcs;
-      for (int i = 0; i < c->num_outputs(); ++i) old_vals.push_back(ProducerLoadNode::make(c->output_dtype(i), s->op, i, args));
+      for (int i = 0; i < c->num_outputs(); ++i)
+        old_vals.push_back(ProducerLoadNode::make(c->output_dtype(i), s->op, i, args));
       for (auto& src : red->source) srcs.push_back(substitute(src, vm));
       std::vector<Expr> combined = red->combiner->combine(old_vals, srcs);
       Stmt update;
@@ -479,14 +493,17 @@ class Lowerer {
           provides.push_back(ProvideNode::make(s->op, static_cast<int>(i), tmps.back(), args));
         }
         update = BlockNode::make(provides);
-        for (size_t i = combined.size(); i-- > 0;) update = LetStmtNode::make(tmps[i], combined[i], update);
+        for (size_t i = combined.size(); i-- > 0;)
+          update = LetStmtNode::make(tmps[i], combined[i], update);
       }
       Expr cond = substitute(red->condition, vm);
       if (!is_one(cond)) update = IfThenElseNode::make(cond, update);
       Expr pred = bound_predicate(s, vals, true);
       Expr dpred = bound_predicate(s, vals, false);
-      if (pred.defined() && dpred.defined()) pred = pred && dpred;
-      else if (dpred.defined()) pred = dpred;
+      if (pred.defined() && dpred.defined())
+        pred = pred && dpred;
+      else if (dpred.defined())
+        pred = dpred;
       update = guard(pred, update);
       update = store_guard(s, update);
       // loops from first_red inward
@@ -509,7 +526,8 @@ class Lowerer {
       std::vector<Stmt> inits;
       for (int i = 0; i < c->num_outputs(); ++i)
         inits.push_back(ProvideNode::make(s->op, i, red->combiner->identity[i], init_args));
-      Stmt init = guard(dpred.defined() ? substitute(dpred, init_vm) : Expr(), BlockNode::make(inits));
+      Stmt init =
+          guard(dpred.defined() ? substitute(dpred, init_vm) : Expr(), BlockNode::make(inits));
       for (auto it = init_loops.rbegin(); it != init_loops.rend(); ++it)
         init = loop_wrapper(s, it->first, it->second, false)(init);
       body = BlockNode::make({init, update});
@@ -584,19 +602,22 @@ class Lowerer {
       for (size_t i = 0; i < size; ++i) {
         DataType t = c->output_dtype(static_cast<int>(i));
         normal_bufs.push_back(Var::buffer("normal_reduce_temp" + std::to_string(i), t));
-        init.push_back(StoreNode::make(normal_bufs[i], comb->identity[i], make_zero(DataType::Int(32))));
+        init.push_back(
+            StoreNode::make(normal_bufs[i], comb->identity[i], make_zero(DataType::Int(32))));
         old_vals.push_back(LoadNode::make(t, normal_bufs[i], make_zero(DataType::Int(32))));
         values.push_back(old_vals.back());
       }
       std::vector<Expr> combined = comb->combine(old_vals, srcs);
       std::vector<Var> tmps;
       for (size_t i = 0; i < size; ++i) {
-        if (size > 1) tmps.push_back(Var(s->op.name() + ".v" + std::to_string(i), combined[i].dtype()));
+        if (size > 1)
+          tmps.push_back(Var(s->op.name() + ".v" + std::to_string(i), combined[i].dtype()));
         upd.push_back(StoreNode::make(normal_bufs[i], size > 1 ? Expr(tmps[i]) : combined[i],
                                       make_zero(DataType::Int(32))));
       }
       Stmt update = BlockNode::make(upd);
-      for (size_t i = tmps.size(); i-- > 0;) update = LetStmtNode::make(tmps[i], combined[i], update);
+      for (size_t i = tmps.size(); i-- > 0;)
+        update = LetStmtNode::make(tmps[i], combined[i], update);
       if (!is_one(cond)) update = IfThenElseNode::make(cond, update);
       update = guard(in_range, update);
       for (size_t i = leaves.size(); i-- > 0;) {
@@ -615,25 +636,29 @@ class Lowerer {
     for (auto& v : values) call_args.push_back(v);
     call_args.push_back(contrib);
     for (size_t i = 0; i < size; ++i) {
-      result_bufs.push_back(Var::buffer("reduce_temp" + std::to_string(i), c->output_dtype(static_cast<int>(i))));
+      result_bufs.push_back(
+          Var::buffer("reduce_temp" + std::to_string(i), c->output_dtype(static_cast<int>(i))));
       call_args.push_back(result_bufs[i]);
     }
     for (auto& tv : thread_vars) call_args.push_back(tv);
-    Stmt allreduce = EvaluateNode::make(CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, call_args));
-    seq.push_back(AttrStmtNode::make(comb, AttrKind::ReduceScope, make_zero(DataType::Int(32)), allreduce));
+    Stmt allreduce = EvaluateNode::make(
+        CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, call_args));
+    seq.push_back(
+        AttrStmtNode::make(comb, AttrKind::ReduceScope, make_zero(DataType::Int(32)), allreduce));
     // Write back (every thread holds the result; the store predicate picks the writers).
     std::vector<Stmt> assigns;
     for (size_t i = 0; i < size; ++i) {
       DataType t = c->output_dtype(static_cast<int>(i));
-      assigns.push_back(ProvideNode::make(s->op, static_cast<int>(i),
-                                          LoadNode::make(t, result_bufs[i], make_zero(DataType::Int(32))), args));
+      assigns.push_back(
+          ProvideNode::make(s->op, static_cast<int>(i),
+                            LoadNode::make(t, result_bufs[i], make_zero(DataType::Int(32))), args));
     }
     seq.push_back(store_guard(s, guard(dpred, BlockNode::make(assigns))));
     Stmt body = BlockNode::make(seq);
     for (size_t i = size; i-- > 0;) {
       DataType t = c->output_dtype(static_cast<int>(i));
-      body = AllocateNode::make(result_bufs[i], t, {make_const(DataType::Int(32), int64_t{1})}, StorageScope::Local,
-                                Expr(), body);
+      body = AllocateNode::make(result_bufs[i], t, {make_const(DataType::Int(32), int64_t{1})},
+                                StorageScope::Local, Expr(), body);
       if (!normal_bufs.empty())
         body = AllocateNode::make(normal_bufs[i], t, {make_const(DataType::Int(32), int64_t{1})},
                                   StorageScope::Local, Expr(), body);
@@ -655,13 +680,16 @@ class Lowerer {
     const auto& stages = sch_.stages();
     for (auto& s : stages) {
       if (!s->double_buffer) continue;
-      MINITVM_USER_CHECK(s->attach_type != AttachType::Inline && s->attach_type != AttachType::InlinedAlready)
-          << "In schedule for " << s->op.name() << ": the stage is double_buffer()ed but inlined (it has no buffer)";
+      MINITVM_USER_CHECK(s->attach_type != AttachType::Inline &&
+                         s->attach_type != AttachType::InlinedAlready)
+          << "In schedule for " << s->op.name()
+          << ": the stage is double_buffer()ed but inlined (it has no buffer)";
       MINITVM_USER_CHECK(!s->is_output)
           << "In schedule for " << s->op.name() << ": cannot double_buffer an output stage";
       MINITVM_USER_CHECK(s->attach_type == AttachType::Scope)
           << "In schedule for " << s->op.name()
-          << ": double_buffer needs the stage computed inside a loop (compute_at it at a loop axis of its "
+          << ": double_buffer needs the stage computed inside a loop (compute_at it at a loop axis "
+             "of its "
              "consumer, e.g. the outer reduction loop); it is computed at the root";
     }
     for (auto it = stages.rbegin(); it != stages.rend(); ++it) {

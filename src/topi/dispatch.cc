@@ -28,12 +28,13 @@ Json pad_v02(const std::vector<int64_t>& p) {
 
 }  // namespace
 
-Workloads conv2d_workloads(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+Workloads conv2d_workloads(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+                           const nn::Conv2dAttrs& a) {
   DataType f32 = DataType::Float(32);
-  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v01(a.padding),
-                             pair_json(a.dilation), "NCHW", a.out_dtype.str()});
-  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v02(a.padding),
-                             pair_json(a.dilation), a.out_dtype.str()});
+  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v01(a.padding), pair_json(a.dilation), "NCHW", a.out_dtype.str()});
+  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v02(a.padding), pair_json(a.dilation), a.out_dtype.str()});
   Workloads w;
   w.v01 = autotune::workload_v01("conv2d", args01);
   w.v02 = {autotune::workload_v02("conv2d_nchw.cuda", args02),
@@ -44,10 +45,10 @@ Workloads conv2d_workloads(const std::vector<int64_t>& ds, const std::vector<int
 Workloads depthwise_workloads(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
                               const nn::Conv2dAttrs& a) {
   DataType f32 = DataType::Float(32);
-  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v01(a.padding),
-                             pair_json(a.dilation), a.out_dtype.str()});
-  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v02(a.padding),
-                             pair_json(a.dilation), a.out_dtype.str()});
+  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v01(a.padding), pair_json(a.dilation), a.out_dtype.str()});
+  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v02(a.padding), pair_json(a.dilation), a.out_dtype.str()});
   Workloads w;
   w.v01 = autotune::workload_v01("depthwise_conv2d_nchw", args01);
   w.v02 = {autotune::workload_v02("depthwise_conv2d_nchw.cuda", args02)};
@@ -57,24 +58,28 @@ Workloads depthwise_workloads(const std::vector<int64_t>& ds, const std::vector<
 Workloads group_conv2d_workloads(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
                                  const nn::Conv2dAttrs& a, int64_t groups) {
   DataType f32 = DataType::Float(32);
-  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v01(a.padding),
-                             pair_json(a.dilation), groups, a.out_dtype.str()});
-  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride), pad_v02(a.padding),
-                             pair_json(a.dilation), groups, a.out_dtype.str()});
+  Json args01 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v01(a.padding), pair_json(a.dilation), groups, a.out_dtype.str()});
+  Json args02 = Json::array({tensor_arg(ds, f32), tensor_arg(ks, f32), pair_json(a.stride),
+                             pad_v02(a.padding), pair_json(a.dilation), groups, a.out_dtype.str()});
   Workloads w;
   w.v01 = autotune::workload_v01("group_conv2d_nchw", args01);
   w.v02 = {autotune::workload_v02("group_conv2d_nchw.cuda", args02)};
   return w;
 }
 
-Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias, DataType out_dtype) {
+Workloads dense_workloads(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias,
+                          DataType out_dtype) {
   DataType f32 = DataType::Float(32);
   Json b = bias ? tensor_arg({out_dim}, f32) : Json(nullptr);
-  Json args = Json::array({tensor_arg({batch, in_dim}, f32), tensor_arg({out_dim, in_dim}, f32), b, out_dtype.str()});
-  Json args02 = Json::array({tensor_arg({batch, in_dim}, f32), tensor_arg({out_dim, in_dim}, f32), b, out_dtype.str()});
+  Json args = Json::array(
+      {tensor_arg({batch, in_dim}, f32), tensor_arg({out_dim, in_dim}, f32), b, out_dtype.str()});
+  Json args02 = Json::array(
+      {tensor_arg({batch, in_dim}, f32), tensor_arg({out_dim, in_dim}, f32), b, out_dtype.str()});
   Workloads w;
   w.v01 = autotune::workload_v01("dense", args);
-  w.v02 = {autotune::workload_v02(batch < 32 ? "dense_small_batch.cuda" : "dense_large_batch.cuda", args02)};
+  w.v02 = {autotune::workload_v02(batch < 32 ? "dense_small_batch.cuda" : "dense_large_batch.cuda",
+                                  args02)};
   return w;
 }
 
@@ -83,7 +88,8 @@ Dispatched dispatch(const autotune::Target& target, const Workloads& wl) {
   keys.insert(keys.end(), wl.v02.begin(), wl.v02.end());
   Dispatched d;
   // The innermost context that holds a record for any key answers with that key.
-  for (autotune::DispatchContext* ctx = &autotune::DispatchContext::current(); ctx; ctx = ctx->outer()) {
+  for (autotune::DispatchContext* ctx = &autotune::DispatchContext::current(); ctx;
+       ctx = ctx->outer()) {
     auto* best = dynamic_cast<autotune::ApplyHistoryBest*>(ctx);
     if (!best) {
       if (dynamic_cast<autotune::ApplyConfig*>(ctx)) break;  // answers every key
@@ -108,9 +114,12 @@ Dispatched dispatch(const autotune::Target& target, const Workloads& wl) {
   if (!d.workload.is_array()) d.workload = wl.v01;
   d.cfg = autotune::DispatchContext::current().query(target, d.workload);
   std::string task = d.workload.at(0).get<std::string>();
-  if (task.find("winograd") != std::string::npos) d.template_key = "winograd";
-  else if (d.cfg && d.cfg->template_key == "winograd") d.template_key = "winograd";
-  else d.template_key = "direct";
+  if (task.find("winograd") != std::string::npos)
+    d.template_key = "winograd";
+  else if (d.cfg && d.cfg->template_key == "winograd")
+    d.template_key = "winograd";
+  else
+    d.template_key = "direct";
   return d;
 }
 

@@ -10,7 +10,8 @@ bool is_output(const te::Schedule& s, const te::Operation& op) {
   return false;
 }
 
-void traverse_inline(te::Schedule& s, const te::Operation& out, const std::function<void(const te::Operation&)>& cb) {
+void traverse_inline(te::Schedule& s, const te::Operation& out,
+                     const std::function<void(const te::Operation&)>& cb) {
   std::set<const ir::OperationNode*> visited;
   std::function<void(const te::Operation&)> visit = [&](const te::Operation& op) {
     if (!visited.insert(op.get()).second) return;
@@ -35,7 +36,8 @@ te::Operation inline_epilogue(te::Schedule& s, const te::Operation& out, const s
     for (auto& in : op.input_tensors()) visit(in.op());
   };
   visit(out);
-  MINITVM_USER_CHECK(found.defined()) << "schedule: no " << stop << " stage in the fused group of " << out->name;
+  MINITVM_USER_CHECK(found.defined())
+      << "schedule: no " << stop << " stage in the fused group of " << out->name;
   return found;
 }
 
@@ -65,7 +67,8 @@ std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::Spl
   return r;
 }
 
-void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(autotune::SpaceDefiner&)>& define,
+void require_fits(const autotune::ConfigEntity& cfg,
+                  const std::function<void(autotune::SpaceDefiner&)>& define,
                   const std::string& where) {
   if (cfg.is_fallback()) return;  // filled by the template's own fallback rule
   autotune::ConfigSpace space;
@@ -78,12 +81,12 @@ void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(au
     if (!cfg.has(k.name)) continue;
     const autotune::Entity& v = cfg.get(k.name);
     MINITVM_CONFIG_CHECK(autotune::entity_kind(v) == k.kind)
-        << where << ": knob '" << k.name << "' is " << autotune::entity_kind(v) << " " << autotune::entity_value_str(v)
-        << ", the template defines a " << k.kind << " knob";
+        << where << ": knob '" << k.name << "' is " << autotune::entity_kind(v) << " "
+        << autotune::entity_value_str(v) << ", the template defines a " << k.kind << " knob";
     if (auto* sp = std::get_if<autotune::SplitEntity>(&v))
       MINITVM_CONFIG_CHECK(static_cast<int>(sp->size.size()) == k.num_outputs)
-          << where << ": knob '" << k.name << "' " << autotune::entity_value_str(v) << " has " << sp->size.size()
-          << " part(s), the template splits the axis into " << k.num_outputs;
+          << where << ": knob '" << k.name << "' " << autotune::entity_value_str(v) << " has "
+          << sp->size.size() << " part(s), the template splits the axis into " << k.num_outputs;
   }
 }
 

@@ -14,11 +14,14 @@
 namespace minitvm::topi::detail {
 
 /** An int32 constant when it fits (schedule factors and extents, as TVM's). */
-inline Expr I(int64_t v) { return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(static_cast<int>(v)) : Expr(v); }
+inline Expr I(int64_t v) {
+  return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(static_cast<int>(v)) : Expr(v);
+}
 
 /** TVM traverse_inline: DFS from `out`; non-output injective compute ops are inlined; `cb` sees
  *  every compute op (after its inputs). */
-void traverse_inline(te::Schedule& s, const te::Operation& out, const std::function<void(const te::Operation&)>& cb);
+void traverse_inline(te::Schedule& s, const te::Operation& out,
+                     const std::function<void(const te::Operation&)>& cb);
 
 /** Inline the non-output injective stages between `out` and the first op tagged `stop`, and
  *  return that op (TVM's traverse_inline, which does not look behind the convolution: its padding
@@ -36,9 +39,10 @@ bool is_output(const te::Schedule& s, const te::Operation& op);
 std::vector<IterVar> apply_split(te::Stage st, IterVar axis, const autotune::SplitEntity& e);
 
 /** A tuned (non-fallback) config must fit the template's space before any knob is applied:
- *  `define` defines the template's knobs on a fresh ConfigSpace; InvalidConfig "<where>: ..." naming
- *  the knob otherwise (a record with a 2-part tile_f must not reach a 4-way bind). */
-void require_fits(const autotune::ConfigEntity& cfg, const std::function<void(autotune::SpaceDefiner&)>& define,
+ *  `define` defines the template's knobs on a fresh ConfigSpace; InvalidConfig "<where>: ..."
+ * naming the knob otherwise (a record with a 2-part tile_f must not reach a 4-way bind). */
+void require_fits(const autotune::ConfigEntity& cfg,
+                  const std::function<void(autotune::SpaceDefiner&)>& define,
                   const std::string& where);
 
 /** Integer value of an other-option knob. */

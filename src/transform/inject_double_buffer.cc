@@ -50,7 +50,8 @@ class StripPrefetch : public IRMutator {
   }
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
     auto* a = op->then_case.as<AttrStmtNode>();
-    if (a && a->attr_kind == AttrKind::DoubleBufferWrite && !op->else_case.defined()) return make_nop();
+    if (a && a->attr_kind == AttrKind::DoubleBufferWrite && !op->else_case.defined())
+      return make_nop();
     return IRMutator::visit(op, self);
   }
 };
@@ -82,9 +83,12 @@ class DoubleBufferInjector : public IRMutator {
     Stmt body = mutate(op->body);
     const ForNode* loop = info_[op->buffer_var.get()].loop;
     info_.erase(op->buffer_var.get());
-    if (!loop) return AllocateNode::make(op->buffer_var, op->dtype, op->extents, op->scope, op->condition, body);
+    if (!loop)
+      return AllocateNode::make(op->buffer_var, op->dtype, op->extents, op->scope, op->condition,
+                                body);
     Expr total = simplify(make_const(DataType::Int(32), int64_t{2}) * size);
-    if (op->dtype.lanes() > 1) total = simplify(total / make_const(DataType::Int(32), int64_t{op->dtype.lanes()}));
+    if (op->dtype.lanes() > 1)
+      total = simplify(total / make_const(DataType::Int(32), int64_t{op->dtype.lanes()}));
     loop_allocs_[loop].push_back({op->buffer_var, op->dtype, total, op->scope, op->condition});
     return body;
   }
@@ -99,9 +103,11 @@ class DoubleBufferInjector : public IRMutator {
   Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
     if (op->attr_kind != AttrKind::DoubleBufferScope) return IRMutator::visit(op, self);
     auto* v = op->node.as<VarNode>();
-    MINITVM_ICHECK(v) << "double_buffer_scope attribute without a buffer variable (storage_flatten must run first)";
+    MINITVM_ICHECK(v) << "double_buffer_scope attribute without a buffer variable (storage_flatten "
+                         "must run first)";
     auto it = info_.find(v);
-    MINITVM_ICHECK(it != info_.end()) << "double_buffer_scope of " << v->name_hint << " outside its allocation";
+    MINITVM_ICHECK(it != info_.end())
+        << "double_buffer_scope of " << v->name_hint << " outside its allocation";
     DbInfo& info = it->second;
     // The loop to alternate over is the innermost For around the allocation (the loop the stage is
     // computed at). None (it had extent 1 and was never emitted), a loop between the allocation
@@ -124,11 +130,13 @@ class DoubleBufferInjector : public IRMutator {
     in_producer_ = v;
     Stmt body = mutate(op->body);
     in_producer_ = saved;
-    VarMap first{{info.write_var.get(), make_zero(loop->loop_var.dtype())}, {loop->loop_var.get(), loop->min}};
+    VarMap first{{info.write_var.get(), make_zero(loop->loop_var.dtype())},
+                 {loop->loop_var.get(), loop->min}};
     loop_pre_[loop].push_back(substitute(body, first));
     VarMap next{{info.write_var.get(), floormod(loop->loop_var - loop->min + one, two)},
                 {loop->loop_var.get(), loop->loop_var + one}};
-    Stmt prefetch = AttrStmtNode::make(op->node, AttrKind::DoubleBufferWrite, Expr(1), substitute(body, next));
+    Stmt prefetch =
+        AttrStmtNode::make(op->node, AttrKind::DoubleBufferWrite, Expr(1), substitute(body, next));
     return IfThenElseNode::make(loop->loop_var + one < loop->min + loop->extent, prefetch);
   }
 
@@ -140,8 +148,8 @@ class DoubleBufferInjector : public IRMutator {
     Expr value = mutate(op->value);
     Expr index = mutate(op->index);
     Expr pred = op->predicate.defined() ? mutate(op->predicate) : op->predicate;
-    return StoreNode::make(op->buffer_var, value, offset_index(index, it->second.write_var * it->second.stride),
-                           pred);
+    return StoreNode::make(op->buffer_var, value,
+                           offset_index(index, it->second.write_var * it->second.stride), pred);
   }
 
   Expr visit(const LoadNode* op, const Expr& self) override {
@@ -149,8 +157,8 @@ class DoubleBufferInjector : public IRMutator {
     if (it == info_.end() || !it->second.loop) return IRMutator::visit(op, self);
     Expr index = mutate(op->index);
     Expr pred = op->predicate.defined() ? mutate(op->predicate) : op->predicate;
-    return LoadNode::make(op->dtype, op->buffer_var, offset_index(index, it->second.read_half * it->second.stride),
-                          pred);
+    return LoadNode::make(op->dtype, op->buffer_var,
+                          offset_index(index, it->second.read_half * it->second.stride), pred);
   }
 
   Stmt visit(const ForNode* op, const Stmt& self) override {
@@ -178,7 +186,8 @@ class DoubleBufferInjector : public IRMutator {
           VarMap vm{{loop->loop_var.get(), loop->min + outer * factor + make_const(t, int64_t{i})}};
           body.push_back(substitute(loop->body, vm));
         }
-        seq.push_back(ForNode::make(outer, make_zero(t), outer_ext, loop->for_kind, BlockNode::make(body)));
+        seq.push_back(
+            ForNode::make(outer, make_zero(t), outer_ext, loop->for_kind, BlockNode::make(body)));
         Stmt tail = StripPrefetch().mutate(loop->body);
         for (int i = 0; i < split_loop_; ++i) {
           Expr idx = tail_base + make_const(t, int64_t{i});
@@ -212,8 +221,8 @@ class DoubleBufferInjector : public IRMutator {
 }  // namespace
 
 Stmt inject_double_buffer(const Stmt& s, int split_loop) {
-  MINITVM_USER_CHECK(split_loop >= 0) << "inject_double_buffer: double_buffer_split_loop must be >= 0, got "
-                                      << split_loop;
+  MINITVM_USER_CHECK(split_loop >= 0)
+      << "inject_double_buffer: double_buffer_split_loop must be >= 0, got " << split_loop;
   DoubleBufferInjector inj(split_loop);
   post_order_visit(s, [&](const Ref<Object>& n) {
     if (auto* a = n.as<AttrStmtNode>(); a && a->attr_kind == AttrKind::DoubleBufferScope)

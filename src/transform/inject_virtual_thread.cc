@@ -3,9 +3,9 @@
 //  - buffers whose stores depend on v (directly or through other such buffers) are private per
 //    virtual thread: their allocation grows by a factor n and every access is offset by v * size;
 //  - v is injected as low as possible: statements that do not use v are left alone (e.g. the
-//    cooperative shared-memory loads, so they run once for all virtual threads), loops whose bounds do
-//    not use v stay outside, and the first statement that uses v is duplicated n times with v = 0..n-1
-//    (no loop inside and n < 16) or wrapped in a serial loop `v.s`.
+//    cooperative shared-memory loads, so they run once for all virtual threads), loops whose bounds
+//    do not use v stay outside, and the first statement that uses v is duplicated n times with v =
+//    0..n-1 (no loop inside and n < 16) or wrapped in a serial loop `v.s`.
 // Virtual threads are independent by contract, so moving their loop inward keeps results.
 #include <unordered_set>
 
@@ -77,14 +77,17 @@ class VTInjector : public IRMutator {
     if (it != expanded_.end()) index = offset(index, it->second);
     return inject(StoreNode::make(op->buffer_var, value, index, op->predicate));
   }
-  Stmt visit(const EvaluateNode* op, const Stmt& self) override { return inject(IRMutator::visit(op, self)); }
+  Stmt visit(const EvaluateNode* op, const Stmt& self) override {
+    return inject(IRMutator::visit(op, self));
+  }
   Stmt visit(const AllocateNode* op, const Stmt& self) override {
     int64_t size = op->constant_size();
     if (touched_.count(op->buffer_var.get()) && size > 0) {
       expanded_[op->buffer_var.get()] = size;
       Stmt body = mutate(op->body);
       expanded_.erase(op->buffer_var.get());
-      return AllocateNode::make(op->buffer_var, op->dtype, {make_const(DataType::Int(32), n_ * size)}, op->scope,
+      return AllocateNode::make(op->buffer_var, op->dtype,
+                                {make_const(DataType::Int(32), n_ * size)}, op->scope,
                                 op->condition, body);
     }
     return IRMutator::visit(op, self);
@@ -140,8 +143,8 @@ class VTInjector : public IRMutator {
       return BlockNode::make(copies);
     }
     Var loop(v_->name_hint + ".s", v_.dtype());
-    return ForNode::make(loop, make_zero(loop.dtype()), make_const(loop.dtype(), n_), ForKind::Serial,
-                         substitute(s, VarMap{{v_.get(), loop}}));
+    return ForNode::make(loop, make_zero(loop.dtype()), make_const(loop.dtype(), n_),
+                         ForKind::Serial, substitute(s, VarMap{{v_.get(), loop}}));
   }
 
   Var v_;
@@ -161,7 +164,8 @@ class VThreadInjector : public IRMutator {
     if (a->attr_kind != AttrKind::VirtualThread) return r;
     auto* iv = a->node.as<IterVarNode>();
     const int64_t* n = as_const_int(a->value);
-    MINITVM_USER_CHECK(n) << "virtual thread " << iv->var->name_hint << " needs a constant extent, got " << a->value;
+    MINITVM_USER_CHECK(n) << "virtual thread " << iv->var->name_hint
+                          << " needs a constant extent, got " << a->value;
     if (*n == 1) return substitute(a->body, VarMap{{iv->var.get(), make_zero(iv->var.dtype())}});
     auto touched = touched_vars(a->body, iv->var.get());
     return VTInjector(iv->var, *n, std::move(touched)).mutate(a->body);
@@ -169,6 +173,8 @@ class VThreadInjector : public IRMutator {
 };
 }  // namespace
 
-Stmt inject_virtual_thread(const Stmt& s) { return VThreadInjector().mutate(s); }
+Stmt inject_virtual_thread(const Stmt& s) {
+  return VThreadInjector().mutate(s);
+}
 
 }  // namespace minitvm::transform

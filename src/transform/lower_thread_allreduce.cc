@@ -7,8 +7,8 @@
 //   red_buf_i[group * R + r] = v_i                    (r: flattened reduce thread index, R threads)
 //   __syncthreads()
 //   if (r < R - A) red_buf_i[g*R + r] = op(red_buf_i[g*R + r], red_buf_i[g*R + r + A])   (A: the
-//   __syncthreads()                                     largest power of two below R, if R is not one)
-//   for off = A/2, A/4, ..., 1:
+//   __syncthreads()                                     largest power of two below R, if R is not
+//   one) for off = A/2, A/4, ..., 1:
 //     if (r < off) red_buf_i[g*R + r] = op(red_buf_i[g*R + r], red_buf_i[g*R + r + off])
 //     __syncthreads()
 //   result_i[0] = red_buf_i[g*R]                        (every thread of the group)
@@ -92,7 +92,8 @@ class AllreduceLowerer : public IRMutator {
     const CommReducerNode* comb = reducers_.back();
     const size_t size = comb->result.size();
     const int64_t* nargs = as_const_int(call->args.at(0));
-    MINITVM_ICHECK(nargs && static_cast<size_t>(*nargs) == size && call->args.size() >= 2 + 2 * size)
+    MINITVM_ICHECK(nargs && static_cast<size_t>(*nargs) == size &&
+                   call->args.size() >= 2 + 2 * size)
         << "malformed tvm_thread_allreduce";
     Expr cond = call->args[size + 1];
     std::vector<Expr> values;
@@ -121,12 +122,13 @@ class AllreduceLowerer : public IRMutator {
       auto* ivn = a->node.as<IterVarNode>();
       auto [rank, dim] = te::thread_scope_of(ivn->thread_tag);
       if (rank != 1) continue;
-      MINITVM_USER_CHECK(dim >= 0) << "cross-thread reduction inside virtual thread '" << ivn->thread_tag
-                                   << "' is not supported";
-      bool reduced = std::find(reduce_set.begin(), reduce_set.end(), ivn->var.get()) != reduce_set.end();
+      MINITVM_USER_CHECK(dim >= 0) << "cross-thread reduction inside virtual thread '"
+                                   << ivn->thread_tag << "' is not supported";
+      bool reduced =
+          std::find(reduce_set.begin(), reduce_set.end(), ivn->var.get()) != reduce_set.end();
       const int64_t* ext = as_const_int(a->value);
-      MINITVM_USER_CHECK(ext) << "cross-thread reduction needs a constant extent for " << ivn->thread_tag
-                              << ", got " << a->value;
+      MINITVM_USER_CHECK(ext) << "cross-thread reduction needs a constant extent for "
+                              << ivn->thread_tag << ", got " << a->value;
       IterVar iv{Ref<IterVarNode>(ivn)};
       (reduced ? vred : vpar).push_back({iv, dim, *ext});
       if (reduced) red_names += (red_names.empty() ? "" : ", ") + ivn->thread_tag;
@@ -136,23 +138,29 @@ class AllreduceLowerer : public IRMutator {
     // Threads of the kernel that do not enclose the call would all run it on the same buffer slots.
     for (const IterVarNode* k : kernel_threads_) {
       if (te::thread_scope_of(k->thread_tag).first != 1) continue;
-      bool enclosing = std::any_of(vred.begin(), vred.end(), [&](auto& e) { return e.iv->thread_tag == k->thread_tag; }) ||
-                       std::any_of(vpar.begin(), vpar.end(), [&](auto& e) { return e.iv->thread_tag == k->thread_tag; });
+      bool enclosing = std::any_of(vred.begin(), vred.end(),
+                                   [&](auto& e) { return e.iv->thread_tag == k->thread_tag; }) ||
+                       std::any_of(vpar.begin(), vpar.end(),
+                                   [&](auto& e) { return e.iv->thread_tag == k->thread_tag; });
       MINITVM_USER_CHECK(enclosing)
-          << "cross-thread reduction over " << red_names << ": the kernel also binds " << k->thread_tag
+          << "cross-thread reduction over " << red_names << ": the kernel also binds "
+          << k->thread_tag
           << " elsewhere, but not around the reduction, so its threads would reduce into the same "
-             "shared-memory slots; bind " << k->thread_tag << " to an axis that encloses the reduction";
+             "shared-memory slots; bind "
+          << k->thread_tag << " to an axis that encloses the reduction";
     }
     // Barriers must be reached by every thread of the block.
     for (const Expr& c : conditions_) {
       bool divergent = uses_var(c, [&](const VarNode* v) {
-        return std::any_of(kernel_threads_.begin(), kernel_threads_.end(), [&](const IterVarNode* k) {
-          return k->var.get() == v && te::thread_scope_of(k->thread_tag).first == 1;
-        });
+        return std::any_of(
+            kernel_threads_.begin(), kernel_threads_.end(), [&](const IterVarNode* k) {
+              return k->var.get() == v && te::thread_scope_of(k->thread_tag).first == 1;
+            });
       });
-      MINITVM_USER_CHECK(!divergent) << "cross-thread reduction over " << red_names
-                                     << " is inside a condition on the thread index (" << c
-                                     << "); its barriers must be reached by every thread of the block";
+      MINITVM_USER_CHECK(!divergent)
+          << "cross-thread reduction over " << red_names
+          << " is inside a condition on the thread index (" << c
+          << "); its barriers must be reached by every thread of the block";
     }
     auto by_dim = [](const ThreadEntry& a, const ThreadEntry& b) { return a.dim < b.dim; };
     std::sort(vred.begin(), vred.end(), by_dim);
@@ -163,12 +171,16 @@ class AllreduceLowerer : public IRMutator {
     const Expr zero = make_zero(DataType::Int(32));
     if (reduce_extent == 1) {
       std::vector<Stmt> stores;
-      for (size_t i = 0; i < size; ++i) stores.push_back(StoreNode::make(results[i], values[i], zero));
+      for (size_t i = 0; i < size; ++i)
+        stores.push_back(StoreNode::make(results[i], values[i], zero));
       return BlockNode::make(stores);
     }
     std::vector<Var> bufs;
-    for (size_t i = 0; i < size; ++i) bufs.push_back(Var::buffer("red_buf" + std::to_string(i), types[i]));
-    auto index = [&](Expr r) { return simplify(group_index * make_const(DataType::Int(32), reduce_extent) + r); };
+    for (size_t i = 0; i < size; ++i)
+      bufs.push_back(Var::buffer("red_buf" + std::to_string(i), types[i]));
+    auto index = [&](Expr r) {
+      return simplify(group_index * make_const(DataType::Int(32), reduce_extent) + r);
+    };
     const Expr my = index(reduce_index);
     std::vector<Stmt> seq;
     for (size_t i = 0; i < size; ++i) seq.push_back(StoreNode::make(bufs[i], values[i], my));
@@ -179,7 +191,8 @@ class AllreduceLowerer : public IRMutator {
       std::vector<Expr> a, b;
       for (size_t i = 0; i < size; ++i) {
         a.push_back(LoadNode::make(types[i], bufs[i], my));
-        b.push_back(LoadNode::make(types[i], bufs[i], index(reduce_index + make_const(DataType::Int(32), offset))));
+        b.push_back(LoadNode::make(types[i], bufs[i],
+                                   index(reduce_index + make_const(DataType::Int(32), offset))));
       }
       std::vector<Expr> r = comb->combine(a, b);
       if (size == 1) {
@@ -200,7 +213,8 @@ class AllreduceLowerer : public IRMutator {
     };
     step_regs_.clear();
     if (size > 1)
-      for (size_t i = 0; i < size; ++i) step_regs_.push_back(Var::buffer("red_step" + std::to_string(i), types[i]));
+      for (size_t i = 0; i < size; ++i)
+        step_regs_.push_back(Var::buffer("red_step" + std::to_string(i), types[i]));
     int64_t align = 1;
     while (align < reduce_extent) align <<= 1;
     if (align > reduce_extent) {
@@ -212,14 +226,17 @@ class AllreduceLowerer : public IRMutator {
       step(align, align);
     }
     for (size_t i = 0; i < size; ++i)
-      seq.push_back(StoreNode::make(results[i], LoadNode::make(types[i], bufs[i], index(zero)), zero));
+      seq.push_back(
+          StoreNode::make(results[i], LoadNode::make(types[i], bufs[i], index(zero)), zero));
     Stmt body = BlockNode::make(seq);
     for (size_t i = size; i-- > 0;) {
-      body = AllocateNode::make(bufs[i], types[i], {make_const(DataType::Int(32), group_extent * reduce_extent)},
+      body = AllocateNode::make(bufs[i], types[i],
+                                {make_const(DataType::Int(32), group_extent * reduce_extent)},
                                 StorageScope::Shared, Expr(), body);
       if (size > 1)
-        body = AllocateNode::make(step_regs_[i], types[i], {make_const(DataType::Int(32), int64_t{1})},
-                                  StorageScope::Local, Expr(), body);
+        body =
+            AllocateNode::make(step_regs_[i], types[i], {make_const(DataType::Int(32), int64_t{1})},
+                               StorageScope::Local, Expr(), body);
     }
     return body;
   }
@@ -245,6 +262,8 @@ class AllreduceLowerer : public IRMutator {
 
 }  // namespace
 
-Stmt lower_thread_allreduce(const Stmt& s) { return AllreduceLowerer().mutate(s); }
+Stmt lower_thread_allreduce(const Stmt& s) {
+  return AllreduceLowerer().mutate(s);
+}
 
 }  // namespace minitvm::transform

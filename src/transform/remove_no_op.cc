@@ -21,7 +21,8 @@ class NoOpRemover : public IRMutator {
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
     Stmt r = IRMutator::visit(op, self);
     auto* f = r.as<IfThenElseNode>();
-    bool then_nop = is_nop(f->then_case), else_nop = !f->else_case.defined() || is_nop(f->else_case);
+    bool then_nop = is_nop(f->then_case),
+         else_nop = !f->else_case.defined() || is_nop(f->else_case);
     if (then_nop && else_nop) return make_nop();
     if (!else_nop || !f->else_case.defined()) return r;
     return IfThenElseNode::make(f->condition, f->then_case);
@@ -56,6 +57,8 @@ class NoOpRemover : public IRMutator {
 };
 }  // namespace
 
-Stmt remove_no_op(const Stmt& s) { return NoOpRemover().mutate(s); }
+Stmt remove_no_op(const Stmt& s) {
+  return NoOpRemover().mutate(s);
+}
 
 }  // namespace minitvm::transform

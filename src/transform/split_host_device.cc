@@ -61,7 +61,9 @@ int thread_slot(const std::string& tag) {
 /** Undefined variables of a kernel region in order of first use, and its thread axes. */
 class KernelScanner : public IRVisitor {
  public:
-  KernelScanner(std::string kernel, std::string stage) : kernel_(std::move(kernel)) { stages_.push_back(std::move(stage)); }
+  KernelScanner(std::string kernel, std::string stage) : kernel_(std::move(kernel)) {
+    stages_.push_back(std::move(stage));
+  }
   std::vector<Var> uses;
   std::vector<IterVar> thread_axes;
   std::vector<int64_t> axis_extents;
@@ -92,8 +94,8 @@ class KernelScanner : public IRVisitor {
       auto prev = binding_.find(iv->thread_tag);
       MINITVM_USER_CHECK(prev == binding_.end() || prev->second.first == *c)
           << "kernel " << kernel_ << ": thread tag " << iv->thread_tag << " is bound with extent "
-          << prev->second.first << " in stage '" << prev->second.second << "' and with extent " << *c
-          << " in stage '" << stages_.back()
+          << prev->second.first << " in stage '" << prev->second.second << "' and with extent "
+          << *c << " in stage '" << stages_.back()
           << "'; all stages of one kernel must bind a thread tag with the same extent";
       if (prev == binding_.end()) binding_[iv->thread_tag] = {*c, stages_.back()};
       if (!defined_.count(iv->var.get())) {
@@ -133,7 +135,8 @@ class KernelScanner : public IRVisitor {
   std::unordered_set<const VarNode*> defined_, used_;
   std::string kernel_;
   std::vector<std::string> stages_;
-  std::unordered_map<std::string, std::pair<int64_t, std::string>> binding_;  // tag -> extent, stage
+  std::unordered_map<std::string, std::pair<int64_t, std::string>>
+      binding_;  // tag -> extent, stage
 };
 
 class HostDeviceSplitter : public IRMutator {
@@ -179,24 +182,31 @@ class HostDeviceSplitter : public IRMutator {
     return stages_.empty() ? std::string() : " (stage '" + stages_.back() + "')";
   }
   Stmt visit(const StoreNode* op, const Stmt& self) override {
-    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": the store to '" << op->buffer_var.name()
-                       << "' is outside every kernel: no enclosing axis is bound to blockIdx/threadIdx, and a CUDA "
+    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": the store to '"
+                       << op->buffer_var.name()
+                       << "' is outside every kernel: no enclosing axis is bound to "
+                          "blockIdx/threadIdx, and a CUDA "
                        << "target runs only kernels. Did you forget to bind an axis of "
-                       << (stages_.empty() ? "'" + op->buffer_var.name() + "'" : "stage '" + stages_.back() + "'")
+                       << (stages_.empty() ? "'" + op->buffer_var.name() + "'"
+                                           : "stage '" + stages_.back() + "'")
                        << " to a thread (s[T].bind(axis, te::thread_axis(\"blockIdx.x\")))?";
     return self;
   }
   Stmt visit(const ForNode* op, const Stmt& self) override {
-    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": loop '" << op->loop_var.name()
-                       << "' is outside every kernel: no enclosing axis is bound to blockIdx/threadIdx, and a CUDA "
-                       << "target runs only kernels (host loops are not executed). Did you forget to bind it (or an "
+    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": loop '"
+                       << op->loop_var.name()
+                       << "' is outside every kernel: no enclosing axis is bound to "
+                          "blockIdx/threadIdx, and a CUDA "
+                       << "target runs only kernels (host loops are not executed). Did you forget "
+                          "to bind it (or an "
                        << "outer axis) to blockIdx/threadIdx?";
     return self;
   }
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
-    MINITVM_USER_ERROR << "function " << func_.name() << stage_hint() << ": the condition " << op->condition
-                       << " is outside every kernel, and a CUDA target runs only kernels (it would launch them "
-                       << "unconditionally). Bind the axes it depends on to blockIdx/threadIdx";
+    MINITVM_USER_ERROR
+        << "function " << func_.name() << stage_hint() << ": the condition " << op->condition
+        << " is outside every kernel, and a CUDA target runs only kernels (it would launch them "
+        << "unconditionally). Bind the axes it depends on to blockIdx/threadIdx";
     return self;
   }
 
@@ -213,8 +223,10 @@ class HostDeviceSplitter : public IRMutator {
     if (n < 0) {
       std::ostringstream ext;
       for (size_t i = 0; i < op->extents.size(); ++i) ext << (i ? " * " : "") << op->extents[i];
-      MINITVM_USER_CHECK(false) << "function " << func_.name() << ": global buffer '" << op->buffer_var.name()
-                                << "' allocated outside the kernels has the non-constant size " << ext.str()
+      MINITVM_USER_CHECK(false) << "function " << func_.name() << ": global buffer '"
+                                << op->buffer_var.name()
+                                << "' allocated outside the kernels has the non-constant size "
+                                << ext.str()
                                 << "; buffers passed between kernels need constant sizes";
     }
     runtime::TempBuffer t;
@@ -237,7 +249,8 @@ class HostDeviceSplitter : public IRMutator {
     // Kernel names must be C identifiers ("fused_nn.conv2d" -> "fused_nn_conv2d_kernel0").
     std::string name = func_.name() + "_kernel" + std::to_string(kernels.size());
     for (char& c : name)
-      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_')) c = '_';
+      if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_'))
+        c = '_';
     if (name[0] >= '0' && name[0] <= '9') name = "_" + name;
     KernelScanner scan(name, stages_.empty() ? func_.name() : stages_.back());
     scan.visit_stmt(region);
@@ -269,8 +282,9 @@ class HostDeviceSplitter : public IRMutator {
     for (size_t i = 0; i < scan.thread_axes.size(); ++i) {
       const std::string& tag = scan.thread_axes[i].thread_tag();
       int slot = thread_slot(tag);
-      MINITVM_USER_CHECK(slot >= 0) << "kernel " << name << ": thread axis tag '" << tag
-                                    << "' is not blockIdx.x/y/z or threadIdx.x/y/z (vthreads must be injected first)";
+      MINITVM_USER_CHECK(slot >= 0)
+          << "kernel " << name << ": thread axis tag '" << tag
+          << "' is not blockIdx.x/y/z or threadIdx.x/y/z (vthreads must be injected first)";
       int64_t ext = scan.axis_extents[i];
       MINITVM_USER_CHECK(ext > 0) << "kernel " << name << ": " << tag << " has extent " << ext;
       int64_t& dim = slot < 3 ? launch.grid[slot] : launch.block[slot - 3];
@@ -292,7 +306,8 @@ class HostDeviceSplitter : public IRMutator {
     std::vector<Expr> call_args{StringImmNode::make(name)};
     for (const Var& v : params) call_args.push_back(v);
     for (int64_t e : scan.axis_extents) call_args.push_back(make_const(DataType::Int(32), e));
-    return EvaluateNode::make(CallNode::make_extern(DataType::Int(32), "tvm_call_packed", call_args));
+    return EvaluateNode::make(
+        CallNode::make_extern(DataType::Int(32), "tvm_call_packed", call_args));
   }
 
   PrimFunc func_;

@@ -19,7 +19,9 @@ struct BufInfo {
 };
 using Key = std::pair<const OperationNode*, int>;
 struct KeyHash {
-  size_t operator()(const Key& k) const { return std::hash<const void*>()(k.first) ^ static_cast<size_t>(k.second); }
+  size_t operator()(const Key& k) const {
+    return std::hash<const void*>()(k.first) ^ static_cast<size_t>(k.second);
+  }
 };
 
 class Flattener : public IRMutator {
@@ -32,7 +34,8 @@ class Flattener : public IRMutator {
  protected:
   Stmt visit(const RealizeNode* op, const Stmt& self) override {
     Key key{op->op.get(), op->value_index};
-    MINITVM_ICHECK(!info_.count(key)) << "tensor " << op->op->name << " realized twice or realized and bound";
+    MINITVM_ICHECK(!info_.count(key))
+        << "tensor " << op->op->name << " realized twice or realized and bound";
     std::vector<Expr> shape, mins;
     for (auto& r : op->bounds) {
       shape.push_back(r.extent());
@@ -82,7 +85,8 @@ class Flattener : public IRMutator {
   BufInfo& lookup(const OperationNode* op, int vi) {
     auto it = info_.find({op, vi});
     MINITVM_USER_CHECK(it != info_.end())
-        << "tensor " << op->name << " is used but is neither an argument of the function nor computed in it; "
+        << "tensor " << op->name
+        << " is used but is neither an argument of the function nor computed in it; "
         << "pass it in the argument list of lower/build";
     return it->second;
   }
@@ -134,7 +138,8 @@ class Flattener : public IRMutator {
     MINITVM_USER_CHECK(!c.loads.empty()) << where << ": the loop body does not read " << o->name;
     IntervalMap dom = c.inner;
     for (auto* l : loops_)
-      if (l->for_kind == ForKind::Vectorized) dom[l->loop_var.get()] = IntervalSet{l->min, simplify(l->min + l->extent - 1)};
+      if (l->for_kind == ForKind::Vectorized)
+        dom[l->loop_var.get()] = IntervalSet{l->min, simplify(l->min + l->extent - 1)};
     dom[loop->loop_var.get()] = IntervalSet::point(loop->loop_var + op->value);
     size_t ndim = c.loads[0]->indices.size();
     std::vector<IntervalSet> region(ndim);
@@ -143,13 +148,16 @@ class Flattener : public IRMutator {
         IntervalSet r = eval_interval(c.loads[k]->indices[i], dom);
         region[i] = k == 0 ? r : interval_union(region[i], r);
       }
-    auto inner_var = [&](const VarNode* v) { return c.defined.count(v) > 0 || c.inner.count(v) > 0; };
+    auto inner_var = [&](const VarNode* v) {
+      return c.defined.count(v) > 0 || c.inner.count(v) > 0;
+    };
     for (size_t i = 0; i < ndim; ++i)
-      if (!region[i].is_bounded() || uses_var(region[i].min, inner_var) || uses_var(region[i].max, inner_var)) {
+      if (!region[i].is_bounded() || uses_var(region[i].min, inner_var) ||
+          uses_var(region[i].max, inner_var)) {
         // As TVM: a hint that cannot be placed is dropped, with a warning.
         std::ostringstream os;
-        os << where << ": cannot bound the region read in dimension " << i << " (index " << c.loads[0]->indices[i]
-           << "); no prefetch emitted";
+        os << where << ": cannot bound the region read in dimension " << i << " (index "
+           << c.loads[0]->indices[i] << "); no prefetch emitted";
         log_warning(os.str());
         return mutate(op->body);
       }
@@ -199,8 +207,11 @@ class Flattener : public IRMutator {
                                {CallNode::make(DataType::Handle(), Intrinsic::AddressOf,
                                                {LoadNode::make(buf->dtype, buf->data, addr)}),
                                 make_const(it, 0), make_const(it, 3), make_const(it, 1)});
-    Stmt pf = LetStmtNode::make(pbase, base, ForNode::make(line, make_zero(it), lines, ForKind::Serial, EvaluateNode::make(call)));
-    for (size_t i = vars.size(); i-- > 0;) pf = ForNode::make(vars[i], make_zero(it), exts[i], ForKind::Serial, pf);
+    Stmt pf = LetStmtNode::make(
+        pbase, base,
+        ForNode::make(line, make_zero(it), lines, ForKind::Serial, EvaluateNode::make(call)));
+    for (size_t i = vars.size(); i-- > 0;)
+      pf = ForNode::make(vars[i], make_zero(it), exts[i], ForKind::Serial, pf);
     return BlockNode::make({pf, mutate(op->body)});
   }
 
@@ -209,7 +220,8 @@ class Flattener : public IRMutator {
 };
 }  // namespace
 
-Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const OperationNode*, int>, Buffer>& binds) {
+Stmt storage_flatten(const Stmt& s,
+                     const std::map<std::pair<const OperationNode*, int>, Buffer>& binds) {
   return Flattener(binds).mutate(s);
 }
 

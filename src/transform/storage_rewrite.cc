@@ -43,6 +43,8 @@ class KernelHoister : public IRMutator {
 };
 }  // namespace
 
-Stmt storage_rewrite(const Stmt& s) { return KernelHoister().mutate(s); }
+Stmt storage_rewrite(const Stmt& s) {
+  return KernelHoister().mutate(s);
+}
 
 }  // namespace minitvm::transform

@@ -18,8 +18,8 @@ namespace minitvm::transform {
 using namespace ir;
 
 Stmt make_storage_sync(StorageScope scope) {
-  return EvaluateNode::make(
-      CallNode::make(DataType::Int(32), Intrinsic::StorageSync, {StringImmNode::make(storage_scope_name(scope))}));
+  return EvaluateNode::make(CallNode::make(DataType::Int(32), Intrinsic::StorageSync,
+                                           {StringImmNode::make(storage_scope_name(scope))}));
 }
 
 namespace {
@@ -163,7 +163,8 @@ class SyncPlanner : public IRVisitor {
     for (auto& a : summary) {
       // The other half is read in the next iteration: after the loop the prefetch is a plain write.
       a.double_buffer_write = false;
-      if (a.type != Access::Sync && uses_var(a.index, [&](const VarNode* v) { return inner.count(v) != 0; }))
+      if (a.type != Access::Sync &&
+          uses_var(a.index, [&](const VarNode* v) { return inner.count(v) != 0; }))
         a.single_point = false;
     }
     e.accesses.insert(e.accesses.end(), summary.begin(), summary.end());
@@ -191,12 +192,14 @@ class SyncPlanner : public IRVisitor {
       // The same store in the previous iteration (a thread filling a buffer element by element,
       // e.g. a cooperative fetch loop): the later write wins in program order, and a write of that
       // element by another thread races with or without a barrier here.
-      if (loop_var && x.type == Access::Write && a.type == Access::Write && structural_equal(x.index, a.index))
+      if (loop_var && x.type == Access::Write && a.type == Access::Write &&
+          structural_equal(x.index, a.index))
         continue;
       // Within one iteration the prefetch writes the half that is not read. Only while the
       // iteration is still a loop (`body_of`, whose variable selects the half): once the loop is
       // unrolled or had one iteration, the tail reads what the last prefetch wrote.
-      if (x.double_buffer_write && a.type == Access::Read && !loop_var && body_of && uses_var(x.index, body_of))
+      if (x.double_buffer_write && a.type == Access::Read && !loop_var && body_of &&
+          uses_var(x.index, body_of))
         continue;
       return true;
     }
@@ -209,7 +212,8 @@ class SyncPlanner : public IRVisitor {
       if (a.type == Access::Read) {
         if (conflicts(writes, a, loop_var, body_of)) return true;
       } else if (a.type == Access::Write) {
-        if (conflicts(reads, a, loop_var, body_of) || conflicts(writes, a, loop_var, body_of)) return true;
+        if (conflicts(reads, a, loop_var, body_of) || conflicts(writes, a, loop_var, body_of))
+          return true;
       } else {
         reads.clear();
         writes.clear();
@@ -220,7 +224,8 @@ class SyncPlanner : public IRVisitor {
 
   void mark(const Entry& s) {
     MINITVM_USER_CHECK(condition_depth_ == 0)
-        << "thread_sync: a __syncthreads() would be needed inside a conditional (before a statement "
+        << "thread_sync: a __syncthreads() would be needed inside a conditional (before a "
+           "statement "
            "accessing shared memory under an if); not every thread would reach it. Move the shared "
            "memory traffic out of the condition or guard only the global accesses.";
     syncs.insert(s.stmt);
@@ -235,7 +240,8 @@ class SyncPlanner : public IRVisitor {
         reads.clear();
         writes.clear();
       }
-      if (!sync_before && needs_sync(s, reads, writes, nullptr, loop ? loop->loop_var.get() : nullptr)) {
+      if (!sync_before &&
+          needs_sync(s, reads, writes, nullptr, loop ? loop->loop_var.get() : nullptr)) {
         sync_before = true;
         mark(s);
       }
@@ -244,8 +250,10 @@ class SyncPlanner : public IRVisitor {
         writes.clear();
       }
       for (const Access& a : s.accesses) {
-        if (a.type == Access::Read) reads.push_back(a);
-        else if (a.type == Access::Write) writes.push_back(a);
+        if (a.type == Access::Read)
+          reads.push_back(a);
+        else if (a.type == Access::Write)
+          writes.push_back(a);
         else {
           reads.clear();
           writes.clear();
@@ -266,15 +274,19 @@ class SyncPlanner : public IRVisitor {
     std::vector<Access> head, tail;
     bool seen_sync = false;
     auto on_sync = [&] {
-      if (seen_sync) tail.clear();
-      else head.push_back({Access::Sync, nullptr, Expr(), true});
+      if (seen_sync)
+        tail.clear();
+      else
+        head.push_back({Access::Sync, nullptr, Expr(), true});
       seen_sync = true;
     };
     for (const Entry& s : seq) {
       if (syncs.count(s.stmt)) on_sync();
       for (const Access& a : s.accesses) {
-        if (a.type == Access::Sync) on_sync();
-        else (seen_sync ? tail : head).push_back(a);
+        if (a.type == Access::Sync)
+          on_sync();
+        else
+          (seen_sync ? tail : head).push_back(a);
       }
     }
     head.insert(head.end(), tail.begin(), tail.end());

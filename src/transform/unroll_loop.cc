@@ -12,7 +12,9 @@ namespace {
 class Unroller : public IRMutator {
  public:
   explicit Unroller(const UnrollOptions& o)
-      : max_step_(o.auto_max_step), max_depth_(o.auto_max_depth), max_extent_(o.auto_max_extent),
+      : max_step_(o.auto_max_step),
+        max_depth_(o.auto_max_depth),
+        max_extent_(o.auto_max_extent),
         explicit_(o.explicit_unroll) {}
   using IRMutator::mutate;
 
@@ -89,7 +91,9 @@ class Unroller : public IRMutator {
       if (ext == 0) return make_nop();
       std::vector<Stmt> copies;
       for (int64_t i = 0; i < ext; ++i)
-        copies.push_back(substitute(f->body, VarMap{{f->loop_var.get(), simplify(f->min + make_const(f->min.dtype(), i))}}));
+        copies.push_back(substitute(
+            f->body,
+            VarMap{{f->loop_var.get(), simplify(f->min + make_const(f->min.dtype(), i))}}));
       return BlockNode::make(copies);
     }
     if (is_auto && f->for_kind == ForKind::Serial)
@@ -105,6 +109,8 @@ class Unroller : public IRMutator {
 };
 }  // namespace
 
-Stmt unroll_loop(const Stmt& s, const UnrollOptions& opt) { return Unroller(opt).mutate(s); }
+Stmt unroll_loop(const Stmt& s, const UnrollOptions& opt) {
+  return Unroller(opt).mutate(s);
+}
 
 }  // namespace minitvm::transform

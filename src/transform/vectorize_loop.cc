@@ -1,4 +1,5 @@
-// Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not possible).
+// Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not
+// possible).
 #include <unordered_map>
 
 #include "minitvm/ir/arith.h"
@@ -20,7 +21,8 @@ Expr broadcast_to(const Expr& e, int lanes) {
   return BroadcastNode::make(e, lanes);
 }
 
-/** Rewrites the body of one vectorized loop; throws CannotVectorize to fall back to a serial loop. */
+/** Rewrites the body of one vectorized loop; throws CannotVectorize to fall back to a serial loop.
+ */
 class Vectorizer : public IRMutator {
  public:
   Vectorizer(const VarNode* v, Expr min, int lanes) : v_(v), min_(std::move(min)), lanes_(lanes) {}
@@ -56,7 +58,9 @@ class Vectorizer : public IRMutator {
       auto *ra = a.as<RampNode>(), *rb = b.as<RampNode>();
       auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();
       if (ra && bb) return RampNode::make(ra->base - bb->value, ra->stride, ra->lanes);
-      if (ba && rb) return RampNode::make(ba->value - rb->base, make_zero(rb->stride.dtype()) - rb->stride, rb->lanes);
+      if (ba && rb)
+        return RampNode::make(ba->value - rb->base, make_zero(rb->stride.dtype()) - rb->stride,
+                              rb->lanes);
       if (ra && rb) return RampNode::make(ra->base - rb->base, ra->stride - rb->stride, ra->lanes);
       if (ba && bb) return BroadcastNode::make(ba->value - bb->value, ba->lanes);
       return SubNode::make(a, b);
@@ -72,13 +76,13 @@ class Vectorizer : public IRMutator {
       return MulNode::make(a, b);
     });
   }
-#define MINITVM_VEC_BIN(N)                                                         \
-  Expr visit(const N##Node* op, const Expr& self) override {                       \
-    return binary(op, self, [](Expr a, Expr b) -> Expr {                           \
-      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();               \
+#define MINITVM_VEC_BIN(N)                                                                      \
+  Expr visit(const N##Node* op, const Expr& self) override {                                    \
+    return binary(op, self, [](Expr a, Expr b) -> Expr {                                        \
+      auto *ba = a.as<BroadcastNode>(), *bb = b.as<BroadcastNode>();                            \
       if (ba && bb) return BroadcastNode::make(N##Node::make(ba->value, bb->value), ba->lanes); \
-      return N##Node::make(a, b);                                                  \
-    });                                                                            \
+      return N##Node::make(a, b);                                                               \
+    });                                                                                         \
   }
   MINITVM_VEC_BIN(Div)
   MINITVM_VEC_BIN(Mod)
@@ -102,12 +106,14 @@ class Vectorizer : public IRMutator {
   Expr visit(const CastNode* op, const Expr& self) override {
     Expr v = mutate(op->value);
     if (v.same_as(op->value)) return self;
-    if (auto* b = v.as<BroadcastNode>()) return BroadcastNode::make(cast(op->dtype, b->value), b->lanes);
+    if (auto* b = v.as<BroadcastNode>())
+      return BroadcastNode::make(cast(op->dtype, b->value), b->lanes);
     return CastNode::make(op->dtype.with_lanes(v.dtype().lanes()), v);
   }
   Expr visit(const SelectNode* op, const Expr& self) override {
     Expr c = mutate(op->condition), t = mutate(op->true_value), f = mutate(op->false_value);
-    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+    if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+      return self;
     int lanes = std::max({c.dtype().lanes(), t.dtype().lanes(), f.dtype().lanes()});
     return SelectNode::make(broadcast_to(c, lanes), broadcast_to(t, lanes), broadcast_to(f, lanes));
   }
@@ -119,7 +125,8 @@ class Vectorizer : public IRMutator {
       return self;
     }
     if (!mask_.defined() && idx.as<BroadcastNode>())
-      return BroadcastNode::make(LoadNode::make(op->dtype, op->buffer_var, idx.as<BroadcastNode>()->value), lanes_);
+      return BroadcastNode::make(
+          LoadNode::make(op->dtype, op->buffer_var, idx.as<BroadcastNode>()->value), lanes_);
     // Dense or strided ramps, and indices with constant lane offsets over a short span (e.g. each
     // element repeated: floordiv(ramp(x*48, 1, 48), 3)); anything else stays a serial loop.
     idx = broadcast_to(idx, lanes_);
@@ -127,7 +134,9 @@ class Vectorizer : public IRMutator {
       auto lo = lane_offsets(idx);
       if (!lo || lo->span() > 4 * static_cast<int64_t>(lanes_)) throw CannotVectorize{};
     }
-    Expr pred = op->predicate.defined() && !is_one(op->predicate) ? broadcast_to(mutate(op->predicate), lanes_) : Expr();
+    Expr pred = op->predicate.defined() && !is_one(op->predicate)
+                    ? broadcast_to(mutate(op->predicate), lanes_)
+                    : Expr();
     if (mask_.defined()) pred = pred.defined() ? AndNode::make(pred, mask_) : mask_;
     return LoadNode::make(op->dtype.with_lanes(lanes_), op->buffer_var, idx, pred);
   }
@@ -136,34 +145,52 @@ class Vectorizer : public IRMutator {
     auto args = mutate_all(op->args, &changed);
     if (!changed) return self;
     switch (op->op) {
-      case Intrinsic::Fabs: case Intrinsic::Sqrt: case Intrinsic::Floor: case Intrinsic::Ceil:
-      case Intrinsic::Round: case Intrinsic::Trunc: case Intrinsic::Exp: case Intrinsic::Log:
-      case Intrinsic::IsNan: case Intrinsic::IsInf: {
+      case Intrinsic::Fabs:
+      case Intrinsic::Sqrt:
+      case Intrinsic::Floor:
+      case Intrinsic::Ceil:
+      case Intrinsic::Round:
+      case Intrinsic::Trunc:
+      case Intrinsic::Exp:
+      case Intrinsic::Log:
+      case Intrinsic::IsNan:
+      case Intrinsic::IsInf: {
         int lanes = args[0].dtype().lanes();
-        return make_object<CallNode>(op->dtype.with_lanes(lanes), op->op, op->name, std::move(args));
+        return make_object<CallNode>(op->dtype.with_lanes(lanes), op->op, op->name,
+                                     std::move(args));
       }
-      case Intrinsic::Likely: return args[0];
+      case Intrinsic::Likely:
+        return args[0];
       case Intrinsic::IfThenElse: {
         // Lanes with a false condition must not evaluate the true branch: code generation masks
         // its loads; an integer division there could trap, so that stays serial.
         if (may_trap(op->args[1])) throw CannotVectorize{};
-        int lanes = std::max({args[0].dtype().lanes(), args[1].dtype().lanes(), args[2].dtype().lanes()});
+        int lanes =
+            std::max({args[0].dtype().lanes(), args[1].dtype().lanes(), args[2].dtype().lanes()});
         // a lane-independent condition stays scalar (a branch); a vector one masks the loads
         if (args[0].dtype().is_vector() && has_scalar_load(args[1])) throw CannotVectorize{};
         for (size_t i = 1; i < args.size(); ++i) args[i] = broadcast_to(args[i], lanes);
         return CallNode::make(op->dtype.with_lanes(lanes), Intrinsic::IfThenElse, std::move(args));
       }
-      default: throw CannotVectorize{};
+      default:
+        throw CannotVectorize{};
     }
   }
-  Expr visit(const LetNode*, const Expr&) override { throw CannotVectorize{}; }
-  Expr visit(const ReduceNode*, const Expr&) override { throw CannotVectorize{}; }
+  Expr visit(const LetNode*, const Expr&) override {
+    throw CannotVectorize{};
+  }
+  Expr visit(const ReduceNode*, const Expr&) override {
+    throw CannotVectorize{};
+  }
 
   Stmt visit(const StoreNode* op, const Stmt& self) override {
     Expr v = mutate(op->value), idx = mutate(op->index);
     if (v.same_as(op->value) && idx.same_as(op->index) && !mask_.defined()) return self;
-    if (!idx.as<RampNode>()) throw CannotVectorize{};  // scalar index with vector value: a reduction
-    Expr pred = op->predicate.defined() && !is_one(op->predicate) ? broadcast_to(mutate(op->predicate), lanes_) : Expr();
+    if (!idx.as<RampNode>())
+      throw CannotVectorize{};  // scalar index with vector value: a reduction
+    Expr pred = op->predicate.defined() && !is_one(op->predicate)
+                    ? broadcast_to(mutate(op->predicate), lanes_)
+                    : Expr();
     if (mask_.defined()) pred = pred.defined() ? AndNode::make(pred, mask_) : mask_;
     return StoreNode::make(op->buffer_var, broadcast_to(v, lanes_), idx, pred);
   }
@@ -198,7 +225,9 @@ class Vectorizer : public IRMutator {
     lets_.erase(op->var.get());
     return LetStmtNode::make(lanes_var, value, body);
   }
-  Stmt visit(const AllocateNode*, const Stmt&) override { throw CannotVectorize{}; }
+  Stmt visit(const AllocateNode*, const Stmt&) override {
+    throw CannotVectorize{};
+  }
 
  private:
   /** Integer division or modulo by a non-constant: may trap where a masked lane would skip it. */
@@ -211,11 +240,20 @@ class Vectorizer : public IRMutator {
         if (n->dtype.is_integral() && !as_const_int(d)) found = true;
       };
       switch (x->kind()) {
-        case NodeKind::Div: check(static_cast<const DivNode*>(x.get())); break;
-        case NodeKind::Mod: check(static_cast<const ModNode*>(x.get())); break;
-        case NodeKind::FloorDiv: check(static_cast<const FloorDivNode*>(x.get())); break;
-        case NodeKind::FloorMod: check(static_cast<const FloorModNode*>(x.get())); break;
-        default: break;
+        case NodeKind::Div:
+          check(static_cast<const DivNode*>(x.get()));
+          break;
+        case NodeKind::Mod:
+          check(static_cast<const ModNode*>(x.get()));
+          break;
+        case NodeKind::FloorDiv:
+          check(static_cast<const FloorDivNode*>(x.get()));
+          break;
+        case NodeKind::FloorMod:
+          check(static_cast<const FloorModNode*>(x.get()));
+          break;
+        default:
+          break;
       }
     });
     return found;
@@ -225,7 +263,8 @@ class Vectorizer : public IRMutator {
   static bool has_scalar_load(const Expr& e) {
     bool found = false;
     post_order_visit(e, [&](const Ref<Object>& x) {
-      if (x->kind() == NodeKind::Load && static_cast<const LoadNode*>(x.get())->dtype.is_scalar()) found = true;
+      if (x->kind() == NodeKind::Load && static_cast<const LoadNode*>(x.get())->dtype.is_scalar())
+        found = true;
     });
     return found;
   }
@@ -270,6 +309,8 @@ class LoopVectorizer : public IRMutator {
 };
 }  // namespace
 
-Stmt vectorize_loop(const Stmt& s) { return LoopVectorizer().mutate(s); }
+Stmt vectorize_loop(const Stmt& s) {
+  return LoopVectorizer().mutate(s);
+}
 
 }  // namespace minitvm::transform

@@ -8,7 +8,9 @@
 namespace minitvm::ir {
 namespace {
 
-std::string S(const Expr& e, const RangeMap& r = {}) { return to_string(simplify(e, r)); }
+std::string S(const Expr& e, const RangeMap& r = {}) {
+  return to_string(simplify(e, r));
+}
 
 TEST(Interval, LinearWithThreadVars) {
   Var bx("blockIdx.x"), tx("threadIdx.x");
@@ -24,11 +26,13 @@ TEST(Interval, LinearWithThreadVars) {
 
 TEST(Interval, ConstantsScalingAndDivision) {
   Var i("i"), j("j");
-  IntervalMap dom{{i.get(), IntervalSet::from_range(Range(0, 8))}, {j.get(), IntervalSet::from_range(Range(-2, 5))}};
+  IntervalMap dom{{i.get(), IntervalSet::from_range(Range(0, 8))},
+                  {j.get(), IntervalSet::from_range(Range(-2, 5))}};
   auto check = [&](const Expr& e, int64_t lo, int64_t hi) {
     IntervalSet iv = eval_interval(e, dom);
     ASSERT_TRUE(iv.is_bounded()) << e;
-    ASSERT_TRUE(as_const_int(iv.min) && as_const_int(iv.max)) << e << " -> [" << iv.min << ", " << iv.max << "]";
+    ASSERT_TRUE(as_const_int(iv.min) && as_const_int(iv.max))
+        << e << " -> [" << iv.min << ", " << iv.max << "]";
     EXPECT_EQ(*as_const_int(iv.min), lo) << e;
     EXPECT_EQ(*as_const_int(iv.max), hi) << e;
   };
@@ -246,7 +250,8 @@ TEST(Simplify, ConstUpperBound) {
 // ---- statements --------------------------------------------------------------------------------
 
 Stmt guarded_store(const Var& buf, const Var& i, int64_t bound) {
-  return IfThenElseNode::make(likely(i < Expr(static_cast<int>(bound))), StoreNode::make(buf, Expr(1.0f), i));
+  return IfThenElseNode::make(likely(i < Expr(static_cast<int>(bound))),
+                              StoreNode::make(buf, Expr(1.0f), i));
 }
 
 TEST(SimplifyStmt, LikelyGuards) {
@@ -269,8 +274,10 @@ TEST(SimplifyStmt, BranchConditionsBoundTheThenCase) {
   Var buf = Var::buffer("A", DataType::Float(32));
   Var i("i");
   // if (likely(i < 1000)) { if (likely(i < 1000)) A[i] = ...; A[min(i, 999)] = ... }
-  Stmt inner = BlockNode::make({guarded_store(buf, i, 1000), StoreNode::make(buf, Expr(2.0f), min(i, 999))});
-  Stmt s = ForNode::make(i, 0, 1024, ForKind::Serial, IfThenElseNode::make(likely(i < 1000), inner));
+  Stmt inner =
+      BlockNode::make({guarded_store(buf, i, 1000), StoreNode::make(buf, Expr(2.0f), min(i, 999))});
+  Stmt s =
+      ForNode::make(i, 0, 1024, ForKind::Serial, IfThenElseNode::make(likely(i < 1000), inner));
   std::string text = to_string(simplify(s));
   size_t first = text.find("likely");
   ASSERT_NE(first, std::string::npos) << text;
@@ -288,14 +295,16 @@ TEST(SimplifyStmt, ThreadExtentRanges) {
   IterVar bx(Range(), Var("blockIdx.x"), IterVarType::ThreadIndex, "blockIdx.x");
   IterVar tx(Range(), Var("threadIdx.x"), IterVarType::ThreadIndex, "threadIdx.x");
   Expr idx = bx.var() * 64 + tx.var();
-  Stmt guard = IfThenElseNode::make(likely(idx < bx.var() * 64 + 64), StoreNode::make(buf, Expr(1.0f), idx));
+  Stmt guard =
+      IfThenElseNode::make(likely(idx < bx.var() * 64 + 64), StoreNode::make(buf, Expr(1.0f), idx));
   Stmt s = AttrStmtNode::make(bx, AttrKind::ThreadExtent, 16,
                               AttrStmtNode::make(tx, AttrKind::ThreadExtent, 64, guard));
   std::string text = to_string(simplify(s));
   EXPECT_EQ(text.find("likely"), std::string::npos) << text;
   // With 1000 elements the guard on blocks of 64 stays (16*64 = 1024 > 1000).
   Stmt g2 = IfThenElseNode::make(likely(idx < 1000), StoreNode::make(buf, Expr(1.0f), idx));
-  Stmt s2 = AttrStmtNode::make(bx, AttrKind::ThreadExtent, 16, AttrStmtNode::make(tx, AttrKind::ThreadExtent, 64, g2));
+  Stmt s2 = AttrStmtNode::make(bx, AttrKind::ThreadExtent, 16,
+                               AttrStmtNode::make(tx, AttrKind::ThreadExtent, 64, g2));
   std::string t2 = to_string(simplify(s2));
   EXPECT_NE(t2.find("likely((((blockIdx.x*64) + threadIdx.x) < 1000))"), std::string::npos) << t2;
 }
@@ -346,7 +355,8 @@ TEST(LaneOffsets, RampsSumsScalesAndDivisions) {
   EXPECT_EQ(lo->span(), 10);
   EXPECT_EQ(lo->min_offset(), 0);
   // reversed lanes, scaled by a constant
-  EXPECT_EQ(offs(RampNode::make(x, -1, 3) * BroadcastNode::make(2, 3)), (std::vector<int64_t>{0, -2, -4}));
+  EXPECT_EQ(offs(RampNode::make(x, -1, 3) * BroadcastNode::make(2, 3)),
+            (std::vector<int64_t>{0, -2, -4}));
   // each element repeated three times: floordiv of a ramp whose base is a multiple of 3
   Expr rep = FloorDivNode::make(RampNode::make(x * 48, 1, 6), BroadcastNode::make(3, 6));
   lo = lane_offsets(rep);
@@ -356,10 +366,12 @@ TEST(LaneOffsets, RampsSumsScalesAndDivisions) {
   EXPECT_EQ(offs(FloorModNode::make(RampNode::make(x * 48, 1, 6), BroadcastNode::make(3, 6))),
             (std::vector<int64_t>{0, 1, 2, 0, 1, 2}));
   // int64 cast of an int32 index
-  EXPECT_EQ(offs(cast(DataType::Int(64, 4), RampNode::make(x, 2, 4))), (std::vector<int64_t>{0, 2, 4, 6}));
+  EXPECT_EQ(offs(cast(DataType::Int(64, 4), RampNode::make(x, 2, 4))),
+            (std::vector<int64_t>{0, 2, 4, 6}));
   // not constant offsets: the base is not known to be a multiple of the divisor, a ramp with a
   // variable stride, a product of two vectors, a scalar
-  EXPECT_FALSE(lane_offsets(FloorDivNode::make(RampNode::make(x * 16, 1, 6), BroadcastNode::make(3, 6))));
+  EXPECT_FALSE(
+      lane_offsets(FloorDivNode::make(RampNode::make(x * 16, 1, 6), BroadcastNode::make(3, 6))));
   EXPECT_FALSE(lane_offsets(RampNode::make(x, y, 4)));
   EXPECT_FALSE(lane_offsets(RampNode::make(x, 1, 4) * RampNode::make(y, 1, 4)));
   EXPECT_FALSE(lane_offsets(x + 1));

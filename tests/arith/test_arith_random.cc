@@ -18,7 +18,9 @@ int64_t fdiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a % b < 0) != (b < 0))) ? q - 1 : q;
 }
-int64_t fmod(int64_t a, int64_t b) { return a - fdiv(a, b) * b; }
+int64_t fmod(int64_t a, int64_t b) {
+  return a - fdiv(a, b) * b;
+}
 
 // A reference evaluator written straight from the node semantics.
 int64_t eval(const Expr& e, Env& env) {
@@ -42,7 +44,8 @@ int64_t eval(const Expr& e, Env& env) {
   if (auto* n = e.as<AndNode>()) return eval(n->a, env) && eval(n->b, env);
   if (auto* n = e.as<OrNode>()) return eval(n->a, env) || eval(n->b, env);
   if (auto* n = e.as<NotNode>()) return !eval(n->a, env);
-  if (auto* n = e.as<SelectNode>()) return eval(n->condition, env) ? eval(n->true_value, env) : eval(n->false_value, env);
+  if (auto* n = e.as<SelectNode>())
+    return eval(n->condition, env) ? eval(n->true_value, env) : eval(n->false_value, env);
   if (auto* n = e.as<CastNode>()) return eval(n->value, env);
   if (auto* n = e.as<LetNode>()) {
     env[n->var.get()] = eval(n->value, env);
@@ -66,32 +69,53 @@ class Gen {
     if (depth == 0) return leaf();
     Expr a = expr(depth - 1);
     switch (pick(13)) {
-      case 0: return a + expr(depth - 1);
-      case 1: return a - expr(depth - 1);
-      case 2: return a * Expr(static_cast<int>(small(-3, 8)));
-      case 3: return a * leaf();
-      case 4: return floordiv(a, Expr(static_cast<int>(small(1, 9))));
-      case 5: return floormod(a, Expr(static_cast<int>(small(1, 9))));
-      case 6: return truncdiv(a, Expr(static_cast<int>(small(1, 9))));
-      case 7: return truncmod(a, Expr(static_cast<int>(small(1, 9))));
-      case 8: return min(a, expr(depth - 1));
-      case 9: return max(a, expr(depth - 1));
-      case 10: return select(cond(depth - 1), a, expr(depth - 1));
-      case 11: return floordiv(a, Expr(4)) * 4 + floormod(a, Expr(4));  // split round trip
-      default: return a + Expr(static_cast<int>(small(-5, 5)));
+      case 0:
+        return a + expr(depth - 1);
+      case 1:
+        return a - expr(depth - 1);
+      case 2:
+        return a * Expr(static_cast<int>(small(-3, 8)));
+      case 3:
+        return a * leaf();
+      case 4:
+        return floordiv(a, Expr(static_cast<int>(small(1, 9))));
+      case 5:
+        return floormod(a, Expr(static_cast<int>(small(1, 9))));
+      case 6:
+        return truncdiv(a, Expr(static_cast<int>(small(1, 9))));
+      case 7:
+        return truncmod(a, Expr(static_cast<int>(small(1, 9))));
+      case 8:
+        return min(a, expr(depth - 1));
+      case 9:
+        return max(a, expr(depth - 1));
+      case 10:
+        return select(cond(depth - 1), a, expr(depth - 1));
+      case 11:
+        return floordiv(a, Expr(4)) * 4 + floormod(a, Expr(4));  // split round trip
+      default:
+        return a + Expr(static_cast<int>(small(-5, 5)));
     }
   }
   Expr cond(int depth) {
     Expr a = expr(depth), b = expr(depth);
     switch (pick(8)) {
-      case 0: return a < b;
-      case 1: return a <= b;
-      case 2: return a > b;
-      case 3: return a >= b;
-      case 4: return a == b;
-      case 5: return a != b;
-      case 6: return (a < b) && (b < Expr(5));
-      default: return !(a < b) || (a == Expr(2));
+      case 0:
+        return a < b;
+      case 1:
+        return a <= b;
+      case 2:
+        return a > b;
+      case 3:
+        return a >= b;
+      case 4:
+        return a == b;
+      case 5:
+        return a != b;
+      case 6:
+        return (a < b) && (b < Expr(5));
+      default:
+        return !(a < b) || (a == Expr(2));
     }
   }
 
@@ -152,13 +176,15 @@ TEST(ArithRandom, SimplifyPreservesValues) {
         int64_t want = eval(e, e1), got = eval(s, e2);
         if (want != got) {
           ok = false;
-          ADD_FAILURE() << "value mismatch at x=" << env[x.get()] << " y=" << env[y.get()] << " z=" << env[z.get()]
-                        << "\n  original:   " << e << " = " << want << "\n  simplified: " << s << " = " << got
+          ADD_FAILURE() << "value mismatch at x=" << env[x.get()] << " y=" << env[y.get()]
+                        << " z=" << env[z.get()] << "\n  original:   " << e << " = " << want
+                        << "\n  simplified: " << s << " = " << got
                         << (with_ranges ? " (with ranges)" : "");
         }
         if ((lo && want < *lo) || (hi && want > *hi)) {
           ok = false;
-          ADD_FAILURE() << "interval [" << iv.min << ", " << iv.max << "] misses " << want << " of " << e;
+          ADD_FAILURE() << "interval [" << iv.min << ", " << iv.max << "] misses " << want << " of "
+                        << e;
         }
       });
       ++checked;

@@ -21,10 +21,11 @@ using namespace minitvm::autotune;
 using minitvm::autotune::testing::repo;
 
 namespace {
-const Json kWorkload = Json::parse(R"(["conv2d", [1, 8, 8, 8, "float32"], [8, 8, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
+const Json kWorkload = Json::parse(
+    R"(["conv2d", [1, 8, 8, 8, "float32"], [8, 8, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
 
-Record make(const std::string& target, double cost, int error_no = 0, const std::string& tkey = "direct",
-            int64_t index = 0) {
+Record make(const std::string& target, double cost, int error_no = 0,
+            const std::string& tkey = "direct", int64_t index = 0) {
   Record r;
   r.version = 0.1;
   r.input.target_str = target;
@@ -43,9 +44,10 @@ Record make(const std::string& target, double cost, int error_no = 0, const std:
 }  // namespace
 
 TEST(Dispatch, BestRecordRuleTiesAndErrors) {
-  ApplyHistoryBest best({make("cuda -model=a", 2.0, 0, "direct", 1), make("cuda -model=a", 1.0, 4, "direct", 2),
-                         make("cuda -model=a", 2.0, 0, "direct", 3), make("cuda -model=a", 1.5, 0, "winograd", 4),
-                         make("cuda -model=a", 1.5, 0, "direct", 5)});
+  ApplyHistoryBest best(
+      {make("cuda -model=a", 2.0, 0, "direct", 1), make("cuda -model=a", 1.0, 4, "direct", 2),
+       make("cuda -model=a", 2.0, 0, "direct", 3), make("cuda -model=a", 1.5, 0, "winograd", 4),
+       make("cuda -model=a", 1.5, 0, "direct", 5)});
   auto cfg = best.query(parse_target("cuda -model=a"), kWorkload);
   // error record (1.0) ignored; ties keep the earlier record; winograd competes with direct
   EXPECT_EQ(cfg->index, 4);
@@ -56,7 +58,8 @@ TEST(Dispatch, BestRecordRuleTiesAndErrors) {
 }
 
 TEST(Dispatch, QueryOrderModelThenKeysThenOuter) {
-  ApplyHistoryBest best({make("cuda -model=titanx", 2.0, 0, "direct", 1), make("cuda -model=1080ti", 1.0, 0, "direct", 2),
+  ApplyHistoryBest best({make("cuda -model=titanx", 2.0, 0, "direct", 1),
+                         make("cuda -model=1080ti", 1.0, 0, "direct", 2),
                          make("cuda -model=unknown", 0.5, 0, "direct", 3)});
   EXPECT_EQ(best.query(parse_target("cuda -model=titanx"), kWorkload)->index, 1);  // model first
   EXPECT_EQ(best.query(parse_target("cuda -model=1080ti"), kWorkload)->index, 2);
@@ -88,8 +91,9 @@ TEST(Dispatch, NestedScopesAndUpdate) {
     EXPECT_EQ(&DispatchContext::current(), &outer);
     {
       DispatchScope s2(inner);
-      EXPECT_EQ(DispatchContext::current().query(t, kWorkload)->index, 7);  // falls through to outer
-      inner.update(t, kWorkload, fixed);                                   // user-defined wins inside
+      EXPECT_EQ(DispatchContext::current().query(t, kWorkload)->index,
+                7);                       // falls through to outer
+      inner.update(t, kWorkload, fixed);  // user-defined wins inside
       EXPECT_EQ(DispatchContext::current().query(t, kWorkload)->index, 42);
       {
         DispatchScope s3(apply);
@@ -111,11 +115,14 @@ TEST(Dispatch, FallbackWarnsOncePerTargetAndWorkloadAndSummarises) {
   auto c2 = DispatchContext::current().query(t, kWorkload);
   EXPECT_TRUE(c1->is_fallback());
   EXPECT_EQ(c1.get(), c2.get());  // cached
-  DispatchContext::current().query(parse_target("cuda"), kWorkload);  // other target string: new entry
+  DispatchContext::current().query(parse_target("cuda"),
+                                   kWorkload);  // other target string: new entry
   ASSERT_EQ(w.messages().size(), 2u);
   EXPECT_EQ(w.messages()[0],
-            "Cannot find config for target=cuda -model=unknown, workload=('conv2d', (1, 8, 8, 8, 'float32'), (8, 8, 3, 3, "
-            "'float32'), (1, 1), (1, 1), (1, 1), 'NCHW', 'float32'). A fallback configuration is used, which may bring "
+            "Cannot find config for target=cuda -model=unknown, workload=('conv2d', (1, 8, 8, 8, "
+            "'float32'), (8, 8, 3, 3, "
+            "'float32'), (1, 1), (1, 1), (1, 1), 'NCHW', 'float32'). A fallback configuration is "
+            "used, which may bring "
             "great performance regression.");
   EXPECT_EQ(root.fallback_count(), 2u);
   std::ostringstream os;
@@ -148,13 +155,15 @@ TEST(Dispatch, CudaV006WinnersForPlainCuda) {
   EXPECT_EQ(by_model_tkey["1080ti/direct"], 141);
   EXPECT_EQ(by_model_tkey["1080ti/winograd"], 19);
   EXPECT_EQ(by_model_tkey["tx2/winograd"], 3);
-  Json w = Json::parse(R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
+  Json w = Json::parse(
+      R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
   const Record* r = best.best_record(parse_target("cuda"), w);
   ASSERT_NE(r, nullptr);
   EXPECT_EQ(r->input.target.model(), "1080ti");
   EXPECT_EQ(r->input.config.index, 8797896);
   EXPECT_NEAR(r->result.mean_cost(), 3.18e-05, 0.01e-05);
-  EXPECT_EQ(best.best_record(parse_target("cuda -model=titanx"), w)->input.target.model(), "titanx");
+  EXPECT_EQ(best.best_record(parse_target("cuda -model=titanx"), w)->input.target.model(),
+            "titanx");
 }
 
 TEST(Fallback, SplitExamples) {
@@ -167,9 +176,11 @@ TEST(Fallback, SplitExamples) {
 // spec §5.f worked example: conv2d 1x96x20x20, 128 3x3 filters, s1 p1, titanx, cuda_v0.06.
 TEST(Fallback, TitanxWorkedExample) {
   auto log = load_records(repo("tophub/cuda_v0.06.log"));
-  auto ref = select_reference_records(log, "titanx", "conv2d", "direct", ReferenceModelRule::LastRecord);
+  auto ref =
+      select_reference_records(log, "titanx", "conv2d", "direct", ReferenceModelRule::LastRecord);
   EXPECT_EQ(ref.size(), 132u);
-  Json w = Json::parse(R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
+  Json w = Json::parse(
+      R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
   FallbackConfigEntity cfg;
   define_conv2d_direct_space(cfg, *conv_geometry(w), parse_target("cuda -model=titanx"));
   const Record* best = fallback_with_reference_log(cfg, ref);
@@ -189,14 +200,18 @@ TEST(Fallback, TitanxWorkedExample) {
 TEST(Fallback, ReferenceModelRules) {
   auto log = load_records(repo("tophub/cuda_v0.06.log"));
   // v0.6 rule: the file ends with a v100 conv2d_transpose record, so unknown models get nothing
-  EXPECT_TRUE(select_reference_records(log, "unknown", "conv2d", "direct", ReferenceModelRule::LastRecord).empty());
+  EXPECT_TRUE(
+      select_reference_records(log, "unknown", "conv2d", "direct", ReferenceModelRule::LastRecord)
+          .empty());
   // v0.7 rule: the model with most records (jetson-nano, 191)
-  auto ref = select_reference_records(log, "unknown", "conv2d", "direct", ReferenceModelRule::MostFrequent);
+  auto ref = select_reference_records(log, "unknown", "conv2d", "direct",
+                                      ReferenceModelRule::MostFrequent);
   ASSERT_FALSE(ref.empty());
   for (auto& r : ref) EXPECT_EQ(r.input.target.model(), "jetson-nano");
   // no reference: the config stays at entity 0
   FallbackConfigEntity cfg;
-  Json w = Json::parse(R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
+  Json w = Json::parse(
+      R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
   define_conv2d_direct_space(cfg, *conv_geometry(w), parse_target("cuda"));
   EXPECT_EQ(fallback_with_reference_log(cfg, {}), nullptr);
   EXPECT_EQ(cfg.split("tile_f").size, (std::vector<int64_t>{-1, 1, 1, 1}));
@@ -210,7 +225,8 @@ TEST(Tophub, ContextLoadsPackageFileAndExtras) {
   EXPECT_EQ(tophub::alias("vulkan"), "opencl");
   auto best = tophub::context("cuda -model=titanx", {repo("tophub/seed/vgg16_bs_1.log")});
   EXPECT_EQ(best->num_records(), 688u + 12u);
-  Json w = Json::parse(R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
+  Json w = Json::parse(
+      R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
   EXPECT_EQ(best->query(parse_target("cuda -model=titanx"), w)->index, 8797896);
   tophub::Options v07;
   v07.tvm_version = "v0.7";
@@ -220,7 +236,8 @@ TEST(Tophub, ContextLoadsPackageFileAndExtras) {
   ASSERT_EQ(cap.messages().size(), 1u);
   EXPECT_NE(cap.messages()[0].find("cuda_v0.09.log:688"), std::string::npos);
   auto cpu = tophub::context("llvm -mcpu=skylake-avx512");
-  EXPECT_EQ(cpu->num_records(), 35u + 16u);  // llvm_v0.03.log + the extra package pool_llvm_v0.03.log
+  EXPECT_EQ(cpu->num_records(),
+            35u + 16u);  // llvm_v0.03.log + the extra package pool_llvm_v0.03.log
   auto none = tophub::context("opencl -device=mali");  // package not shipped: empty, no error
   EXPECT_EQ(none->num_records(), 0u);
 }
@@ -230,7 +247,8 @@ TEST(Tophub, ReferenceLogFromPackage) {
   EXPECT_EQ(ref.size(), 132u);
   tophub::Options v06;
   v06.reference_rule = ReferenceModelRule::LastRecord;
-  EXPECT_TRUE(tophub::load_reference_log("cuda", "unknown", "depthwise_conv2d_nchw", "direct", v06).empty());
+  EXPECT_TRUE(tophub::load_reference_log("cuda", "unknown", "depthwise_conv2d_nchw", "direct", v06)
+                  .empty());
 }
 
 TEST(Tophub, RootOverrideAndNone) {

@@ -14,7 +14,8 @@ TEST(Inspect, SummaryOfCudaV009) {
   std::ostringstream out, err;
   EXPECT_EQ(tophub_inspect({repo("tophub/cuda_v0.09.log")}, out, err), 0);
   std::string s = out.str();
-  EXPECT_NE(s.find("records: 687 (lines 688, comments 0, blank 0, skipped 1)"), std::string::npos) << s;
+  EXPECT_NE(s.find("records: 687 (lines 688, comments 0, blank 0, skipped 1)"), std::string::npos)
+      << s;
   EXPECT_NE(s.find("format: 0.2"), std::string::npos);
   EXPECT_NE(s.find("cuda -model=jetson-nano (191)"), std::string::npos) << s;
   EXPECT_NE(s.find("cuda_v0.09.log:688: tensor argument has 4 fields"), std::string::npos);
@@ -22,7 +23,9 @@ TEST(Inspect, SummaryOfCudaV009) {
 
 TEST(Inspect, BestJsonForSeedLog) {
   std::ostringstream out, err;
-  ASSERT_EQ(tophub_inspect({repo("tophub/seed/vgg16_bs_1.log"), "--best", "cuda", "--json"}, out, err), 0);
+  ASSERT_EQ(
+      tophub_inspect({repo("tophub/seed/vgg16_bs_1.log"), "--best", "cuda", "--json"}, out, err),
+      0);
   std::istringstream lines(out.str());
   std::string line;
   int n = 0;
@@ -45,7 +48,10 @@ TEST(Inspect, BestJsonForSeedLog) {
 
 TEST(Inspect, EveryFileOfEveryTargetAndBadArgs) {
   std::ostringstream out, err;
-  EXPECT_EQ(tophub_inspect({repo("tophub"), repo("tests/data/autotune/other_targets"), "--best", "llvm -mcpu=skylake-avx512"}, out, err), 0);
+  EXPECT_EQ(tophub_inspect({repo("tophub"), repo("tests/data/autotune/other_targets"), "--best",
+                            "llvm -mcpu=skylake-avx512"},
+                           out, err),
+            0);
   EXPECT_NE(out.str().find("have a record for this target"), std::string::npos);
   std::ostringstream o2, e2;
   EXPECT_EQ(tophub_inspect({}, o2, e2), 2);

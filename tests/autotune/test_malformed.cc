@@ -34,21 +34,29 @@ std::vector<Case> bad_cases() {
       {"{\"i\": [", "bad JSON"},
       {"[1, 2, 3]", "not a JSON object"},
       {"{\"x\": 1}", "neither"},
-      {replace(kGood01, "\"NCHW\", \"float32\"], {}, [\"conv2d\"", "\"NCHW\", \"float32\"], [\"conv2d\""), "6 elements"},
-      {replace(kGood01, "[\"unroll_explicit\", \"ot\", 1]", "[\"unroll_explicit\", \"xx\", 1]"), "unknown knob type 'xx'"},
-      {replace(kGood01, "[\"TENSOR\", [1, 2048, 8, 8], \"float32\"]", "[\"TENSOR\", [1, 2048, 8, 8], \"float32\", [0, 0]]"),
+      {replace(kGood01, "\"NCHW\", \"float32\"], {}, [\"conv2d\"",
+               "\"NCHW\", \"float32\"], [\"conv2d\""),
+       "6 elements"},
+      {replace(kGood01, "[\"unroll_explicit\", \"ot\", 1]", "[\"unroll_explicit\", \"xx\", 1]"),
+       "unknown knob type 'xx'"},
+      {replace(kGood01, "[\"TENSOR\", [1, 2048, 8, 8], \"float32\"]",
+               "[\"TENSOR\", [1, 2048, 8, 8], \"float32\", [0, 0]]"),
        "tensor argument has 4 fields"},
       {replace(kGood01, "[[5.69732536806342e-05]", "[[NaN]"), "bad JSON"},
       {replace(kGood01, "[[5.69732536806342e-05]", "[[1e999]"), "bad JSON"},
       {replace(kGood01, "[[5.69732536806342e-05]", "[[-1.0]"), "negative cost"},
       {replace(kGood01, "[[5.69732536806342e-05]", "[[]"), "costs list is empty"},
-      {replace(kGood01, "[\"tile_y\", \"sp\", [4, 1, 2, 1]]", "[\"tile_y\", \"sp\", [4, 0, 2, 1]]"), "not positive"},
-      {replace(kGood01, "[\"tile_y\", \"sp\", [4, 1, 2, 1]]", "[\"tile_y\", \"sp\", [4, -2, 2, 1]]"), "not positive"},
+      {replace(kGood01, "[\"tile_y\", \"sp\", [4, 1, 2, 1]]", "[\"tile_y\", \"sp\", [4, 0, 2, 1]]"),
+       "not positive"},
+      {replace(kGood01, "[\"tile_y\", \"sp\", [4, 1, 2, 1]]",
+               "[\"tile_y\", \"sp\", [4, -2, 2, 1]]"),
+       "not positive"},
       {replace(kGood01, "{\"i\": 8797896", "{\"i\": 9676800"), "outside the space"},
       {replace(kGood01, "{\"i\": 8797896", "{\"i\": -3"), "negative config index"},
       {replace(kGood01, "\"v\": 0.1", "\"v\": 0.3"), "unsupported record version"},
       {replace(kGood01, "\"cuda -model=titanx\"", "\"\""), "bad target"},
-      {replace(kGood01, "0, 14.116215467453003", "\"0\", 14.116215467453003"), "error_no must be an integer"},
+      {replace(kGood01, "0, 14.116215467453003", "\"0\", 14.116215467453003"),
+       "error_no must be an integer"},
       {std::string(100, '[') + std::string(100, ']'), "nested deeper"},
   };
 }
@@ -64,7 +72,8 @@ TEST(Malformed, EachCaseSkippedWithFileLineAndReason) {
     EXPECT_EQ(rep.comments, 1);
     ASSERT_EQ(rep.skipped.size(), 1u) << c.reason;
     EXPECT_EQ(rep.skipped[0].line, 3);
-    EXPECT_NE(rep.skipped[0].reason.find(c.reason), std::string::npos) << rep.skipped[0].reason << " vs " << c.reason;
+    EXPECT_NE(rep.skipped[0].reason.find(c.reason), std::string::npos)
+        << rep.skipped[0].reason << " vs " << c.reason;
     ASSERT_EQ(w.messages().size(), 1u);
     EXPECT_NE(w.messages()[0].find("mem.log:3: "), std::string::npos) << w.messages()[0];
     LoadOptions strict;
@@ -97,11 +106,14 @@ TEST(Malformed, HostileInputsDoNotCrashOrBlowUp) {
   WarningCapture w;
   std::vector<std::string> lines = {
       std::string(2 << 20, ' ') + "{}",  // over the line-length limit
-      replace(kGood01, "[1, 2048, 8, 8, \"float32\"]", "[1, 2048, 4611686018427387904, 8, \"float32\"]"),
+      replace(kGood01, "[1, 2048, 8, 8, \"float32\"]",
+              "[1, 2048, 4611686018427387904, 8, \"float32\"]"),
       replace(kGood01, "[192, 2048, 1, 1, \"float32\"]", "[2147483647, 2048, 1, 1, \"float32\"]"),
       replace(kGood01, "{\"i\": 8797896", "{\"i\": 99999999999999999999999"),
-      "{\"i\": [\"cuda\", \"t\", [], {}, [\"w\"], {\"i\": 0, \"c\": null, \"t\": \"x\", \"e\": [[\"a\", \"sp\", [-1, 99999999999]]]}], \"r\": [[1.0], 0, 0.0, 0.0], \"v\": 0.1}",
-      "{\"i\": [\"cuda\", \"t\", [], {}, [\"w\"], {\"i\": 0, \"c\": null, \"t\": \"x\", \"e\": []}], \"r\": [[1.0], 0, 0.0, 0.0], \"v\": 0.1, \"zz\": [1]}",
+      "{\"i\": [\"cuda\", \"t\", [], {}, [\"w\"], {\"i\": 0, \"c\": null, \"t\": \"x\", \"e\": "
+      "[[\"a\", \"sp\", [-1, 99999999999]]]}], \"r\": [[1.0], 0, 0.0, 0.0], \"v\": 0.1}",
+      "{\"i\": [\"cuda\", \"t\", [], {}, [\"w\"], {\"i\": 0, \"c\": null, \"t\": \"x\", \"e\": "
+      "[]}], \"r\": [[1.0], 0, 0.0, 0.0], \"v\": 0.1, \"zz\": [1]}",
   };
   std::string text;
   for (auto& l : lines) text += l + "\n";

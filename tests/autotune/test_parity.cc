@@ -26,7 +26,8 @@ Parity parity(const std::string& path) {
   lo.check_index = false;
   for (const auto& r : load_records(path, lo)) {
     ++p.records;
-    auto space = template_space(r.input.task_name, r.input.config.template_key, r.input.workload, r.input.target);
+    auto space = template_space(r.input.task_name, r.input.config.template_key, r.input.workload,
+                                r.input.target);
     if (!space) continue;
     ++p.checkable;
     auto idx = space->index_of(r.input.config);
@@ -34,7 +35,8 @@ Parity parity(const std::string& path) {
     // and the other direction: get(i) gives back the record's entities (sizes from [1] on)
     if (r.input.config.index < space->size()) {
       ConfigEntity c = space->get(r.input.config.index);
-      if (space->index_of(c) == r.input.config.index && space->index_of(r.input.config) == r.input.config.index)
+      if (space->index_of(c) == r.input.config.index &&
+          space->index_of(r.input.config) == r.input.config.index)
         ++p.decode_match;
     }
   }

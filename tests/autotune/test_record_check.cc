@@ -39,22 +39,30 @@ std::vector<Corruption> corruptions() {
   const std::string f = R"(["tile_f", "sp", [6, 1, 32, 1]])";
   return {
       // the crash of the issue: a 2-part value for the 4-way tile_f
-      {replace(kConv, f, R"(["tile_f", "sp", [-1, 8]])"), "tile_f", "has 2 part(s), the template splits the axis into 4"},
-      {replace(kConv, f, R"(["tile_f", "sp", [-1, 1, 256, 1]])"), "tile_f", "more than the axis extent 192"},
-      {replace(kConv, f, R"(["tile_f", "sp", [6, 1, 32, 2]])"), "tile_f", "do not multiply to the axis extent 192"},
-      {replace(kConv, f, R"(["tile_f", "sp", [3, 1, 32, 1]])"), "tile_f", "do not multiply to the axis extent 192"},
-      {replace(kConv, f, R"(["tile_f", "sp", [-1, 1, 5, 1]])"), "tile_f", "do not divide the axis extent 192"},
-      {replace(kConv, R"(["auto_unroll_max_step", "ot", 1500])", R"(["auto_unroll_max_step", "ot", 300])"),
+      {replace(kConv, f, R"(["tile_f", "sp", [-1, 8]])"), "tile_f",
+       "has 2 part(s), the template splits the axis into 4"},
+      {replace(kConv, f, R"(["tile_f", "sp", [-1, 1, 256, 1]])"), "tile_f",
+       "more than the axis extent 192"},
+      {replace(kConv, f, R"(["tile_f", "sp", [6, 1, 32, 2]])"), "tile_f",
+       "do not multiply to the axis extent 192"},
+      {replace(kConv, f, R"(["tile_f", "sp", [3, 1, 32, 1]])"), "tile_f",
+       "do not multiply to the axis extent 192"},
+      {replace(kConv, f, R"(["tile_f", "sp", [-1, 1, 5, 1]])"), "tile_f",
+       "do not divide the axis extent 192"},
+      {replace(kConv, R"(["auto_unroll_max_step", "ot", 1500])",
+               R"(["auto_unroll_max_step", "ot", 300])"),
        "auto_unroll_max_step", "value 300 is not one of the template's candidates [0, 512, 1500]"},
       {replace(kConv, R"(["tile_rc", "sp", [64, 32]])", R"(["tile_rc", "ot", 32])"), "tile_rc",
        "is a other-option (ot) 32, the template defines a split (sp)"},
-      {replace(kConv, R"(, ["unroll_explicit", "ot", 1]])", "]"), "unroll_explicit", "missing knob"},
-      {replace(kConv, R"(["unroll_explicit", "ot", 1]])", R"(["unroll_explicit", "ot", 1], ["tile_z", "sp", [1, 1]]])"),
+      {replace(kConv, R"(, ["unroll_explicit", "ot", 1]])", "]"), "unroll_explicit",
+       "missing knob"},
+      {replace(kConv, R"(["unroll_explicit", "ot", 1]])",
+               R"(["unroll_explicit", "ot", 1], ["tile_z", "sp", [1, 1]]])"),
        "tile_z", "unknown knob"},
-      {replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 8, 8]])"), "tile_k",
-       "has 3 part(s), the template splits the axis into 2"},
-      {replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 2048]])"), "tile_k",
-       "more than the axis extent 1024"},
+      {replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 8, 8]])"),
+       "tile_k", "has 3 part(s), the template splits the axis into 2"},
+      {replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 2048]])"),
+       "tile_k", "more than the axis extent 1024"},
   };
 }
 
@@ -76,8 +84,10 @@ TEST(RecordCheck, EachCorruptionIsSkippedWithFileLineAndKnob) {
     ASSERT_EQ(recs.size(), 2u) << c.line;
     ASSERT_EQ(rep.skipped.size(), 1u) << c.line;
     EXPECT_EQ(rep.skipped[0].line, 2);
-    EXPECT_NE(rep.skipped[0].reason.find("knob '" + c.knob + "'"), std::string::npos) << rep.skipped[0].reason;
-    EXPECT_NE(rep.skipped[0].reason.find(c.reason), std::string::npos) << rep.skipped[0].reason << " vs " << c.reason;
+    EXPECT_NE(rep.skipped[0].reason.find("knob '" + c.knob + "'"), std::string::npos)
+        << rep.skipped[0].reason;
+    EXPECT_NE(rep.skipped[0].reason.find(c.reason), std::string::npos)
+        << rep.skipped[0].reason << " vs " << c.reason;
     ASSERT_EQ(w.messages().size(), 1u);
     EXPECT_NE(w.messages()[0].find("bad.log:2: "), std::string::npos) << w.messages()[0];
 
@@ -102,28 +112,33 @@ const std::string kRenamed =
 TEST(RecordCheck, RenamedTileRyRxOfTophubStillFit) {
   EXPECT_EQ(check_record(decode_record(kRenamed)), "");
   // a value that fits neither name is still rejected
-  Record bad = decode_record(replace(kRenamed, R"(["tile_rx", "sp", [1, 3]])", R"(["tile_rx", "sp", [1, 2]])"));
+  Record bad = decode_record(
+      replace(kRenamed, R"(["tile_rx", "sp", [1, 3]])", R"(["tile_rx", "sp", [1, 2]])"));
   EXPECT_NE(check_record(bad).find("knob 'tile_rx'"), std::string::npos) << check_record(bad);
 }
 
 TEST(RecordCheck, ShippedLogsLoseNoRecord) {
   // The check must not reject what TVM applies: every shipped CUDA log keeps all records that
-  // passed before (line 688 of cuda_v0.09/v0.10 has a malformed tensor and is the only skipped line).
+  // passed before (line 688 of cuda_v0.09/v0.10 has a malformed tensor and is the only skipped
+  // line).
   for (const auto& f : minitvm::autotune::testing::logs_in("tophub")) {
     if (f.find("cuda_v") == std::string::npos) continue;
     WarningCapture w;
     LoadReport rep;
     load_records(f, {}, &rep);
-    bool has_688 = f.find("cuda_v0.09.log") != std::string::npos || f.find("cuda_v0.10.log") != std::string::npos;
+    bool has_688 = f.find("cuda_v0.09.log") != std::string::npos ||
+                   f.find("cuda_v0.10.log") != std::string::npos;
     size_t expected = has_688 ? 1u : 0u;
-    EXPECT_EQ(rep.skipped.size(), expected) << f << (rep.skipped.empty() ? "" : ": " + rep.skipped[0].reason);
+    EXPECT_EQ(rep.skipped.size(), expected)
+        << f << (rep.skipped.empty() ? "" : ": " + rep.skipped[0].reason);
   }
 }
 
 TEST(RecordCheck, ApplyHistoryBestSkipsABadBestRecordForTheNextOne) {
   // In-memory records (not checked at load): the corrupted one is faster, so it would win.
-  const std::string bad = replace(replace(kConv, R"(["tile_f", "sp", [6, 1, 32, 1]])", R"(["tile_f", "sp", [-1, 8]])"),
-                                  "[[5.69732536806342e-05]", "[[1e-06]");
+  const std::string bad =
+      replace(replace(kConv, R"(["tile_f", "sp", [6, 1, 32, 1]])", R"(["tile_f", "sp", [-1, 8]])"),
+              "[[5.69732536806342e-05]", "[[1e-06]");
   LoadOptions unchecked;
   unchecked.check_index = false;
   auto recs = load_records_from_string(kConv + "\n" + bad + "\n", "mem.log", unchecked);
@@ -160,7 +175,8 @@ TEST(RecordCheck, ApplyHistoryBestSkipsABadBestRecordForTheNextOne) {
 }
 
 TEST(RecordCheck, OnlyBadRecordsMeanNoAnswer) {
-  const std::string bad = replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 8, 8]])");
+  const std::string bad =
+      replace(kDense, R"(["tile_k", "sp", [-1, 64]])", R"(["tile_k", "sp", [-1, 8, 8]])");
   LoadOptions unchecked;
   unchecked.check_index = false;
   auto recs = load_records_from_string(bad + "\n", "mem.log", unchecked);
@@ -185,15 +201,27 @@ TEST(ConfigCheck, SpaceRules) {
     for (auto& [n, e] : kv) c.set(n, e);
     return c;
   };
-  EXPECT_EQ(check_config(cfg({{"tile", SplitEntity{{-1, 4}}}, {"tail", SplitEntity{{-1, 8}}}, {"k", OtherOptionEntity{1}}}), sp),
+  EXPECT_EQ(check_config(cfg({{"tile", SplitEntity{{-1, 4}}},
+                              {"tail", SplitEntity{{-1, 8}}},
+                              {"k", OtherOptionEntity{1}}}),
+                         sp),
             "");  // "late" may be absent
-  EXPECT_EQ(check_config(cfg({{"tile", SplitEntity{{3, 4}}}, {"tail", SplitEntity{{2, 8}}}, {"k", OtherOptionEntity{1}}}), sp),
+  EXPECT_EQ(check_config(cfg({{"tile", SplitEntity{{3, 4}}},
+                              {"tail", SplitEntity{{2, 8}}},
+                              {"k", OtherOptionEntity{1}}}),
+                         sp),
             "");  // full first sizes (v0.5) as well
-  EXPECT_NE(check_config(cfg({{"tile", SplitEntity{{-1, 4}}}, {"tail", SplitEntity{{-1, 8}}}}), sp).find("missing knob 'k'"),
+  EXPECT_NE(check_config(cfg({{"tile", SplitEntity{{-1, 4}}}, {"tail", SplitEntity{{-1, 8}}}}), sp)
+                .find("missing knob 'k'"),
             std::string::npos);
-  EXPECT_NE(check_config(cfg({{"tile", SplitEntity{{-1, 4}}}, {"tail", SplitEntity{{-1, 8}}}, {"k", OtherOptionEntity{true}}}), sp)
+  EXPECT_NE(check_config(cfg({{"tile", SplitEntity{{-1, 4}}},
+                              {"tail", SplitEntity{{-1, 8}}},
+                              {"k", OtherOptionEntity{true}}}),
+                         sp)
                 .find("knob 'k' value True is not one of"),
             std::string::npos);
-  ConfigEntity bad = cfg({{"tile", SplitEntity{{-1, 4}}}, {"tail", SplitEntity{{-1, 8}}}, {"k", OtherOptionEntity{2}}});
+  ConfigEntity bad = cfg({{"tile", SplitEntity{{-1, 4}}},
+                          {"tail", SplitEntity{{-1, 8}}},
+                          {"k", OtherOptionEntity{2}}});
   EXPECT_THROW(require_config_fits(bad, sp, "test"), InvalidConfig);
 }

@@ -32,7 +32,8 @@ TEST(Target, KeysAndModel) {
   EXPECT_EQ(cpu.option_value("mcpu"), "skylake-avx512");
   EXPECT_EQ(cpu.model(), "unknown");
   auto k = parse_target("opencl -keys=adreno,opencl,gpu -device=adreno -max_num_threads=256");
-  EXPECT_EQ(k.keys, (std::vector<std::string>{"adreno", "opencl", "gpu", "adreno", "adreno", "opencl", "gpu"}));
+  EXPECT_EQ(k.keys, (std::vector<std::string>{"adreno", "opencl", "gpu", "adreno", "adreno",
+                                              "opencl", "gpu"}));
   auto libs = parse_target("cuda  -libs=cublas,cudnn   -model=v100");
   EXPECT_EQ(libs.libs, (std::vector<std::string>{"cublas", "cudnn"}));
   EXPECT_EQ(libs.str(), "cuda -libs=cublas,cudnn -model=v100");
@@ -63,7 +64,8 @@ TEST(Records, WorkloadKeysBothFormats) {
   EXPECT_FALSE(r.input.config.code_hash.has_value());
   EXPECT_EQ(r.input.config.split("tile_f").size, (std::vector<int64_t>{6, 1, 32, 1}));
   EXPECT_EQ(workload_key(r.input.workload),
-            "('conv2d', (1, 2048, 8, 8, 'float32'), (192, 2048, 1, 1, 'float32'), (1, 1), (0, 0), (1, 1), 'NCHW', 'float32')");
+            "('conv2d', (1, 2048, 8, 8, 'float32'), (192, 2048, 1, 1, 'float32'), (1, 1), (0, 0), "
+            "(1, 1), 'NCHW', 'float32')");
   // the 0.1 workload is what TVM computes from the args (tensor -> shape + dtype, prefixed name)
   EXPECT_EQ(workload_v01("conv2d", r.input.args), r.input.workload);
   EXPECT_EQ(encode_record(r), v01);
@@ -74,15 +76,18 @@ TEST(Records, WorkloadKeysBothFormats) {
   EXPECT_EQ(q.version, 0.2);
   EXPECT_EQ(q.tvm_version, "0.7.dev0");
   EXPECT_EQ(workload_key(q.input.workload),
-            "('conv2d_nchw.cuda', ('TENSOR', (1, 2048, 8, 8), 'float32'), ('TENSOR', (192, 2048, 1, 1), 'float32'), "
+            "('conv2d_nchw.cuda', ('TENSOR', (1, 2048, 8, 8), 'float32'), ('TENSOR', (192, 2048, "
+            "1, 1), 'float32'), "
             "(1, 1), (0, 0, 0, 0), (1, 1), 'float32')");
   EXPECT_DOUBLE_EQ(q.result.mean_cost(), (5.69732536806342e-05 + 6e-05) / 2);
   ASSERT_TRUE(q.input.config.cost.has_value());
   EXPECT_DOUBLE_EQ(*q.input.config.cost, q.result.mean_cost());
   EXPECT_EQ(encode_record(q), v02);
   // dense: None becomes 0 in the 0.1 workload
-  Json args = Json::parse(R"([["TENSOR", [1, 1280], "float32"], ["TENSOR", [1000, 1280], "float32"], null, "float32"])");
-  EXPECT_EQ(workload_key(workload_v01("dense", args)), "('dense', (1, 1280, 'float32'), (1000, 1280, 'float32'), 0, 'float32')");
+  Json args = Json::parse(
+      R"([["TENSOR", [1, 1280], "float32"], ["TENSOR", [1000, 1280], "float32"], null, "float32"])");
+  EXPECT_EQ(workload_key(workload_v01("dense", args)),
+            "('dense', (1, 1280, 'float32'), (1000, 1280, 'float32'), 0, 'float32')");
 }
 
 TEST(Records, NewRecordEncodesInTVMOrder) {
@@ -91,14 +96,16 @@ TEST(Records, NewRecordEncodesInTVMOrder) {
   r.tvm_version = "0.7.dev1";
   r.input.target_str = "cuda -model=unknown";
   r.input.task_name = "dense_small_batch.cuda";
-  r.input.args = Json::parse(R"([["TENSOR", [1, 64], "float32"], ["TENSOR", [10, 64], "float32"], null, "float32"])");
+  r.input.args = Json::parse(
+      R"([["TENSOR", [1, 64], "float32"], ["TENSOR", [10, 64], "float32"], null, "float32"])");
   r.input.config.index = 3;
   r.input.config.set("tile_k", SplitEntity{{-1, 8}});
   r.result.costs = {1e-05};
   r.result.all_cost = 1.5;
   r.result.timestamp = 1600000000.25;
-  EXPECT_EQ(encode_record(r),
-            R"({"input": ["cuda -model=unknown", "dense_small_batch.cuda", [["TENSOR", [1, 64], "float32"], ["TENSOR", [10, 64], "float32"], null, "float32"], {}], "config": {"index": 3, "code_hash": null, "entity": [["tile_k", "sp", [-1, 8]]]}, "result": [[1e-05], 0, 1.5, 1600000000.25], "version": 0.2, "tvm_version": "0.7.dev1"})");
+  EXPECT_EQ(
+      encode_record(r),
+      R"({"input": ["cuda -model=unknown", "dense_small_batch.cuda", [["TENSOR", [1, 64], "float32"], ["TENSOR", [10, 64], "float32"], null, "float32"], {}], "config": {"index": 3, "code_hash": null, "entity": [["tile_k", "sp", [-1, 8]]]}, "result": [[1e-05], 0, 1.5, 1600000000.25], "version": 0.2, "tvm_version": "0.7.dev1"})");
   Record back = decode_record(encode_record(r));
   EXPECT_EQ(back.input.config.split("tile_k").size, (std::vector<int64_t>{-1, 8}));
 }
@@ -123,8 +130,10 @@ TEST(Records, RoundTripEveryShippedLine) {
         ASSERT_EQ(encode_record(r), line) << f << ":" << n;
         ++lines;
       } catch (const CompileError& e) {
-        // the only malformed line in TVM's logs: cuda_v0.09/v0.10 conv2d_transpose with a 4-field tensor
-        EXPECT_NE(std::string(e.what()).find("tensor argument has 4 fields"), std::string::npos) << f << ":" << n;
+        // the only malformed line in TVM's logs: cuda_v0.09/v0.10 conv2d_transpose with a 4-field
+        // tensor
+        EXPECT_NE(std::string(e.what()).find("tensor argument has 4 fields"), std::string::npos)
+            << f << ":" << n;
         ++bad_line_688;
       }
     }
@@ -145,7 +154,8 @@ TEST(Records, SaveAndLoad) {
   ASSERT_EQ(again.size(), recs.size());
   EXPECT_EQ(rep.records, 12);
   EXPECT_TRUE(rep.skipped.empty());
-  for (size_t i = 0; i < recs.size(); ++i) EXPECT_EQ(encode_record(again[i]), encode_record(recs[i]));
+  for (size_t i = 0; i < recs.size(); ++i)
+    EXPECT_EQ(encode_record(again[i]), encode_record(recs[i]));
   EXPECT_EQ(again[3].line, 4);
   EXPECT_THROW(load_records(tmp + ".missing"), CompileError);
 }

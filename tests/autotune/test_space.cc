@@ -32,8 +32,9 @@ TEST(Space, Factors) {
 TEST(Space, SplitEnumerationOrderL8K3) {
   // spec §2.2 verified example: size[1] varies fastest.
   auto s = make_split_space("x", 8, opts(SplitPolicy::Factors, 3));
-  std::vector<std::vector<int64_t>> want = {{-1, 1, 1}, {-1, 2, 1}, {-1, 4, 1}, {-1, 8, 1}, {-1, 1, 2},
-                                            {-1, 2, 2}, {-1, 4, 2}, {-1, 1, 4}, {-1, 2, 4}, {-1, 1, 8}};
+  std::vector<std::vector<int64_t>> want = {{-1, 1, 1}, {-1, 2, 1}, {-1, 4, 1}, {-1, 8, 1},
+                                            {-1, 1, 2}, {-1, 2, 2}, {-1, 4, 2}, {-1, 1, 4},
+                                            {-1, 2, 4}, {-1, 1, 8}};
   EXPECT_EQ(sizes(s), want);
 }
 
@@ -60,13 +61,16 @@ TEST(Space, VerboseUsesCPythonSetOrder) {
 TEST(Space, MaxFactorFilterAndCandidate) {
   auto o = opts(SplitPolicy::Factors, 2);
   o.max_factor = 4;
-  EXPECT_EQ(sizes(make_split_space("x", 16, o)), (std::vector<std::vector<int64_t>>{{-1, 1}, {-1, 2}, {-1, 4}}));
+  EXPECT_EQ(sizes(make_split_space("x", 16, o)),
+            (std::vector<std::vector<int64_t>>{{-1, 1}, {-1, 2}, {-1, 4}}));
   o = opts(SplitPolicy::Factors, 2);
   o.filter = [](const SplitEntity& e) { return e.size[1] % 2 == 0; };
-  EXPECT_EQ(sizes(make_split_space("x", 8, o)), (std::vector<std::vector<int64_t>>{{-1, 2}, {-1, 4}, {-1, 8}}));
+  EXPECT_EQ(sizes(make_split_space("x", 8, o)),
+            (std::vector<std::vector<int64_t>>{{-1, 2}, {-1, 4}, {-1, 8}}));
   o = opts(SplitPolicy::Candidate, 3);
   o.candidate = {{4, 2, 1}, {1, 1, 8}};
-  EXPECT_EQ(sizes(make_split_space("x", 8, o)), (std::vector<std::vector<int64_t>>{{4, 2, 1}, {1, 1, 8}}));
+  EXPECT_EQ(sizes(make_split_space("x", 8, o)),
+            (std::vector<std::vector<int64_t>>{{4, 2, 1}, {1, 1, 8}}));
   o.candidate = {{4, 2}};
   EXPECT_THROW(make_split_space("x", 8, o), CompileError);
   // power2 without no_tail keeps non-dividing products below L: L=6 K=2 -> 1, 2, 4
@@ -79,7 +83,8 @@ TEST(Space, ReorderAnnotateKnob) {
   ASSERT_EQ(r.size(), 6u);
   EXPECT_EQ(std::get<ReorderEntity>(r.entities[1]).perm, (std::vector<int64_t>{0, 2, 1}));
   auto a = make_annotate_space("an", 2, "try_unroll_vec");
-  // axis 0 slowest; at most one vec: (none,none),(none,unroll),(none,vec),(unroll,none),...,(vec,unroll)
+  // axis 0 slowest; at most one vec:
+  // (none,none),(none,unroll),(none,vec),(unroll,none),...,(vec,unroll)
   ASSERT_EQ(a.size(), 8u);
   EXPECT_EQ(std::get<AnnotateEntity>(a.entities[2]).anns, Json::array({"none", "vec"}));
   EXPECT_EQ(std::get<AnnotateEntity>(a.entities[7]).anns, Json::array({"vec", "unroll"}));
@@ -95,7 +100,8 @@ TEST(Space, ReorderAnnotateKnob) {
 
 // spec §2.8 worked example: conv2d direct, data [1,2048,8,8], kernel [192,2048,1,1].
 TEST(Space, WorkedExampleIndex8797896) {
-  Json w = Json::parse(R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
+  Json w = Json::parse(
+      R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
   auto g = conv_geometry(w);
   ASSERT_TRUE(g);
   ConfigSpace s;
@@ -112,8 +118,10 @@ TEST(Space, WorkedExampleIndex8797896) {
   EXPECT_EQ(c.knob_int("auto_unroll_max_step"), 1500);
   EXPECT_EQ(c.knob_int("unroll_explicit"), 1);
   EXPECT_EQ(c.str(),
-            "[('tile_f', [-1, 1, 32, 1]), ('tile_y', [-1, 1, 2, 1]), ('tile_x', [-1, 1, 8, 1]), ('tile_rc', [-1, 32]), "
-            "('tile_ry', [-1, 1]), ('tile_rx', [-1, 1]), ('auto_unroll_max_step', 1500), ('unroll_explicit', 1)],direct,None,8797896");
+            "[('tile_f', [-1, 1, 32, 1]), ('tile_y', [-1, 1, 2, 1]), ('tile_x', [-1, 1, 8, 1]), "
+            "('tile_rc', [-1, 32]), "
+            "('tile_ry', [-1, 1]), ('tile_rx', [-1, 1]), ('auto_unroll_max_step', 1500), "
+            "('unroll_explicit', 1)],direct,None,8797896");
   // index_of ignores size[0]: the v0.5 full-size form maps to the same index.
   ConfigEntity full = c;
   full.set("tile_f", SplitEntity{{6, 1, 32, 1}});

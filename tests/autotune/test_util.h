@@ -10,7 +10,9 @@
 
 namespace minitvm::autotune::testing {
 
-inline std::string repo(const std::string& rel) { return std::string(MINITVM_SOURCE_DIR) + "/" + rel; }
+inline std::string repo(const std::string& rel) {
+  return std::string(MINITVM_SOURCE_DIR) + "/" + rel;
+}
 
 /** Sorted *.log files of a repository folder. */
 inline std::vector<std::string> logs_in(const std::string& rel_dir) {

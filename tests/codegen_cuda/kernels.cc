@@ -23,15 +23,20 @@ PrimFunc make_func(const char* name, const std::vector<Param>& params, Stmt body
 }
 
 IterVar thread_axis(const char* tag, int64_t extent) {
-  return IterVar(Range(0, make_const(DataType::Int(32), extent)), Var(tag), IterVarType::ThreadIndex, tag);
+  return IterVar(Range(0, make_const(DataType::Int(32), extent)), Var(tag),
+                 IterVarType::ThreadIndex, tag);
 }
 
 Stmt bind(const IterVar& iv, Stmt body) {
   return AttrStmtNode::make(iv, AttrKind::ThreadExtent, iv.dom().extent(), body);
 }
 
-static Expr load(const Param& p, Expr idx) { return LoadNode::make(p.buf->dtype, p.var(), idx); }
-static Stmt store(const Param& p, Expr v, Expr idx) { return StoreNode::make(p.var(), v, idx); }
+static Expr load(const Param& p, Expr idx) {
+  return LoadNode::make(p.buf->dtype, p.var(), idx);
+}
+static Stmt store(const Param& p, Expr v, Expr idx) {
+  return StoreNode::make(p.var(), v, idx);
+}
 
 PrimFunc vector_add() {
   auto A = make_param("A", DataType::Float(32), {kAddN});
@@ -39,7 +44,8 @@ PrimFunc vector_add() {
   auto C = make_param("C", DataType::Float(32), {kAddN});
   IterVar bx = thread_axis("blockIdx.x", (kAddN + 63) / 64), tx = thread_axis("threadIdx.x", 64);
   Expr i = Expr(bx) * 64 + Expr(tx);
-  Stmt s = IfThenElseNode::make(likely(i < static_cast<int>(kAddN)), store(C, load(A, i) + load(B, i), i));
+  Stmt s = IfThenElseNode::make(likely(i < static_cast<int>(kAddN)),
+                                store(C, load(A, i) + load(B, i), i));
   return make_func("add", {A, B, C}, bind(bx, bind(tx, s)));
 }
 
@@ -55,15 +61,18 @@ PrimFunc tiled_matmul() {
   Var cl = Var::buffer("C.local", DataType::Float(32));
   Var ko("k.outer"), ki("k.inner");
   Expr row = Expr(by) * T + Expr(ty), col = Expr(bx) * T + Expr(tx);
-  Stmt load_a = StoreNode::make(ash, LoadNode::make(DataType::Float(32), A.var(), row * K + Expr(ko) * T + Expr(tx)),
-                                Expr(ty) * T + Expr(tx));
-  Stmt load_b = StoreNode::make(bsh, LoadNode::make(DataType::Float(32), B.var(), (Expr(ko) * T + Expr(ty)) * N + col),
-                                Expr(ty) * T + Expr(tx));
+  Stmt load_a = StoreNode::make(
+      ash, LoadNode::make(DataType::Float(32), A.var(), row * K + Expr(ko) * T + Expr(tx)),
+      Expr(ty) * T + Expr(tx));
+  Stmt load_b = StoreNode::make(
+      bsh, LoadNode::make(DataType::Float(32), B.var(), (Expr(ko) * T + Expr(ty)) * N + col),
+      Expr(ty) * T + Expr(tx));
   Expr acc = LoadNode::make(DataType::Float(32), cl, 0);
   Expr prod = LoadNode::make(DataType::Float(32), ash, Expr(ty) * T + Expr(ki)) *
               LoadNode::make(DataType::Float(32), bsh, Expr(ki) * T + Expr(tx));
   Stmt inner = ForNode::make(ki, 0, T, ForKind::Unrolled, StoreNode::make(cl, acc + prod, 0));
-  Stmt kloop = ForNode::make(ko, 0, K / T, ForKind::Serial, BlockNode::make({load_a, load_b, inner}));
+  Stmt kloop =
+      ForNode::make(ko, 0, K / T, ForKind::Serial, BlockNode::make({load_a, load_b, inner}));
   Stmt body = BlockNode::make({StoreNode::make(cl, make_const(DataType::Float(32), 0.0), 0), kloop,
                                store(C, acc, row * N + col)});
   body = AllocateNode::make(cl, DataType::Float(32), {1}, StorageScope::Local, Expr(), body);
@@ -133,23 +142,31 @@ PrimFunc guarded_matmul() {
   auto C = make_param("C", f, {kGM, kGM});
   IterVar by = thread_axis("blockIdx.y", tiles), bx = thread_axis("blockIdx.x", tiles);
   IterVar ty = thread_axis("threadIdx.y", kTile), tx = thread_axis("threadIdx.x", kTile);
-  Var ash = Var::buffer("A.shared", f), bsh = Var::buffer("B.shared", f), cl = Var::buffer("C.local", f);
+  Var ash = Var::buffer("A.shared", f), bsh = Var::buffer("B.shared", f),
+      cl = Var::buffer("C.local", f);
   Var ko("k.outer"), ki("k.inner");
   Expr row = Expr(by) * T + Expr(ty), col = Expr(bx) * T + Expr(tx);
   Expr ka = Expr(ko) * T + Expr(tx), kb = Expr(ko) * T + Expr(ty);
-  Stmt load_a = IfThenElseNode::make(likely(row < n && ka < n),
-                                     StoreNode::make(ash, LoadNode::make(f, A.var(), row * n + ka), Expr(ty) * T + Expr(tx)));
+  Stmt load_a = IfThenElseNode::make(
+      likely(row < n && ka < n),
+      StoreNode::make(ash, LoadNode::make(f, A.var(), row * n + ka), Expr(ty) * T + Expr(tx)));
   Stmt load_b = StoreNode::make(
-      bsh, if_then_else(kb < n && col < n, LoadNode::make(f, B.var(), kb * n + col), make_const(f, 0.0)),
+      bsh,
+      if_then_else(kb < n && col < n, LoadNode::make(f, B.var(), kb * n + col), make_const(f, 0.0)),
       Expr(ty) * T + Expr(tx));
   Expr acc = LoadNode::make(f, cl, 0);
   Stmt compute = IfThenElseNode::make(
       likely(Expr(ko) * T + Expr(ki) < n),
-      StoreNode::make(cl, acc + LoadNode::make(f, ash, Expr(ty) * T + Expr(ki)) * LoadNode::make(f, bsh, Expr(ki) * T + Expr(tx)), 0));
-  Stmt kloop = ForNode::make(ko, 0, tiles, ForKind::Serial,
-                             BlockNode::make({load_a, load_b, ForNode::make(ki, 0, T, ForKind::Serial, compute)}));
-  Stmt body = BlockNode::make({StoreNode::make(cl, make_const(f, 0.0), 0), kloop,
-                               IfThenElseNode::make(likely(row < n && col < n), store(C, acc, row * n + col))});
+      StoreNode::make(cl,
+                      acc + LoadNode::make(f, ash, Expr(ty) * T + Expr(ki)) *
+                                LoadNode::make(f, bsh, Expr(ki) * T + Expr(tx)),
+                      0));
+  Stmt kloop = ForNode::make(
+      ko, 0, tiles, ForKind::Serial,
+      BlockNode::make({load_a, load_b, ForNode::make(ki, 0, T, ForKind::Serial, compute)}));
+  Stmt body = BlockNode::make(
+      {StoreNode::make(cl, make_const(f, 0.0), 0), kloop,
+       IfThenElseNode::make(likely(row < n && col < n), store(C, acc, row * n + col))});
   body = AllocateNode::make(cl, f, {1}, StorageScope::Local, Expr(), body);
   body = AllocateNode::make(bsh, f, {T * T}, StorageScope::Shared, Expr(), body);
   body = AllocateNode::make(ash, f, {T * T}, StorageScope::Shared, Expr(), body);
@@ -164,7 +181,8 @@ PrimFunc half2_square() {
   IterVar tx = thread_axis("threadIdx.x", kHalf2N / 2);
   Expr ramp = RampNode::make(Expr(tx) * 2, 1, 2);
   Expr a = LoadNode::make(h2, A.var(), ramp);
-  Stmt s = BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
+  Stmt s =
+      BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
   return make_func("half2", {A, B, C}, bind(tx, s));
 }
 
@@ -179,7 +197,8 @@ PrimFunc shared_float4_reverse() {
   Stmt fill = StoreNode::make(sh, LoadNode::make(DataType::Float(32, 4), A.var(), ramp), ramp);
   Expr i = Expr(j) * 64 + Expr(tx);
   Stmt rev = ForNode::make(j, 0, 4, ForKind::Serial, store(B, LoadNode::make(f, sh, 255 - i), i));
-  Stmt body = AllocateNode::make(sh, f, {256}, StorageScope::Shared, Expr(), BlockNode::make({fill, rev}));
+  Stmt body =
+      AllocateNode::make(sh, f, {256}, StorageScope::Shared, Expr(), BlockNode::make({fill, rev}));
   return make_func("rev4", {A, B}, bind(tx, body));
 }
 
@@ -214,13 +233,16 @@ PrimFunc bf162_square() {
   IterVar tx = thread_axis("threadIdx.x", kBf162N / 2);
   Expr ramp = RampNode::make(Expr(tx) * 2, 1, 2);
   Expr a = LoadNode::make(bf2, A.var(), ramp);
-  Stmt s = BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
+  Stmt s =
+      BlockNode::make({StoreNode::make(B.var(), a * a, ramp), StoreNode::make(C.var(), a, ramp)});
   return make_func("bf162", {A, B, C}, bind(tx, s));
 }
 
 std::vector<PrimFunc> all_test_functions() {
-  return {vector_add(), tiled_matmul(), float4_scale(), half_elementwise(), max_pairs(), two_kernels(),
-          guarded_matmul(), half2_square(), shared_float4_reverse(), bf16_elementwise(), bf162_square()};
+  return {vector_add(),       tiled_matmul(), float4_scale(),
+          half_elementwise(), max_pairs(),    two_kernels(),
+          guarded_matmul(),   half2_square(), shared_float4_reverse(),
+          bf16_elementwise(), bf162_square()};
 }
 
 }  // namespace minitvm::testing

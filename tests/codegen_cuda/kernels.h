@@ -22,7 +22,8 @@ ir::PrimFunc make_func(const char* name, const std::vector<Param>& params, ir::S
 ir::IterVar thread_axis(const char* tag, int64_t extent);
 ir::Stmt bind(const ir::IterVar& iv, ir::Stmt body);
 
-/** add(A, B, C): C[i] = A[i] + B[i], n = 1000, blocks of 64 with an `if (likely(i < 1000))` guard. */
+/** add(A, B, C): C[i] = A[i] + B[i], n = 1000, blocks of 64 with an `if (likely(i < 1000))` guard.
+ */
 ir::PrimFunc vector_add();
 constexpr int64_t kAddN = 1000;
 

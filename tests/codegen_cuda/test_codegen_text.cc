@@ -41,13 +41,14 @@ bool is_sync(const Stmt& s) {
 TEST(CodegenCuda, VectorAddText) {
   auto r = codegen::build_cuda(vector_add());
   // TVM v0.6 spelling (leading space, double space after commas), v0.8 launch bounds.
-  expect_in_order(r.cuda_source,
-                  {"extern \"C\" __global__ void __launch_bounds__(64) add_kernel0( float* __restrict__ C,  "
-                   "float* __restrict__ A,  float* __restrict__ B) {\n",
-                   "  if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < 1000) {\n",
-                   "    C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + "
-                   "((int)threadIdx.x))] + B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))]);\n",
-                   "  }\n", "}\n"});
+  expect_in_order(
+      r.cuda_source,
+      {"extern \"C\" __global__ void __launch_bounds__(64) add_kernel0( float* __restrict__ C,  "
+       "float* __restrict__ A,  float* __restrict__ B) {\n",
+       "  if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < 1000) {\n",
+       "    C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + "
+       "((int)threadIdx.x))] + B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))]);\n",
+       "  }\n", "}\n"});
   EXPECT_EQ(r.cuda_source.find("#include"), std::string::npos) << "no header needed for float32";
   EXPECT_EQ(r.cuda_source.find("__syncthreads"), std::string::npos);
 }
@@ -90,16 +91,19 @@ TEST(CodegenCuda, SplitTwoKernels) {
   EXPECT_EQ(split.info.launches[0].block[0], 128);
   EXPECT_EQ(split.info.launches[1].grid[0], 4);
   auto r = codegen::build_cuda(two_kernels());
-  expect_in_order(r.cuda_source, {"__launch_bounds__(128) twok_kernel0( float* __restrict__ T,  float* __restrict__ A)",
-                                  "__launch_bounds__(64) twok_kernel1( float* __restrict__ B,  float* __restrict__ T,"});
+  expect_in_order(
+      r.cuda_source,
+      {"__launch_bounds__(128) twok_kernel0( float* __restrict__ T,  float* __restrict__ A)",
+       "__launch_bounds__(64) twok_kernel1( float* __restrict__ B,  float* __restrict__ T,"});
 }
 
 TEST(CodegenCuda, SplitRejectsNonConstantExtent) {
   auto A = make_param("A", DataType::Float(32), {16});
   Var n("n");
   IterVar tx(Range(0, n), Var("threadIdx.x"), IterVarType::ThreadIndex, "threadIdx.x");
-  Stmt body = AttrStmtNode::make(tx, AttrKind::ThreadExtent, n,
-                                 StoreNode::make(A.var(), make_const(DataType::Float(32), 1.0), Expr(tx)));
+  Stmt body =
+      AttrStmtNode::make(tx, AttrKind::ThreadExtent, n,
+                         StoreNode::make(A.var(), make_const(DataType::Float(32), 1.0), Expr(tx)));
   PrimFunc f = PrimFunc::make("dyn", {A.var(), n}, {{A.var().get(), A.buf}}, body);
   EXPECT_THROW(transform::split_host_device(f), CompileError);
 }
@@ -136,14 +140,17 @@ TEST(ThreadSync, SameIndexNeedsNoBarrierAndConditionIsAnError) {
   Expr x = tx;
   Expr ld = LoadNode::make(DataType::Float(32), s, x);
   // Each thread reads back only its own element: no barrier.
-  Stmt own = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x), StoreNode::make(O.var(), ld, x)});
+  Stmt own = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x),
+                              StoreNode::make(O.var(), ld, x)});
   Stmt a = AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(), own);
   EXPECT_TRUE(transform::thread_sync(a, StorageScope::Shared).same_as(a));
   // Reading a neighbour's element: RAW barrier between the two statements.
   Expr nb = LoadNode::make(DataType::Float(32), s, 31 - x);
-  Stmt other = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x), StoreNode::make(O.var(), nb, x)});
-  Stmt b = transform::thread_sync(AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(), other),
-                                  StorageScope::Shared);
+  Stmt other = BlockNode::make({StoreNode::make(s, make_const(DataType::Float(32), 1.0), x),
+                                StoreNode::make(O.var(), nb, x)});
+  Stmt b = transform::thread_sync(
+      AllocateNode::make(s, DataType::Float(32), {32}, StorageScope::Shared, Expr(), other),
+      StorageScope::Shared);
   auto* blk = b.as<AllocateNode>()->body.as<BlockNode>();
   ASSERT_NE(blk, nullptr);
   ASSERT_EQ(blk->stmts.size(), 3u);
@@ -165,9 +172,11 @@ TEST(ThreadSync, FetchLoopNeedsNoBarrierBetweenItsOwnStores) {
   auto O = make_param("O", DataType::Float(32), {32});
   IterVar tx = thread_axis("threadIdx.x", 32);
   Expr x = tx;
-  Stmt fill = ForNode::make(i, 0, 4, ForKind::Serial, StoreNode::make(s, make_const(DataType::Float(32), 1.0), x * 4 + i));
+  Stmt fill = ForNode::make(i, 0, 4, ForKind::Serial,
+                            StoreNode::make(s, make_const(DataType::Float(32), 1.0), x * 4 + i));
   Stmt use = StoreNode::make(O.var(), LoadNode::make(DataType::Float(32), s, 127 - x * 4), x);
-  Stmt a = AllocateNode::make(s, DataType::Float(32), {128}, StorageScope::Shared, Expr(), BlockNode::make({fill, use}));
+  Stmt a = AllocateNode::make(s, DataType::Float(32), {128}, StorageScope::Shared, Expr(),
+                              BlockNode::make({fill, use}));
   Stmt synced = transform::thread_sync(a, StorageScope::Shared);
   auto* blk = synced.as<AllocateNode>()->body.as<BlockNode>();
   ASSERT_NE(blk, nullptr);
@@ -179,19 +188,22 @@ TEST(ThreadSync, FetchLoopNeedsNoBarrierBetweenItsOwnStores) {
 TEST(CodegenCuda, MatmulText) {
   auto r = codegen::build_cuda(tiled_matmul());
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"extern \"C\" __global__ void __launch_bounds__(256) matmul_kernel0( float* __restrict__ A,  "
-                        "float* __restrict__ B,  float* __restrict__ C) {\n",
-                        "  __shared__ float A_shared[256];\n", "  __shared__ float B_shared[256];\n",
-                        "   float C_local[1];\n", "  C_local[0] = 0.000000e+00f;\n",
-                        "  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
-                        "    A_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = A[",
-                        "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = B[",
-                        "    __syncthreads();\n", "    #pragma unroll\n",
-                        "    for (int k_inner = 0; k_inner < 16; ++k_inner) {\n",
-                        "      C_local[0] = (C_local[0] + (A_shared[((((int)threadIdx.y) * 16) + k_inner)] * "
-                        "B_shared[((k_inner * 16) + ((int)threadIdx.x))]));\n",
-                        "  C[((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) * 64) + ((((int)blockIdx.x) * 16) + "
-                        "((int)threadIdx.x)))] = C_local[0];\n"});
+  expect_in_order(
+      src,
+      {"extern \"C\" __global__ void __launch_bounds__(256) matmul_kernel0( float* __restrict__ A, "
+       " "
+       "float* __restrict__ B,  float* __restrict__ C) {\n",
+       "  __shared__ float A_shared[256];\n", "  __shared__ float B_shared[256];\n",
+       "   float C_local[1];\n", "  C_local[0] = 0.000000e+00f;\n",
+       "  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
+       "    A_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = A[",
+       "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = B[",
+       "    __syncthreads();\n", "    #pragma unroll\n",
+       "    for (int k_inner = 0; k_inner < 16; ++k_inner) {\n",
+       "      C_local[0] = (C_local[0] + (A_shared[((((int)threadIdx.y) * 16) + k_inner)] * "
+       "B_shared[((k_inner * 16) + ((int)threadIdx.x))]));\n",
+       "  C[((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) * 64) + ((((int)blockIdx.x) * 16) + "
+       "((int)threadIdx.x)))] = C_local[0];\n"});
   EXPECT_EQ(count(src, "__syncthreads();"), 2);
   EXPECT_EQ(r.info.launches[0].grid, (std::array<int64_t, 3>{4, 4, 1}));
   EXPECT_EQ(r.info.launches[0].block, (std::array<int64_t, 3>{16, 16, 1}));
@@ -199,10 +211,11 @@ TEST(CodegenCuda, MatmulText) {
 
 TEST(CodegenCuda, Float4Text) {
   auto r = codegen::build_cuda(float4_scale());
-  expect_in_order(r.cuda_source,
-                  {"((float4*)(B + (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)))[0] = make_float4(",
-                   "(A[(((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)] * 2.000000e+00f), ",
-                   "(A[((((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4) + 3)] * 2.000000e+00f));\n"});
+  expect_in_order(
+      r.cuda_source,
+      {"((float4*)(B + (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)))[0] = make_float4(",
+       "(A[(((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4)] * 2.000000e+00f), ",
+       "(A[((((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) * 4) + 3)] * 2.000000e+00f));\n"});
   // A plain vector copy reads with one float4 load.
   auto A = make_param("A", DataType::Float(32), {64});
   auto B = make_param("B", DataType::Float(32), {64});
@@ -210,7 +223,8 @@ TEST(CodegenCuda, Float4Text) {
   Expr ramp = RampNode::make(Expr(tx) * 4, 1, 4);
   Stmt s = StoreNode::make(B.var(), LoadNode::make(DataType::Float(32, 4), A.var(), ramp), ramp);
   auto c = codegen::build_cuda(make_func("copy", {A, B}, bind(tx, s)));
-  expect_in_order(c.cuda_source, {"((float4*)(B + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) * 4)))[0];"});
+  expect_in_order(c.cuda_source, {"((float4*)(B + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + "
+                                  "(((int)threadIdx.x) * 4)))[0];"});
   // Unaligned base (4t + 1): split into scalar accesses instead of a misaligned float4.
   Expr ramp1 = RampNode::make(Expr(tx) * 4 + 1, 1, 4);
   Stmt s1 = StoreNode::make(B.var(), LoadNode::make(DataType::Float(32, 4), A.var(), ramp1), ramp1);
@@ -222,13 +236,15 @@ TEST(CodegenCuda, Float4Text) {
 TEST(CodegenCuda, Fp16Text) {
   auto r = codegen::build_cuda(half_elementwise());
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"#include <cuda_fp16.h>\n", "half mtvm_max(half a, half b)",
-                        "__launch_bounds__(128) half_ew_kernel0( half* __restrict__ C,  half* __restrict__ A,  "
-                        "half* __restrict__ B,  float* __restrict__ D) {\n",
-                        "for (int j = 0; j < 4; ++j) {",
-                        "mtvm_max(((A[((j * 128) + ((int)threadIdx.x))] * B[((j * 128) + ((int)threadIdx.x))]) + "
-                        "__float2half_rn(1.000000e+00f)), __float2half_rn(0.000000e+00f))",
-                        "__ushort_as_half((unsigned short)0xFC00U)", "__half2float(A["});
+  expect_in_order(
+      src,
+      {"#include <cuda_fp16.h>\n", "half mtvm_max(half a, half b)",
+       "__launch_bounds__(128) half_ew_kernel0( half* __restrict__ C,  half* __restrict__ A,  "
+       "half* __restrict__ B,  float* __restrict__ D) {\n",
+       "for (int j = 0; j < 4; ++j) {",
+       "mtvm_max(((A[((j * 128) + ((int)threadIdx.x))] * B[((j * 128) + ((int)threadIdx.x))]) + "
+       "__float2half_rn(1.000000e+00f)), __float2half_rn(0.000000e+00f))",
+       "__ushort_as_half((unsigned short)0xFC00U)", "__half2float(A["});
   EXPECT_EQ(src.find("volatile"), std::string::npos);
   EXPECT_EQ(src.find(" max("), std::string::npos) << "no ambiguous max(half, half)";
 }
@@ -236,50 +252,65 @@ TEST(CodegenCuda, Fp16Text) {
 TEST(CodegenCuda, GuardedSharedLoadsKeepBarriersOutsideConditions) {
   auto r = codegen::build_cuda(guarded_matmul());
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
-                        "    if ((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) < 50) && (((k_outer * 16) + "
-                        "((int)threadIdx.x)) < 50)) {\n",
-                        "      A_shared[", "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = ((",
-                        " ? B[", " : 0.000000e+00f);\n", "    __syncthreads();\n", "    for (int k_inner = 0;",
-                        "      if (((k_outer * 16) + k_inner) < 50) {\n"});
+  expect_in_order(
+      src,
+      {"  for (int k_outer = 0; k_outer < 4; ++k_outer) {\n", "    __syncthreads();\n",
+       "    if ((((((int)blockIdx.y) * 16) + ((int)threadIdx.y)) < 50) && (((k_outer * 16) + "
+       "((int)threadIdx.x)) < 50)) {\n",
+       "      A_shared[", "    B_shared[((((int)threadIdx.y) * 16) + ((int)threadIdx.x))] = ((",
+       " ? B[", " : 0.000000e+00f);\n", "    __syncthreads();\n", "    for (int k_inner = 0;",
+       "      if (((k_outer * 16) + k_inner) < 50) {\n"});
   EXPECT_EQ(count(src, "__syncthreads();"), 2);
 }
 
 TEST(CodegenCuda, SharedVectorAccessIsAligned) {
   auto r = codegen::build_cuda(shared_float4_reverse());
-  expect_in_order(r.cuda_source, {"  __shared__ __align__(16) float S_shared[256];\n",
-                                  "  ((float4*)(S_shared + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) * 4)))[0];\n",
-                                  "  __syncthreads();\n", "  for (int j = 0; j < 4; ++j) {\n",
-                                  "B[((j * 64) + ((int)threadIdx.x))] = S_shared[(255 - ((j * 64) + ((int)threadIdx.x)))];"});
+  expect_in_order(
+      r.cuda_source,
+      {"  __shared__ __align__(16) float S_shared[256];\n",
+       "  ((float4*)(S_shared + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + (((int)threadIdx.x) "
+       "* 4)))[0];\n",
+       "  __syncthreads();\n", "  for (int j = 0; j < 4; ++j) {\n",
+       "B[((j * 64) + ((int)threadIdx.x))] = S_shared[(255 - ((j * 64) + ((int)threadIdx.x)))];"});
 }
 
 TEST(CodegenCuda, Bf16Text) {
   auto r = codegen::build_cuda(bf16_elementwise());
   const std::string& src = r.cuda_source;
-  const std::string a = "A[((j * 128) + ((int)threadIdx.x))]", b = "B[((j * 128) + ((int)threadIdx.x))]";
-  expect_in_order(src, {"#include <cuda_bf16.h>\n", "__nv_bfloat16 mtvm_max(__nv_bfloat16 a, __nv_bfloat16 b) { return "
-                        "(__hgt(a, b) || __hisnan(a)) ? a : b; }",
-                        "__launch_bounds__(128) bf16_ew_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* "
-                        "__restrict__ A,  __nv_bfloat16* __restrict__ B,  float* __restrict__ D,  __nv_bfloat16* "
-                        "__restrict__ E,  int* __restrict__ I,  double* __restrict__ F,  __nv_bfloat16* __restrict__ G) {\n",
-                        "mtvm_max(((" + a + " * " + b + ") + __float2bfloat16_rn(1.000000e+00f)), __float2bfloat16_rn(0.000000e+00f))",
-                        "__bfloat162float(mtvm_max(" + a + ", __ushort_as_bfloat16((unsigned short)0xFF80U)))",
-                        "((" + a + " < " + b + ") ? __int2bfloat16_rn(I[", ") : __double2bfloat16(F[",
-                        "((__hisnan(" + a + ") != 0) ? __float2bfloat16_rn(3.000000e+00f) : mtvm_min(" + a +
-                            ", __ushort_as_bfloat16((unsigned short)0x7F80U)))"});
+  const std::string a = "A[((j * 128) + ((int)threadIdx.x))]",
+                    b = "B[((j * 128) + ((int)threadIdx.x))]";
+  expect_in_order(
+      src,
+      {"#include <cuda_bf16.h>\n",
+       "__nv_bfloat16 mtvm_max(__nv_bfloat16 a, __nv_bfloat16 b) { return "
+       "(__hgt(a, b) || __hisnan(a)) ? a : b; }",
+       "__launch_bounds__(128) bf16_ew_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* "
+       "__restrict__ A,  __nv_bfloat16* __restrict__ B,  float* __restrict__ D,  __nv_bfloat16* "
+       "__restrict__ E,  int* __restrict__ I,  double* __restrict__ F,  __nv_bfloat16* "
+       "__restrict__ G) {\n",
+       "mtvm_max(((" + a + " * " + b +
+           ") + __float2bfloat16_rn(1.000000e+00f)), __float2bfloat16_rn(0.000000e+00f))",
+       "__bfloat162float(mtvm_max(" + a + ", __ushort_as_bfloat16((unsigned short)0xFF80U)))",
+       "((" + a + " < " + b + ") ? __int2bfloat16_rn(I[", ") : __double2bfloat16(F[",
+       "((__hisnan(" + a + ") != 0) ? __float2bfloat16_rn(3.000000e+00f) : mtvm_min(" + a +
+           ", __ushort_as_bfloat16((unsigned short)0x7F80U)))"});
   EXPECT_EQ(src.find("cuda_fp16.h"), std::string::npos);
   EXPECT_EQ(src.find("half"), std::string::npos);
-  EXPECT_EQ(src.find(" max("), std::string::npos) << "no ambiguous max(__nv_bfloat16, __nv_bfloat16)";
+  EXPECT_EQ(src.find(" max("), std::string::npos)
+      << "no ambiguous max(__nv_bfloat16, __nv_bfloat16)";
   EXPECT_EQ(src.find("__hmax"), std::string::npos) << "__hmax ignores NaN";
 }
 
 TEST(CodegenCuda, Bf162Text) {
   auto r = codegen::build_cuda(bf162_square());
   expect_in_order(r.cuda_source,
-                  {"#include <cuda_bf16.h>", "((__nv_bfloat162*)(B + (((int)threadIdx.x) * 2)))[0] = __halves2bfloat162("
-                   "(A[(((int)threadIdx.x) * 2)] * A[(((int)threadIdx.x) * 2)]), (A[((((int)threadIdx.x) * 2) + 1)] * "
+                  {"#include <cuda_bf16.h>",
+                   "((__nv_bfloat162*)(B + (((int)threadIdx.x) * 2)))[0] = __halves2bfloat162("
+                   "(A[(((int)threadIdx.x) * 2)] * A[(((int)threadIdx.x) * 2)]), "
+                   "(A[((((int)threadIdx.x) * 2) + 1)] * "
                    "A[((((int)threadIdx.x) * 2) + 1)]));",
-                   "((__nv_bfloat162*)(C + (((int)threadIdx.x) * 2)))[0] = ((__nv_bfloat162*)(A + (((int)threadIdx.x) * 2)))[0];"});
+                   "((__nv_bfloat162*)(C + (((int)threadIdx.x) * 2)))[0] = ((__nv_bfloat162*)(A + "
+                   "(((int)threadIdx.x) * 2)))[0];"});
 }
 
 // bfloat16 literals are rounded once by the printer (NaN, +-inf and overflowing values as bit
@@ -297,7 +328,9 @@ TEST(CodegenCuda, Bf16LiteralsCastsAndMath) {
   IterVar tx = thread_axis("threadIdx.x", 128);
   Expr i = tx;
   auto ld = [&](const Param& p) { return LoadNode::make(p.buf->dtype, p.var(), i); };
-  auto st = [&](const Param& p, Expr v, int64_t off) { return StoreNode::make(p.var(), v, i * 8 + static_cast<int>(off)); };
+  auto st = [&](const Param& p, Expr v, int64_t off) {
+    return StoreNode::make(p.var(), v, i * 8 + static_cast<int>(off));
+  };
   auto bfc = [&](double v) { return make_const(bf, v); };
   Expr reinterp_to = CallNode::make(bf, Intrinsic::Reinterpret, {ld(S)});
   Expr reinterp_from = CallNode::make(DataType::Int(16), Intrinsic::Reinterpret, {ld(X)});
@@ -308,24 +341,29 @@ TEST(CodegenCuda, Bf16LiteralsCastsAndMath) {
       st(Y, reinterp_to + exp(ld(X)), 3),
       st(Y, cast(bf, cast(DataType::Int(8), ld(Z))), 4),
       StoreNode::make(H.var(), cast(h, ld(X)), i),
-      StoreNode::make(Z.var(), cast(DataType::Int(32), ld(X)) + cast(DataType::Int(32), reinterp_from), i),
+      StoreNode::make(Z.var(),
+                      cast(DataType::Int(32), ld(X)) + cast(DataType::Int(32), reinterp_from), i),
   });
   auto r = codegen::build_cuda(make_func("bf16_misc", {X, H, L, U, S, Y, Z}, bind(tx, body)));
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
-                        // 0.1 rounds to 0x3DCD = 0.10009765625, printed exactly; NaN is CUDA's canonical 0x7FFF
-                        "(X[((int)threadIdx.x)] * __float2bfloat16_rn(1.00097656e-01f)) + __ushort_as_bfloat16((unsigned short)0x7FFFU)",
-                        // 1e39 and -3.3962e38 round to +-inf (beyond the largest finite value 0x7F7F by half an ulp
-                        // or more); 3.38e38 to 0x7F7E
-                        "(X[((int)threadIdx.x)] > __ushort_as_bfloat16((unsigned short)0x7F80U)) ? "
-                        "__ushort_as_bfloat16((unsigned short)0xFF80U) : __float2bfloat16_rn(3.37623911e+38f)",
-                        "__float2bfloat16_rn(__half2float(H[((int)threadIdx.x)])) + __ll2bfloat16_rn(L[((int)threadIdx.x)])) + "
-                        "__uint2bfloat16_rn(U[((int)threadIdx.x)])",
-                        "(__ushort_as_bfloat16((unsigned short)S[((int)threadIdx.x)]) + "
-                        "__float2bfloat16_rn(expf(__bfloat162float(X[((int)threadIdx.x)]))))",
-                        "__float2bfloat16_rn(((float)((signed char)Z[((int)threadIdx.x)])))",
-                        "H[((int)threadIdx.x)] = __float2half_rn(__bfloat162float(X[((int)threadIdx.x)]));",
-                        "(((int)__bfloat162float(X[((int)threadIdx.x)])) + ((int)((short)__bfloat16_as_ushort(X[((int)threadIdx.x)]))))"});
+  expect_in_order(
+      src, {"#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n",
+            // 0.1 rounds to 0x3DCD = 0.10009765625, printed exactly; NaN is CUDA's canonical 0x7FFF
+            "(X[((int)threadIdx.x)] * __float2bfloat16_rn(1.00097656e-01f)) + "
+            "__ushort_as_bfloat16((unsigned short)0x7FFFU)",
+            // 1e39 and -3.3962e38 round to +-inf (beyond the largest finite value 0x7F7F by half an
+            // ulp or more); 3.38e38 to 0x7F7E
+            "(X[((int)threadIdx.x)] > __ushort_as_bfloat16((unsigned short)0x7F80U)) ? "
+            "__ushort_as_bfloat16((unsigned short)0xFF80U) : __float2bfloat16_rn(3.37623911e+38f)",
+            "__float2bfloat16_rn(__half2float(H[((int)threadIdx.x)])) + "
+            "__ll2bfloat16_rn(L[((int)threadIdx.x)])) + "
+            "__uint2bfloat16_rn(U[((int)threadIdx.x)])",
+            "(__ushort_as_bfloat16((unsigned short)S[((int)threadIdx.x)]) + "
+            "__float2bfloat16_rn(expf(__bfloat162float(X[((int)threadIdx.x)]))))",
+            "__float2bfloat16_rn(((float)((signed char)Z[((int)threadIdx.x)])))",
+            "H[((int)threadIdx.x)] = __float2half_rn(__bfloat162float(X[((int)threadIdx.x)]));",
+            "(((int)__bfloat162float(X[((int)threadIdx.x)])) + "
+            "((int)((short)__bfloat16_as_ushort(X[((int)threadIdx.x)]))))"});
   EXPECT_EQ(codegen::bfloat16_bits(0.1), 0x3DCD);
   EXPECT_EQ(codegen::bfloat16_bits(-3.3962e38), 0xFF80);
   EXPECT_EQ(codegen::bfloat16_bits(-3.3961e38), 0xFF7F);
@@ -350,17 +388,20 @@ TEST(CodegenCuda, HalfCastsRoundOnce) {
   IterVar tx = thread_axis("threadIdx.x", 128);
   Expr i = tx;
   auto ld = [&](const Param& p) { return LoadNode::make(p.buf->dtype, p.var(), i); };
-  auto st = [&](Expr v, int64_t off) { return StoreNode::make(Y.var(), v, i * 8 + static_cast<int>(off)); };
+  auto st = [&](Expr v, int64_t off) {
+    return StoreNode::make(Y.var(), v, i * 8 + static_cast<int>(off));
+  };
   Stmt body = BlockNode::make({st(cast(h, ld(D)), 0), st(cast(h, ld(L)), 1), st(cast(h, ld(U)), 2),
                                st(cast(h, ld(Z)), 3), st(cast(h, ld(Q)), 4), st(cast(h, ld(F)), 5),
                                st(cast(h, cast(DataType::Int(8), ld(Z))), 6)});
   auto r = codegen::build_cuda(make_func("half_casts", {D, L, U, Z, Q, F, Y}, bind(tx, body)));
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"#include <cuda_fp16.h>", "= __double2half(D[((int)threadIdx.x)]);",
-                        "= __ll2half_rn(L[((int)threadIdx.x)]);", "= __uint2half_rn(U[((int)threadIdx.x)]);",
-                        "= __int2half_rn(Z[((int)threadIdx.x)]);", "= __ull2half_rn(Q[((int)threadIdx.x)]);",
-                        "= __float2half_rn(F[((int)threadIdx.x)]);",
-                        "= __float2half_rn(((float)((signed char)Z[((int)threadIdx.x)])));"});
+  expect_in_order(
+      src, {"#include <cuda_fp16.h>", "= __double2half(D[((int)threadIdx.x)]);",
+            "= __ll2half_rn(L[((int)threadIdx.x)]);", "= __uint2half_rn(U[((int)threadIdx.x)]);",
+            "= __int2half_rn(Z[((int)threadIdx.x)]);", "= __ull2half_rn(Q[((int)threadIdx.x)]);",
+            "= __float2half_rn(F[((int)threadIdx.x)]);",
+            "= __float2half_rn(((float)((signed char)Z[((int)threadIdx.x)])));"});
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available: text only";
   runtime::NvrtcOptions o;
   o.arch = "sm_90";
@@ -369,10 +410,13 @@ TEST(CodegenCuda, HalfCastsRoundOnce) {
 
 TEST(CodegenCuda, Half2Text) {
   auto r = codegen::build_cuda(half2_square());
-  expect_in_order(r.cuda_source,
-                  {"#include <cuda_fp16.h>", "((half2*)(B + (((int)threadIdx.x) * 2)))[0] = __halves2half2((A[(((int)threadIdx.x) * 2)] * "
-                   "A[(((int)threadIdx.x) * 2)]), (A[((((int)threadIdx.x) * 2) + 1)] * A[((((int)threadIdx.x) * 2) + 1)]));",
-                   "((half2*)(C + (((int)threadIdx.x) * 2)))[0] = ((half2*)(A + (((int)threadIdx.x) * 2)))[0];"});
+  expect_in_order(r.cuda_source, {"#include <cuda_fp16.h>",
+                                  "((half2*)(B + (((int)threadIdx.x) * 2)))[0] = "
+                                  "__halves2half2((A[(((int)threadIdx.x) * 2)] * "
+                                  "A[(((int)threadIdx.x) * 2)]), (A[((((int)threadIdx.x) * 2) + "
+                                  "1)] * A[((((int)threadIdx.x) * 2) + 1)]));",
+                                  "((half2*)(C + (((int)threadIdx.x) * 2)))[0] = ((half2*)(A + "
+                                  "(((int)threadIdx.x) * 2)))[0];"});
 }
 
 TEST(CodegenCuda, MiscExpressions) {
@@ -383,14 +427,19 @@ TEST(CodegenCuda, MiscExpressions) {
   Var l("len");
   Expr fd = floordiv(x - 7, 3), fm = floormod(x, 8), sh = floordiv(x, 16);
   Stmt body = BlockNode::make({
-      StoreNode::make(A.var(), exp(LoadNode::make(DataType::Float(32), A.var(), x)) +
-                                    cast(DataType::Float(32), fd + fm + sh), x),
-      StoreNode::make(I.var(), cast(DataType::Int(64), x) * make_const(DataType::Int(64), int64_t{1} << 40), x),
-      LetStmtNode::make(l, min(x, 100), StoreNode::make(A.var(), make_const(DataType::Float(32), 0.5), l)),
+      StoreNode::make(A.var(),
+                      exp(LoadNode::make(DataType::Float(32), A.var(), x)) +
+                          cast(DataType::Float(32), fd + fm + sh),
+                      x),
+      StoreNode::make(
+          I.var(), cast(DataType::Int(64), x) * make_const(DataType::Int(64), int64_t{1} << 40), x),
+      LetStmtNode::make(l, min(x, 100),
+                        StoreNode::make(A.var(), make_const(DataType::Float(32), 0.5), l)),
   });
   auto r = codegen::build_cuda(make_func("misc.fn", {A, I}, bind(tx, body)));
   const std::string& src = r.cuda_source;
-  expect_in_order(src, {"mtvm_floordiv(int a, int b)", "misc_fn_kernel0( float* __restrict__ A,  long long* __restrict__ I)",
+  expect_in_order(src, {"mtvm_floordiv(int a, int b)",
+                        "misc_fn_kernel0( float* __restrict__ A,  long long* __restrict__ I)",
                         "expf(A[((int)threadIdx.x)])", "mtvm_floordiv((((int)threadIdx.x) - 7), 3)",
                         "(((int)threadIdx.x) & 7)", "(((int)threadIdx.x) >> 4)",
                         "(((long long)((int)threadIdx.x)) * 1099511627776LL)",

@@ -11,9 +11,9 @@
 #include "codegen_cuda/kernels.h"
 #include "minitvm/codegen/codegen_cuda.h"
 #include "minitvm/codegen/cuda_emulator.h"
-#include "minitvm/transform/split_host_device.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
+#include "minitvm/transform/split_host_device.h"
 
 namespace minitvm {
 namespace {
@@ -56,7 +56,9 @@ uint16_t bf_nearest(double x) {
     std::vector<std::pair<double, uint16_t>> t;
     for (uint32_t b = 0; b <= 0x7F7F; ++b) {
       t.push_back({bf_to_float(static_cast<uint16_t>(b)), static_cast<uint16_t>(b)});
-      if (b) t.push_back({-static_cast<double>(bf_to_float(static_cast<uint16_t>(b))), static_cast<uint16_t>(b | 0x8000)});
+      if (b)
+        t.push_back({-static_cast<double>(bf_to_float(static_cast<uint16_t>(b))),
+                     static_cast<uint16_t>(b | 0x8000)});
     }
     std::sort(t.begin(), t.end());
     return t;
@@ -89,7 +91,8 @@ TEST(CudaCompile, EveryKernelPassesNvrtcAndPtxas) {
     o.arch = "sm_90";
     runtime::NvrtcResult ptx;
     ASSERT_NO_THROW(ptx = runtime::nvrtc_compile(r.cuda_source, o)) << r.cuda_source;
-    for (const auto& l : r.info.launches) EXPECT_NE(ptx.ptx.find(".entry " + l.kernel), std::string::npos);
+    for (const auto& l : r.info.launches)
+      EXPECT_NE(ptx.ptx.find(".entry " + l.kernel), std::string::npos);
     if (!have_ptxas) continue;
     runtime::PtxasReport rep = runtime::ptxas_check(ptx.ptx, "sm_90");
     for (const auto& l : r.info.launches) {
@@ -107,7 +110,8 @@ TEST(CudaCompile, EveryKernelPassesNvrtcAndPtxas) {
 TEST(CudaCompile, BrokenKernelReportsNvrtcLog) {
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not found";
   auto r = codegen::build_cuda(vector_add());
-  std::string bad = r.cuda_source + "\nextern \"C\" __global__ void broken() { undefined_name = 1; }\n";
+  std::string bad =
+      r.cuda_source + "\nextern \"C\" __global__ void broken() { undefined_name = 1; }\n";
   try {
     runtime::nvrtc_compile(bad);
     FAIL() << "expected NvrtcError";
@@ -188,7 +192,8 @@ TEST(CudaEmulate, Half2Square) {
   std::vector<uint16_t> a(kHalf2N);
   for (int64_t i = 0; i < kHalf2N; ++i) a[i] = h_bits(static_cast<_Float16>(af[i]));
   DataType h = DataType::Float(16);
-  NDArray A = NDArray::from_vector(a, {kHalf2N}, h), B = NDArray::empty({kHalf2N}, h), C = NDArray::empty({kHalf2N}, h);
+  NDArray A = NDArray::from_vector(a, {kHalf2N}, h), B = NDArray::empty({kHalf2N}, h),
+          C = NDArray::empty({kHalf2N}, h);
   emulated(half2_square()).get_function("half2")(A, B, C);
   auto b = B.to_vector<uint16_t>(), c = C.to_vector<uint16_t>();
   for (int64_t i = 0; i < kHalf2N; ++i) {
@@ -233,7 +238,8 @@ TEST(CudaEmulate, HalfElementwise) {
     _Float16 t = static_cast<_Float16>(x * y);
     t = static_cast<_Float16>(t + static_cast<_Float16>(1.0f));
     if (i == 5) {
-      EXPECT_TRUE(std::isnan(static_cast<float>(h_from_bits(c[i])))) << "NaN must propagate through max";
+      EXPECT_TRUE(std::isnan(static_cast<float>(h_from_bits(c[i]))))
+          << "NaN must propagate through max";
       EXPECT_TRUE(std::isnan(d[i]));
       continue;
     }
@@ -259,16 +265,16 @@ TEST(CudaEmulate, Bfloat16Elementwise) {
     iv[i] = static_cast<int32_t>(rng() >> 4) - (1 << 27);
     fv[i] = std::ldexp(static_cast<double>(rng()), -20) - 2048.0;
   }
-  a[5] = 0x7FC0;                                     // NaN
-  a[6] = 0x7F80;                                     // +inf
-  a[7] = 0xFF80;                                     // -inf
-  a[8] = 0x8000;                                     // -0
-  a[9] = 0x3F80, b[9] = 0x4000;                      // a < b: E takes I
-  iv[9] = (1 << 24) + (1 << 16) + 1;                 // just above a bfloat16 midpoint (via float: 2^24)
-  a[10] = 0x4000, b[10] = 0x3F80;                    // a > b: E takes F
+  a[5] = 0x7FC0;                      // NaN
+  a[6] = 0x7F80;                      // +inf
+  a[7] = 0xFF80;                      // -inf
+  a[8] = 0x8000;                      // -0
+  a[9] = 0x3F80, b[9] = 0x4000;       // a < b: E takes I
+  iv[9] = (1 << 24) + (1 << 16) + 1;  // just above a bfloat16 midpoint (via float: 2^24)
+  a[10] = 0x4000, b[10] = 0x3F80;     // a > b: E takes F
   fv[10] = 1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40);  // same for float64 (via float: 1.0)
   a[11] = 0x4000, b[11] = 0x3F80;
-  fv[11] = 1e39;                                     // overflows bfloat16 (and float)
+  fv[11] = 1e39;  // overflows bfloat16 (and float)
   DataType h = DataType::BFloat(16);
   NDArray A = NDArray::from_vector(a, {n}, h), B = NDArray::from_vector(b, {n}, h);
   NDArray I = NDArray::from_vector(iv, {n}), F = NDArray::from_vector(fv, {n});
@@ -303,7 +309,8 @@ TEST(CudaEmulate, Bfloat162Square) {
   std::vector<uint16_t> a(kBf162N);
   for (int64_t i = 0; i < kBf162N; ++i) a[i] = bf_nearest(af[i]);
   DataType h = DataType::BFloat(16);
-  NDArray A = NDArray::from_vector(a, {kBf162N}, h), B = NDArray::empty({kBf162N}, h), C = NDArray::empty({kBf162N}, h);
+  NDArray A = NDArray::from_vector(a, {kBf162N}, h), B = NDArray::empty({kBf162N}, h),
+          C = NDArray::empty({kBf162N}, h);
   emulated(bf162_square()).get_function("bf162")(A, B, C);
   auto b = B.to_vector<uint16_t>(), c = C.to_vector<uint16_t>();
   for (int64_t i = 0; i < kBf162N; ++i) {
@@ -317,7 +324,8 @@ TEST(CudaEmulate, NanPropagatingMax) {
   auto a = random_floats(2 * kPoolN, 8);
   a[10] = std::numeric_limits<float>::quiet_NaN();  // first operand
   a[21] = std::numeric_limits<float>::quiet_NaN();  // second operand
-  NDArray A = NDArray::from_vector(a, {2 * kPoolN}), B = NDArray::empty({kPoolN}, DataType::Float(32));
+  NDArray A = NDArray::from_vector(a, {2 * kPoolN}),
+          B = NDArray::empty({kPoolN}, DataType::Float(32));
   emulated(max_pairs()).get_function("pool")(A, B);
   auto b = B.to_vector<float>();
   for (int64_t i = 0; i < kPoolN; ++i) {

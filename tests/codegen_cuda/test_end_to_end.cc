@@ -33,19 +33,25 @@ TEST(CudaEndToEnd, VectorAddImperfectSplit) {
   const int n = 1000;
   auto A = te::placeholder({n}, DataType::Float(32), "A");
   auto B = te::placeholder({n}, DataType::Float(32), "B");
-  auto C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   auto s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 64);
   s[C].bind(bx, te::thread_axis("blockIdx.x"));
   s[C].bind(tx, te::thread_axis("threadIdx.x"));
   PrimFunc f = lower(s, {A, B, C}, "vadd");
   auto r = codegen::build_cuda(f);
-  EXPECT_NE(r.cuda_source.find("vadd_kernel0( float* __restrict__ C,  float* __restrict__ A,  float* __restrict__ B)"),
-            std::string::npos) << r.cuda_source;
-  EXPECT_NE(r.cuda_source.find("if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < 1000) {"), std::string::npos)
+  EXPECT_NE(
+      r.cuda_source.find(
+          "vadd_kernel0( float* __restrict__ C,  float* __restrict__ A,  float* __restrict__ B)"),
+      std::string::npos)
+      << r.cuda_source;
+  EXPECT_NE(r.cuda_source.find("if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < 1000) {"),
+            std::string::npos)
       << r.cuda_source;
   auto a = rnd(n, 1), b = rnd(n, 2);
-  NDArray Ad = NDArray::from_vector(a, {n}), Bd = NDArray::from_vector(b, {n}), Cd = NDArray::empty({n}, DataType::Float(32));
+  NDArray Ad = NDArray::from_vector(a, {n}), Bd = NDArray::from_vector(b, {n}),
+          Cd = NDArray::empty({n}, DataType::Float(32));
   emulate(f).get_function("vadd")(Ad, Bd, Cd);
   auto c = Cd.to_vector<float>();
   for (int i = 0; i < n; ++i) ASSERT_EQ(c[i], a[i] + b[i]) << i;
@@ -59,7 +65,8 @@ TEST(CudaEndToEnd, MatmulCacheReadComputeAt) {
   auto A = te::placeholder({n, n}, DataType::Float(32), "A");
   auto B = te::placeholder({n, n}, DataType::Float(32), "B");
   auto k = te::reduce_axis({0, n}, "k");
-  auto C = te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto AA = s.cache_read(A, "shared", {C.op()});
   auto BB = s.cache_read(B, "shared", {C.op()});

@@ -1,5 +1,6 @@
 // One Target: target strings reach NVRTC/ptxas/the saved module and the JIT; bad targets, schedules
-// the CUDA build cannot run, and kernels over CUDA's resource limits are CompileErrors that say why.
+// the CUDA build cannot run, and kernels over CUDA's resource limits are CompileErrors that say
+// why.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -44,7 +45,8 @@ struct Scale {
 Scale scale(int n, int threads) {
   Scale r;
   r.A = te::placeholder({n}, f32, "A");
-  r.C = te::compute({n}, [&](Var i) { return r.A(i) * 2.0f; }, "C");
+  r.C = te::compute(
+      {n}, [&](Var i) { return r.A(i) * 2.0f; }, "C");
   r.s = te::create_schedule({r.C.op()});
   auto [bx, tx] = r.s[r.C].split(r.C.op().axis()[0], threads);
   r.s[r.C].bind(bx, te::thread_axis("blockIdx.x"));
@@ -105,7 +107,8 @@ TEST(Target, ArchReachesNvrtcAndTheSavedModule) {
   const std::string ptx = m.get_source("ptx");
   EXPECT_HAS(ptx, ".target sm_80");
   EXPECT_EQ(ptx.find(".target sm_90"), std::string::npos);
-  const auto dir = std::filesystem::temp_directory_path() / ("minitvm_target_" + std::to_string(::getpid()));
+  const auto dir =
+      std::filesystem::temp_directory_path() / ("minitvm_target_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   m.save((dir / "scale.ptx").string());
   std::ifstream js(dir / "scale.ptx.json");
@@ -123,7 +126,8 @@ TEST(Target, ArchReachesNvrtcAndTheSavedModule) {
 
 TEST(Target, LlvmMcpuDrivesTheJit) {
   auto A = te::placeholder({64}, f32, "A");
-  auto B = te::compute({64}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  auto B = te::compute(
+      {64}, [&](Var i) { return A(i) + 1.0f; }, "B");
   auto s = te::create_schedule({B.op()});
   std::vector<float> a(64);
   for (int i = 0; i < 64; ++i) a[i] = static_cast<float>(i) * 0.5f;
@@ -154,13 +158,15 @@ TEST(Target, LlvmMcpuDrivesTheJit) {
 #endif
 }
 
-// ---- 2. CUDA build checks -------------------------------------------------------------------------
+// ---- 2. CUDA build checks
+// -------------------------------------------------------------------------
 
 TEST(CudaBuildChecks, OneTagWithTwoExtentsInOneKernel) {
   // C (threadIdx.x extent 64) reads A.shared, whose copy binds threadIdx.x with extent 32.
   const int n = 1024;
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto AS = s.cache_read(A, "shared", {C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 64);
@@ -185,8 +191,10 @@ TEST(CudaBuildChecks, UnboundRootStageIsAnError) {
   // D = P + 1 with only D bound: P would be computed by host code that never runs.
   const int n = 256;
   auto A = te::placeholder({n}, f32, "A");
-  auto P = te::compute({n}, [&](Var i) { return A(i) * 3.0f; }, "P");
-  auto D = te::compute({n}, [&](Var i) { return P(i) + 1.0f; }, "D");
+  auto P = te::compute(
+      {n}, [&](Var i) { return A(i) * 3.0f; }, "P");
+  auto D = te::compute(
+      {n}, [&](Var i) { return P(i) + 1.0f; }, "D");
   auto s = te::create_schedule({D.op()});
   auto [bx, tx] = s[D].split(D.op().axis()[0], 64);
   s[D].bind(bx, te::thread_axis("blockIdx.x"));
@@ -201,7 +209,8 @@ TEST(CudaBuildChecks, HostLoopAfterCacheWriteIsAnError) {
   // the host.
   const int n = 256;
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) + 2.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) + 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto CL = s.cache_write(C, "global");
   auto [bx, tx] = s[CL].split(CL.op().axis()[0], 64);
@@ -221,7 +230,8 @@ TEST(CudaBuildChecks, ThreadsPerBlockOverTheLimit) {
   // threadIdx.z: 128 within the 1024 threads, but over the per-dimension 64.
   const int n = 128;
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   s[C].bind(C.op().axis()[0], te::thread_axis("threadIdx.z"));
   m = compile_error([&] { build(s, {A, C}, "cuda -emulate", "z"); });
@@ -231,7 +241,8 @@ TEST(CudaBuildChecks, ThreadsPerBlockOverTheLimit) {
 /** C = A.shared * 2, with A.shared holding `n` floats for the whole block. */
 std::string shared_error(int n, const char* target) {
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto AS = s.cache_read(A, "shared", {C.op()});
   auto [bx, rest] = s[C].split(C.op().axis()[0], n);  // one block covering all of A
@@ -258,12 +269,14 @@ TEST(CudaBuildChecks, StaticSharedMemoryOverTheLimit) {
   }
 }
 
-// ---- 3. the emulator's checked mode through build() ------------------------------------------------
+// ---- 3. the emulator's checked mode through build()
+// ------------------------------------------------
 
 TEST(EmulatorCheckedBuild, StorePredicateLeavingHalfTheOutputIsReported) {
   const int n = 512;
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) * 2.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) * 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 64);
   te::IterVar block_x = te::thread_axis("blockIdx.x"), thread_x = te::thread_axis("threadIdx.x");

@@ -45,9 +45,10 @@ inline runtime::PackedFunc build_one(const ir::PrimFunc& f) {
 }
 
 /** for (v = 0; v < extent; ++v) body */
-inline ir::Stmt loop(const ir::Var& v, int64_t extent, ir::Stmt body, ir::ForKind kind = ir::ForKind::Serial) {
-  return ir::ForNode::make(v, ir::make_const(v.dtype(), int64_t{0}), ir::make_const(v.dtype(), extent), kind,
-                           std::move(body));
+inline ir::Stmt loop(const ir::Var& v, int64_t extent, ir::Stmt body,
+                     ir::ForKind kind = ir::ForKind::Serial) {
+  return ir::ForNode::make(v, ir::make_const(v.dtype(), int64_t{0}),
+                           ir::make_const(v.dtype(), extent), kind, std::move(body));
 }
 
 inline ir::Expr load(DataType t, const ir::Var& buf, ir::Expr index) {
@@ -58,6 +59,8 @@ inline ir::Stmt store(const ir::Var& buf, ir::Expr value, ir::Expr index) {
 }
 
 /** Bitwise float equality that treats all NaNs as equal. */
-inline bool same_float(double a, double b) { return (a != a && b != b) || a == b; }
+inline bool same_float(double a, double b) {
+  return (a != a && b != b) || a == b;
+}
 
 }  // namespace minitvm::codegen::test

@@ -61,7 +61,9 @@ int64_t ref_floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
   return (a % b != 0 && ((a < 0) != (b < 0))) ? q - 1 : q;
 }
-int64_t ref_floormod(int64_t a, int64_t b) { return a - ref_floordiv(a, b) * b; }
+int64_t ref_floormod(int64_t a, int64_t b) {
+  return a - ref_floordiv(a, b) * b;
+}
 
 // A 2-d loop nest over int32 operands of both signs: floor and truncating division, by a
 // runtime divisor and by constants.
@@ -74,9 +76,10 @@ TEST(CodegenLLVM, FloorDivModLoopNest) {
   Var i("i"), j("j");
   Expr idx = i * static_cast<int>(W) + j;
   Expr x = load(i32, X, idx), d = load(i32, D, j);
-  Stmt body = BlockNode::make({store(outs[0], floordiv(x, d), idx), store(outs[1], floormod(x, d), idx),
-                               store(outs[2], truncdiv(x, d), idx), store(outs[3], truncmod(x, d), idx),
-                               store(outs[4], floordiv(x, 4), idx), store(outs[5], floormod(x, -3), idx)});
+  Stmt body =
+      BlockNode::make({store(outs[0], floordiv(x, d), idx), store(outs[1], floormod(x, d), idx),
+                       store(outs[2], truncdiv(x, d), idx), store(outs[3], truncmod(x, d), idx),
+                       store(outs[4], floordiv(x, 4), idx), store(outs[5], floormod(x, -3), idx)});
   PrimFunc f = fb.make("divmod", loop(i, H, loop(j, W, body)));
   auto fn = build_one(f);
 
@@ -85,7 +88,8 @@ TEST(CodegenLLVM, FloorDivModLoopNest) {
   for (int64_t k = 0; k < W; ++k) ds[k] = (k % 2 ? 1 : -1) * static_cast<int32_t>(k / 2 + 1);
   std::vector<NDArray> o;
   for (int k = 0; k < 6; ++k) o.push_back(NDArray::empty({H, W}, i32));
-  fn(NDArray::from_vector(xs, {H, W}), NDArray::from_vector(ds, {W}), o[0], o[1], o[2], o[3], o[4], o[5]);
+  fn(NDArray::from_vector(xs, {H, W}), NDArray::from_vector(ds, {W}), o[0], o[1], o[2], o[3], o[4],
+     o[5]);
   std::vector<std::vector<int32_t>> r;
   for (auto& a : o) r.push_back(a.to_vector<int32_t>());
   for (int64_t a = 0; a < H; ++a) {
@@ -114,7 +118,8 @@ TEST(CodegenLLVM, VectorRampBroadcast) {
   Expr reversed = RampNode::make(base + static_cast<int>(lanes - 1), -1, lanes);
   Expr in_range = dense < BroadcastNode::make(static_cast<int>(n), lanes);
   DataType v8 = f32.with_lanes(lanes);
-  Expr value = LoadNode::make(v8, A, dense) * BroadcastNode::make(Expr(2.5f), lanes) + LoadNode::make(v8, B, reversed);
+  Expr value = LoadNode::make(v8, A, dense) * BroadcastNode::make(Expr(2.5f), lanes) +
+               LoadNode::make(v8, B, reversed);
   Stmt body = BlockNode::make({
       StoreNode::make(C, value, dense, in_range),
       StoreNode::make(D, LoadNode::make(v8, A, dense), RampNode::make(base * 2, 2, lanes)),
@@ -122,7 +127,8 @@ TEST(CodegenLLVM, VectorRampBroadcast) {
   auto fn = build_one(fb.make("vec", loop(i, chunks, body)));
   auto a = random_floats(chunks * lanes, 3), b = random_floats(chunks * lanes, 4);
   NDArray C_ = NDArray::from_vector(std::vector<float>(n, -7.f), {n});
-  NDArray D_ = NDArray::from_vector(std::vector<float>(2 * chunks * lanes, -1.f), {2 * chunks * lanes});
+  NDArray D_ =
+      NDArray::from_vector(std::vector<float>(2 * chunks * lanes, -1.f), {2 * chunks * lanes});
   fn(NDArray::from_vector(a, {chunks * lanes}), NDArray::from_vector(b, {chunks * lanes}), C_, D_);
   auto c = C_.to_vector<float>(), d = D_.to_vector<float>();
   for (int64_t k = 0; k < n; ++k) {
@@ -145,8 +151,14 @@ TEST(CodegenLLVM, VectorIndexFormsAndLoopKinds) {
   DataType v8 = f32.with_lanes(lanes);
   Expr dense = RampNode::make(c * static_cast<int>(lanes), 1, lanes);
   Expr shifted = dense + BroadcastNode::make(3, lanes);
-  Stmt s1 = loop(c, chunks, StoreNode::make(E, LoadNode::make(v8, A, shifted) + LoadNode::make(v8, A, BroadcastNode::make(c, lanes)), dense));
-  Stmt s2 = loop(u, n / 4, loop(v, 4, store(G, load(f32, A, u * 4 + v) * 2.f, u * 4 + v), ForKind::Unrolled), ForKind::Vectorized);
+  Stmt s1 = loop(
+      c, chunks,
+      StoreNode::make(
+          E, LoadNode::make(v8, A, shifted) + LoadNode::make(v8, A, BroadcastNode::make(c, lanes)),
+          dense));
+  Stmt s2 = loop(u, n / 4,
+                 loop(v, 4, store(G, load(f32, A, u * 4 + v) * 2.f, u * 4 + v), ForKind::Unrolled),
+                 ForKind::Vectorized);
   PrimFunc f = fb.make("forms", BlockNode::make({s1, s2}));
   std::string ir = emit_llvm_ir({f});
   EXPECT_EQ(ir.find("masked.gather"), std::string::npos) << ir;
@@ -176,8 +188,11 @@ TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
   DataType v9 = f32.with_lanes(lanes9);
   // S[r, tap, 0:9] = A[r*28 + tap + 3*lane]: a stride-3 load of 9 lanes (span 25) per tap
   Expr strided = RampNode::make(r * static_cast<int>(w) + t, 3, lanes9);
-  Stmt s1 = loop(r, rows, loop(t, 3, StoreNode::make(S, LoadNode::make(v9, A, strided),
-                                                     RampNode::make((r * 3 + t) * static_cast<int>(ow), 1, lanes9))));
+  Stmt s1 =
+      loop(r, rows,
+           loop(t, 3,
+                StoreNode::make(S, LoadNode::make(v9, A, strided),
+                                RampNode::make((r * 3 + t) * static_cast<int>(ow), 1, lanes9))));
   // R[c*48 + lane] = G[floordiv(c*48 + lane, 3)] for lanes with c*48 + lane < 40, else 0: each
   // element repeated three times, a masked load of the 16-element span (G has 16 elements; the
   // chunks c = 1, 2 would read past them without the mask)
@@ -197,7 +212,8 @@ TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
   auto sv = S_.to_vector<float>(), rv = R_.to_vector<float>();
   for (int64_t i = 0; i < rows; ++i)
     for (int64_t tap = 0; tap < 3; ++tap)
-      for (int64_t l = 0; l < ow; ++l) ASSERT_EQ(sv[(i * 3 + tap) * ow + l], a[i * w + tap + 3 * l]) << i << " " << tap;
+      for (int64_t l = 0; l < ow; ++l)
+        ASSERT_EQ(sv[(i * 3 + tap) * ow + l], a[i * w + tap + 3 * l]) << i << " " << tap;
   for (int64_t k = 0; k < 3 * 48; ++k) ASSERT_EQ(rv[k], k < 40 ? g[k / 3] : 0.f) << k;
 }
 
@@ -206,13 +222,14 @@ TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
 TEST(CodegenLLVM, VectorIfThenElseMasksNestedLoads) {
   const int64_t n = 20, lanes = 8, chunks = 3;
   FuncBuilder fb;
-  Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), O = fb.buffer("O", f32, {chunks * lanes});
+  Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}),
+      O = fb.buffer("O", f32, {chunks * lanes});
   Var c("c");
   DataType v8 = f32.with_lanes(lanes);
   Expr ramp = RampNode::make(c * static_cast<int>(lanes), 1, lanes);
   Expr a = LoadNode::make(v8, A, ramp), b = LoadNode::make(v8, B, ramp);
-  Expr body = if_then_else(ramp < BroadcastNode::make(static_cast<int>(n), lanes), select(a > b, a, b * 2.f),
-                           BroadcastNode::make(Expr(-3.f), lanes));
+  Expr body = if_then_else(ramp < BroadcastNode::make(static_cast<int>(n), lanes),
+                           select(a > b, a, b * 2.f), BroadcastNode::make(Expr(-3.f), lanes));
   PrimFunc f = fb.make("ite", loop(c, chunks, StoreNode::make(O, body, ramp)));
   std::string ir = emit_llvm_ir({f});
   EXPECT_NE(ir.find("masked.load"), std::string::npos) << ir;
@@ -232,12 +249,15 @@ TEST(CodegenLLVM, AllocateTemporaries) {
     Var T = Var::buffer("T", f32), k("k"), m("m");
     Stmt body = AllocateNode::make(
         T, f32, {make_const(i32, n)}, StorageScope::Global, make_const(DataType::Bool(), 1),
-        BlockNode::make({loop(k, n, store(T, load(f32, A, k) * 2.f, k)),
-                         loop(m, n, store(Out, load(f32, T, static_cast<int>(n - 1) - m) + 1.f, m))}));
+        BlockNode::make(
+            {loop(k, n, store(T, load(f32, A, k) * 2.f, k)),
+             loop(m, n, store(Out, load(f32, T, static_cast<int>(n - 1) - m) + 1.f, m))}));
     PrimFunc f = fb.make("alloc", body);
     std::string ir = emit_llvm_ir({f});
-    if (n == 16) EXPECT_NE(ir.find("alloca float"), std::string::npos) << ir;
-    else EXPECT_NE(ir.find("aligned_alloc"), std::string::npos) << ir;
+    if (n == 16)
+      EXPECT_NE(ir.find("alloca float"), std::string::npos) << ir;
+    else
+      EXPECT_NE(ir.find("aligned_alloc"), std::string::npos) << ir;
     auto a = random_floats(n, 5);
     NDArray O = NDArray::empty({n}, f32);
     build_one(f)(NDArray::from_vector(a, {n}), O);
@@ -246,12 +266,14 @@ TEST(CodegenLLVM, AllocateTemporaries) {
   }
 }
 
-// IfThenElse statements, Select, and tvm_if_then_else guarding out-of-range reads (scalar and vector).
+// IfThenElse statements, Select, and tvm_if_then_else guarding out-of-range reads (scalar and
+// vector).
 TEST(CodegenLLVM, ConditionalsAndSelect) {
   const int64_t n = 64;
   FuncBuilder fb;
   Var A = fb.buffer("A", f32, {n});
-  Var O1 = fb.buffer("O1", f32, {n}), O2 = fb.buffer("O2", i32, {n}), O3 = fb.buffer("O3", f32, {n});
+  Var O1 = fb.buffer("O1", f32, {n}), O2 = fb.buffer("O2", i32, {n}),
+      O3 = fb.buffer("O3", f32, {n});
   Var O4 = fb.buffer("O4", f32, {n});
   Var i("i"), c("c");
   Expr a = load(f32, A, i);
@@ -260,14 +282,18 @@ TEST(CodegenLLVM, ConditionalsAndSelect) {
       store(O1, select(a > 0.f, a, a * 0.125f), i),
       IfThenElseNode::make(floormod(i, 3) == 0, store(O2, 1, i), store(O2, -1, i)),
       IfThenElseNode::make(i >= 60, store(O3, 100.f, i)),
-      IfThenElseNode::make(i < 60, store(O3, if_then_else(i >= 1, load(f32, A, i - 1), Expr(-5.f)), i)),
+      IfThenElseNode::make(i < 60,
+                           store(O3, if_then_else(i >= 1, load(f32, A, i - 1), Expr(-5.f)), i)),
   });
-  Stmt vec = store(O4, if_then_else(ramp >= BroadcastNode::make(0, 8), LoadNode::make(f32.with_lanes(8), A, ramp),
-                                    BroadcastNode::make(Expr(-9.f), 8)),
-                   RampNode::make(c * 8, 1, 8));
+  Stmt vec = store(
+      O4,
+      if_then_else(ramp >= BroadcastNode::make(0, 8), LoadNode::make(f32.with_lanes(8), A, ramp),
+                   BroadcastNode::make(Expr(-9.f), 8)),
+      RampNode::make(c * 8, 1, 8));
   auto fn = build_one(fb.make("cond", BlockNode::make({loop(i, n, body), loop(c, n / 8, vec)})));
   auto av = random_floats(n, 6);
-  NDArray R1 = NDArray::empty({n}, f32), R2 = NDArray::empty({n}, i32), R3 = NDArray::empty({n}, f32);
+  NDArray R1 = NDArray::empty({n}, f32), R2 = NDArray::empty({n}, i32),
+          R3 = NDArray::empty({n}, f32);
   NDArray R4 = NDArray::empty({n}, f32);
   fn(NDArray::from_vector(av, {n}), R1, R2, R3, R4);
   auto r1 = R1.to_vector<float>(), r3 = R3.to_vector<float>(), r4 = R4.to_vector<float>();
@@ -285,20 +311,24 @@ TEST(CodegenLLVM, ScalarParameters) {
   const int64_t n = 10;
   FuncBuilder fb;
   Var A = fb.buffer("A", f32, {n}), Out = fb.buffer("Out", DataType::Float(64), {n});
-  Var off = fb.scalar("off", i32), alpha = fb.scalar("alpha", f32), big = fb.scalar("big", DataType::Int(64));
+  Var off = fb.scalar("off", i32), alpha = fb.scalar("alpha", f32),
+      big = fb.scalar("big", DataType::Int(64));
   Var beta = fb.scalar("beta", DataType::Float(64)), flag = fb.scalar("flag", DataType::Bool());
   Var u8 = fb.scalar("u8", DataType::UInt(8));
   Var i("i");
   Expr v = cast(DataType::Float(64), load(f32, A, i) * alpha + cast(f32, off)) * beta +
            cast(DataType::Float(64), big) + cast(DataType::Float(64), u8);
-  auto fn = build_one(fb.make("scalars", loop(i, n, store(Out, select(flag, v, make_const(DataType::Float(64), -1.0)), i))));
+  auto fn = build_one(
+      fb.make("scalars",
+              loop(i, n, store(Out, select(flag, v, make_const(DataType::Float(64), -1.0)), i))));
   auto a = random_floats(n, 7);
   NDArray O = NDArray::empty({n}, DataType::Float(64));
   const int64_t bigv = int64_t{1} << 40;
   fn(NDArray::from_vector(a, {n}), O, -3, 0.5, bigv, 0.25, 1, 200);
   auto o = O.to_vector<double>();
   for (int64_t k = 0; k < n; ++k)
-    ASSERT_EQ(o[k], static_cast<double>(a[k] * 0.5f + -3.f) * 0.25 + static_cast<double>(bigv) + 200.0);
+    ASSERT_EQ(o[k],
+              static_cast<double>(a[k] * 0.5f + -3.f) * 0.25 + static_cast<double>(bigv) + 200.0);
   fn(NDArray::from_vector(a, {n}), O, -3, 0.5, bigv, 0.25, 0, 200);
   for (double x : O.to_vector<double>()) ASSERT_EQ(x, -1.0);
 }
@@ -307,9 +337,12 @@ TEST(CodegenLLVM, ScalarParameters) {
 TEST(CodegenLLVM, Casts) {
   const int64_t n = 8;
   FuncBuilder fb;
-  Var F = fb.buffer("F", f32, {n}), I = fb.buffer("I", i32, {n}), U = fb.buffer("U", DataType::UInt(32), {n});
-  Var o_fi = fb.buffer("o_fi", i32, {n}), o_if = fb.buffer("o_if", f32, {n}), o_i8 = fb.buffer("o_i8", DataType::Int(8), {n});
-  Var o_u8 = fb.buffer("o_u8", DataType::Int(32), {n}), o_s8 = fb.buffer("o_s8", DataType::Int(64), {n});
+  Var F = fb.buffer("F", f32, {n}), I = fb.buffer("I", i32, {n}),
+      U = fb.buffer("U", DataType::UInt(32), {n});
+  Var o_fi = fb.buffer("o_fi", i32, {n}), o_if = fb.buffer("o_if", f32, {n}),
+      o_i8 = fb.buffer("o_i8", DataType::Int(8), {n});
+  Var o_u8 = fb.buffer("o_u8", DataType::Int(32), {n}),
+      o_s8 = fb.buffer("o_s8", DataType::Int(64), {n});
   Var o_fb = fb.buffer("o_fb", DataType::Bool(), {n}), o_bf = fb.buffer("o_bf", f32, {n});
   Var o_uf = fb.buffer("o_uf", f32, {n}), o_fd = fb.buffer("o_fd", DataType::Float(64), {n});
   Var i("i");
@@ -329,11 +362,17 @@ TEST(CodegenLLVM, Casts) {
   std::vector<float> fv{-2.75f, -0.5f, 0.f, 0.5f, 1.99f, 1e6f, -123.5f, 7.f};
   std::vector<int32_t> ivs{-1, 255, 256, -129, 127, 0, 1000, -70000};
   std::vector<uint32_t> uvs{0u, 1u, 4000000000u, 2147483648u, 77u, 4294967295u, 3u, 123456789u};
-  std::vector<NDArray> outs{NDArray::empty({n}, i32), NDArray::empty({n}, f32), NDArray::empty({n}, DataType::Int(8)),
-                            NDArray::empty({n}, i32), NDArray::empty({n}, DataType::Int(64)), NDArray::empty({n}, DataType::Bool()),
-                            NDArray::empty({n}, f32), NDArray::empty({n}, f32), NDArray::empty({n}, DataType::Float(64))};
-  fn(NDArray::from_vector(fv, {n}), NDArray::from_vector(ivs, {n}), NDArray::from_vector(uvs, {n}), outs[0], outs[1],
-     outs[2], outs[3], outs[4], outs[5], outs[6], outs[7], outs[8]);
+  std::vector<NDArray> outs{NDArray::empty({n}, i32),
+                            NDArray::empty({n}, f32),
+                            NDArray::empty({n}, DataType::Int(8)),
+                            NDArray::empty({n}, i32),
+                            NDArray::empty({n}, DataType::Int(64)),
+                            NDArray::empty({n}, DataType::Bool()),
+                            NDArray::empty({n}, f32),
+                            NDArray::empty({n}, f32),
+                            NDArray::empty({n}, DataType::Float(64))};
+  fn(NDArray::from_vector(fv, {n}), NDArray::from_vector(ivs, {n}), NDArray::from_vector(uvs, {n}),
+     outs[0], outs[1], outs[2], outs[3], outs[4], outs[5], outs[6], outs[7], outs[8]);
   auto fi = outs[0].to_vector<int32_t>();
   auto iff = outs[1].to_vector<float>();
   auto i8 = outs[2].to_vector<int8_t>();
@@ -362,7 +401,8 @@ TEST(CodegenLLVM, UnsignedAndBitwise) {
   const DataType u32 = DataType::UInt(32);
   FuncBuilder fb;
   Var U = fb.buffer("U", u32, {n}), S = fb.buffer("S", i32, {n});
-  Var o1 = fb.buffer("o1", u32, {n}), o2 = fb.buffer("o2", i32, {n}), o3 = fb.buffer("o3", DataType::Bool(), {n});
+  Var o1 = fb.buffer("o1", u32, {n}), o2 = fb.buffer("o2", i32, {n}),
+      o3 = fb.buffer("o3", DataType::Bool(), {n});
   Var o4 = fb.buffer("o4", u32, {n}), o5 = fb.buffer("o5", i32, {n});
   Var i("i");
   Expr u = load(u32, U, i), s = load(i32, S, i);
@@ -371,15 +411,20 @@ TEST(CodegenLLVM, UnsignedAndBitwise) {
       store(o1, CallNode::make(u32, Intrinsic::ShiftRight, {u, three}), i),
       store(o2, CallNode::make(i32, Intrinsic::ShiftRight, {s, make_const(i32, 2)}), i),
       store(o3, u > make_const(u32, int64_t{2147483648LL}), i),
-      store(o4, CallNode::make(u32, Intrinsic::BitwiseXor, {CallNode::make(u32, Intrinsic::BitwiseAnd, {u, make_const(u32, int64_t{0xff00ff})}),
-                                                            CallNode::make(u32, Intrinsic::ShiftLeft, {u, three})}) /
-                    make_const(u32, 7), i),
+      store(o4,
+            CallNode::make(u32, Intrinsic::BitwiseXor,
+                           {CallNode::make(u32, Intrinsic::BitwiseAnd,
+                                           {u, make_const(u32, int64_t{0xff00ff})}),
+                            CallNode::make(u32, Intrinsic::ShiftLeft, {u, three})}) /
+                make_const(u32, 7),
+            i),
       store(o5, floordiv(s, 8) + CallNode::make(i32, Intrinsic::BitwiseNot, {s}), i),
   });
   auto fn = build_one(fb.make("bits", loop(i, n, body)));
   std::vector<uint32_t> us{0u, 1u, 0x80000000u, 0xffffffffu, 12345678u, 0x80000001u};
   std::vector<int32_t> ss{-1, -100, 100, INT32_MIN, INT32_MAX, 7};
-  NDArray r1 = NDArray::empty({n}, u32), r2 = NDArray::empty({n}, i32), r3 = NDArray::empty({n}, DataType::Bool());
+  NDArray r1 = NDArray::empty({n}, u32), r2 = NDArray::empty({n}, i32),
+          r3 = NDArray::empty({n}, DataType::Bool());
   NDArray r4 = NDArray::empty({n}, u32), r5 = NDArray::empty({n}, i32);
   fn(NDArray::from_vector(us, {n}), NDArray::from_vector(ss, {n}), r1, r2, r3, r4, r5);
   auto v1 = r1.to_vector<uint32_t>(), v4 = r4.to_vector<uint32_t>();

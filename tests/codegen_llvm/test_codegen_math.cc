@@ -41,8 +41,8 @@ const DataType i32 = DataType::Int(32);
 template <typename T>
 std::vector<T> special_values() {
   const T inf = std::numeric_limits<T>::infinity(), nan = std::numeric_limits<T>::quiet_NaN();
-  return {T(-3.7), T(-2.5), T(-1), T(-0.5), T(-0.0), T(0), T(0.3), T(0.5), T(1), T(1.5), T(2.5), T(3.25),
-          T(10.7), T(-88.2), T(20), T(1e-3), inf, -inf, nan, T(0.7071)};
+  return {T(-3.7), T(-2.5), T(-1),   T(-0.5),  T(-0.0), T(0),    T(0.3), T(0.5), T(1), T(1.5),
+          T(2.5),  T(3.25), T(10.7), T(-88.2), T(20),   T(1e-3), inf,    -inf,   nan,  T(0.7071)};
 }
 
 struct MathCase {
@@ -53,29 +53,45 @@ struct MathCase {
 template <typename T>
 T apply(Intrinsic op, T x, T y) {
   switch (op) {
-    case Intrinsic::Exp: return std::exp(x);
-    case Intrinsic::Log: return std::log(x);
-    case Intrinsic::Sqrt: return std::sqrt(x);
-    case Intrinsic::Tanh: return std::tanh(x);
-    case Intrinsic::Fabs: return std::fabs(x);
-    case Intrinsic::Floor: return std::floor(x);
-    case Intrinsic::Ceil: return std::ceil(x);
-    case Intrinsic::Round: return std::round(x);
-    case Intrinsic::Trunc: return std::trunc(x);
-    case Intrinsic::Pow: return std::pow(x, y);
-    case Intrinsic::Erf: return std::erf(x);
-    case Intrinsic::Sigmoid: return T(1) / (T(1) + std::exp(-x));
-    case Intrinsic::Exp2: return std::exp2(x);
-    case Intrinsic::Log2: return std::log2(x);
-    case Intrinsic::Rsqrt: return T(1) / std::sqrt(x);
-    default: return 0;
+    case Intrinsic::Exp:
+      return std::exp(x);
+    case Intrinsic::Log:
+      return std::log(x);
+    case Intrinsic::Sqrt:
+      return std::sqrt(x);
+    case Intrinsic::Tanh:
+      return std::tanh(x);
+    case Intrinsic::Fabs:
+      return std::fabs(x);
+    case Intrinsic::Floor:
+      return std::floor(x);
+    case Intrinsic::Ceil:
+      return std::ceil(x);
+    case Intrinsic::Round:
+      return std::round(x);
+    case Intrinsic::Trunc:
+      return std::trunc(x);
+    case Intrinsic::Pow:
+      return std::pow(x, y);
+    case Intrinsic::Erf:
+      return std::erf(x);
+    case Intrinsic::Sigmoid:
+      return T(1) / (T(1) + std::exp(-x));
+    case Intrinsic::Exp2:
+      return std::exp2(x);
+    case Intrinsic::Log2:
+      return std::log2(x);
+    case Intrinsic::Rsqrt:
+      return T(1) / std::sqrt(x);
+    default:
+      return 0;
   }
 }
 
-const std::vector<Intrinsic> kMathOps{Intrinsic::Exp,  Intrinsic::Log,   Intrinsic::Sqrt,  Intrinsic::Tanh,
-                                      Intrinsic::Fabs, Intrinsic::Floor, Intrinsic::Ceil,  Intrinsic::Round,
-                                      Intrinsic::Trunc, Intrinsic::Pow,  Intrinsic::Erf,   Intrinsic::Sigmoid,
-                                      Intrinsic::Exp2, Intrinsic::Log2,  Intrinsic::Rsqrt};
+const std::vector<Intrinsic> kMathOps{
+    Intrinsic::Exp,   Intrinsic::Log,     Intrinsic::Sqrt,  Intrinsic::Tanh,  Intrinsic::Fabs,
+    Intrinsic::Floor, Intrinsic::Ceil,    Intrinsic::Round, Intrinsic::Trunc, Intrinsic::Pow,
+    Intrinsic::Erf,   Intrinsic::Sigmoid, Intrinsic::Exp2,  Intrinsic::Log2,  Intrinsic::Rsqrt};
 
 template <typename T>
 void check_math(DataType t) {
@@ -86,8 +102,10 @@ void check_math(DataType t) {
   FuncBuilder fb;
   Var X = fb.buffer("X", t, {n}), Y = fb.buffer("Y", t, {n});
   std::vector<Var> outs;
-  for (Intrinsic op : kMathOps) outs.push_back(fb.buffer(std::string("o_") + intrinsic_name(op), t, {n}));
-  Var o_nan = fb.buffer("o_nan", DataType::Bool(), {n}), o_inf = fb.buffer("o_inf", DataType::Bool(), {n});
+  for (Intrinsic op : kMathOps)
+    outs.push_back(fb.buffer(std::string("o_") + intrinsic_name(op), t, {n}));
+  Var o_nan = fb.buffer("o_nan", DataType::Bool(), {n}),
+      o_inf = fb.buffer("o_inf", DataType::Bool(), {n});
   Var i("i");
   Expr x = load(t, X, i), y = load(t, Y, i);
   std::vector<Stmt> body;
@@ -111,19 +129,24 @@ void check_math(DataType t) {
     auto got = results[k].to_vector<T>();
     for (int64_t q = 0; q < n; ++q) {
       T want = apply<T>(kMathOps[k], xs[q], ys[q]);
-      EXPECT_TRUE(same_float(got[q], want))
-          << t << " " << intrinsic_name(kMathOps[k]) << "(" << xs[q] << ") = " << got[q] << ", want " << want;
+      EXPECT_TRUE(same_float(got[q], want)) << t << " " << intrinsic_name(kMathOps[k]) << "("
+                                            << xs[q] << ") = " << got[q] << ", want " << want;
     }
   }
-  auto nans = results[kMathOps.size()].to_vector<bool>(), infs = results[kMathOps.size() + 1].to_vector<bool>();
+  auto nans = results[kMathOps.size()].to_vector<bool>(),
+       infs = results[kMathOps.size() + 1].to_vector<bool>();
   for (int64_t q = 0; q < n; ++q) {
     EXPECT_EQ(nans[q], std::isnan(xs[q])) << xs[q];
     EXPECT_EQ(infs[q], std::isinf(xs[q])) << xs[q];
   }
 }
 
-TEST(CodegenLLVMMath, IntrinsicsFloat32) { check_math<float>(f32); }
-TEST(CodegenLLVMMath, IntrinsicsFloat64) { check_math<double>(DataType::Float(64)); }
+TEST(CodegenLLVMMath, IntrinsicsFloat32) {
+  check_math<float>(f32);
+}
+TEST(CodegenLLVMMath, IntrinsicsFloat64) {
+  check_math<double>(DataType::Float(64));
+}
 
 // min/max are select(a < b, a, b) / select(a > b, a, b): a NaN survives only as the second operand.
 TEST(CodegenLLVMMath, MinMaxNaNRule) {
@@ -135,7 +158,8 @@ TEST(CodegenLLVMMath, MinMaxNaNRule) {
   Var Mx = fb.buffer("Mx", f32, {n}), Mn = fb.buffer("Mn", f32, {n});
   Var i("i");
   Expr x = load(f32, A, i), y = load(f32, B, i);
-  auto fn = build_one(fb.make("minmax", loop(i, n, BlockNode::make({store(Mx, max(x, y), i), store(Mn, min(x, y), i)}))));
+  auto fn = build_one(fb.make(
+      "minmax", loop(i, n, BlockNode::make({store(Mx, max(x, y), i), store(Mn, min(x, y), i)}))));
   NDArray MX = NDArray::empty({n}, f32), MN = NDArray::empty({n}, f32);
   fn(NDArray::from_vector(a, {n}), NDArray::from_vector(b, {n}), MX, MN);
   auto mx = MX.to_vector<float>(), mn = MN.to_vector<float>();
@@ -154,11 +178,13 @@ TEST(CodegenLLVMMath, NoFloatContraction) {
   Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), C = fb.buffer("C", f32, {n});
   Var O = fb.buffer("O", f32, {n});
   Var i("i");
-  auto fn = build_one(fb.make("muladd", loop(i, n, store(O, load(f32, A, i) * load(f32, B, i) + load(f32, C, i), i))));
+  auto fn = build_one(fb.make(
+      "muladd", loop(i, n, store(O, load(f32, A, i) * load(f32, B, i) + load(f32, C, i), i))));
   const float a = 1.f + std::ldexp(1.f, -12), c = -(1.f + std::ldexp(1.f, -11));
   ASSERT_NE(std::fma(a, a, c), 0.f);
   NDArray R = NDArray::empty({n}, f32);
-  fn(NDArray::from_vector(std::vector<float>(n, a), {n}), NDArray::from_vector(std::vector<float>(n, a), {n}),
+  fn(NDArray::from_vector(std::vector<float>(n, a), {n}),
+     NDArray::from_vector(std::vector<float>(n, a), {n}),
      NDArray::from_vector(std::vector<float>(n, c), {n}), R);
   volatile float prod = a * a;  // rounded product, as C without contraction
   for (float r : R.to_vector<float>()) ASSERT_EQ(r, prod + c);
@@ -195,22 +221,33 @@ TEST(CodegenLLVMMath, Float16Storage) {
   const DataType f16 = DataType::Float(16);
   FuncBuilder fb;
   Var H = fb.buffer("H", f16, {n});
-  Var O32 = fb.buffer("O32", f32, {n}), O16 = fb.buffer("O16", f16, {n}), OE = fb.buffer("OE", f16, {n});
+  Var O32 = fb.buffer("O32", f32, {n}), O16 = fb.buffer("O16", f16, {n}),
+      OE = fb.buffer("OE", f16, {n});
   Var OV = fb.buffer("OV", f16, {n});
   Var i("i"), c("c");
   Expr h = load(f16, H, i);
   Expr ramp = RampNode::make(c * 8, 1, 8);
-  Stmt body = BlockNode::make({loop(i, n, BlockNode::make({store(O32, cast(f32, h) * 3.f, i), store(O16, h * h + h, i),
-                                                            store(OE, exp(h), i)})),
-                               loop(c, n / 8, store(OV, cast(f16.with_lanes(8), cast(f32.with_lanes(8), LoadNode::make(f16.with_lanes(8), H, ramp)) * BroadcastNode::make(Expr(0.1f), 8)), ramp))});
+  Stmt body = BlockNode::make(
+      {loop(i, n,
+            BlockNode::make({store(O32, cast(f32, h) * 3.f, i), store(O16, h * h + h, i),
+                             store(OE, exp(h), i)})),
+       loop(c, n / 8,
+            store(OV,
+                  cast(f16.with_lanes(8),
+                       cast(f32.with_lanes(8), LoadNode::make(f16.with_lanes(8), H, ramp)) *
+                           BroadcastNode::make(Expr(0.1f), 8)),
+                  ramp))});
   auto fn = build_one(fb.make("half", body));
   std::vector<uint16_t> hb(n);
-  for (int64_t k = 0; k < n; ++k) hb[k] = half_bits(static_cast<_Float16>((static_cast<float>(k) - 10.3f) * 0.37f));
-  NDArray R32 = NDArray::empty({n}, f32), R16 = NDArray::empty({n}, f16), RE = NDArray::empty({n}, f16);
+  for (int64_t k = 0; k < n; ++k)
+    hb[k] = half_bits(static_cast<_Float16>((static_cast<float>(k) - 10.3f) * 0.37f));
+  NDArray R32 = NDArray::empty({n}, f32), R16 = NDArray::empty({n}, f16),
+          RE = NDArray::empty({n}, f16);
   NDArray RV = NDArray::empty({n}, f16);
   fn(NDArray::from_vector(hb, {n}, f16), R32, R16, RE, RV);
   auto r32 = R32.to_vector<float>();
-  auto r16 = R16.to_vector<uint16_t>(), re = RE.to_vector<uint16_t>(), rv = RV.to_vector<uint16_t>();
+  auto r16 = R16.to_vector<uint16_t>(), re = RE.to_vector<uint16_t>(),
+       rv = RV.to_vector<uint16_t>();
   for (int64_t k = 0; k < n; ++k) {
     float x = static_cast<float>(half_from_bits(hb[k]));
     ASSERT_EQ(r32[k], x * 3.f) << k;
@@ -227,7 +264,8 @@ TEST(CodegenLLVMMath, BFloat16Storage) {
   const DataType bf16 = DataType::BFloat(16);
   FuncBuilder fb;
   Var X = fb.buffer("X", bf16, {n}), Y = fb.buffer("Y", bf16, {n});
-  Var OP = fb.buffer("OP", bf16, {n}), OF = fb.buffer("OF", f32, {n}), OC = fb.buffer("OC", bf16, {n});
+  Var OP = fb.buffer("OP", bf16, {n}), OF = fb.buffer("OF", f32, {n}),
+      OC = fb.buffer("OC", bf16, {n});
   Var F = fb.buffer("F", f32, {n});
   Var i("i");
   Expr x = load(bf16, X, i), y = load(bf16, Y, i);
@@ -237,14 +275,17 @@ TEST(CodegenLLVMMath, BFloat16Storage) {
   std::vector<uint16_t> xb(n), yb(n);
   std::vector<float> fv(n);
   for (int64_t k = 0; k < n; ++k) {
-    xb[k] = float_to_bf16(1.0f + 0.0117f * static_cast<float>(k * k) - 0.3f * static_cast<float>(k));
+    xb[k] =
+        float_to_bf16(1.0f + 0.0117f * static_cast<float>(k * k) - 0.3f * static_cast<float>(k));
     yb[k] = float_to_bf16(3.14159f / static_cast<float>(k + 1));
     fv[k] = 1.0f + static_cast<float>(k) * (1.0f / 256.0f) + 1e-5f;  // halfway-ish cases
   }
   fv[0] = std::numeric_limits<float>::quiet_NaN();
   fv[1] = 1.0f + 1.0f / 256.0f;  // exactly halfway between two bfloat16 values: ties to even
-  NDArray RP = NDArray::empty({n}, bf16), RF = NDArray::empty({n}, f32), RC = NDArray::empty({n}, bf16);
-  fn(NDArray::from_vector(xb, {n}, bf16), NDArray::from_vector(yb, {n}, bf16), RP, RF, RC, NDArray::from_vector(fv, {n}));
+  NDArray RP = NDArray::empty({n}, bf16), RF = NDArray::empty({n}, f32),
+          RC = NDArray::empty({n}, bf16);
+  fn(NDArray::from_vector(xb, {n}, bf16), NDArray::from_vector(yb, {n}, bf16), RP, RF, RC,
+     NDArray::from_vector(fv, {n}));
   auto rp = RP.to_vector<uint16_t>(), rc = RC.to_vector<uint16_t>();
   auto rf = RF.to_vector<float>();
   for (int64_t k = 0; k < n; ++k) {
@@ -262,7 +303,10 @@ TEST(CodegenLLVMMath, ExternCall) {
   FuncBuilder fb;
   Var A = fb.buffer("A", f32, {n}), B = fb.buffer("B", f32, {n}), O = fb.buffer("O", f32, {n});
   Var i("i");
-  auto fn = build_one(fb.make("ext", loop(i, n, store(O, CallNode::make_extern(f32, "atan2f", {load(f32, A, i), load(f32, B, i)}), i))));
+  auto fn = build_one(fb.make(
+      "ext",
+      loop(i, n,
+           store(O, CallNode::make_extern(f32, "atan2f", {load(f32, A, i), load(f32, B, i)}), i))));
   std::vector<float> a{1, -1, 0, 2, -3, 0.5f, 7, -0.f, 1e-3f}, b{1, 1, -1, -2, 0.25f, 9, -7, -1, 5};
   NDArray R = NDArray::empty({n}, f32);
   fn(NDArray::from_vector(a, {n}), NDArray::from_vector(b, {n}), R);
@@ -275,42 +319,59 @@ TEST(CodegenLLVMMath, ExternCall) {
 TEST(CodegenLLVMMath, ParallelLoops) {
   const int64_t R = 37, C = 100;
   FuncBuilder fb;
-  Var A = fb.buffer("A", f32, {R, C}), O = fb.buffer("O", f32, {R, C}), P = fb.buffer("P", f32, {R, C});
+  Var A = fb.buffer("A", f32, {R, C}), O = fb.buffer("O", f32, {R, C}),
+      P = fb.buffer("P", f32, {R, C});
   Var Q = fb.buffer("Q", i32, {4, R});
   Var s = fb.scalar("s", f32);
-  Var r("r"), c("c"), r2("r2"), c2("c2"), k("k"), t("t"), w("w"), tmp = Var::buffer("tmp", f32), bias("bias", f32);
+  Var r("r"), c("c"), r2("r2"), c2("c2"), k("k"), t("t"), w("w"), tmp = Var::buffer("tmp", f32),
+                                                                  bias("bias", f32);
   Expr idx = r * static_cast<int>(C) + c;
   Stmt row = AllocateNode::make(
       tmp, f32, {make_const(i32, C)}, StorageScope::Local, make_const(DataType::Bool(), 1),
       BlockNode::make({loop(c, C, store(tmp, load(f32, A, idx) * s + bias, c)),
-                       loop(k, C, store(O, load(f32, tmp, static_cast<int>(C - 1) - k) + cast(f32, r), r * static_cast<int>(C) + k))}));
+                       loop(k, C,
+                            store(O, load(f32, tmp, static_cast<int>(C - 1) - k) + cast(f32, r),
+                                  r * static_cast<int>(C) + k))}));
   Stmt par1 = LetStmtNode::make(bias, s * 2.f, loop(r, R, row, ForKind::Parallel));
-  Stmt par2 = loop(r2, R, loop(c2, C, store(P, load(f32, A, r2 * static_cast<int>(C) + c2) - 1.f, r2 * static_cast<int>(C) + c2), ForKind::Parallel),
+  Stmt par2 = loop(r2, R,
+                   loop(c2, C,
+                        store(P, load(f32, A, r2 * static_cast<int>(C) + c2) - 1.f,
+                              r2 * static_cast<int>(C) + c2),
+                        ForKind::Parallel),
                    ForKind::Parallel);
-  Stmt par3 = loop(w, 4, loop(t, R, store(Q, CallNode::make_extern(i32, "minitvm_codegen_test_note_thread", {t}) + w, w * static_cast<int>(R) + t),
-                              ForKind::Parallel));
+  Stmt par3 =
+      loop(w, 4,
+           loop(t, R,
+                store(Q, CallNode::make_extern(i32, "minitvm_codegen_test_note_thread", {t}) + w,
+                      w * static_cast<int>(R) + t),
+                ForKind::Parallel));
   PrimFunc f = fb.make("par", BlockNode::make({par1, par2, par3}));
   std::string ir = emit_llvm_ir({f});
   size_t calls = 0;
-  for (size_t p = ir.find("call i32 @minitvm_parallel_for"); p != std::string::npos; p = ir.find("call i32 @minitvm_parallel_for", p + 1)) ++calls;
+  for (size_t p = ir.find("call i32 @minitvm_parallel_for"); p != std::string::npos;
+       p = ir.find("call i32 @minitvm_parallel_for", p + 1))
+    ++calls;
   EXPECT_EQ(calls, 3u) << "the nested parallel loop runs serially inside its parent";
 
   std::vector<float> a(R * C);
   for (int64_t q = 0; q < R * C; ++q) a[q] = static_cast<float>(q % 97) * 0.25f - 3.f;
-  NDArray OO = NDArray::empty({R, C}, f32), PP = NDArray::empty({R, C}, f32), QQ = NDArray::empty({4, R}, i32);
+  NDArray OO = NDArray::empty({R, C}, f32), PP = NDArray::empty({R, C}, f32),
+          QQ = NDArray::empty({4, R}, i32);
   g_threads.clear();
   build_one(f)(NDArray::from_vector(a, {R, C}), OO, PP, QQ, 1.5);
   auto o = OO.to_vector<float>(), p = PP.to_vector<float>();
   auto q = QQ.to_vector<int32_t>();
   for (int64_t y = 0; y < R; ++y) {
     for (int64_t x = 0; x < C; ++x) {
-      ASSERT_EQ(o[y * C + x], (a[y * C + (C - 1 - x)] * 1.5f + 3.f) + static_cast<float>(y)) << y << "," << x;
+      ASSERT_EQ(o[y * C + x], (a[y * C + (C - 1 - x)] * 1.5f + 3.f) + static_cast<float>(y))
+          << y << "," << x;
       ASSERT_EQ(p[y * C + x], a[y * C + x] - 1.f);
     }
   }
   for (int64_t ww = 0; ww < 4; ++ww)
     for (int64_t y = 0; y < R; ++y) ASSERT_EQ(q[ww * R + y], 2 * y + ww);
-  if (runtime::thread_pool_size() > 1) EXPECT_GT(g_threads.size(), 1u) << "parallel loop ran on one thread";
+  if (runtime::thread_pool_size() > 1)
+    EXPECT_GT(g_threads.size(), 1u) << "parallel loop ran on one thread";
 }
 
 }  // namespace

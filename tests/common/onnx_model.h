@@ -30,19 +30,23 @@ struct OnnxModel {
     o->set_version(opset);
   }
   ::onnx::GraphProto* g() { return m.mutable_graph(); }
-  void input(const std::string& name, const std::vector<int64_t>& shape, const std::string& dyn = "") {
+  void input(const std::string& name, const std::vector<int64_t>& shape,
+             const std::string& dyn = "") {
     auto* v = g()->add_input();
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(::onnx::TensorProto_DataType_FLOAT);
     for (size_t k = 0; k < shape.size(); ++k) {
       auto* d = tt->mutable_shape()->add_dim();
-      if (k == 0 && !dyn.empty()) d->set_dim_param(dyn);
-      else d->set_dim_value(shape[k]);
+      if (k == 0 && !dyn.empty())
+        d->set_dim_param(dyn);
+      else
+        d->set_dim_value(shape[k]);
     }
   }
   void output(const std::string& name) { g()->add_output()->set_name(name); }
-  void init(const std::string& name, const std::vector<int64_t>& shape, float lo, float hi, uint64_t seed) {
+  void init(const std::string& name, const std::vector<int64_t>& shape, float lo, float hi,
+            uint64_t seed) {
     auto a = relay::testing::random_uniform(shape, lo, hi, seed).to_vector<float>();
     auto* t = g()->add_initializer();
     t->set_name(name);
@@ -50,15 +54,16 @@ struct OnnxModel {
     for (auto d : shape) t->add_dims(d);
     t->set_raw_data(std::string(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(float)));
   }
-  void init_i64(const std::string& name, const std::vector<int64_t>& shape, const std::vector<int64_t>& v) {
+  void init_i64(const std::string& name, const std::vector<int64_t>& shape,
+                const std::vector<int64_t>& v) {
     auto* t = g()->add_initializer();
     t->set_name(name);
     t->set_data_type(::onnx::TensorProto_DataType_INT64);
     for (auto d : shape) t->add_dims(d);
     for (auto x : v) t->add_int64_data(x);
   }
-  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> ins, std::vector<std::string> outs,
-                          const std::string& name = "") {
+  ::onnx::NodeProto* node(const std::string& op, std::vector<std::string> ins,
+                          std::vector<std::string> outs, const std::string& name = "") {
     auto* n = g()->add_node();
     n->set_op_type(op);
     n->set_name(name.empty() ? outs[0] : name);

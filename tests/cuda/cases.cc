@@ -57,7 +57,9 @@ _Float16 half_from_bits(uint16_t b) {
   return h;
 }
 /** Round a float to float16 (round to nearest even). */
-_Float16 to_half(float x) { return static_cast<_Float16>(x); }
+_Float16 to_half(float x) {
+  return static_cast<_Float16>(x);
+}
 
 std::vector<_Float16> rnd_half(size_t n, unsigned seed) {
   auto f = rnd(n, seed);
@@ -71,13 +73,16 @@ NDArray half_array(const std::vector<_Float16>& v, std::vector<int64_t> shape) {
   return NDArray::from_vector(bits, shape, f16);
 }
 
-IterVar thread(const char* tag) { return te::thread_axis(tag); }
+IterVar thread(const char* tag) {
+  return te::thread_axis(tag);
+}
 
 // C[i] = A[i] + B[i], n = 4096 split by 128 (blockIdx.x / threadIdx.x).
 CudaCase vector_add() {
   const int n = 4096;
   auto A = te::placeholder({n}, f32, "A"), B = te::placeholder({n}, f32, "B");
-  auto C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   auto s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 128);
   s[C].bind(bx, thread("blockIdx.x"));
@@ -85,9 +90,12 @@ CudaCase vector_add() {
   auto a = rnd(n, 1), b = rnd(n, 2);
   std::vector<double> want(n);
   for (int64_t i = 0; i < n; ++i) want[i] = static_cast<float>(a[i] + b[i]);
-  CudaCase c{"vector_add", s, {A, B, C},
+  CudaCase c{"vector_add",
+             s,
+             {A, B, C},
              {NDArray::from_vector(a, {n}), NDArray::from_vector(b, {n}), NDArray::empty({n}, f32)},
-             {2}, {want}};
+             {2},
+             {want}};
   c.rtol = c.atol = 0;
   c.flops = static_cast<double>(n);
   return c;
@@ -99,7 +107,8 @@ CudaCase row_sum() {
   const int m = 96, n = 200;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto BL = s.cache_write(B, "local");
   auto [bx, tx] = s[B].split(B.op().axis()[0], 32);
@@ -111,7 +120,8 @@ CudaCase row_sum() {
   s[BL].unroll(ki);
   auto a = rnd(m * n, 3);
   std::vector<double> want = row_sums(a, m, n);
-  CudaCase c{"row_sum", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  CudaCase c{"row_sum", s,     {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},       {want}};
   c.rtol = 1e-5;
   c.atol = 1e-4;
   c.flops = static_cast<double>(m * n);
@@ -123,14 +133,17 @@ CudaCase max_reduce() {
   const int m = 48, n = 96;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::max(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::max(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [bx, tx] = s[B].split_nparts(B.op().axis()[0], 3);
   s[B].bind(bx, thread("blockIdx.x"));
   s[B].bind(tx, thread("threadIdx.x"));
   auto a = rnd(m * n, 4, -100.0f, -1.0f);  // all negative: a zero initial value would be wrong
   std::vector<double> want = row_maxes(a, m, n);
-  CudaCase c{"max_reduce", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  CudaCase c{"max_reduce", s,
+             {A, B},       {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},          {want}};
   c.rtol = c.atol = 0;
   return c;
 }
@@ -142,7 +155,8 @@ CudaCase allreduce_row_sum() {
   const int m = 37, n = 200;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [ko, ki] = s[B].split(k, 24);
   (void)ko;
@@ -155,7 +169,12 @@ CudaCase allreduce_row_sum() {
   s[B].set_store_predicate(tx->var == 0);
   auto a = rnd(m * n, 21);
   std::vector<double> want = row_sums(a, m, n);
-  CudaCase c{"allreduce_row_sum", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  CudaCase c{"allreduce_row_sum",
+             s,
+             {A, B},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},
+             {want}};
   c.rtol = 1e-5;
   c.atol = 1e-4;
   c.flops = static_cast<double>(m * n);
@@ -170,7 +189,8 @@ CudaCase allreduce_max_groups() {
   const int m = 30, n = 77;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::max(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::max(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [bx, ty] = s[B].split(B.op().axis()[0], 4);
   auto [ko, ki] = s[B].split(k, 19);
@@ -180,7 +200,11 @@ CudaCase allreduce_max_groups() {
   s[B].bind(ki, thread("threadIdx.x"));
   auto a = rnd(m * n, 22, -100.0f, -1.0f);  // all negative: a zero identity would be wrong
   std::vector<double> want = row_maxes(a, m, n);
-  CudaCase c{"allreduce_max_groups", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
+  CudaCase c{"allreduce_max_groups",
+             s,
+             {A, B},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},
              {want}};
   c.rtol = c.atol = 0;
   return c;
@@ -200,7 +224,10 @@ CudaCase allreduce_argmax() {
       },
       {Expr(-1), ir::min_value(f32)}, "argmax");
   auto outs = te::compute_multi(
-      {m}, [&](const std::vector<Var>& i) { return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k}); },
+      {m},
+      [&](const std::vector<Var>& i) {
+        return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
+      },
       "R");
   auto s = te::create_schedule({outs[0].op()});
   s[outs[0]].bind(outs[0].op().axis()[0], thread("blockIdx.x"));
@@ -219,7 +246,8 @@ CudaCase allreduce_argmax() {
   CudaCase c{"allreduce_argmax",
              s,
              {A, outs[0], outs[1]},
-             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, DataType::Int(32)), NDArray::empty({m}, f32)},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, DataType::Int(32)),
+              NDArray::empty({m}, f32)},
              {1, 2},
              {want_idx, want_val}};
   c.rtol = c.atol = 0;
@@ -233,7 +261,8 @@ CudaCase allreduce_in_loop() {
   const int m = 24, n = 40;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::sum(A(i, k) * 2.0f, {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [bx, ri] = s[B].split(B.op().axis()[0], 8);
   (void)ri;
@@ -248,7 +277,12 @@ CudaCase allreduce_in_loop() {
     for (int64_t j = 0; j < n; ++j) acc += 2.0 * a[i * n + j];
     want[i] = acc;
   }
-  CudaCase c{"allreduce_in_loop", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1}, {want}};
+  CudaCase c{"allreduce_in_loop",
+             s,
+             {A, B},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},
+             {want}};
   c.rtol = 1e-5;
   c.atol = 1e-4;
   return c;
@@ -261,7 +295,8 @@ CudaCase allreduce_two_axes() {
   const int m = 5, n = 58;
   auto A = te::placeholder({m, n}, f32, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto B = te::compute({m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {m}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [ko, ki] = s[B].split(k, 10);
   IterVar tx = thread("threadIdx.x");
@@ -271,7 +306,11 @@ CudaCase allreduce_two_axes() {
   s[B].set_store_predicate(tx->var == 0);
   auto a = rnd(m * n, 25);
   std::vector<double> want = row_sums(a, m, n);
-  CudaCase c{"allreduce_two_axes", s, {A, B}, {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)}, {1},
+  CudaCase c{"allreduce_two_axes",
+             s,
+             {A, B},
+             {NDArray::from_vector(a, {m, n}), NDArray::empty({m}, f32)},
+             {1},
              {want}};
   c.rtol = 1e-5;
   c.atol = 1e-5;
@@ -282,9 +321,8 @@ CudaCase allreduce_two_axes() {
 CudaCase fp16_elementwise() {
   const int n = 2048;
   auto A = te::placeholder({n}, f16, "A"), B = te::placeholder({n}, f16, "B");
-  auto C = te::compute({n}, [&](Var i) {
-    return te::max(A(i) * B(i) + A(i), ir::make_const(f16, 0.0));
-  }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return te::max(A(i) * B(i) + A(i), ir::make_const(f16, 0.0)); }, "C");
   auto s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 256);
   s[C].bind(bx, thread("blockIdx.x"));
@@ -296,8 +334,12 @@ CudaCase fp16_elementwise() {
     _Float16 q = to_half(static_cast<float>(p) + static_cast<float>(a[i]));
     want[i] = std::max(static_cast<double>(q), 0.0);
   }
-  CudaCase c{"fp16_elementwise", s, {A, B, C}, {half_array(a, {n}), half_array(b, {n}), NDArray::empty({n}, f16)},
-             {2}, {want}};
+  CudaCase c{"fp16_elementwise",
+             s,
+             {A, B, C},
+             {half_array(a, {n}), half_array(b, {n}), NDArray::empty({n}, f16)},
+             {2},
+             {want}};
   c.rtol = c.atol = 0;  // each operation rounds to half exactly as the reference does
   c.flops = 3.0 * n;
   return c;
@@ -309,8 +351,10 @@ CudaCase fp16_sum_float_acc() {
   const int m = 64, n = 300;
   auto A = te::placeholder({m, n}, f16, "A");
   auto k = te::reduce_axis({0, n}, "k");
-  auto S = te::compute({m}, [&](Var i) { return te::sum(ir::cast(f32, A(i, k)), {k}); }, "S");
-  auto C = te::compute({m}, [&](Var i) { return ir::cast(f16, S(i)); }, "C");
+  auto S = te::compute(
+      {m}, [&](Var i) { return te::sum(ir::cast(f32, A(i, k)), {k}); }, "S");
+  auto C = te::compute(
+      {m}, [&](Var i) { return ir::cast(f16, S(i)); }, "C");
   auto s = te::create_schedule({C.op()});
   s[S].set_scope("local");
   auto [bx, tx] = s[C].split(C.op().axis()[0], 32);
@@ -324,7 +368,12 @@ CudaCase fp16_sum_float_acc() {
     for (int64_t j = 0; j < n; ++j) acc += static_cast<double>(a[i * n + j]);
     want[i] = acc;
   }
-  CudaCase c{"fp16_sum_float_acc", s, {A, C}, {half_array(a, {m, n}), NDArray::empty({m}, f16)}, {1}, {want}};
+  CudaCase c{"fp16_sum_float_acc",
+             s,
+             {A, C},
+             {half_array(a, {m, n}), NDArray::empty({m}, f16)},
+             {1},
+             {want}};
   // A float16 sum would be off by far more (300 terms, 11-bit mantissa); one final rounding is not.
   c.rtol = 1.0 / 1024;
   c.atol = 1e-3;
@@ -336,7 +385,8 @@ CudaCase fp16_sum_float_acc() {
 CudaCase imperfect_2d() {
   const int m = 37, n = 53;
   auto A = te::placeholder({m, n}, f32, "A"), B = te::placeholder({n}, f32, "B");
-  auto C = te::compute({m, n}, [&](Var i, Var j) { return A(i, j) * 2.0f + B(j); }, "C");
+  auto C = te::compute(
+      {m, n}, [&](Var i, Var j) { return A(i, j) * 2.0f + B(j); }, "C");
   auto s = te::create_schedule({C.op()});
   auto t = s[C].tile(C.op().axis()[0], C.op().axis()[1], 8, 16);
   s[C].bind(t[0], thread("blockIdx.y"));
@@ -347,8 +397,13 @@ CudaCase imperfect_2d() {
   std::vector<double> want(m * n);
   for (int64_t i = 0; i < m; ++i)
     for (int64_t j = 0; j < n; ++j) want[i * n + j] = a[i * n + j] * 2.0f + b[j];
-  CudaCase c{"imperfect_2d", s, {A, B, C},
-             {NDArray::from_vector(a, {m, n}), NDArray::from_vector(b, {n}), NDArray::empty({m, n}, f32)}, {2}, {want}};
+  CudaCase c{
+      "imperfect_2d",
+      s,
+      {A, B, C},
+      {NDArray::from_vector(a, {m, n}), NDArray::from_vector(b, {n}), NDArray::empty({m, n}, f32)},
+      {2},
+      {want}};
   c.rtol = c.atol = 0;
   return c;
 }
@@ -359,7 +414,8 @@ CudaCase imperfect_matmul_shared() {
   const int M = 50, N = 70, K = 30, T = 16;
   auto A = te::placeholder({M, K}, f32, "A"), B = te::placeholder({K, N}, f32, "B");
   auto k = te::reduce_axis({0, K}, "k");
-  auto C = te::compute({M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto AA = s.cache_read(A, "shared", {C.op()});
   auto BB = s.cache_read(B, "shared", {C.op()});
@@ -386,9 +442,13 @@ CudaCase imperfect_matmul_shared() {
       for (int64_t kk = 0; kk < K; ++kk) acc += static_cast<double>(a[i * K + kk]) * b[kk * N + j];
       want[i * N + j] = acc;
     }
-  CudaCase c{"imperfect_matmul_shared", s, {A, B, C},
-             {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::empty({M, N}, f32)},
-             {2}, {want}};
+  CudaCase c{"imperfect_matmul_shared",
+             s,
+             {A, B, C},
+             {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}),
+              NDArray::empty({M, N}, f32)},
+             {2},
+             {want}};
   c.rtol = 1e-5;
   c.atol = 1e-5;
   c.flops = 2.0 * M * N * K;
@@ -400,7 +460,8 @@ CudaCase imperfect_matmul_shared() {
 struct MatmulCaches {
   te::Tensor AA, BB, AL, BL, CL;
 };
-MatmulCaches matmul_caches(te::Schedule& s, const te::Tensor& A, const te::Tensor& B, const te::Tensor& C) {
+MatmulCaches matmul_caches(te::Schedule& s, const te::Tensor& A, const te::Tensor& B,
+                           const te::Tensor& C) {
   MatmulCaches m;
   m.AA = s.cache_read(A, "shared", {C.op()});
   m.BB = s.cache_read(B, "shared", {C.op()});
@@ -414,8 +475,8 @@ MatmulCaches matmul_caches(te::Schedule& s, const te::Tensor& A, const te::Tenso
 // split by ktile, the shared tiles at the k-tile loop fetched cooperatively by nthread x nthread
 // threads (the tile's axes fused and split by the thread counts; optionally double-buffered), the
 // register copies at the inner k loop.
-void schedule_matmul_caches(te::Schedule& s, const te::Tensor& C, const MatmulCaches& m, const IterVar& tx, int ktile,
-                            int nthread, bool double_buffer) {
+void schedule_matmul_caches(te::Schedule& s, const te::Tensor& C, const MatmulCaches& m,
+                            const IterVar& tx, int ktile, int nthread, bool double_buffer) {
   s[m.CL].compute_at(s[C], tx);
   auto cl_axes = m.CL.op().axis();
   auto [ko, ki] = s[m.CL].split(m.CL.op().reduce_axis()[0], ktile);
@@ -447,7 +508,8 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
   const int block = 64, nthread = 8, nvthread = 2, ktile = 8;
   auto A = te::placeholder({n, n}, f32, "A"), B = te::placeholder({n, n}, f32, "B");
   auto k = te::reduce_axis({0, n}, "k");
-  auto C = te::compute({n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {n, n}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   MatmulCaches m = matmul_caches(s, A, B, C);
 
@@ -476,9 +538,13 @@ CudaCase make_tiled_matmul(int n, bool with_reference) {
         for (int64_t j = 0; j < n; ++j) want[i * n + j] += av * b[kk * n + j];
       }
   }
-  CudaCase c{"tiled_matmul", s, {A, B, C},
-             {NDArray::from_vector(a, {n, n}), NDArray::from_vector(b, {n, n}), NDArray::empty({n, n}, f32)},
-             {2}, {want}};
+  CudaCase c{"tiled_matmul",
+             s,
+             {A, B, C},
+             {NDArray::from_vector(a, {n, n}), NDArray::from_vector(b, {n, n}),
+              NDArray::empty({n, n}, f32)},
+             {2},
+             {want}};
   c.rtol = 1e-4;
   c.atol = 1e-4;
   c.flops = 2.0 * n * n * n;
@@ -495,7 +561,8 @@ CudaCase db_matmul(int K) {
   const int M = 32, N = 32, block = 16, nthread = 4, ktile = 4;
   auto A = te::placeholder({M, K}, f32, "A"), B = te::placeholder({K, N}, f32, "B");
   auto k = te::reduce_axis({0, K}, "k");
-  auto C = te::compute({M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+  auto C = te::compute(
+      {M, N}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   MatmulCaches m = matmul_caches(s, A, B, C);
   auto [by, yi0] = s[C].split(C.op().axis()[0], block);
@@ -515,9 +582,13 @@ CudaCase db_matmul(int K) {
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j)
       for (int kk = 0; kk < K; ++kk) want[i * N + j] += double(a[i * K + kk]) * b[kk * N + j];
-  CudaCase c{"db_matmul_k" + std::to_string(K), s, {A, B, C},
-             {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}), NDArray::empty({M, N}, f32)},
-             {2}, {want}};
+  CudaCase c{"db_matmul_k" + std::to_string(K),
+             s,
+             {A, B, C},
+             {NDArray::from_vector(a, {M, K}), NDArray::from_vector(b, {K, N}),
+              NDArray::empty({M, N}, f32)},
+             {2},
+             {want}};
   c.rtol = 1e-4;
   c.atol = 1e-4;
   c.flops = 2.0 * M * N * K;
@@ -525,10 +596,15 @@ CudaCase db_matmul(int K) {
 }
 
 std::vector<std::string> case_names() {
-  return {"vector_add", "row_sum", "max_reduce", "tiled_matmul", "fp16_elementwise", "fp16_sum_float_acc",
-          "imperfect_2d", "imperfect_matmul_shared", "allreduce_row_sum", "allreduce_max_groups",
-          "allreduce_argmax", "allreduce_in_loop", "allreduce_two_axes", "db_matmul_k12", "db_matmul_k4",
-          "db_matmul_k16", "db_matmul_k10", "db_matmul_k8"};
+  return {"vector_add",         "row_sum",
+          "max_reduce",         "tiled_matmul",
+          "fp16_elementwise",   "fp16_sum_float_acc",
+          "imperfect_2d",       "imperfect_matmul_shared",
+          "allreduce_row_sum",  "allreduce_max_groups",
+          "allreduce_argmax",   "allreduce_in_loop",
+          "allreduce_two_axes", "db_matmul_k12",
+          "db_matmul_k4",       "db_matmul_k16",
+          "db_matmul_k10",      "db_matmul_k8"};
 }
 
 CudaCase make_case(const std::string& name) {
@@ -555,7 +631,8 @@ std::vector<double> to_doubles(const NDArray& a) {
   if (t == f32) {
     for (float v : a.to_vector<float>()) out.push_back(v);
   } else if (t == f16) {
-    for (uint16_t v : a.to_vector<uint16_t>()) out.push_back(static_cast<double>(half_from_bits(v)));
+    for (uint16_t v : a.to_vector<uint16_t>())
+      out.push_back(static_cast<double>(half_from_bits(v)));
   } else if (t == DataType::Int(32)) {
     for (int32_t v : a.to_vector<int32_t>()) out.push_back(v);
   } else {
@@ -564,7 +641,8 @@ std::vector<double> to_doubles(const NDArray& a) {
   return out;
 }
 
-std::string compare(const std::vector<double>& got, const std::vector<double>& want, double rtol, double atol) {
+std::string compare(const std::vector<double>& got, const std::vector<double>& want, double rtol,
+                    double atol) {
   std::ostringstream os;
   if (got.size() != want.size()) {
     os << "size " << got.size() << " != " << want.size();

@@ -26,7 +26,7 @@ struct CudaCase {
   std::vector<int> outputs;                   ///< indices of the output arguments
   std::vector<std::vector<double>> expected;  ///< per output, from a naive C++ loop nest
   double rtol = 1e-5, atol = 1e-5;
-  double flops = 0;                           ///< floating point operations of one call
+  double flops = 0;  ///< floating point operations of one call
 };
 
 /** Names accepted by make_case, in test order. */
@@ -41,6 +41,7 @@ CudaCase make_tiled_matmul(int n, bool with_reference = true);
 std::vector<double> to_doubles(const runtime::NDArray& a);
 
 /** First mismatch of `got` against `want` under rtol/atol as a message, "" when all match. */
-std::string compare(const std::vector<double>& got, const std::vector<double>& want, double rtol, double atol);
+std::string compare(const std::vector<double>& got, const std::vector<double>& want, double rtol,
+                    double atol);
 
 }  // namespace minitvm::cuda_tests

@@ -41,17 +41,19 @@ CompileCheck check_compiles(const runtime::Module& m) {
     EXPECT_GT(k.registers, 0) << k.name;
     EXPECT_LE(k.registers, 255) << k.name;
     EXPECT_LE(k.shared_bytes, 227 * 1024) << k.name;
-    std::cout << "  [ptxas sm_90] " << k.name << ": " << k.registers << " registers, " << k.shared_bytes
-              << " bytes smem, " << k.spill_stores << " bytes spill stores, " << k.spill_loads
-              << " bytes spill loads\n";
+    std::cout << "  [ptxas sm_90] " << k.name << ": " << k.registers << " registers, "
+              << k.shared_bytes << " bytes smem, " << k.spill_stores << " bytes spill stores, "
+              << k.spill_loads << " bytes spill loads\n";
     if (k.spill_stores || k.spill_loads)
-      ::testing::Test::RecordProperty("spills_" + k.name, std::to_string(k.spill_stores + k.spill_loads));
+      ::testing::Test::RecordProperty("spills_" + k.name,
+                                      std::to_string(k.spill_stores + k.spill_loads));
   }
   out.checked = true;
   return out;
 }
 
-std::vector<runtime::ArgValue> run_and_compare(const runtime::Module& m, const CudaCase& c, Device dev) {
+std::vector<runtime::ArgValue> run_and_compare(const runtime::Module& m, const CudaCase& c,
+                                               Device dev) {
   std::vector<runtime::ArgValue> args;
   std::vector<runtime::NDArray> arrays;
   for (const auto& h : c.host) {

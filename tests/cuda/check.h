@@ -27,6 +27,7 @@ CompileCheck check_compiles(const runtime::Module& m);
  * Calls `c.name` of `m` with the case's arrays copied to `dev`, copies the outputs back and
  * compares them with the reference (gtest failures). Returns the device arguments (for timing).
  */
-std::vector<runtime::ArgValue> run_and_compare(const runtime::Module& m, const CudaCase& c, Device dev);
+std::vector<runtime::ArgValue> run_and_compare(const runtime::Module& m, const CudaCase& c,
+                                               Device dev);
 
 }  // namespace minitvm::cuda_tests

@@ -55,12 +55,16 @@ TEST(CudaSource, DoubleBufferedTilesHaveTwoHalvesAndOneBarrierPerStep) {
   std::string src = source_of("db_matmul_k12");
   EXPECT_TRUE(std::regex_search(src, std::regex(R"(__shared__ float A_shared\[128\];)"))) << src;
   EXPECT_TRUE(std::regex_search(src, std::regex(R"(__shared__ float B_shared\[128\];)"))) << src;
-  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int k_outer_outer = 0; k_outer_outer < 2; \+\+k_outer_outer\))")))
+  EXPECT_TRUE(std::regex_search(
+      src, std::regex(R"(for \(int k_outer_outer = 0; k_outer_outer < 2; \+\+k_outer_outer\))")))
       << src;
   size_t n = 0;
-  for (size_t p = src.find("__syncthreads();"); p != std::string::npos; p = src.find("__syncthreads();", p + 1)) ++n;
+  for (size_t p = src.find("__syncthreads();"); p != std::string::npos;
+       p = src.find("__syncthreads();", p + 1))
+    ++n;
   EXPECT_EQ(n, 2u) << src;
-  EXPECT_TRUE(std::regex_search(src, std::regex(R"(k_outer_outer\) \{\s*__syncthreads\(\);)"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(k_outer_outer\) \{\s*__syncthreads\(\);)")))
+      << src;
   // ko = 1 (K = 4): nothing alternates, one tile each.
   std::string one = source_of("db_matmul_k4");
   EXPECT_TRUE(std::regex_search(one, std::regex(R"(__shared__ float A_shared\[64\];)"))) << one;
@@ -95,7 +99,8 @@ TEST(CudaSource, CrossThreadReductionsUseASharedTreeWithBarriers) {
   EXPECT_NE(rs.find("__shared__ float red_buf0[24];"), std::string::npos) << rs;
   EXPECT_NE(rs.find("if (((int)threadIdx.x) < 8) {"), std::string::npos) << rs;
   EXPECT_EQ(count(rs, "__syncthreads();"), 6u) << rs;
-  EXPECT_NE(rs.find("if (((int)threadIdx.x) == 0) {"), std::string::npos) << rs;  // the store predicate
+  EXPECT_NE(rs.find("if (((int)threadIdx.x) == 0) {"), std::string::npos)
+      << rs;  // the store predicate
   // Four groups (threadIdx.y) of 19 threads share one buffer of 76 slots.
   std::string mg = source_of("allreduce_max_groups");
   EXPECT_NE(mg.find("__shared__ float red_buf0[76];"), std::string::npos) << mg;
@@ -107,7 +112,9 @@ TEST(CudaSource, CrossThreadReductionsUseASharedTreeWithBarriers) {
   // Two reduced thread axes: one buffer over threadIdx.y * 10 + threadIdx.x.
   std::string ta = source_of("allreduce_two_axes");
   EXPECT_NE(ta.find("__shared__ float red_buf0[60];"), std::string::npos) << ta;
-  EXPECT_NE(ta.find("red_buf0[(((int)threadIdx.x) + (((int)threadIdx.y) * 10))] = "), std::string::npos) << ta;
+  EXPECT_NE(ta.find("red_buf0[(((int)threadIdx.x) + (((int)threadIdx.y) * 10))] = "),
+            std::string::npos)
+      << ta;
   // Inside a loop over rows: one more barrier before the buffer is rewritten.
   std::string lp = source_of("allreduce_in_loop");
   EXPECT_EQ(count(lp, "__syncthreads();"), 7u) << lp;
@@ -131,7 +138,8 @@ struct UnrollCase {
 };
 UnrollCase unroll_case(int max_step, int explicit_unroll) {
   auto A = te::placeholder({64, 16}, DataType::Float(32), "A");
-  auto C = te::compute({64, 16}, [&](ir::Var i, ir::Var j) { return A(i, j) * 2.0f; }, "C");
+  auto C = te::compute(
+      {64, 16}, [&](ir::Var i, ir::Var j) { return A(i, j) * 2.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto [bx, tx] = s[C].split(C.op().axis()[0], 32);
   s[C].bind(bx, te::thread_axis("blockIdx.x"));
@@ -152,7 +160,8 @@ void run_unroll_case(UnrollCase& u, const runtime::Module& m) {
 }
 
 std::string unrolled_store_pattern(int j) {
-  return "C[((((((int)blockIdx.x) * 512) + (((int)threadIdx.x) * 16)) + " + std::to_string(j) + "))]";
+  return "C[((((((int)blockIdx.x) * 512) + (((int)threadIdx.x) * 16)) + " + std::to_string(j) +
+         "))]";
 }
 
 TEST(CudaUnroll, PragmaUnrollWhenNotExplicit) {
@@ -160,7 +169,8 @@ TEST(CudaUnroll, PragmaUnrollWhenNotExplicit) {
   auto m = build(u.s, u.args, "cuda -emulate", "scale");
   std::string src = m.get_source("cuda");
   EXPECT_NE(src.find("#pragma unroll\n"), std::string::npos) << src;
-  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int \w+ = 0; \w+ < 16; \+\+\w+\))"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int \w+ = 0; \w+ < 16; \+\+\w+\))")))
+      << src;
   check_compiles(m);
   run_unroll_case(u, m);
 }
@@ -184,7 +194,8 @@ TEST(CudaUnroll, NoUnrollBelowTheStepLimit) {
   auto m = build(u.s, u.args, "cuda -emulate", "scale");
   std::string src = m.get_source("cuda");
   EXPECT_EQ(src.find("#pragma unroll"), std::string::npos) << src;
-  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int \w+ = 0; \w+ < 16; \+\+\w+\))"))) << src;
+  EXPECT_TRUE(std::regex_search(src, std::regex(R"(for \(int \w+ = 0; \w+ < 16; \+\+\w+\))")))
+      << src;
   run_unroll_case(u, m);
 }
 

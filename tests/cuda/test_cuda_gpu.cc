@@ -1,5 +1,6 @@
 // tests/cuda, label gpu: the kernels of cases.h built for target "cuda" and run on a real device,
-// with time_evaluator timings. Every test skips with the reason when there is no CUDA driver/device.
+// with time_evaluator timings. Every test skips with the reason when there is no CUDA
+// driver/device.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -16,10 +17,10 @@
 namespace minitvm::cuda_tests {
 namespace {
 
-#define MINITVM_REQUIRE_GPU()                                                              \
-  do {                                                                                     \
-    if (!runtime::cuda_available())                                                        \
-      GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason();               \
+#define MINITVM_REQUIRE_GPU()                                                \
+  do {                                                                       \
+    if (!runtime::cuda_available())                                          \
+      GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason(); \
   } while (0)
 
 class CudaGpu : public ::testing::TestWithParam<std::string> {};
@@ -50,7 +51,8 @@ TEST(CudaGpuModule, SaveLoadRunsOnDevice) {
   MINITVM_REQUIRE_GPU();
   CudaCase c = make_case("tiled_matmul");
   runtime::Module m = build(c.sch, c.args, "cuda", c.name);
-  auto dir = std::filesystem::temp_directory_path() / ("minitvm_cuda_gpu_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("minitvm_cuda_gpu_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   std::string path = (dir / "mm.ptx").string();
   m.save(path);
@@ -76,9 +78,11 @@ TEST(CudaGpuModule, LargeTiledMatmulThroughput) {
   runtime::Module m = build(c.sch, c.args, "cuda", c.name);
   std::vector<runtime::ArgValue> args;
   for (const auto& h : c.host) args.emplace_back(h.copy_to(Device::cuda(0)));
-  runtime::ProfileResult r = runtime::time_evaluator(m.get_function(c.name), Device::cuda(0), 5, 3, 10.0).call(args);
+  runtime::ProfileResult r =
+      runtime::time_evaluator(m.get_function(c.name), Device::cuda(0), 5, 3, 10.0).call(args);
   double gflops = c.flops / r.median * 1e-9;
-  std::printf("GPU_RESULT kernel=tiled_matmul_1024 median_us=%.3f gflops=%.2f\n", r.median * 1e6, gflops);
+  std::printf("GPU_RESULT kernel=tiled_matmul_1024 median_us=%.3f gflops=%.2f\n", r.median * 1e6,
+              gflops);
   EXPECT_GT(gflops, 1.0);  // anything slower means the launch or the schedule is broken
 }
 

@@ -46,7 +46,8 @@ void bind_1d(te::Schedule& s, const te::Tensor& t, int64_t threads) {
 int64_t alloc_elements(const ir::PrimFunc& f, const std::string& name) {
   int64_t n = -1;
   ir::post_order_visit(f->body, [&](const ir::Ref<ir::Object>& o) {
-    if (auto* a = o.as<ir::AllocateNode>(); a && a->buffer_var.name() == name) n = a->constant_size();
+    if (auto* a = o.as<ir::AllocateNode>(); a && a->buffer_var.name() == name)
+      n = a->constant_size();
   });
   return n;
 }
@@ -84,8 +85,10 @@ struct TwoStages {
   te::Schedule s;
   TwoStages() {
     A = te::placeholder({n}, f32, "A");
-    B = te::compute({n}, [&](ir::Var i) { return A(i) * 2.0f; }, "B");
-    C = te::compute({n}, [&](ir::Var i) { return B(i) + 1.0f; }, "C");
+    B = te::compute(
+        {n}, [&](ir::Var i) { return A(i) * 2.0f; }, "B");
+    C = te::compute(
+        {n}, [&](ir::Var i) { return B(i) + 1.0f; }, "C");
     s = te::create_schedule({C.op()});
     bind_1d(s, B, 64);
     bind_1d(s, C, 128);
@@ -110,9 +113,9 @@ TEST(CudaTemps, SplitMakesTemporaryOfHostLevelGlobal) {
   ASSERT_EQ(info.launches.size(), 2u);
   EXPECT_EQ(info.launches[0].args, (std::vector<int>{2, 0}));
   EXPECT_EQ(info.launches[1].args, (std::vector<int>{1, 2}));
-  EXPECT_EQ(info.launches[0].grid[0], 16);   // ceil(1000 / 64)
+  EXPECT_EQ(info.launches[0].grid[0], 16);  // ceil(1000 / 64)
   EXPECT_EQ(info.launches[0].block[0], 64);
-  EXPECT_EQ(info.launches[1].grid[0], 8);    // ceil(1000 / 128)
+  EXPECT_EQ(info.launches[1].grid[0], 8);  // ceil(1000 / 128)
   EXPECT_EQ(info.launches[1].block[0], 128);
   // The kernels take B as a float buffer; the host keeps the allocation around both launches.
   ASSERT_EQ(split.kernels[0]->params.size(), 2u);
@@ -121,13 +124,18 @@ TEST(CudaTemps, SplitMakesTemporaryOfHostLevelGlobal) {
   std::ostringstream host;
   host << split.host->body;
   const std::string h = host.str();
-  size_t alloc = h.find("allocate B[float32 * 1000]"), k0 = h.find("two_kernel0"), k1 = h.find("two_kernel1");
+  size_t alloc = h.find("allocate B[float32 * 1000]"), k0 = h.find("two_kernel0"),
+         k1 = h.find("two_kernel1");
   ASSERT_NE(alloc, std::string::npos) << h;
   EXPECT_LT(alloc, k0) << h;
   EXPECT_LT(k0, k1) << h;
   std::string src = codegen::build_cuda(f).cuda_source;
-  EXPECT_NE(src.find("two_kernel0( float* __restrict__ B,  float* __restrict__ A)"), std::string::npos) << src;
-  EXPECT_NE(src.find("two_kernel1( float* __restrict__ C,  float* __restrict__ B)"), std::string::npos) << src;
+  EXPECT_NE(src.find("two_kernel0( float* __restrict__ B,  float* __restrict__ A)"),
+            std::string::npos)
+      << src;
+  EXPECT_NE(src.find("two_kernel1( float* __restrict__ C,  float* __restrict__ B)"),
+            std::string::npos)
+      << src;
 }
 
 TEST(CudaTemps, TwoStagesEmulatedMatchReference) {
@@ -154,9 +162,12 @@ TEST(CudaTemps, TwoStagesEmulatedMatchReference) {
 TEST(CudaTemps, ThreeKernelsTwoTemporariesEmulated) {
   const int n = 777;
   auto A = te::placeholder({n}, f32, "A");
-  auto B = te::compute({n}, [&](ir::Var i) { return A(i) * 3.0f - 1.0f; }, "B");
-  auto I = te::compute({n}, [&](ir::Var i) { return ir::cast(DataType::Int(32), B(n - 1 - i) * 10.0f); }, "I");
-  auto D = te::compute({n}, [&](ir::Var i) { return B((i * 7) % n) + ir::cast(f32, I(n - 1 - i)); }, "D");
+  auto B = te::compute(
+      {n}, [&](ir::Var i) { return A(i) * 3.0f - 1.0f; }, "B");
+  auto I = te::compute(
+      {n}, [&](ir::Var i) { return ir::cast(DataType::Int(32), B(n - 1 - i) * 10.0f); }, "I");
+  auto D = te::compute(
+      {n}, [&](ir::Var i) { return B((i * 7) % n) + ir::cast(f32, I(n - 1 - i)); }, "D");
   auto s = te::create_schedule({D.op()});
   bind_1d(s, B, 32);
   bind_1d(s, I, 64);
@@ -209,8 +220,9 @@ ir::PrimFunc read_temp_func(const char* name, ir::Expr extent, ir::StorageScope 
 // A kernel that reads a temporary no kernel wrote sees the emulator's poison (NaN), not zeros
 // or a previous call's values.
 TEST(CudaTemps, UnwrittenTemporaryReadsAsNaN) {
-  runtime::Module m = build(std::vector<ir::PrimFunc>{read_temp_func("unwritten", 32, ir::StorageScope::Global)},
-                            "cuda -emulate");
+  runtime::Module m =
+      build(std::vector<ir::PrimFunc>{read_temp_func("unwritten", 32, ir::StorageScope::Global)},
+            "cuda -emulate");
   auto out = NDArray::from_vector(std::vector<float>(32, 5.0f), {32});
   m.get_function("unwritten")(out);
   for (float v : out.to_vector<float>()) EXPECT_TRUE(std::isnan(v)) << v;
@@ -235,7 +247,8 @@ TEST(CudaTemps, SharedAllocationOutsideKernelsIsCompileError) {
     transform::split_host_device(f);
     FAIL() << "expected a CompileError";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("allocated in shared memory outside any kernel"), std::string::npos)
+    EXPECT_NE(std::string(e.what()).find("allocated in shared memory outside any kernel"),
+              std::string::npos)
         << e.what();
   }
 }
@@ -246,7 +259,8 @@ TEST(CudaTemps, CudaModuleSaveLoadKeepsTemporaries) {
   TwoStages t;
   ir::PrimFunc f = lower(t.s, {t.A, t.C}, "two");
   codegen::CudaModuleBuild b = codegen::build_cuda(std::vector<ir::PrimFunc>{f});
-  auto dir = std::filesystem::temp_directory_path() / ("minitvm_cuda_temps_" + std::to_string(::getpid()));
+  auto dir =
+      std::filesystem::temp_directory_path() / ("minitvm_cuda_temps_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   const std::string path = (dir / "two.ptx").string();
   runtime::make_cuda_module("// fake ptx\n", b.functions, b.cuda_source, "sm_90").save(path);
@@ -257,7 +271,8 @@ TEST(CudaTemps, CudaModuleSaveLoadKeepsTemporaries) {
   }
   const auto& fj = meta.at("functions").at(0);
   ASSERT_TRUE(fj.contains("temporaries")) << meta.dump(2);
-  EXPECT_EQ(fj["temporaries"], nlohmann::json::parse(R"([{"name": "B", "dtype": "float32", "elements": 1000}])"));
+  EXPECT_EQ(fj["temporaries"],
+            nlohmann::json::parse(R"([{"name": "B", "dtype": "float32", "elements": 1000}])"));
   EXPECT_EQ(fj["launches"][0]["args"], nlohmann::json::parse("[2, 0]"));
   // Loading validates launch argument indices against arguments + temporaries.
   runtime::Module loaded = runtime::load_cuda_module(path);

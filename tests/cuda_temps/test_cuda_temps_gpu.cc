@@ -17,12 +17,15 @@ using runtime::NDArray;
 const DataType f32 = DataType::Float(32);
 
 TEST(CudaTempsGpu, ChainedStagesThroughTemporaries) {
-  if (!runtime::cuda_available()) GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason();
+  if (!runtime::cuda_available())
+    GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason();
   const int n = 100000;
   auto A = te::placeholder({n}, f32, "A");
-  auto B = te::compute({n}, [&](ir::Var i) { return A(i) * 2.0f; }, "B");
+  auto B = te::compute(
+      {n}, [&](ir::Var i) { return A(i) * 2.0f; }, "B");
   // Reads B at another block's index: correct only if kernel1 starts after kernel0 finished.
-  auto C = te::compute({n}, [&](ir::Var i) { return B(n - 1 - i) + 1.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](ir::Var i) { return B(n - 1 - i) + 1.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   for (const te::Tensor& t : {B, C}) {
     auto [bx, tx] = s[t].split(t.op().axis()[0], 256);
@@ -46,7 +49,8 @@ TEST(CudaTempsGpu, ChainedStagesThroughTemporaries) {
   };
   check(m, 1.0f);
   check(m, -3.0f);  // the cached temporary is reused with new contents
-  auto dir = std::filesystem::temp_directory_path() / ("minitvm_cuda_temps_gpu_" + std::to_string(::getpid()));
+  auto dir = std::filesystem::temp_directory_path() /
+             ("minitvm_cuda_temps_gpu_" + std::to_string(::getpid()));
   std::filesystem::create_directories(dir);
   m.save((dir / "chain.ptx").string());
   check(runtime::load_cuda_module((dir / "chain.ptx").string()), 0.5f);

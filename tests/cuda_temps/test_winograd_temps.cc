@@ -20,7 +20,8 @@ using autotune::OtherOptionEntity;
 using autotune::SplitEntity;
 namespace nn = minitvm::topi::nn;
 
-std::vector<float> run_layer(const topi::LayerBuild& L, const std::vector<std::vector<float>>& inputs) {
+std::vector<float> run_layer(const topi::LayerBuild& L,
+                             const std::vector<std::vector<float>>& inputs) {
   std::vector<runtime::ArgValue> args;
   for (size_t i = 0; i + 1 < L.args.size(); ++i)
     args.push_back(runtime::NDArray::from_vector(inputs[i], nn::const_shape(L.args[i])));
@@ -46,7 +47,8 @@ TEST(CudaTempsWinograd, Conv2dEmulatedMatchesDirectReference) {
   ConvShape s{1, 4, 8, 8, 8, 3, 3, 1, 1, {1, 1, 1, 1}};
   autotune::ApplyConfig ctx(winograd_cfg());
   autotune::DispatchScope scope(ctx);
-  auto L = topi::build_conv2d({1, 4, 8, 8}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate");
+  auto L =
+      topi::build_conv2d({1, 4, 8, 8}, {8, 4, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate");
   ASSERT_EQ(L.template_key, "winograd");
   EXPECT_FALSE(L.is_fallback);
   // Several kernels: the transformed kernel, the transformed data and the batched GEMM are
@@ -54,10 +56,12 @@ TEST(CudaTempsWinograd, Conv2dEmulatedMatchesDirectReference) {
   EXPECT_NE(L.source.find("default_function_kernel3("), std::string::npos) << L.source;
   for (const char* temp : {"allocate kernel_pack[", "allocate data_pack[", "allocate bgemm["})
     EXPECT_NE(L.ir.find(temp), std::string::npos) << temp;
-  EXPECT_NE(L.source.find("default_function_kernel2( float* __restrict__ kernel_pack,  float* __restrict__ data_pack,  "
+  EXPECT_NE(L.source.find("default_function_kernel2( float* __restrict__ kernel_pack,  float* "
+                          "__restrict__ data_pack,  "
                           "float* __restrict__ bgemm)"),
             std::string::npos);
-  EXPECT_EQ(L.module.get_function(L.func_name).signature().args.size(), 3u) << "data, kernel, output only";
+  EXPECT_EQ(L.module.get_function(L.func_name).signature().args.size(), 3u)
+      << "data, kernel, output only";
   auto x = rnd(4 * 8 * 8, 11), k = rnd(8 * 4 * 9, 12);
   auto want = conv_ref(s, x, k);
   expect_close(run_layer(L, {x, k}), want, 1e-4f);

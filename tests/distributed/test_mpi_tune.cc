@@ -27,7 +27,9 @@ using namespace minitvm::testutil;
 
 namespace {
 
-std::string folder(const std::string& name) { return fresh_folder("mpitune", name); }
+std::string folder(const std::string& name) {
+  return fresh_folder("mpitune", name);
+}
 
 // Two convolutions of different shapes (two tasks): conv 3->8 3x3 pad 1, relu, conv 8->16 1x1.
 std::string write_model(const std::string& dir) {
@@ -68,7 +70,8 @@ std::vector<autotune::Record> read_log(const std::string& path) {
 void expect_no_duplicates(const std::vector<autotune::Record>& recs) {
   std::set<std::pair<std::string, int64_t>> seen;
   for (const auto& r : recs)
-    EXPECT_TRUE(seen.insert({autotune::workload_key(r.input.workload), r.input.config.index}).second)
+    EXPECT_TRUE(
+        seen.insert({autotune::workload_key(r.input.workload), r.input.config.index}).second)
         << "measured twice: " << r.input.task_name << " #" << r.input.config.index;
 }
 
@@ -80,8 +83,8 @@ std::string mpirun_path() {
 }
 
 // `mpirun -n ranks minitvm tune MODEL ... --mpi` with env settings passed to every rank.
-Result mpi_tune(const std::string& dir, int ranks, const std::string& model, const std::string& log, int trials,
-                const std::vector<std::pair<std::string, std::string>>& env = {},
+Result mpi_tune(const std::string& dir, int ranks, const std::string& model, const std::string& log,
+                int trials, const std::vector<std::pair<std::string, std::string>>& env = {},
                 const std::vector<std::string>& extra = {}) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);  // CI containers run as root
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
@@ -99,17 +102,18 @@ Result mpi_tune(const std::string& dir, int ranks, const std::string& model, con
     ::setenv(k.c_str(), v.c_str(), 1);
     args.insert(args.end(), {"-x", k});
   }
-  args.insert(args.end(), {MINITVM_CLI_PATH, "tune", model, "--target", "llvm", "--trials", std::to_string(trials),
-                           "--round-trials", "4", "--log", log, "--mpi", "--repeat", "2", "--min-repeat-ms", "1",
-                           "--tuner", "random"});
+  args.insert(args.end(), {MINITVM_CLI_PATH, "tune", model, "--target", "llvm", "--trials",
+                           std::to_string(trials), "--round-trials", "4", "--log", log, "--mpi",
+                           "--repeat", "2", "--min-repeat-ms", "1", "--tuner", "random"});
   args.insert(args.end(), extra.begin(), extra.end());
   Result r = run(mpirun_path(), args, dir);
   for (auto& [k, v] : env) ::unsetenv(k.c_str());
   return r;
 }
 
-#define SKIP_WITHOUT_MPIRUN()                                                                   \
-  if (mpirun_path().empty()) GTEST_SKIP() << "mpirun not found (install openmpi-bin and libopenmpi-dev)"
+#define SKIP_WITHOUT_MPIRUN() \
+  if (mpirun_path().empty())  \
+  GTEST_SKIP() << "mpirun not found (install openmpi-bin and libopenmpi-dev)"
 
 }  // namespace
 
@@ -160,7 +164,8 @@ TEST(MpiTune, HungRankIsGivenUpAndItsCandidatesRequeued) {
   SKIP_WITHOUT_MPIRUN();
   std::string dir = folder("hung");
   std::string model = write_model(dir), log = dir + "/t.log";
-  Result r = mpi_tune(dir, 3, model, log, 16, {{"MINITVM_MPI_TEST_FAULT", "hang:2:2"}}, {"--mpi-timeout", "8"});
+  Result r = mpi_tune(dir, 3, model, log, 16, {{"MINITVM_MPI_TEST_FAULT", "hang:2:2"}},
+                      {"--mpi-timeout", "8"});
   EXPECT_EQ(r.code, 0) << r.out << r.err;
   EXPECT_TRUE(has(r.err, "rank 2")) << r.err;
   EXPECT_TRUE(has(r.err, "re-queued")) << r.err;
@@ -170,7 +175,8 @@ TEST(MpiTune, HungRankIsGivenUpAndItsCandidatesRequeued) {
   int ok = 0;
   for (const auto& rec : recs) {
     ok += rec.result.error_no == 0;
-    // A failure here can only be a candidate lost twice (RUN_TIMEOUT); builds of this model succeed.
+    // A failure here can only be a candidate lost twice (RUN_TIMEOUT); builds of this model
+    // succeed.
     if (rec.result.error_no != 0) EXPECT_EQ(rec.result.error_no, 7);
   }
   EXPECT_GT(ok, 8);
@@ -202,7 +208,8 @@ TEST(MpiTune, AnErrorOnTheRanksEndsTheJobInsteadOfHanging) {
 TEST(NetworkTune, CudaTimingNeedsAGpuAndListTasks) {
   std::string dir = folder("cuda");
   std::string model = write_model(dir);
-  Result r = run_minitvm({"tune", model, "--target", "cuda", "--trials", "4", "--log", dir + "/c.log"}, dir);
+  Result r = run_minitvm(
+      {"tune", model, "--target", "cuda", "--trials", "4", "--log", dir + "/c.log"}, dir);
   if (!runtime::cuda_available()) {
     EXPECT_EQ(r.code, 1) << r.out << r.err;
     EXPECT_TRUE(has(r.err, "needs a GPU")) << r.err;
@@ -211,8 +218,9 @@ TEST(NetworkTune, CudaTimingNeedsAGpuAndListTasks) {
   Result l = run_minitvm({"tune", model, "--target", "llvm", "--list-tasks"}, dir);
   ASSERT_EQ(l.code, 0) << l.err;
   EXPECT_TRUE(has(l.out, "conv2d_NCHWc.x86")) << l.out;
-  Result bad = run_minitvm({"tune", model, "--target", "llvm", "--trials", "4", "--log", dir + "/b.log",
-                            "--strategy", "banana"}, dir);
+  Result bad = run_minitvm({"tune", model, "--target", "llvm", "--trials", "4", "--log",
+                            dir + "/b.log", "--strategy", "banana"},
+                           dir);
   EXPECT_EQ(bad.code, 2) << bad.err;
 }
 

@@ -10,7 +10,8 @@
 namespace minitvm_test {
 
 /** C = A + B over n elements; grid (ceil(n/64)), block (64). */
-inline const char* const kVectorAdd = R"(extern "C" __global__ void __launch_bounds__(64) vadd_kernel0( float* __restrict__ C,  float* __restrict__ A,  float* __restrict__ B, int n) {
+inline const char* const kVectorAdd =
+    R"(extern "C" __global__ void __launch_bounds__(64) vadd_kernel0( float* __restrict__ C,  float* __restrict__ A,  float* __restrict__ B, int n) {
   if (((((int)blockIdx.x) * 64) + ((int)threadIdx.x)) < n) {
     C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] + B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))]);
   }
@@ -19,7 +20,8 @@ inline const char* const kVectorAdd = R"(extern "C" __global__ void __launch_bou
 )";
 
 /** Row sums of X[rows, 1000] through a shared-memory tree; grid (rows), block (128). */
-inline const char* const kRowSum = R"(extern "C" __global__ void __launch_bounds__(128) rowsum_kernel0( float* __restrict__ X,  float* __restrict__ Y) {
+inline const char* const kRowSum =
+    R"(extern "C" __global__ void __launch_bounds__(128) rowsum_kernel0( float* __restrict__ X,  float* __restrict__ Y) {
   float acc_local[1];
   __shared__ float red_buf[128];
   acc_local[0] = 0.000000e+00f;
@@ -48,7 +50,8 @@ inline const char* const kRowSum = R"(extern "C" __global__ void __launch_bounds
  * grid (N/16, M/16), block (8, 8).
  */
 inline std::string matmul_source(int M, int N, int K) {
-  std::string s = R"(extern "C" __global__ void __launch_bounds__(64) matmul_kernel0( float* __restrict__ A,  float* __restrict__ B,  float* __restrict__ C) {
+  std::string s =
+      R"(extern "C" __global__ void __launch_bounds__(64) matmul_kernel0( float* __restrict__ A,  float* __restrict__ B,  float* __restrict__ C) {
    float C_local[4];
   __shared__ float A_shared[256];
   __shared__ float B_shared[256];
@@ -85,7 +88,8 @@ inline std::string matmul_source(int M, int N, int K) {
 
 )";
   auto subst = [&s](const std::string& key, int v) {
-    for (size_t p; (p = s.find(key)) != std::string::npos;) s.replace(p, key.size(), std::to_string(v));
+    for (size_t p; (p = s.find(key)) != std::string::npos;)
+      s.replace(p, key.size(), std::to_string(v));
   };
   subst("@KO@", K / 16);
   subst("@K@", K);
@@ -98,7 +102,8 @@ inline std::string matmul_source(int M, int N, int K) {
  * float4 loads/stores through global and shared memory: B gets A with the 4-float chunks of each
  * 256-float block reversed; C[b*64+t] = A[b*256] + A[b*256 + 4t + 1]. grid (blocks), block (64).
  */
-inline const char* const kVectorCopy = R"(extern "C" __global__ void __launch_bounds__(64) vcopy_kernel0( float* __restrict__ B,  float* __restrict__ A,  float* __restrict__ C) {
+inline const char* const kVectorCopy =
+    R"(extern "C" __global__ void __launch_bounds__(64) vcopy_kernel0( float* __restrict__ B,  float* __restrict__ A,  float* __restrict__ C) {
   __shared__ float A_shared[256];
   ((float4*)(A_shared + (((int)threadIdx.x) * 4)))[0] = ((float4*)(A + ((((int)blockIdx.x) * 256) + (((int)threadIdx.x) * 4))))[0];
   __syncthreads();
@@ -123,14 +128,16 @@ __device__ half min(half a, half b)
 )";
 
 /** fp16: C = max(A + B, 0) in half; grid (blocks), block (128). */
-inline const char* const kHalfAddRelu = R"(extern "C" __global__ void __launch_bounds__(128) hadd_relu_kernel0( half* __restrict__ C,  half* __restrict__ A,  half* __restrict__ B) {
+inline const char* const kHalfAddRelu =
+    R"(extern "C" __global__ void __launch_bounds__(128) hadd_relu_kernel0( half* __restrict__ C,  half* __restrict__ A,  half* __restrict__ B) {
   C[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] = max((A[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] + B[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))]), __float2half_rn(0.000000e+00f));
 }
 
 )";
 
 /** fp16 row means over 64 columns with float accumulation; grid (rows/32), block (32). */
-inline const char* const kHalfMean = R"(extern "C" __global__ void __launch_bounds__(32) hmean_kernel0( half* __restrict__ out,  half* __restrict__ in) {
+inline const char* const kHalfMean =
+    R"(extern "C" __global__ void __launch_bounds__(32) hmean_kernel0( half* __restrict__ out,  half* __restrict__ in) {
   float acc_local[1];
   acc_local[0] = 0.000000e+00f;
   for (int k = 0; k < 64; ++k) {
@@ -146,7 +153,8 @@ inline const char* const kHalfMean = R"(extern "C" __global__ void __launch_boun
  * Y = max(X * alpha, min(sqrtf(fabsf(X)), 0.5)) + __expf(X) * 0.125 for idx < n.
  * grid (8, 2), block (32, 8): 8192 positions.
  */
-inline const char* const kActivation = R"(extern "C" __global__ void __launch_bounds__(256) act_kernel0( float* __restrict__ Y,  float* __restrict__ X, float alpha, int64_t n) {
+inline const char* const kActivation =
+    R"(extern "C" __global__ void __launch_bounds__(256) act_kernel0( float* __restrict__ Y,  float* __restrict__ X, float alpha, int64_t n) {
   for (int i_outer = 0; i_outer < 2; ++i_outer) {
     int64_t idx = ((((int64_t)((int)blockIdx.y)) * (int64_t)4096) + ((((int64_t)((int)blockIdx.x)) * (int64_t)512) + ((int64_t)((((i_outer * 256) + (((int)threadIdx.y) * 32)) + ((int)threadIdx.x))))));
     if (idx < n) {
@@ -161,7 +169,8 @@ inline const char* const kActivation = R"(extern "C" __global__ void __launch_bo
 inline const char* const kBf16Header = "#include <cuda_bf16.h>\n";
 
 /** bfloat16: C = __hmax(A * B + A, 0) with cuda_bf16's operators; grid (blocks), block (128). */
-inline const char* const kBf16MulAddRelu = R"(extern "C" __global__ void __launch_bounds__(128) bf16_madd_relu_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* __restrict__ A,  __nv_bfloat16* __restrict__ B) {
+inline const char* const kBf16MulAddRelu =
+    R"(extern "C" __global__ void __launch_bounds__(128) bf16_madd_relu_kernel0( __nv_bfloat16* __restrict__ C,  __nv_bfloat16* __restrict__ A,  __nv_bfloat16* __restrict__ B) {
   C[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] = __hmax(((A[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))] * B[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))]) + A[((((int)blockIdx.x) * 128) + ((int)threadIdx.x))]), __float2bfloat16_rn(0.000000e+00f));
 }
 
@@ -172,7 +181,8 @@ inline const char* const kBf16MulAddRelu = R"(extern "C" __global__ void __launc
  * (the int64 truncated), int64 -> bfloat16; __hmax, __hmin, __hmax_nan of (a, b); (a + b) * a.
  * grid (n/64), block (64).
  */
-inline const char* const kBf16Convert = R"(extern "C" __global__ void __launch_bounds__(64) bf16_conv_kernel0( unsigned short* __restrict__ out,  float* __restrict__ f,  double* __restrict__ d,  long long* __restrict__ ll,  __nv_bfloat16* __restrict__ a,  __nv_bfloat16* __restrict__ b) {
+inline const char* const kBf16Convert =
+    R"(extern "C" __global__ void __launch_bounds__(64) bf16_conv_kernel0( unsigned short* __restrict__ out,  float* __restrict__ f,  double* __restrict__ d,  long long* __restrict__ ll,  __nv_bfloat16* __restrict__ a,  __nv_bfloat16* __restrict__ b) {
   int i = ((((int)blockIdx.x) * 64) + ((int)threadIdx.x));
   out[(i * 8)] = __bfloat16_as_ushort(__float2bfloat16_rn(f[i]));
   out[((i * 8) + 1)] = __bfloat16_as_ushort(__double2bfloat16(d[i]));
@@ -190,7 +200,8 @@ inline const char* const kBf16Convert = R"(extern "C" __global__ void __launch_b
  * float16 conversions, 4 results (bit patterns) per element: double, int (the int64 truncated),
  * int64, unsigned int (the int64 truncated) -> float16. grid (n/64), block (64).
  */
-inline const char* const kHalfConvert = R"(extern "C" __global__ void __launch_bounds__(64) half_conv_kernel0( unsigned short* __restrict__ out,  double* __restrict__ d,  long long* __restrict__ ll) {
+inline const char* const kHalfConvert =
+    R"(extern "C" __global__ void __launch_bounds__(64) half_conv_kernel0( unsigned short* __restrict__ out,  double* __restrict__ d,  long long* __restrict__ ll) {
   int i = ((((int)blockIdx.x) * 64) + ((int)threadIdx.x));
   out[(i * 4)] = __half_as_ushort(__double2half(d[i]));
   out[((i * 4) + 1)] = __half_as_ushort(__int2half_rn(((int)ll[i])));
@@ -202,8 +213,9 @@ inline const char* const kHalfConvert = R"(extern "C" __global__ void __launch_b
 
 /** Every kernel above in one translation unit (names are unique), for the nvcc/ptxas check. */
 inline std::string all_kernels_source() {
-  return std::string(kHalfHeader) + kBf16Header + kVectorAdd + kRowSum + matmul_source(64, 64, 64) + kVectorCopy +
-         kHalfAddRelu + kHalfMean + kActivation + kBf16MulAddRelu + kBf16Convert + kHalfConvert;
+  return std::string(kHalfHeader) + kBf16Header + kVectorAdd + kRowSum + matmul_source(64, 64, 64) +
+         kVectorCopy + kHalfAddRelu + kHalfMean + kActivation + kBf16MulAddRelu + kBf16Convert +
+         kHalfConvert;
 }
 
 }  // namespace minitvm_test

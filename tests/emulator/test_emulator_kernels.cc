@@ -36,7 +36,9 @@ uint16_t double_to_half_bits(double x) {
     std::vector<std::pair<double, uint16_t>> t;
     for (uint32_t h = 0; h < 0x7c00; ++h) {
       t.push_back({half_bits_to_double(static_cast<uint16_t>(h)), static_cast<uint16_t>(h)});
-      if (h) t.push_back({-half_bits_to_double(static_cast<uint16_t>(h)), static_cast<uint16_t>(h | 0x8000)});
+      if (h)
+        t.push_back(
+            {-half_bits_to_double(static_cast<uint16_t>(h)), static_cast<uint16_t>(h | 0x8000)});
     }
     std::sort(t.begin(), t.end());
     return t;
@@ -66,13 +68,16 @@ uint16_t bf_nearest(long double x) {
     std::vector<std::pair<long double, uint16_t>> t;
     for (uint32_t b = 0; b <= 0x7F7F; ++b) {
       t.push_back({bf_to_float(static_cast<uint16_t>(b)), static_cast<uint16_t>(b)});
-      if (b) t.push_back({-static_cast<long double>(bf_to_float(static_cast<uint16_t>(b))), static_cast<uint16_t>(b | 0x8000)});
+      if (b)
+        t.push_back({-static_cast<long double>(bf_to_float(static_cast<uint16_t>(b))),
+                     static_cast<uint16_t>(b | 0x8000)});
     }
     std::sort(t.begin(), t.end());
     return t;
   }();
   if (std::isnan(x)) return 0x7FFF;
-  const long double overflow = static_cast<long double>(bf_to_float(0x7F7F)) + std::ldexp(1.0L, 119);
+  const long double overflow =
+      static_cast<long double>(bf_to_float(0x7F7F)) + std::ldexp(1.0L, 119);
   if (std::fabs(x) >= overflow) return x < 0 ? 0xFF80 : 0x7F80;
   auto it = std::lower_bound(table.begin(), table.end(), std::make_pair(x, uint16_t(0)));
   uint16_t r;
@@ -88,7 +93,9 @@ uint16_t bf_nearest(long double x) {
   if ((r & 0x7FFF) == 0) r = std::signbit(x) ? 0x8000 : 0x0000;
   return r;
 }
-bool bf_isnan(uint16_t b) { return (b & 0x7FFF) > 0x7F80; }
+bool bf_isnan(uint16_t b) {
+  return (b & 0x7FFF) > 0x7F80;
+}
 // PTX max.bf16 / min.bf16: a NaN operand is ignored (canonical NaN if both are), +0 > -0.
 uint16_t bf_max_ref(uint16_t a, uint16_t b, bool is_max) {
   if (bf_isnan(a) && bf_isnan(b)) return 0x7FFF;
@@ -127,7 +134,8 @@ TEST(EmulatorKernels, SharedMemoryReductionWithBarriers) {
 TEST(EmulatorKernels, BarrierInABlockOfOneThread) {
   // A schedule whose thread splits are all 1 (TopHub's dense 128x2048 large-batch record) still has
   // barriers around its shared tiles: with one thread there is nothing to wait for.
-  const char* src = R"(extern "C" __global__ void one_kernel0( float* __restrict__ out,  float* __restrict__ in) {
+  const char* src =
+      R"(extern "C" __global__ void one_kernel0( float* __restrict__ out,  float* __restrict__ in) {
   __shared__ float tile[2];
   tile[0] = in[(((int)blockIdx.x) * 2)];
   tile[1] = in[((((int)blockIdx.x) * 2) + 1)];
@@ -136,7 +144,8 @@ TEST(EmulatorKernels, BarrierInABlockOfOneThread) {
 }
 )";
   std::vector<float> in{1, 2, 3, 4, 5, 6}, out(3, 0.0f);
-  launch(*compile(src), "one_kernel0", {3, 1, 1}, {1, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)});
+  launch(*compile(src), "one_kernel0", {3, 1, 1}, {1, 1, 1},
+         {EmuArg::buffer(out), EmuArg::buffer(in)});
   EXPECT_EQ(out, (std::vector<float>{3, 7, 11}));
 }
 
@@ -145,7 +154,8 @@ TEST(EmulatorKernels, TiledMatmulWithCooperativeLoads) {
   auto ck = compile(matmul_source(M, N, K));
   auto a = random_floats(M * K, 4), b = random_floats(K * N, 5);
   std::vector<float> c(M * N, 0.0f);
-  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1}, {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
+  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1},
+         {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
   for (int i = 0; i < M; ++i)
     for (int j = 0; j < N; ++j) {
       double ref = 0;
@@ -159,11 +169,13 @@ TEST(EmulatorKernels, Float4VectorizedCopyThroughSharedMemory) {
   const int blocks = 3;
   auto a = random_floats(blocks * 256, 6);
   std::vector<float> b(blocks * 256, 0.0f), c(blocks * 64, 0.0f);
-  launch(*ck, "vcopy_kernel0", {blocks, 1, 1}, {64, 1, 1}, {EmuArg::buffer(b), EmuArg::buffer(a), EmuArg::buffer(c)});
+  launch(*ck, "vcopy_kernel0", {blocks, 1, 1}, {64, 1, 1},
+         {EmuArg::buffer(b), EmuArg::buffer(a), EmuArg::buffer(c)});
   for (int blk = 0; blk < blocks; ++blk)
     for (int t = 0; t < 64; ++t) {
       for (int l = 0; l < 4; ++l)
-        ASSERT_EQ(b[blk * 256 + t * 4 + l], a[blk * 256 + (63 - t) * 4 + l]) << blk << "," << t << "," << l;
+        ASSERT_EQ(b[blk * 256 + t * 4 + l], a[blk * 256 + (63 - t) * 4 + l])
+            << blk << "," << t << "," << l;
       ASSERT_FLOAT_EQ(c[blk * 64 + t], a[blk * 256] + a[blk * 256 + t * 4 + 1]);
     }
 }
@@ -177,10 +189,12 @@ TEST(EmulatorKernels, HalfElementwiseAddRelu) {
     a[i] = double_to_half_bits(af[i] * 100.0);
     b[i] = double_to_half_bits(bf[i] * 100.0);
   }
-  launch(*ck, "hadd_relu_kernel0", {2, 1, 1}, {128, 1, 1}, {EmuArg::buffer(c), EmuArg::buffer(a), EmuArg::buffer(b)});
+  launch(*ck, "hadd_relu_kernel0", {2, 1, 1}, {128, 1, 1},
+         {EmuArg::buffer(c), EmuArg::buffer(a), EmuArg::buffer(b)});
   for (int i = 0; i < n; ++i) {
     const double sum = half_bits_to_double(a[i]) + half_bits_to_double(b[i]);
-    ASSERT_EQ(c[i], sum > 0 ? double_to_half_bits(sum) : double_to_half_bits(0.0)) << i << ": " << sum;
+    ASSERT_EQ(c[i], sum > 0 ? double_to_half_bits(sum) : double_to_half_bits(0.0))
+        << i << ": " << sum;
   }
 }
 
@@ -190,7 +204,8 @@ TEST(EmulatorKernels, HalfMeanWithFloatAccumulation) {
   auto f = random_floats(rows * 64, 9);
   std::vector<uint16_t> in(rows * 64), out(rows, 0);
   for (size_t i = 0; i < in.size(); ++i) in[i] = double_to_half_bits(f[i]);
-  launch(*ck, "hmean_kernel0", {rows / 32, 1, 1}, {32, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)});
+  launch(*ck, "hmean_kernel0", {rows / 32, 1, 1}, {32, 1, 1},
+         {EmuArg::buffer(out), EmuArg::buffer(in)});
   for (int r = 0; r < rows; ++r) {
     float acc = 0.0f;  // float accumulation in the kernel's order
     for (int k = 0; k < 64; ++k) acc += static_cast<float>(half_bits_to_double(in[r * 64 + k]));
@@ -231,7 +246,8 @@ TEST(EmulatorKernels, Bfloat16ConversionsAndMinMax) {
   for (int i = 0; i < n; ++i) {
     const uint32_t fb = static_cast<uint32_t>(rng());  // any bit pattern: NaN, inf, denormals too
     std::memcpy(&f[i], &fb, 4);
-    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 280) - 190) * ((rng() & 1) ? -1 : 1);
+    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 280) - 190) *
+           ((rng() & 1) ? -1 : 1);
     ll[i] = static_cast<long long>(rng() >> (1 + rng() % 63)) * ((rng() & 1) ? -1 : 1);
     a[i] = static_cast<uint16_t>(rng());
     b[i] = (rng() & 3) == 0 ? a[i] : static_cast<uint16_t>(rng());
@@ -239,26 +255,40 @@ TEST(EmulatorKernels, Bfloat16ConversionsAndMinMax) {
   const uint32_t fspecial[] = {0x3F808000u, 0x3F818000u, 0x7F7FFFFFu, 0x7F7F7FFFu, 0x7F7F8000u,
                                0x00000001u, 0x00008000u, 0x00018000u, 0x80000000u, 0xFFC00001u};
   for (int k = 0; k < 10; ++k) std::memcpy(&f[k], &fspecial[k], 4);
-  const double dspecial[] = {1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40), 1.0 + std::ldexp(1.0, -8),
-                             std::nan(""), INFINITY, -INFINITY, 1e-300, -1e-300, 1e39,
-                             static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119),
-                             static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119) - std::ldexp(1.0, 80)};
+  const double dspecial[] = {
+      1.0 + std::ldexp(1.0, -8) + std::ldexp(1.0, -40),
+      1.0 + std::ldexp(1.0, -8),
+      std::nan(""),
+      INFINITY,
+      -INFINITY,
+      1e-300,
+      -1e-300,
+      1e39,
+      static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119),
+      static_cast<double>(bf_to_float(0x7F7F)) + std::ldexp(1.0, 119) - std::ldexp(1.0, 80)};
   for (int k = 0; k < 10; ++k) d[k] = dspecial[k];
-  const long long lspecial[] = {(1LL << 60) + (1LL << 52) + 1, -((1LL << 60) + (1LL << 52) + 1),
-                                std::numeric_limits<long long>::min(), std::numeric_limits<long long>::max(),
-                                0, (1 << 24) + (1 << 16) + 1, -((1 << 24) + (1 << 16)), 1000003};
+  const long long lspecial[] = {(1LL << 60) + (1LL << 52) + 1,
+                                -((1LL << 60) + (1LL << 52) + 1),
+                                std::numeric_limits<long long>::min(),
+                                std::numeric_limits<long long>::max(),
+                                0,
+                                (1 << 24) + (1 << 16) + 1,
+                                -((1 << 24) + (1 << 16)),
+                                1000003};
   for (int k = 0; k < 8; ++k) ll[k] = lspecial[k];
-  const uint16_t pairs[][2] = {{0x7FC0, 0x3F80}, {0x3F80, 0x7FC0}, {0x7FC0, 0xFFC1}, {0x0000, 0x8000},
-                               {0x8000, 0x0000}, {0x7F80, 0xFF80}, {0xFF80, 0x7FC0}, {0x4000, 0x4000}};
+  const uint16_t pairs[][2] = {{0x7FC0, 0x3F80}, {0x3F80, 0x7FC0}, {0x7FC0, 0xFFC1},
+                               {0x0000, 0x8000}, {0x8000, 0x0000}, {0x7F80, 0xFF80},
+                               {0xFF80, 0x7FC0}, {0x4000, 0x4000}};
   for (int k = 0; k < 8; ++k) a[k] = pairs[k][0], b[k] = pairs[k][1];
   launch(*ck, "bf16_conv_kernel0", {n / 64, 1, 1}, {64, 1, 1},
-         {EmuArg::buffer(out), EmuArg::buffer(f), EmuArg::buffer(d), EmuArg::buffer(ll), EmuArg::buffer(a),
-          EmuArg::buffer(b)});
+         {EmuArg::buffer(out), EmuArg::buffer(f), EmuArg::buffer(d), EmuArg::buffer(ll),
+          EmuArg::buffer(a), EmuArg::buffer(b)});
   for (int i = 0; i < n; ++i) {
     const uint16_t* o = &out[8 * i];
     ASSERT_EQ(o[0], bf_nearest(f[i])) << i << ": float " << f[i];
     ASSERT_EQ(o[1], bf_nearest(d[i])) << i << ": double " << d[i];
-    ASSERT_EQ(o[2], bf_nearest(static_cast<int32_t>(ll[i]))) << i << ": int " << static_cast<int32_t>(ll[i]);
+    ASSERT_EQ(o[2], bf_nearest(static_cast<int32_t>(ll[i])))
+        << i << ": int " << static_cast<int32_t>(ll[i]);
     ASSERT_EQ(o[3], bf_nearest(static_cast<long double>(ll[i]))) << i << ": long long " << ll[i];
     ASSERT_EQ(o[4], bf_max_ref(a[i], b[i], true)) << i;
     ASSERT_EQ(o[5], bf_max_ref(a[i], b[i], false)) << i;
@@ -293,25 +323,44 @@ TEST(EmulatorKernels, HalfConversionsRoundOnce) {
   std::vector<long long> ll(n);
   std::vector<uint16_t> out(4 * n, 0);
   for (int i = 0; i < n; ++i) {
-    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 60) - 80) * ((rng() & 1) ? -1 : 1);
+    d[i] = std::ldexp(static_cast<double>(rng() >> 11), static_cast<int>(rng() % 60) - 80) *
+           ((rng() & 1) ? -1 : 1);
     ll[i] = static_cast<long long>(rng() >> (1 + rng() % 63)) * ((rng() & 1) ? -1 : 1);
   }
   // ties at half precision that float would break (1 + 2^-11 + 2^-40 must round up; through float
   // it becomes the tie 1 + 2^-11 and rounds to even, 1.0), overflow bounds, subnormals, NaN/inf
-  const double dspecial[] = {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40), 1.0 + std::ldexp(1.0, -11),
-                             65519.99, 65520.0, -65520.0, std::ldexp(1.0, -25) + std::ldexp(1.0, -60),
-                             std::ldexp(1.0, -25), std::nan(""), INFINITY, -1e300};
+  const double dspecial[] = {1.0 + std::ldexp(1.0, -11) + std::ldexp(1.0, -40),
+                             1.0 + std::ldexp(1.0, -11),
+                             65519.99,
+                             65520.0,
+                             -65520.0,
+                             std::ldexp(1.0, -25) + std::ldexp(1.0, -60),
+                             std::ldexp(1.0, -25),
+                             std::nan(""),
+                             INFINITY,
+                             -1e300};
   for (int k = 0; k < 10; ++k) d[k] = dspecial[k];
-  const long long lspecial[] = {2049 + 0, 2051, 4097, (1LL << 24) + 1, -((1LL << 40) + 3), 65519, 65520,
-                                (1LL << 53) + 1, std::numeric_limits<long long>::min(), 0x100000801LL};
+  const long long lspecial[] = {2049 + 0,
+                                2051,
+                                4097,
+                                (1LL << 24) + 1,
+                                -((1LL << 40) + 3),
+                                65519,
+                                65520,
+                                (1LL << 53) + 1,
+                                std::numeric_limits<long long>::min(),
+                                0x100000801LL};
   for (int k = 0; k < 10; ++k) ll[k] = lspecial[k];
-  launch(*ck, "half_conv_kernel0", {n / 64, 1, 1}, {64, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(d), EmuArg::buffer(ll)});
+  launch(*ck, "half_conv_kernel0", {n / 64, 1, 1}, {64, 1, 1},
+         {EmuArg::buffer(out), EmuArg::buffer(d), EmuArg::buffer(ll)});
   for (int i = 0; i < n; ++i) {
     const uint16_t* o = &out[4 * i];
     ASSERT_EQ(o[0], half_nearest(d[i])) << i << ": double " << d[i];
-    ASSERT_EQ(o[1], half_nearest(static_cast<int32_t>(ll[i]))) << i << ": int " << static_cast<int32_t>(ll[i]);
+    ASSERT_EQ(o[1], half_nearest(static_cast<int32_t>(ll[i])))
+        << i << ": int " << static_cast<int32_t>(ll[i]);
     ASSERT_EQ(o[2], half_nearest(static_cast<long double>(ll[i]))) << i << ": long long " << ll[i];
-    ASSERT_EQ(o[3], half_nearest(static_cast<uint32_t>(ll[i]))) << i << ": unsigned " << static_cast<uint32_t>(ll[i]);
+    ASSERT_EQ(o[3], half_nearest(static_cast<uint32_t>(ll[i])))
+        << i << ": unsigned " << static_cast<uint32_t>(ll[i]);
   }
   EXPECT_EQ(out[0], 0x3C01);  // the double that float rounding would turn into 1.0 (0x3C00)
   EXPECT_EQ(out[4 * 2 + 0], 0x7BFF);
@@ -327,15 +376,17 @@ TEST(EmulatorKernels, TwoDimensionalGridInt64IndicesScalarsAndMath) {
   for (auto& v : x) v *= 4.0f;
   std::vector<float> y(8192, -7.0f);
   const float alpha = 0.75f;
-  launch(*ck, "act_kernel0", {8, 2, 1}, {32, 8, 1},
-         {EmuArg::buffer(y), EmuArg::buffer(x), EmuArg::scalar_float(alpha), EmuArg::scalar_int(n)});
+  launch(
+      *ck, "act_kernel0", {8, 2, 1}, {32, 8, 1},
+      {EmuArg::buffer(y), EmuArg::buffer(x), EmuArg::scalar_float(alpha), EmuArg::scalar_int(n)});
   for (int64_t i = 0; i < 8192; ++i) {
     if (i >= n) {
       ASSERT_EQ(y[i], -7.0f) << i;
       continue;
     }
     const double xv = x[i];
-    const double ref = std::max(xv * alpha, std::min(std::sqrt(std::fabs(xv)), 0.5)) + std::exp(xv) * 0.125;
+    const double ref =
+        std::max(xv * alpha, std::min(std::sqrt(std::fabs(xv)), 0.5)) + std::exp(xv) * 0.125;
     ASSERT_NEAR(y[i], ref, 1e-5 * std::max(1.0, std::fabs(ref))) << i;
   }
 }
@@ -356,7 +407,8 @@ TEST(EmulatorKernels, LargerMatmulRunsInAFewSeconds) {
   auto a = random_floats(M * K, 11), b = random_floats(K * N, 12);
   std::vector<float> c(M * N, 0.0f);
   const auto t0 = std::chrono::steady_clock::now();
-  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1}, {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
+  launch(*ck, "matmul_kernel0", {N / 16, M / 16, 1}, {8, 8, 1},
+         {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
   const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   std::printf("256x256x160 matmul on the emulator: %.3f s\n", secs);
   EXPECT_LT(secs, 10.0);
@@ -371,7 +423,8 @@ TEST(EmulatorKernels, LargerMatmulRunsInAFewSeconds) {
 // Casts the printer emits on local and shared arrays: float4 over a local array, a volatile shared
 // pointer (allreduce style), and an extern __shared__ array sized at launch.
 TEST(EmulatorKernels, LocalVectorCastVolatileSharedAndDynamicShared) {
-  const char* src = R"(extern "C" __global__ void casts_kernel0( float* __restrict__ out,  float* __restrict__ in) {
+  const char* src =
+      R"(extern "C" __global__ void casts_kernel0( float* __restrict__ out,  float* __restrict__ in) {
    float v_local[8];
   extern __shared__ float dyn[];
   ((float4*)(v_local + 4))[0] = ((float4*)(in + (((int)threadIdx.x) * 4)))[0];
@@ -385,7 +438,8 @@ TEST(EmulatorKernels, LocalVectorCastVolatileSharedAndDynamicShared) {
   for (int i = 0; i < 64; ++i) in[i] = static_cast<float>(i * i);
   LaunchOptions opt;
   opt.dynamic_shared_bytes = 16 * sizeof(float);
-  launch(*ck, "casts_kernel0", {1, 1, 1}, {16, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)}, opt);
+  launch(*ck, "casts_kernel0", {1, 1, 1}, {16, 1, 1}, {EmuArg::buffer(out), EmuArg::buffer(in)},
+         opt);
   auto s = [&](int t) { return in[t * 4] + in[t * 4 + 3]; };
   for (int t = 0; t < 16; ++t) EXPECT_EQ(out[t], s(t) + s(t ^ 1)) << t;
 }

@@ -21,14 +21,19 @@ namespace {
 
 // B[i] = A[i] * 2 for the first `blocks_written` blocks of 64 threads only.
 std::string partial_copy(int blocks_written) {
-  return "extern \"C\" __global__ void __launch_bounds__(64) part_kernel0( float* __restrict__ B,  float* __restrict__ A) {\n"
-         "  if (((int)blockIdx.x) < " + std::to_string(blocks_written) + ") {\n"
-         "    B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] * 2.000000e+00f);\n"
+  return "extern \"C\" __global__ void __launch_bounds__(64) part_kernel0( float* __restrict__ B,  "
+         "float* __restrict__ A) {\n"
+         "  if (((int)blockIdx.x) < " +
+         std::to_string(blocks_written) +
+         ") {\n"
+         "    B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + "
+         "((int)threadIdx.x))] * 2.000000e+00f);\n"
          "  }\n"
          "}\n";
 }
 
-runtime::CudaFunctionInfo copy_info(const std::string& name, const std::string& kernel, DataType dt, int64_t n) {
+runtime::CudaFunctionInfo copy_info(const std::string& name, const std::string& kernel, DataType dt,
+                                    int64_t n) {
   runtime::CudaFunctionInfo info;
   info.signature.name = name;
   for (const char* arg : {"B", "A"}) {
@@ -64,17 +69,20 @@ TEST(EmulatorChecked, ReportsOutputElementsNoKernelWrote) {
   EmulatorModuleOptions opt;
   opt.checked = true;
   opt.outputs = {{0}};
-  auto checked = codegen::make_cuda_emulator_module(partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
+  auto checked = codegen::make_cuda_emulator_module(
+      partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
   NDArray A = NDArray::from_vector(av, {n}), B = NDArray::empty({n}, DataType::Float(32));
   std::string m = call_error(checked, "part", B, A);
   EXPECT_HAS(m, "function part: output 'B' [1024]: 512 of 1024 elements were never written");
   EXPECT_HAS(m, "part_kernel0");
   EXPECT_HAS(m, "first unwritten element: flat index 512");
   // Unchecked, the same kernel runs without a word (what the checked mode exists for).
-  auto plain = codegen::make_cuda_emulator_module(partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
+  auto plain = codegen::make_cuda_emulator_module(
+      partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
   EXPECT_EQ(call_error(plain, "part", B, A), "");
   // A kernel writing every element passes the checked mode with the right values.
-  auto full = codegen::make_cuda_emulator_module(partial_copy(16), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
+  auto full = codegen::make_cuda_emulator_module(
+      partial_copy(16), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
   EXPECT_EQ(call_error(full, "part", B, A), "");
   auto b = B.to_vector<float>();
   for (int64_t i = 0; i < n; ++i) ASSERT_EQ(b[i], av[i] * 2.0f) << i;
@@ -84,16 +92,19 @@ TEST(EmulatorChecked, KernelWritingThePoisonPatternIsNotBlamed) {
   // Every element is written with -1 (all bytes 0xff, the first poison): the rerun with 0x00
   // shows that they were written.
   const int64_t n = 256;
-  const char* src = R"(extern "C" __global__ void __launch_bounds__(64) neg_kernel0( int* __restrict__ B,  int* __restrict__ A) {
+  const char* src =
+      R"(extern "C" __global__ void __launch_bounds__(64) neg_kernel0( int* __restrict__ B,  int* __restrict__ A) {
   B[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] - 1);
 }
 )";
   EmulatorModuleOptions opt;
   opt.checked = true;
   opt.outputs = {{0}};
-  auto m = codegen::make_cuda_emulator_module(src, {copy_info("neg", "neg_kernel0", DataType::Int(32), n)}, opt);
+  auto m = codegen::make_cuda_emulator_module(
+      src, {copy_info("neg", "neg_kernel0", DataType::Int(32), n)}, opt);
   std::vector<int32_t> zeros(n, 0);
-  NDArray A = NDArray::from_vector(zeros, {n}, DataType::Int(32)), B = NDArray::empty({n}, DataType::Int(32));
+  NDArray A = NDArray::from_vector(zeros, {n}, DataType::Int(32)),
+          B = NDArray::empty({n}, DataType::Int(32));
   EXPECT_EQ(call_error(m, "neg", B, A), "");
   for (int32_t v : B.to_vector<int32_t>()) ASSERT_EQ(v, -1);
 }
@@ -119,8 +130,10 @@ TEST(EmulatorMemory, FreedModulesUnloadTheirObjects) {
   std::vector<float> av(n, 1.5f);
   auto build_and_run = [&](int k) {
     std::string src = partial_copy(4);
-    src.replace(src.find("2.000000e+00f"), 13, std::to_string(k) + ".0f");  // a distinct source each time
-    auto m = codegen::make_cuda_emulator_module(src, {copy_info("part", "part_kernel0", DataType::Float(32), n)});
+    src.replace(src.find("2.000000e+00f"), 13,
+                std::to_string(k) + ".0f");  // a distinct source each time
+    auto m = codegen::make_cuda_emulator_module(
+        src, {copy_info("part", "part_kernel0", DataType::Float(32), n)});
     NDArray A = NDArray::from_vector(av, {n}), B = NDArray::empty({n}, DataType::Float(32));
     m.get_function("part")(B, A);
     ASSERT_EQ(B.to_vector<float>()[3], 1.5f * k);
@@ -130,19 +143,22 @@ TEST(EmulatorMemory, FreedModulesUnloadTheirObjects) {
   const int64_t maps0 = maps_lines(), rss0 = rss_kb();
   for (int k = 2; k < kernels + 2; ++k) build_and_run(k);
   const int64_t maps1 = maps_lines(), rss1 = rss_kb();
-  std::printf("emulator memory: %d distinct kernels built, run and freed: RSS %lld -> %lld kB, "
-              "/proc/self/maps %lld -> %lld lines, loaded objects %lld -> %lld\n",
-              kernels, static_cast<long long>(rss0), static_cast<long long>(rss1), static_cast<long long>(maps0),
-              static_cast<long long>(maps1), static_cast<long long>(objects0),
-              static_cast<long long>(codegen::emulator_loaded_objects()));
+  std::printf(
+      "emulator memory: %d distinct kernels built, run and freed: RSS %lld -> %lld kB, "
+      "/proc/self/maps %lld -> %lld lines, loaded objects %lld -> %lld\n",
+      kernels, static_cast<long long>(rss0), static_cast<long long>(rss1),
+      static_cast<long long>(maps0), static_cast<long long>(maps1),
+      static_cast<long long>(objects0), static_cast<long long>(codegen::emulator_loaded_objects()));
   EXPECT_EQ(codegen::emulator_loaded_objects(), objects0);
   // Each object left loaded costs ~6 mappings; all unloaded, the count stays where it was.
   EXPECT_LT(maps1 - maps0, 16);
   // A module alive keeps its object; the same source compiled while it lives shares it.
   {
-    auto a = codegen::make_cuda_emulator_module(partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
+    auto a = codegen::make_cuda_emulator_module(
+        partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
     EXPECT_EQ(codegen::emulator_loaded_objects(), objects0 + 1);
-    auto b = codegen::make_cuda_emulator_module(partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
+    auto b = codegen::make_cuda_emulator_module(
+        partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
     EXPECT_EQ(codegen::emulator_loaded_objects(), objects0 + 1);
     runtime::PackedFunc f = b.get_function("part");
     b = runtime::Module();

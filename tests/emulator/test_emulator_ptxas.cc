@@ -26,7 +26,8 @@ std::string find_tool(const std::string& name) {
 TEST(EmulatorKernelsOnCuda, NvccAndPtxasAcceptEveryTestKernel) {
   const std::string nvcc = find_tool("nvcc"), ptxas = find_tool("ptxas");
   if (nvcc.empty() || ptxas.empty()) GTEST_SKIP() << "CUDA toolkit (nvcc, ptxas) not installed";
-  const fs::path dir = fs::temp_directory_path() / ("minitvm-emu-ptxas-" + std::to_string(::getpid()));
+  const fs::path dir =
+      fs::temp_directory_path() / ("minitvm-emu-ptxas-" + std::to_string(::getpid()));
   fs::create_directories(dir);
   {
     std::ofstream f(dir / "kernels.cu");
@@ -47,8 +48,9 @@ TEST(EmulatorKernelsOnCuda, NvccAndPtxasAcceptEveryTestKernel) {
   ASSERT_EQ(rc2, 0) << cmd2 << "\n" << out2.str();
   // ptxas -v reports each kernel; all nine must be there and none may spill.
   const std::string report = out2.str();
-  for (const char* k : {"vadd_kernel0", "rowsum_kernel0", "matmul_kernel0", "vcopy_kernel0", "hadd_relu_kernel0",
-                        "hmean_kernel0", "act_kernel0", "bf16_madd_relu_kernel0", "bf16_conv_kernel0"})
+  for (const char* k :
+       {"vadd_kernel0", "rowsum_kernel0", "matmul_kernel0", "vcopy_kernel0", "hadd_relu_kernel0",
+        "hmean_kernel0", "act_kernel0", "bf16_madd_relu_kernel0", "bf16_conv_kernel0"})
     EXPECT_NE(report.find(k), std::string::npos) << k << "\n" << report;
   const std::regex spill(R"((\d+) bytes spill stores)");
   int lines = 0;

@@ -12,9 +12,11 @@ using namespace minitvm::codegen;
 using namespace minitvm::codegen::emulator;
 
 TEST(EmulatorRewrite, RewritesOnlyDeclarationsAndKeepsLines) {
-  const std::string src = std::string(minitvm_test::kHalfHeader) + minitvm_test::kRowSum + minitvm_test::kVectorAdd;
+  const std::string src =
+      std::string(minitvm_test::kHalfHeader) + minitvm_test::kRowSum + minitvm_test::kVectorAdd;
   RewrittenSource rw = rewrite_cuda_source(src);
-  EXPECT_EQ(std::count(rw.text.begin(), rw.text.end(), '\n'), std::count(src.begin(), src.end(), '\n'));
+  EXPECT_EQ(std::count(rw.text.begin(), rw.text.end(), '\n'),
+            std::count(src.begin(), src.end(), '\n'));
   EXPECT_TRUE(rw.uses_barrier);
   ASSERT_EQ(rw.kernels.size(), 2u);
   const KernelInfo& k = rw.kernels[0];
@@ -34,9 +36,12 @@ TEST(EmulatorRewrite, RewritesOnlyDeclarationsAndKeepsLines) {
   EXPECT_EQ(v.params[3].c_type, "int");
   EXPECT_FALSE(v.params[3].is_pointer);
   // Exactly the declarations changed.
-  EXPECT_NE(rw.text.find("rowsum_kernel0( __emu_gptr<float > X,  __emu_gptr<float > Y) {"), std::string::npos) << rw.text;
+  EXPECT_NE(rw.text.find("rowsum_kernel0( __emu_gptr<float > X,  __emu_gptr<float > Y) {"),
+            std::string::npos)
+      << rw.text;
   EXPECT_NE(rw.text.find("  __emu_local<float, 1> acc_local(\"acc_local\");\n"), std::string::npos);
-  EXPECT_NE(rw.text.find("  __emu_sptr<float > red_buf = __emu_shared_decl<float >(0, 128, \"red_buf\");\n"),
+  EXPECT_NE(rw.text.find(
+                "  __emu_sptr<float > red_buf = __emu_shared_decl<float >(0, 128, \"red_buf\");\n"),
             std::string::npos);
   EXPECT_NE(rw.text.find("    Y[((int)blockIdx.x)] = red_buf[0];\n"), std::string::npos);
   EXPECT_NE(rw.text.find("__device__ half max(half a, half b)"), std::string::npos);
@@ -51,10 +56,12 @@ TEST(EmulatorRewrite, UnsupportedDeclarationsAreReported) {
     }
     return std::string();
   };
-  EXPECT_NE(msg("extern \"C\" __global__ void k( float* __restrict__ a) {\n  __shared__ float t[4][4];\n}\n")
+  EXPECT_NE(msg("extern \"C\" __global__ void k( float* __restrict__ a) {\n  __shared__ float "
+                "t[4][4];\n}\n")
                 .find("multi-dimensional or initialised) (line 2"),
             std::string::npos);
-  EXPECT_NE(msg("extern \"C\" __global__ void k( float** a) {\n}\n").find("pointer-to-pointer kernel parameter `a`"),
+  EXPECT_NE(msg("extern \"C\" __global__ void k( float** a) {\n}\n")
+                .find("pointer-to-pointer kernel parameter `a`"),
             std::string::npos);
   EXPECT_NE(msg("extern \"C\" __global__ void k( float* a, int n) {\n  __shared__ float t[n];\n}\n")
                 .find("must have a constant size"),

@@ -32,8 +32,10 @@ std::vector<fs::path> pool_test_dirs() {
 }  // namespace
 
 TEST(OnnxNodeTests, AllPoolingNodeTestsPass) {
-  if (!mo::available()) GTEST_SKIP() << "minitvm built without ONNX support (include cmake/onnx.cmake)";
-  if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << " missing)";
+  if (!mo::available())
+    GTEST_SKIP() << "minitvm built without ONNX support (include cmake/onnx.cmake)";
+  if (!fs::exists(kNodeTests))
+    GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << " missing)";
   auto dirs = pool_test_dirs();
   EXPECT_EQ(dirs.size(), 34u);
   ReferencePoolExecutor ref;
@@ -52,7 +54,8 @@ TEST(OnnxNodeTests, AllPoolingNodeTestsPass) {
 }
 
 TEST(OnnxNodeTests, IndicesAndStorageOrderFromNodeTest) {
-  if (!mo::available() || !fs::exists(kNodeTests)) GTEST_SKIP() << "ONNX support or libonnx-testdata missing";
+  if (!mo::available() || !fs::exists(kNodeTests))
+    GTEST_SKIP() << "ONNX support or libonnx-testdata missing";
   // maxpool_with_argmax_2d_precomputed_strides uses storage_order=1 and the Indices output.
   fs::path dir = fs::path(kNodeTests) / "test_maxpool_with_argmax_2d_precomputed_strides";
   mo::Model m = mo::load_model((dir / "model.onnx").string());
@@ -89,7 +92,8 @@ std::string write_model(const std::string& op, const std::string& attr, int64_t 
     v->set_name(name);
     auto* tt = v->mutable_type()->mutable_tensor_type();
     tt->set_elem_type(::onnx::TensorProto_DataType_FLOAT);
-    for (int d : {1, 1, 4}) tt->mutable_shape()->add_dim()->set_dim_value(name[0] == 'x' ? d : (d == 4 ? 3 : d));
+    for (int d : {1, 1, 4})
+      tt->mutable_shape()->add_dim()->set_dim_value(name[0] == 'x' ? d : (d == 4 ? 3 : d));
   }
   fs::path p = fs::temp_directory_path() / ("minitvm_pool_" + op + "_" + attr + ".onnx");
   std::ofstream out(p, std::ios::binary);
@@ -111,7 +115,8 @@ TEST(OnnxLoader, UnsupportedAttributeNamesNodeAndAttribute) {
     mo::load_model(write_model("LRN", "size", 1));
     FAIL() << "accepted LRN";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("unsupported operator 'LRN'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unsupported operator 'LRN'"), std::string::npos)
+        << e.what();
   }
   // A supported node loads and runs: MaxPool k=2, s=1 on [1,3,2,4] -> [3,3,4].
   mo::Model m = mo::load_model(write_model("MaxPool", "ceil_mode", 0));
@@ -129,7 +134,8 @@ TEST(OnnxLoader, UnsupportedAttributeNamesNodeAndAttribute) {
 // pytorch-operator): PyTorch semantics expressed as ONNX attributes. The two AvgPool1d exports
 // wrap the pool in Unsqueeze/Squeeze, which frontend::onnx rejects by name (counted as skipped).
 TEST(OnnxNodeTests, PyTorchConvertedPoolingModelsPass) {
-  if (!mo::available()) GTEST_SKIP() << "minitvm built without ONNX support (include cmake/onnx.cmake)";
+  if (!mo::available())
+    GTEST_SKIP() << "minitvm built without ONNX support (include cmake/onnx.cmake)";
   const char* roots[] = {"/usr/share/libonnx-testdata/data/pytorch-converted",
                          "/usr/share/libonnx-testdata/data/pytorch-operator"};
   ReferencePoolExecutor ref;

@@ -32,21 +32,53 @@ void run_file(const std::string& op, PoolLayout layout, size_t expected_cases) {
 }  // namespace
 
 // Case counts per file guard against a truncated copy of the data.
-TEST(PoolGolden, MaxPool1d) { run_file("max_pool1d", PoolLayout::ChannelsFirst, 96); }
-TEST(PoolGolden, MaxPool2d) { run_file("max_pool2d", PoolLayout::ChannelsFirst, 580); }
-TEST(PoolGolden, MaxPool3d) { run_file("max_pool3d", PoolLayout::ChannelsFirst, 61); }
-TEST(PoolGolden, AvgPool1d) { run_file("avg_pool1d", PoolLayout::ChannelsFirst, 73); }
-TEST(PoolGolden, AvgPool2d) { run_file("avg_pool2d", PoolLayout::ChannelsFirst, 511); }
-TEST(PoolGolden, AvgPool3d) { run_file("avg_pool3d", PoolLayout::ChannelsFirst, 54); }
-TEST(PoolGolden, AdaptiveAvgPool2d) { run_file("adaptive_avg_pool2d", PoolLayout::ChannelsFirst, 245); }
-TEST(PoolGolden, AdaptiveMaxPool2d) { run_file("adaptive_max_pool2d", PoolLayout::ChannelsFirst, 245); }
+TEST(PoolGolden, MaxPool1d) {
+  run_file("max_pool1d", PoolLayout::ChannelsFirst, 96);
+}
+TEST(PoolGolden, MaxPool2d) {
+  run_file("max_pool2d", PoolLayout::ChannelsFirst, 580);
+}
+TEST(PoolGolden, MaxPool3d) {
+  run_file("max_pool3d", PoolLayout::ChannelsFirst, 61);
+}
+TEST(PoolGolden, AvgPool1d) {
+  run_file("avg_pool1d", PoolLayout::ChannelsFirst, 73);
+}
+TEST(PoolGolden, AvgPool2d) {
+  run_file("avg_pool2d", PoolLayout::ChannelsFirst, 511);
+}
+TEST(PoolGolden, AvgPool3d) {
+  run_file("avg_pool3d", PoolLayout::ChannelsFirst, 54);
+}
+TEST(PoolGolden, AdaptiveAvgPool2d) {
+  run_file("adaptive_avg_pool2d", PoolLayout::ChannelsFirst, 245);
+}
+TEST(PoolGolden, AdaptiveMaxPool2d) {
+  run_file("adaptive_max_pool2d", PoolLayout::ChannelsFirst, 245);
+}
 
 // The same cases in channels-last layout (NLC/NHWC/NDHWC) must give the same results.
-TEST(PoolGoldenChannelsLast, MaxPool1d) { run_file("max_pool1d", PoolLayout::ChannelsLast, 96); }
-TEST(PoolGoldenChannelsLast, MaxPool2d) { run_file("max_pool2d", PoolLayout::ChannelsLast, 580); }
-TEST(PoolGoldenChannelsLast, MaxPool3d) { run_file("max_pool3d", PoolLayout::ChannelsLast, 61); }
-TEST(PoolGoldenChannelsLast, AvgPool1d) { run_file("avg_pool1d", PoolLayout::ChannelsLast, 73); }
-TEST(PoolGoldenChannelsLast, AvgPool2d) { run_file("avg_pool2d", PoolLayout::ChannelsLast, 511); }
-TEST(PoolGoldenChannelsLast, AvgPool3d) { run_file("avg_pool3d", PoolLayout::ChannelsLast, 54); }
-TEST(PoolGoldenChannelsLast, AdaptiveAvgPool2d) { run_file("adaptive_avg_pool2d", PoolLayout::ChannelsLast, 245); }
-TEST(PoolGoldenChannelsLast, AdaptiveMaxPool2d) { run_file("adaptive_max_pool2d", PoolLayout::ChannelsLast, 245); }
+TEST(PoolGoldenChannelsLast, MaxPool1d) {
+  run_file("max_pool1d", PoolLayout::ChannelsLast, 96);
+}
+TEST(PoolGoldenChannelsLast, MaxPool2d) {
+  run_file("max_pool2d", PoolLayout::ChannelsLast, 580);
+}
+TEST(PoolGoldenChannelsLast, MaxPool3d) {
+  run_file("max_pool3d", PoolLayout::ChannelsLast, 61);
+}
+TEST(PoolGoldenChannelsLast, AvgPool1d) {
+  run_file("avg_pool1d", PoolLayout::ChannelsLast, 73);
+}
+TEST(PoolGoldenChannelsLast, AvgPool2d) {
+  run_file("avg_pool2d", PoolLayout::ChannelsLast, 511);
+}
+TEST(PoolGoldenChannelsLast, AvgPool3d) {
+  run_file("avg_pool3d", PoolLayout::ChannelsLast, 54);
+}
+TEST(PoolGoldenChannelsLast, AdaptiveAvgPool2d) {
+  run_file("adaptive_avg_pool2d", PoolLayout::ChannelsLast, 245);
+}
+TEST(PoolGoldenChannelsLast, AdaptiveMaxPool2d) {
+  run_file("adaptive_max_pool2d", PoolLayout::ChannelsLast, 245);
+}

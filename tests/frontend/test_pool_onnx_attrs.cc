@@ -49,18 +49,23 @@ TEST(OnnxPoolAttrs, StridesDefaultToOne) {
 
 TEST(OnnxPoolAttrs, SameUpperAndLower) {
   // L=6, k=3, s=2: O = ceil(6/2) = 3, total = max(0, 2*2 + 3 - 6) = 1.
-  PoolPlan u = plan_onnx_pool(attrs("AveragePool", {3}, {2}, {}, "SAME_UPPER"), {1, 1, 6}, DataType::Float(32));
+  PoolPlan u = plan_onnx_pool(attrs("AveragePool", {3}, {2}, {}, "SAME_UPPER"), {1, 1, 6},
+                              DataType::Float(32));
   expect_axis(u, 0, {3, 0, 1});  // extra pad at the end
-  PoolPlan l = plan_onnx_pool(attrs("AveragePool", {3}, {2}, {}, "SAME_LOWER"), {1, 1, 6}, DataType::Float(32));
+  PoolPlan l = plan_onnx_pool(attrs("AveragePool", {3}, {2}, {}, "SAME_LOWER"), {1, 1, 6},
+                              DataType::Float(32));
   expect_axis(l, 0, {3, 1, 0});  // extra pad at the beginning
   // L=5, k=3, s=2: O = 3, total = 2*2 + 3 - 5 = 2 -> 1/1 for both.
-  PoolPlan e = plan_onnx_pool(attrs("MaxPool", {3}, {2}, {}, "SAME_LOWER"), {1, 1, 5}, DataType::Float(32));
+  PoolPlan e =
+      plan_onnx_pool(attrs("MaxPool", {3}, {2}, {}, "SAME_LOWER"), {1, 1, 5}, DataType::Float(32));
   expect_axis(e, 0, {3, 1, 1});
   // ONNX node test averagepool_2d_same_upper: 32x32, k=2, s=1: O=32, total=1 -> pads 0/1.
-  PoolPlan t = plan_onnx_pool(attrs("AveragePool", {2, 2}, {}, {}, "SAME_UPPER"), {1, 3, 32, 32}, DataType::Float(32));
+  PoolPlan t = plan_onnx_pool(attrs("AveragePool", {2, 2}, {}, {}, "SAME_UPPER"), {1, 3, 32, 32},
+                              DataType::Float(32));
   expect_axis(t, 0, {32, 0, 1});
   expect_axis(t, 1, {32, 0, 1});
-  // Dilation enters through ke: L=7, k=2, d=3 (ke=4), s=3: O = 3, total = 2*3 + 4 - 7 = 3 -> 1/2 (upper).
+  // Dilation enters through ke: L=7, k=2, d=3 (ke=4), s=3: O = 3, total = 2*3 + 4 - 7 = 3 -> 1/2
+  // (upper).
   OnnxPoolAttrs d = attrs("MaxPool", {2}, {3}, {}, "SAME_UPPER");
   d.dilations = {3};
   expect_axis(plan_onnx_pool(d, {1, 1, 7}, DataType::Float(32)), 0, {3, 1, 2});
@@ -68,14 +73,16 @@ TEST(OnnxPoolAttrs, SameUpperAndLower) {
 
 TEST(OnnxPoolAttrs, Valid) {
   // L=32, k=5, s=1: 28; L=7, k=3, s=2: floor(4/2)+1 = 3.
-  PoolPlan p = plan_onnx_pool(attrs("MaxPool", {5, 3}, {1, 2}, {}, "VALID"), {1, 1, 32, 7}, DataType::Float(32));
+  PoolPlan p = plan_onnx_pool(attrs("MaxPool", {5, 3}, {1, 2}, {}, "VALID"), {1, 1, 32, 7},
+                              DataType::Float(32));
   expect_axis(p, 0, {28, 0, 0});
   expect_axis(p, 1, {3, 0, 0});
 }
 
 TEST(OnnxPoolAttrs, AsymmetricPadsAndCeil) {
   // pads [top=1, left=0, bottom=2, right=2], L=5, k=3, s=1: H 5+1+2-3+1 = 6, W 5+0+2-3+1 = 5.
-  PoolPlan p = plan_onnx_pool(attrs("AveragePool", {3, 3}, {}, {1, 0, 2, 2}), {1, 1, 5, 5}, DataType::Float(32));
+  PoolPlan p = plan_onnx_pool(attrs("AveragePool", {3, 3}, {}, {1, 0, 2, 2}), {1, 1, 5, 5},
+                              DataType::Float(32));
   expect_axis(p, 0, {6, 1, 2});
   expect_axis(p, 1, {5, 0, 2});
   // ceil_mode with the right-pad rule: L=5, k=2, s=2, pads 1/1: ceil(4/2)+1 = 4 -> window 3 starts
@@ -89,11 +96,13 @@ TEST(OnnxPoolAttrs, AsymmetricPadsAndCeil) {
   expect_axis(plan_onnx_pool(c2, {1, 1, 4, 4}, DataType::Float(32)), 0, {2, 0, 0});
   // Pads larger than half the kernel are legal in ONNX: L=4, k=2, pads 1/1 as long as no window
   // is empty: 4+2-2+1 = 5.
-  expect_axis(plan_onnx_pool(attrs("MaxPool", {2}, {}, {1, 1}), {1, 1, 4}, DataType::Float(32)), 0, {5, 1, 1});
+  expect_axis(plan_onnx_pool(attrs("MaxPool", {2}, {}, {1, 1}), {1, 1, 4}, DataType::Float(32)), 0,
+              {5, 1, 1});
 }
 
 TEST(OnnxPoolAttrs, Rejections) {
-  auto kind_of = [](const OnnxPoolAttrs& a, std::vector<int64_t> shape, DataType dt = DataType::Float(32)) {
+  auto kind_of = [](const OnnxPoolAttrs& a, std::vector<int64_t> shape,
+                    DataType dt = DataType::Float(32)) {
     try {
       plan_onnx_pool(a, shape, dt);
     } catch (const PoolParamError& e) {
@@ -136,24 +145,31 @@ TEST(OnnxPoolAttrs, IndicesStorageOrder) {
 
 TEST(OnnxPoolAttrs, AverageCountIncludePadAndLp) {
   // ones 3x3, k=3, s=1, pads 1 all round: the corner window holds 4 real cells of 9.
-  HostArray ones = HostArray::from_doubles(DataType::Float(64), {1, 1, 3, 3}, std::vector<double>(9, 1.0));
+  HostArray ones =
+      HostArray::from_doubles(DataType::Float(64), {1, 1, 3, 3}, std::vector<double>(9, 1.0));
   ReferencePoolExecutor ref;
   OnnxPoolAttrs a = attrs("AveragePool", {3, 3}, {}, {1, 1, 1, 1});
   a.count_include_pad = 1;
-  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(a, {1, 1, 3, 3}, DataType::Float(64)), ones).output.get(0), 4.0 / 9.0);
+  EXPECT_DOUBLE_EQ(
+      ref.forward(plan_onnx_pool(a, {1, 1, 3, 3}, DataType::Float(64)), ones).output.get(0),
+      4.0 / 9.0);
   a.count_include_pad = 0;  // the ONNX default
-  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(a, {1, 1, 3, 3}, DataType::Float(64)), ones).output.get(0), 1.0);
+  EXPECT_DOUBLE_EQ(
+      ref.forward(plan_onnx_pool(a, {1, 1, 3, 3}, DataType::Float(64)), ones).output.get(0), 1.0);
   // LpPool uses |x|: p=1 over [1,-2,3,-4] is 10 (PyTorch's lp_pool1d would give -2).
   HostArray v = HostArray::from_doubles(DataType::Float(64), {1, 1, 4}, {1, -2, 3, -4});
   OnnxPoolAttrs lp = attrs("LpPool", {4});
   lp.p = 1;
-  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(lp, {1, 1, 4}, DataType::Float(64)), v).output.get(0), 10.0);
+  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(lp, {1, 1, 4}, DataType::Float(64)), v).output.get(0),
+                   10.0);
   lp.p = 2;
-  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(lp, {1, 1, 4}, DataType::Float(64)), v).output.get(0), std::sqrt(30.0));
+  EXPECT_DOUBLE_EQ(ref.forward(plan_onnx_pool(lp, {1, 1, 4}, DataType::Float(64)), v).output.get(0),
+                   std::sqrt(30.0));
 }
 
 TEST(OnnxPoolAttrs, GlobalPools) {
-  HostArray x = HostArray::from_doubles(DataType::Float(64), {1, 2, 2, 2}, {1, 2, 3, 4, -1, -5, -2, -3});
+  HostArray x =
+      HostArray::from_doubles(DataType::Float(64), {1, 2, 2, 2}, {1, 2, 3, 4, -1, -5, -2, -3});
   ReferencePoolExecutor ref;
   OnnxPoolAttrs gm;
   gm.op_type = "GlobalMaxPool";

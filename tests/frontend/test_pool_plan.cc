@@ -16,8 +16,8 @@ PoolInput nchw(std::vector<int64_t> shape, DataType dt = DataType::Float(32)) {
   return in;
 }
 
-MaxPoolParams maxp(std::vector<int64_t> k, std::vector<int64_t> s = {}, std::vector<int64_t> p = {0},
-                   std::vector<int64_t> d = {1}, bool ceil = false) {
+MaxPoolParams maxp(std::vector<int64_t> k, std::vector<int64_t> s = {},
+                   std::vector<int64_t> p = {0}, std::vector<int64_t> d = {1}, bool ceil = false) {
   MaxPoolParams m;
   m.kernel_size = std::move(k);
   m.stride = std::move(s);
@@ -96,7 +96,9 @@ TEST(PoolPlanTorch, EmptyBatchIsValid) {
 }
 
 TEST(PoolValidation, MessagesAndKindsFollowPyTorchOrder) {
-  auto mp2 = [](std::vector<int64_t> shape, MaxPoolParams m) { return [=] { plan_max_pool(2, nchw(shape), m); }; };
+  auto mp2 = [](std::vector<int64_t> shape, MaxPoolParams m) {
+    return [=] { plan_max_pool(2, nchw(shape), m); };
+  };
   expect_reject(mp2({1, 1, 6, 6}, maxp({2}, {1}, {2})), PoolErrorKind::PadGtHalfKernel,
                 "pad should be at most half of kernel size, but got pad=2 and kernel_size=2");
   // k=-2 with an explicit stride: the pad check (0 <= -2/2 fails) comes first.
@@ -105,43 +107,62 @@ TEST(PoolValidation, MessagesAndKindsFollowPyTorchOrder) {
   expect_reject(mp2({1, 1, 6, 6}, maxp({2}, {1}, {-1, 0})), PoolErrorKind::PadNegative,
                 "pad must be non-negative, but got pad: -1");
   // kernel 0 and no stride: stride defaults to 0.
-  expect_reject(mp2({1, 1, 5, 5}, maxp({0, 0})), PoolErrorKind::StrideZero, "stride should not be zero");
+  expect_reject(mp2({1, 1, 5, 5}, maxp({0, 0})), PoolErrorKind::StrideZero,
+                "stride should not be zero");
   expect_reject(mp2({1, 1, 5, 5}, maxp({2}, {-1, 1})), PoolErrorKind::StrideNonpositive,
                 "stride should be greater than zero, but got dH: -1 dW: 1");
   expect_reject(mp2({1, 1, 5, 5}, maxp({0, 2}, {1})), PoolErrorKind::KernelNonpositive,
                 "kernel size should be greater than zero, but got kH: 0 kW: 2");
   expect_reject(mp2({1, 1, 5, 5}, maxp({2}, {1}, {0}, {0, 1})), PoolErrorKind::DilationNonpositive,
                 "dilation should be greater than zero, but got dilationH: 0 dilationW: 1");
-  expect_reject(mp2({1, 1, 2, 2}, maxp({3}, {2})), PoolErrorKind::OutputTooSmall,
-                "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too small");
+  expect_reject(
+      mp2({1, 1, 2, 2}, maxp({3}, {2})), PoolErrorKind::OutputTooSmall,
+      "Given input size: (1x2x2). Calculated output size: (1x0x0). Output size is too small");
   expect_reject(mp2({5, 5}, maxp({2})), PoolErrorKind::BadInputRank,
                 "non-empty 3D or 4D (batch mode) tensor expected for input");
   expect_reject(mp2({1, 0, 5, 5}, maxp({2})), PoolErrorKind::EmptyInput,
-                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:[1, 0, 5, 5]");
+                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, "
+                "but got:[1, 0, 5, 5]");
   expect_reject(mp2({1, 1, 5, 5}, maxp({2, 2, 2})), PoolErrorKind::BadArgArity,
                 "max_pool2d: kernel_size must either be a single int, or a tuple of two ints");
   // 1.13 limits the pad with the raw kernel even when dilated: k=2, d=3, p=2 is rejected.
-  expect_reject(mp2({1, 1, 8, 8}, maxp({2}, {1}, {2}, {3})), PoolErrorKind::PadGtHalfKernel, "pad should be at most");
+  expect_reject(mp2({1, 1, 8, 8}, maxp({2}, {1}, {2}, {3})), PoolErrorKind::PadGtHalfKernel,
+                "pad should be at most");
 }
 
 TEST(PoolValidation, OneDimensionalOps) {
   expect_reject([] { plan_max_pool(1, nchw({5}), maxp({2})); }, PoolErrorKind::BadInputRank,
-                "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' (while checking "
+                "Expected 2 to 3 dimensions, but got 1-dimensional tensor for argument #1 'self' "
+                "(while checking "
                 "arguments for max_pool1d)");
-  expect_reject([] { plan_max_pool(1, nchw({1, 1, 5}), maxp({2, 2})); }, PoolErrorKind::BadArgArity,
-                "max_pool1d() argument 'kernel_size' should contain one int (got 2)");
+  expect_reject(
+      [] {
+        plan_max_pool(1, nchw({1, 1, 5}), maxp({2, 2}));
+      },
+      PoolErrorKind::BadArgArity,
+      "max_pool1d() argument 'kernel_size' should contain one int (got 2)");
   // The 1-d op runs the 2-d checks on input.unsqueeze(-2): the H axis appears in messages.
-  expect_reject([] { plan_max_pool(1, nchw({1, 1, 5}), maxp({2}, {1}, {0}, {0})); },
-                PoolErrorKind::DilationNonpositive, "dilation should be greater than zero, but got dilationH: 1 dilationW: 0");
-  expect_reject([] { plan_avg_pool(1, nchw({1, 1, 2}), AvgPoolParams{{3}, {1}, {0}, false, true, {}}); },
-                PoolErrorKind::OutputTooSmall, "Given input size: (1x1x2). Calculated output size: (1x1x0).");
+  expect_reject(
+      [] {
+        plan_max_pool(1, nchw({1, 1, 5}), maxp({2}, {1}, {0}, {0}));
+      },
+      PoolErrorKind::DilationNonpositive,
+      "dilation should be greater than zero, but got dilationH: 1 dilationW: 0");
+  expect_reject(
+      [] {
+        plan_avg_pool(1, nchw({1, 1, 2}), AvgPoolParams{{3}, {1}, {0}, false, true, {}});
+      },
+      PoolErrorKind::OutputTooSmall, "Given input size: (1x1x2). Calculated output size: (1x1x0).");
 }
 
 TEST(PoolValidation, AvgSpecificChecks) {
-  auto avg = [](int rank, std::vector<int64_t> shape, AvgPoolParams p) { return [=] { plan_avg_pool(rank, nchw(shape), p); }; };
-  expect_reject(avg(2, {1, 1, 4, 4}, AvgPoolParams{{2}, {1}, {0}, false, true, 0}), PoolErrorKind::DivisorZero,
-                "divisor must be not zero");
-  expect_reject(avg(2, {4, 4}, AvgPoolParams{{2}, {1}, {0}, false, true, {}}), PoolErrorKind::BadInputRank,
+  auto avg = [](int rank, std::vector<int64_t> shape, AvgPoolParams p) {
+    return [=] { plan_avg_pool(rank, nchw(shape), p); };
+  };
+  expect_reject(avg(2, {1, 1, 4, 4}, AvgPoolParams{{2}, {1}, {0}, false, true, 0}),
+                PoolErrorKind::DivisorZero, "divisor must be not zero");
+  expect_reject(avg(2, {4, 4}, AvgPoolParams{{2}, {1}, {0}, false, true, {}}),
+                PoolErrorKind::BadInputRank,
                 "Dimension out of range (expected to be in range of [-2, 1], but got -3)");
   // 3-d only: input smaller than the kernel, although padding would give an output.
   expect_reject(avg(3, {1, 1, 2, 5, 5}, AvgPoolParams{{3}, {1}, {1}, false, true, {}}),
@@ -158,9 +179,13 @@ TEST(PoolValidation, AvgSpecificChecks) {
 
 TEST(PoolValidation, Dtypes) {
   // Max pooling is floating-only; CPU avg_pool2d accepts int64.
-  expect_reject([] { plan_max_pool(2, nchw({1, 1, 4, 4}, DataType::Int(64)), maxp({2})); },
-                PoolErrorKind::Unsupported, "\"max_pool2d\" not implemented for 'int64'");
-  EXPECT_NO_THROW(plan_avg_pool(2, nchw({1, 1, 4, 4}, DataType::Int(64)), AvgPoolParams{{2}, {}, {0}, false, true, {}}));
+  expect_reject(
+      [] {
+        plan_max_pool(2, nchw({1, 1, 4, 4}, DataType::Int(64)), maxp({2}));
+      },
+      PoolErrorKind::Unsupported, "\"max_pool2d\" not implemented for 'int64'");
+  EXPECT_NO_THROW(plan_avg_pool(2, nchw({1, 1, 4, 4}, DataType::Int(64)),
+                                AvgPoolParams{{2}, {}, {0}, false, true, {}}));
   EXPECT_NO_THROW(plan_max_pool(2, nchw({1, 1, 4, 4}, DataType::Float(64)), maxp({2})));
 }
 
@@ -171,17 +196,34 @@ TEST(PoolValidation, ErrorsAreCompileErrors) {
 TEST(PoolValidation, Adaptive) {
   AdaptivePoolParams neg;
   neg.output_size = {int64_t{-1}, int64_t{2}};
-  expect_reject([&] { plan_adaptive_avg_pool(2, nchw({1, 1, 4, 4}), neg); }, PoolErrorKind::OutputSizeNegative,
-                "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but received {-1, 2}");
-  expect_reject([&] { plan_adaptive_max_pool(2, nchw({1, 1, 4, 4}), neg); }, PoolErrorKind::OutputSizeNegative,
-                "Trying to create tensor with negative dimension -1: [1, 1, -1, 2]");
+  expect_reject(
+      [&] {
+        plan_adaptive_avg_pool(2, nchw({1, 1, 4, 4}), neg);
+      },
+      PoolErrorKind::OutputSizeNegative,
+      "adaptive_avg_pool2d: elements of output_size must be greater than or equal to 0 but "
+      "received {-1, 2}");
+  expect_reject(
+      [&] {
+        plan_adaptive_max_pool(2, nchw({1, 1, 4, 4}), neg);
+      },
+      PoolErrorKind::OutputSizeNegative,
+      "Trying to create tensor with negative dimension -1: [1, 1, -1, 2]");
   AdaptivePoolParams two;
   two.output_size = {int64_t{2}, int64_t{2}};
-  expect_reject([&] { plan_adaptive_avg_pool(2, nchw({4, 4}), two); }, PoolErrorKind::BadInputRank,
-                "Input dimension should be at least 3");
-  expect_reject([&] { plan_adaptive_max_pool(2, nchw({1, 1, 0, 4}), two); }, PoolErrorKind::EmptyInput,
-                "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but input has "
-                "sizes [1, 1, 0, 4] with dimension 2 being empty");
+  expect_reject(
+      [&] {
+        plan_adaptive_avg_pool(2, nchw({4, 4}), two);
+      },
+      PoolErrorKind::BadInputRank, "Input dimension should be at least 3");
+  expect_reject(
+      [&] {
+        plan_adaptive_max_pool(2, nchw({1, 1, 0, 4}), two);
+      },
+      PoolErrorKind::EmptyInput,
+      "adaptive_max_pool2d(): Expected input to have non-zero size for non-batch dimensions, but "
+      "input has "
+      "sizes [1, 1, 0, 4] with dimension 2 being empty");
   // None keeps the input size; zero output is a valid forward but its backward is rejected.
   AdaptivePoolParams keep;
   keep.output_size = {std::nullopt, int64_t{0}};

@@ -57,13 +57,15 @@ TEST(PoolReference, ChannelsLastMatchesChannelsFirst3d) {
   HostArray x = random_array(DataType::Float(64), {2, 3, 4, 5, 6}, 2);
   ReferencePoolExecutor ref;
   PoolPlan cf = plan_avg_pool(3, input_of({2, 3, 4, 5, 6}), a);
-  PoolPlan cl = plan_avg_pool(3, input_of({2, 4, 5, 6, 3}, DataType::Float(64), PoolLayout::ChannelsLast), a);
+  PoolPlan cl =
+      plan_avg_pool(3, input_of({2, 4, 5, 6, 3}, DataType::Float(64), PoolLayout::ChannelsLast), a);
   HostArray y_cf = ref.forward(cf, x).output;
   HostArray y_cl = ref.forward(cl, to_channels_last(x, 3, true)).output;
   expect_same(y_cf, to_channels_first(y_cl, 3, true), "forward");
   HostArray go = random_array(DataType::Float(64), cf.output_shape(), 3);
   HostArray g_cf = ref.backward(cf, x, go, nullptr);
-  HostArray g_cl = ref.backward(cl, to_channels_last(x, 3, true), to_channels_last(go, 3, true), nullptr);
+  HostArray g_cl =
+      ref.backward(cl, to_channels_last(x, 3, true), to_channels_last(go, 3, true), nullptr);
   expect_same(g_cf, to_channels_first(g_cl, 3, true), "backward");
 }
 
@@ -110,13 +112,16 @@ TEST(PoolReference, GradientsMatchFiniteDifferences) {
   // differences of sum(y * g) in float64.
   ReferencePoolExecutor ref;
   std::vector<PoolPlan> plans = {
-      plan_avg_pool(2, input_of({1, 2, 5, 6}), AvgPoolParams{{3, 2}, {2, 2}, {1, 1}, true, false, {}}),
-      plan_adaptive_avg_pool(2, input_of({1, 2, 5, 6}), AdaptivePoolParams{{int64_t{3}, int64_t{4}}, false}),
+      plan_avg_pool(2, input_of({1, 2, 5, 6}),
+                    AvgPoolParams{{3, 2}, {2, 2}, {1, 1}, true, false, {}}),
+      plan_adaptive_avg_pool(2, input_of({1, 2, 5, 6}),
+                             AdaptivePoolParams{{int64_t{3}, int64_t{4}}, false}),
       plan_lp_pool(2, input_of({1, 2, 5, 6}), LpPoolParams{2.0, {2, 3}, {1, 2}, true}),
   };
   for (const PoolPlan& plan : plans) {
     HostArray x = random_array(DataType::Float(64), plan.input_shape(), 7);
-    for (int64_t i = 0; i < x.numel(); ++i) x.set(i, x.get(i) + 0.01 * (i % 7 + 1));  // avoid zeros for lp
+    for (int64_t i = 0; i < x.numel(); ++i)
+      x.set(i, x.get(i) + 0.01 * (i % 7 + 1));  // avoid zeros for lp
     HostArray g = random_array(DataType::Float(64), plan.output_shape(), 8);
     HostArray gx = ref.backward(plan, x, g, nullptr);
     auto objective = [&](const HostArray& xi) {
@@ -138,7 +143,8 @@ TEST(PoolReference, GradientsMatchFiniteDifferences) {
 TEST(PoolReference, Int64AvgTruncatesTowardZero) {
   // window sum -3 over 2 elements -> -1 (C++ truncation), 3/2 -> 1.
   HostArray x = HostArray::from_doubles(DataType::Int(64), {1, 1, 1, 4}, {-1, -2, 1, 2});
-  PoolPlan p = plan_avg_pool(2, input_of({1, 1, 1, 4}, DataType::Int(64)), AvgPoolParams{{1, 2}, {}, {0}, false, true, {}});
+  PoolPlan p = plan_avg_pool(2, input_of({1, 1, 1, 4}, DataType::Int(64)),
+                             AvgPoolParams{{1, 2}, {}, {0}, false, true, {}});
   HostArray y = ReferencePoolExecutor().forward(p, x).output;
   EXPECT_EQ(y.get_int(0), -1);
   EXPECT_EQ(y.get_int(1), 1);
@@ -164,8 +170,10 @@ TEST(PoolReference, GlobalPool) {
 
 TEST(PoolReference, AllNegativeWithPaddingNeverReturnsPadding) {
   // max with padding over all -inf: -inf with the first real tap as index, never 0.
-  HostArray x = HostArray::from_doubles(DataType::Float(32), {1, 1, 1, 3}, {-INFINITY, -INFINITY, -INFINITY});
-  PoolPlan p = plan_max_pool(2, input_of({1, 1, 1, 3}, DataType::Float(32)), MaxPoolParams{{1, 2}, {1, 2}, {0, 1}, {1}, false, true});
+  HostArray x =
+      HostArray::from_doubles(DataType::Float(32), {1, 1, 1, 3}, {-INFINITY, -INFINITY, -INFINITY});
+  PoolPlan p = plan_max_pool(2, input_of({1, 1, 1, 3}, DataType::Float(32)),
+                             MaxPoolParams{{1, 2}, {1, 2}, {0, 1}, {1}, false, true});
   auto r = ReferencePoolExecutor().forward(p, x);
   ASSERT_EQ(r.output.numel(), 2);
   EXPECT_EQ(r.output.get(0), -INFINITY);
@@ -183,7 +191,8 @@ class CorruptingExecutor : public PoolExecutor {
     if (r.output.numel() > 1) r.output.set(1, r.output.get(1) + 0.5);
     return r;
   }
-  HostArray backward(const PoolPlan& plan, const HostArray& input, const HostArray& go, const HostArray* idx) override {
+  HostArray backward(const PoolPlan& plan, const HostArray& input, const HostArray& go,
+                     const HostArray* idx) override {
     return ref_.backward(plan, input, go, idx);
   }
   ReferencePoolExecutor ref_;
@@ -191,7 +200,8 @@ class CorruptingExecutor : public PoolExecutor {
 }  // namespace
 
 TEST(PoolConformance, ReportsFirstMismatch) {
-  GoldenCase c = parse_golden_case(nlohmann::json::parse(R"({"id":"t/0","op":"max_pool1d","dtype":"float32",
+  GoldenCase c =
+      parse_golden_case(nlohmann::json::parse(R"({"id":"t/0","op":"max_pool1d","dtype":"float32",
     "params":{"kernel_size":[2],"stride":null,"padding":[0],"dilation":[1],"ceil_mode":false,"return_indices":false},
     "input_shape":[1,1,4],"input":[1.0,"nan",3.0,-4.0],"output_shape":[1,1,2],"output":["nan",3.0],
     "grad_output":[1.0,2.0],"grad_input":[0.0,1.0,2.0,0.0]})"));
@@ -200,13 +210,15 @@ TEST(PoolConformance, ReportsFirstMismatch) {
   CorruptingExecutor bad;
   CaseResult r = run_pool_case(c, bad);
   ASSERT_FALSE(r.passed);
-  EXPECT_EQ(r.failures.at(0), "t/0: output differs at index 1: got 3.5, expected 3 (1 of 2 differ)");
+  EXPECT_EQ(r.failures.at(0),
+            "t/0: output differs at index 1: got 3.5, expected 3 (1 of 2 differ)");
   ConformanceSummary s = run_pool_cases({c, c}, bad);
   EXPECT_EQ(s.str(), "0 passed, 2 failed");
 }
 
 TEST(PoolConformance, RejectedAndEmptyWindowCases) {
-  GoldenCase rej = parse_golden_case(nlohmann::json::parse(R"({"id":"t/1","op":"avg_pool2d","dtype":"float32",
+  GoldenCase rej =
+      parse_golden_case(nlohmann::json::parse(R"({"id":"t/1","op":"avg_pool2d","dtype":"float32",
     "params":{"kernel_size":[2,2],"stride":[0,0],"padding":[0,0],"ceil_mode":false,"count_include_pad":true},
     "input_shape":[1,1,4,4],"reason":"zero stride","error":"stride should not be zero","error_type":"RuntimeError",
     "error_kind":"stride_zero"})"));
@@ -219,7 +231,8 @@ TEST(PoolConformance, RejectedAndEmptyWindowCases) {
   EXPECT_FALSE(r.passed);
   EXPECT_NE(r.failures.at(0).find("accepted a case PyTorch rejects"), std::string::npos);
   // The empty_window quirk: -inf output passes.
-  GoldenCase ew = parse_golden_case(nlohmann::json::parse(R"({"id":"t/2","op":"max_pool1d","dtype":"float32",
+  GoldenCase ew =
+      parse_golden_case(nlohmann::json::parse(R"({"id":"t/2","op":"max_pool1d","dtype":"float32",
     "params":{"kernel_size":[2],"stride":[1],"padding":[1],"dilation":[3],"ceil_mode":false,"return_indices":true},
     "input_shape":[1,1,2],"input":[1.0,2.0],"output_shape":[1,1,1],"output":["-inf"],"quirk":"empty_window"})"));
   EXPECT_EQ(ew.kind, GoldenCase::Kind::EmptyWindow);

@@ -67,7 +67,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       ReferencePoolExecutor exec;
       std::vector<HostArray> outs;
       if (fuzz::accepts("run_model", [&] { outs = onnx::run_model(model, inputs, exec); }))
-        if (outs.size() != model.outputs.size()) fuzz::finding("run_model returned the wrong number of outputs");
+        if (outs.size() != model.outputs.size())
+          fuzz::finding("run_model returned the wrong number of outputs");
     }
   }
   HostArray t;
@@ -77,10 +78,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     int64_t numel = 1;
     bool zero = false, overflow = false;
     for (int64_t d : t.shape()) zero = zero || d == 0;
-    for (int64_t d : t.shape()) overflow = overflow || (!zero && __builtin_mul_overflow(numel, d, &numel));
+    for (int64_t d : t.shape())
+      overflow = overflow || (!zero && __builtin_mul_overflow(numel, d, &numel));
     if (zero) numel = 0;
-    if (overflow) fuzz::finding("load_tensor: accepted a shape whose element count overflows");
-    else if (numel != t.numel()) fuzz::finding("load_tensor: numel() disagrees with the shape");
+    if (overflow)
+      fuzz::finding("load_tensor: accepted a shape whose element count overflows");
+    else if (numel != t.numel())
+      fuzz::finding("load_tensor: numel() disagrees with the shape");
     if (t.numel() > 0 && t.dtype().bits() != 16) (void)t.get(t.numel() - 1);
   }
   return 0;

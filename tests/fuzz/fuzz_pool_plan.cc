@@ -24,9 +24,12 @@ namespace {
 /** Mostly small values, sometimes anything (overflow and sign checks). */
 int64_t value(fuzz::Bytes& b, int64_t lo, int64_t hi) {
   switch (b.u8() % 8) {
-    case 0: return b.range(-(int64_t{1} << 40), int64_t{1} << 40);
-    case 1: return b.range(-3, 0);
-    default: return b.range(lo, hi);
+    case 0:
+      return b.range(-(int64_t{1} << 40), int64_t{1} << 40);
+    case 1:
+      return b.range(-3, 0);
+    default:
+      return b.range(lo, hi);
   }
 }
 
@@ -48,18 +51,21 @@ int64_t torch_out(int64_t in, int64_t k, int64_t s, int64_t pad, int64_t d, bool
   return out;
 }
 
-bool small(int64_t v) { return v > -1000000 && v < 1000000; }
+bool small(int64_t v) {
+  return v > -1000000 && v < 1000000;
+}
 
 void check_geometry(const PoolPlan& plan, bool torch_fixed, bool ceil) {
   for (int a = 0; a < plan.spatial_rank(); ++a) {
     const PoolAxis& ax = plan.axes[a];
     if (ax.out < 0) fuzz::finding("plan " + plan.str() + ": negative output length");
-    if (!ax.adaptive && torch_fixed && small(ax.in) && small(ax.kernel) && small(ax.stride) && small(ax.pad_begin) &&
-        small(ax.dilation) && ax.pad_begin == ax.pad_end) {
+    if (!ax.adaptive && torch_fixed && small(ax.in) && small(ax.kernel) && small(ax.stride) &&
+        small(ax.pad_begin) && small(ax.dilation) && ax.pad_begin == ax.pad_end) {
       int64_t want = torch_out(ax.in, ax.kernel, ax.stride, ax.pad_begin, ax.dilation, ceil);
       if (want != ax.out)
-        fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " has " + std::to_string(ax.out) +
-                      " outputs, PyTorch's formula gives " + std::to_string(want));
+        fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " has " +
+                      std::to_string(ax.out) + " outputs, PyTorch's formula gives " +
+                      std::to_string(want));
     }
     const int64_t n = std::min<int64_t>(ax.out, 512);
     for (int64_t o = 0; o < n; ++o) {
@@ -67,18 +73,18 @@ void check_geometry(const PoolPlan& plan, bool torch_fixed, bool ceil) {
       auto pos = [&](int64_t i) { return w.start + i * w.step; };
       if (w.tap_begin < w.tap_end) {
         if (pos(w.tap_begin) < 0 || pos(w.tap_end - 1) >= ax.in)
-          fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " output " + std::to_string(o) +
-                        ": an in-range tap lies outside the input");
+          fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " output " +
+                        std::to_string(o) + ": an in-range tap lies outside the input");
         if (!ax.adaptive && ((w.tap_begin > 0 && pos(w.tap_begin - 1) >= 0) ||
                              (w.tap_end < ax.kernel && pos(w.tap_end) < ax.in)))
-          fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " output " + std::to_string(o) +
-                        ": a tap inside the input is treated as padding");
+          fuzz::finding("plan " + plan.str() + ": axis " + std::to_string(a) + " output " +
+                        std::to_string(o) + ": a tap inside the input is treated as padding");
       }
       if (ax.adaptive) {
         int64_t s = (o * ax.in) / ax.out, e = ((o + 1) * ax.in + ax.out - 1) / ax.out;
         if (w.start != s || w.start + w.tap_end != e)
-          fuzz::finding("plan " + plan.str() + ": adaptive window of output " + std::to_string(o) + " is not [" +
-                        std::to_string(s) + ", " + std::to_string(e) + ")");
+          fuzz::finding("plan " + plan.str() + ": adaptive window of output " + std::to_string(o) +
+                        " is not [" + std::to_string(s) + ", " + std::to_string(e) + ")");
       }
     }
   }
@@ -89,7 +95,9 @@ void check_values(const PoolPlan& plan, const HostArray& x, const HostArray& y) 
   const int r = plan.spatial_rank();
   std::vector<int64_t> in(3, 1), out(3, 1);
   for (int a = 0; a < r; ++a) in[3 - r + a] = plan.axes[a].in, out[3 - r + a] = plan.axes[a].out;
-  auto axis_of = [&](int d) -> const PoolAxis* { return d < 3 - r ? nullptr : &plan.axes[d - (3 - r)]; };
+  auto axis_of = [&](int d) -> const PoolAxis* {
+    return d < 3 - r ? nullptr : &plan.axes[d - (3 - r)];
+  };
   const int64_t planes = plan.batch * plan.channels;
   const int64_t in_plane = in[0] * in[1] * in[2], out_plane = out[0] * out[1] * out[2];
   for (int64_t p = 0; p < planes; ++p)
@@ -107,7 +115,8 @@ void check_values(const PoolPlan& plan, const HostArray& x, const HostArray& y) 
               continue;
             }
             if (ax->adaptive) {
-              for (int64_t i = (o[d] * ax->in) / ax->out; i < ((o[d] + 1) * ax->in + ax->out - 1) / ax->out; ++i)
+              for (int64_t i = (o[d] * ax->in) / ax->out;
+                   i < ((o[d] + 1) * ax->in + ax->out - 1) / ax->out; ++i)
                 taps[d].push_back(i);
               counted[d] = static_cast<int64_t>(taps[d].size());
               continue;
@@ -137,20 +146,30 @@ void check_values(const PoolPlan& plan, const HostArray& x, const HostArray& y) 
           } else if (plan.mode == PoolMode::Avg) {
             double div = 0;
             switch (plan.divisor_rule) {
-              case DivisorRule::CountIncludePad: div = static_cast<double>(counted[0] * counted[1] * counted[2]); break;
-              case DivisorRule::CountExcludePad: div = static_cast<double>(real); break;
-              case DivisorRule::Override: div = static_cast<double>(plan.divisor_override); break;
+              case DivisorRule::CountIncludePad:
+                div = static_cast<double>(counted[0] * counted[1] * counted[2]);
+                break;
+              case DivisorRule::CountExcludePad:
+                div = static_cast<double>(real);
+                break;
+              case DivisorRule::Override:
+                div = static_cast<double>(plan.divisor_override);
+                break;
               case DivisorRule::AdaptiveEachAxis:
-              case DivisorRule::Mean: div = static_cast<double>(real); break;
+              case DivisorRule::Mean:
+                div = static_cast<double>(real);
+                break;
             }
             if (div == 0) continue;  // 0/0: PyTorch's NaN, not compared
             want = sum / div;
           } else {
             return;
           }
-          if (!(std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want))) && !(std::isinf(got) && got == want))
-            fuzz::finding("plan " + plan.str() + ": output " + std::to_string(at) + " is " + std::to_string(got) +
-                          ", a naive computation gives " + std::to_string(want));
+          if (!(std::abs(got - want) <= 1e-9 * std::max(1.0, std::abs(want))) &&
+              !(std::isinf(got) && got == want))
+            fuzz::finding("plan " + plan.str() + ": output " + std::to_string(at) + " is " +
+                          std::to_string(got) + ", a naive computation gives " +
+                          std::to_string(want));
         }
 }
 
@@ -204,11 +223,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         AdaptivePoolParams p;
         int n = b.u8() % 8 == 0 ? static_cast<int>(b.range(0, 4)) : rank;
         for (int i = 0; i < n; ++i) {
-          if (b.u8() % 8 == 0) p.output_size.push_back(std::nullopt);
-          else p.output_size.push_back(value(b, 0, 7));
+          if (b.u8() % 8 == 0)
+            p.output_size.push_back(std::nullopt);
+          else
+            p.output_size.push_back(value(b, 0, 7));
         }
         p.return_indices = b.flag();
-        plan = op == 2 ? plan_adaptive_avg_pool(rank, input, p) : plan_adaptive_max_pool(rank, input, p);
+        plan = op == 2 ? plan_adaptive_avg_pool(rank, input, p)
+                       : plan_adaptive_max_pool(rank, input, p);
         break;
       }
       case 4: {
@@ -224,8 +246,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         plan = plan_global_pool(b.flag() ? PoolMode::Max : PoolMode::Avg, rank, input);
         break;
       default: {
-        static const char* ops[] = {"MaxPool", "AveragePool", "LpPool", "GlobalMaxPool", "GlobalAveragePool",
-                                    "GlobalLpPool"};
+        static const char* ops[] = {"MaxPool",       "AveragePool",       "LpPool",
+                                    "GlobalMaxPool", "GlobalAveragePool", "GlobalLpPool"};
         static const char* pads[] = {"NOTSET", "VALID", "SAME_UPPER", "SAME_LOWER", "bogus"};
         OnnxPoolAttrs a;
         a.op_type = ops[b.range(0, 5)];
@@ -265,7 +287,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const int64_t nin = numel(in_shape), nout = numel(out_shape);
   if (nin < 0 || nout < 0) return 0;
   int64_t window = 1;
-  for (const auto& ax : plan.axes) window *= ax.adaptive ? std::min<int64_t>(ax.in, 64) : std::min<int64_t>(ax.kernel, 64);
+  for (const auto& ax : plan.axes)
+    window *= ax.adaptive ? std::min<int64_t>(ax.in, 64) : std::min<int64_t>(ax.kernel, 64);
   if (nout * window > 100000 || plan.dtype.bits() == 16) return 0;
   std::vector<double> vals(static_cast<size_t>(nin));
   for (int64_t i = 0; i < nin; ++i) vals[i] = static_cast<double>((i * 37 + 11) % 29) - 14.0;
@@ -273,12 +296,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   ReferencePoolExecutor ref;
   PoolForwardResult r;
   if (!fuzz::accepts("reference forward", [&] { r = ref.forward(plan, x); })) return 0;
-  if (r.output.shape() != out_shape) fuzz::finding("plan " + plan.str() + ": the reference output has another shape");
+  if (r.output.shape() != out_shape)
+    fuzz::finding("plan " + plan.str() + ": the reference output has another shape");
   if (plan.dtype == DataType::Float(64) && plan.layout == PoolLayout::ChannelsFirst &&
       (plan.mode == PoolMode::Max || plan.mode == PoolMode::Avg))
     check_values(plan, x, r.output);
   if (plan.dtype.is_floating()) {
-    HostArray g = HostArray::from_doubles(plan.dtype, out_shape, std::vector<double>(static_cast<size_t>(nout), 1.0));
+    HostArray g = HostArray::from_doubles(plan.dtype, out_shape,
+                                          std::vector<double>(static_cast<size_t>(nout), 1.0));
     fuzz::accepts("reference backward", [&] {
       check_backward(plan);
       (void)ref.backward(plan, x, g, plan.return_indices ? &r.indices : nullptr);

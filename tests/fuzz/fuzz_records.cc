@@ -29,7 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   } catch (const CompileError&) {
     __builtin_trap();  // non-strict loading never throws
   }
-  if (static_cast<int>(recs.size() + rep.skipped.size()) + rep.comments + rep.blank != rep.lines) __builtin_trap();
+  if (static_cast<int>(recs.size() + rep.skipped.size()) + rep.comments + rep.blank != rep.lines)
+    __builtin_trap();
   for (const auto& r : recs) {
     std::string once = encode_record(r);
     std::string twice;

@@ -25,9 +25,11 @@ struct Case {
   te::Tensor A, B, C;
   Case() {
     A = te::placeholder({kN, kM}, DataType::Float(32), "A");
-    B = te::compute({kN, kM}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "B");
+    B = te::compute(
+        {kN, kM}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "B");
     te::IterVar k = te::reduce_axis({0, kM}, "k");
-    C = te::compute({kN}, [&](Var i) { return te::sum(B(i, k), {k}); }, "C");
+    C = te::compute(
+        {kN}, [&](Var i) { return te::sum(B(i, k), {k}); }, "C");
   }
 };
 
@@ -77,7 +79,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (leaves.empty()) return te::IterVar();
     return leaves[b.u8() % leaves.size()];
   };
-  auto name = [](const te::IterVar& iv) { return iv.defined() ? iv->var->name_hint : std::string("<none>"); };
+  auto name = [](const te::IterVar& iv) {
+    return iv.defined() ? iv->var->name_hint : std::string("<none>");
+  };
   auto fail = [&](const std::string& what) { fuzz::finding(what + "\nsequence:\n" + log.str()); };
 
   while (!b.empty()) {
@@ -120,7 +124,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           te::IterVar x = pick_axis(st), y = pick_axis(st);
           int fx = factor(b), fy = factor(b);
           if (!x.defined() || !y.defined()) break;
-          log << "s[" << t.op().name() << "].tile(" << name(x) << ", " << name(y) << ", " << fx << ", " << fy << ")\n";
+          log << "s[" << t.op().name() << "].tile(" << name(x) << ", " << name(y) << ", " << fx
+              << ", " << fy << ")\n";
           st.tile(x, y, fx, fy);
           break;
         }
@@ -149,7 +154,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
           te::Tensor p = pick_tensor();
           te::IterVar x = pick_axis(s[p]);
           if (!x.defined()) break;
-          log << "s[" << t.op().name() << "].compute_at(s[" << p.op().name() << "], " << name(x) << ")\n";
+          log << "s[" << t.op().name() << "].compute_at(s[" << p.op().name() << "], " << name(x)
+              << ")\n";
           st.compute_at(s[p], x);
           break;
         }
@@ -160,7 +166,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
         case 9: {
           te::Tensor reader = pick_tensor();
           const char* scope = b.flag() ? "local" : "global";
-          log << "s.cache_read(" << t.op().name() << ", " << scope << ", {" << reader.op().name() << "})\n";
+          log << "s.cache_read(" << t.op().name() << ", " << scope << ", {" << reader.op().name()
+              << "})\n";
           tensors.push_back(s.cache_read(t, scope, {reader.op()}));
           break;
         }

@@ -64,7 +64,8 @@ inline const char* kGraphJson = R"({
 /** Bind the fused data axes of `t` to blocks of 64 threads (GPU targets). */
 inline te::IterVar bind_all(te::Schedule& s, const te::Tensor& t) {
   auto axes = t.op().axis();
-  te::IterVar f = axes.size() == 1 ? axes[0] : s[t].fuse(std::vector<te::IterVar>(axes.begin(), axes.end()));
+  te::IterVar f =
+      axes.size() == 1 ? axes[0] : s[t].fuse(std::vector<te::IterVar>(axes.begin(), axes.end()));
   auto [bx, tx] = s[t].split(f, 64);
   s[t].bind(bx, te::thread_axis("blockIdx.x"));
   s[t].bind(tx, te::thread_axis("threadIdx.x"));
@@ -82,17 +83,21 @@ inline std::vector<ir::PrimFunc> kernel_funcs(const std::string& target) {
     te::Tensor P = te::compute(
         {1, 2, 8, 8},
         [&](Var n, Var c, Var h, Var w) {
-          return te::if_then_else(h >= 1 && h < 7 && w >= 1 && w < 7, X(n, c, h - 1, w - 1), Expr(0.0f));
+          return te::if_then_else(h >= 1 && h < 7 && w >= 1 && w < 7, X(n, c, h - 1, w - 1),
+                                  Expr(0.0f));
         },
         "pad");
     te::IterVar rc = te::reduce_axis({0, 2}, "rc"), ry = te::reduce_axis({0, 3}, "ry"),
                 rx = te::reduce_axis({0, 3}, "rx");
     te::Tensor C = te::compute(
         {1, 4, 6, 6},
-        [&](Var n, Var f, Var y, Var x) { return te::sum(P(n, rc, y + ry, x + rx) * W(f, rc, ry, rx), {rc, ry, rx}); },
+        [&](Var n, Var f, Var y, Var x) {
+          return te::sum(P(n, rc, y + ry, x + rx) * W(f, rc, ry, rx), {rc, ry, rx});
+        },
         "conv");
     te::Tensor O = te::compute(
-        {1, 4, 6, 6}, [&](Var n, Var f, Var y, Var x) { return te::max(C(n, f, y, x) + B(f), 0.0f); }, "out");
+        {1, 4, 6, 6},
+        [&](Var n, Var f, Var y, Var x) { return te::max(C(n, f, y, x) + B(f), 0.0f); }, "out");
     te::Schedule s = te::create_schedule({O.op()});
     s[P].compute_inline();
     if (!gpu) {
@@ -108,7 +113,8 @@ inline std::vector<ir::PrimFunc> kernel_funcs(const std::string& target) {
   {
     te::Tensor A = te::placeholder({1, 144}, f32, "A");
     te::Tensor Bt = te::placeholder({1, 144}, f32, "B");
-    te::Tensor O = te::compute({1, 144}, [&](Var i, Var j) { return A(i, j) + Bt(i, j); }, "out");
+    te::Tensor O = te::compute(
+        {1, 144}, [&](Var i, Var j) { return A(i, j) + Bt(i, j); }, "out");
     te::Schedule s = te::create_schedule({O.op()});
     if (gpu) bind_all(s, O);
     funcs.push_back(lower(s, {A, Bt, O}, "fused_add"));
@@ -116,7 +122,8 @@ inline std::vector<ir::PrimFunc> kernel_funcs(const std::string& target) {
   {
     // flatten_data "1": the kernel takes 1-D arrays.
     te::Tensor A = te::placeholder({144}, f32, "A");
-    te::Tensor O = te::compute({144}, [&](Var i) { return te::max(A(i), 0.0f); }, "out");
+    te::Tensor O = te::compute(
+        {144}, [&](Var i) { return te::max(A(i), 0.0f); }, "out");
     te::Schedule s = te::create_schedule({O.op()});
     if (gpu) bind_all(s, O);
     funcs.push_back(lower(s, {A, O}, "fused_nn_relu"));
@@ -125,7 +132,9 @@ inline std::vector<ir::PrimFunc> kernel_funcs(const std::string& target) {
 }
 
 /** The three kernels in one module. */
-inline runtime::Module build_kernels(const std::string& target) { return build(kernel_funcs(target), target); }
+inline runtime::Module build_kernels(const std::string& target) {
+  return build(kernel_funcs(target), target);
+}
 
 struct Params {
   std::vector<float> w = rnd(4 * 2 * 3 * 3, 11), b = rnd(4, 12), p2 = rnd(144, 13);

@@ -42,22 +42,26 @@ int main(int argc, char** argv) {
       std::vector<float> got = m.get_output(std::stoi(key)).to_vector<float>();
       std::vector<float> ref = want.to_vector<float>();
       if (got.size() != ref.size()) {
-        std::fprintf(stderr, "output %s: %zu values, expected %zu\n", key.c_str(), got.size(), ref.size());
+        std::fprintf(stderr, "output %s: %zu values, expected %zu\n", key.c_str(), got.size(),
+                     ref.size());
         return 1;
       }
-      for (size_t i = 0; i < got.size(); ++i) max_err = std::max(max_err, double(std::fabs(got[i] - ref[i])));
+      for (size_t i = 0; i < got.size(); ++i)
+        max_err = std::max(max_err, double(std::fabs(got[i] - ref[i])));
       ++n;
     }
     ProfileReport rep = m.profile(2);
     std::printf("%s", rep.table().c_str());
-    std::printf("%s: %d outputs, max abs error %g\n", max_err <= 1e-5 ? "OK" : "MISMATCH", n, max_err);
+    std::printf("%s: %d outputs, max abs error %g\n", max_err <= 1e-5 ? "OK" : "MISMATCH", n,
+                max_err);
     if (measure) {
       using clock = std::chrono::steady_clock;
       const int runs = std::stoi(argv[5]);
       for (int i = 0; i < runs / 10 + 1; ++i) m.run();
       auto t0 = clock::now();
       for (int i = 0; i < runs; ++i) m.run();
-      const double run_us = std::chrono::duration<double, std::micro>(clock::now() - t0).count() / runs;
+      const double run_us =
+          std::chrono::duration<double, std::micro>(clock::now() - t0).count() / runs;
       ProfileReport p = m.profile(runs);
       const int ops = static_cast<int>(p.calls.size()) / runs;
       volatile int64_t sink = 0;
@@ -66,10 +70,13 @@ int main(int argc, char** argv) {
         auto a = clock::now(), b = clock::now();
         sink = sink + (b - a).count();
       }
-      const double pair_ns = std::chrono::duration<double, std::nano>(clock::now() - t0).count() / 1e6;
-      std::printf("measure: %d ops; run() %.2f us; profile() wall %.2f us/run, sum of op times %.2f us/run; "
-                  "clock pair %.1f ns\n",
-                  ops, run_us, p.wall_us / runs, p.total_us() / runs, pair_ns);
+      const double pair_ns =
+          std::chrono::duration<double, std::nano>(clock::now() - t0).count() / 1e6;
+      std::printf(
+          "measure: %d ops; run() %.2f us; profile() wall %.2f us/run, sum of op times %.2f "
+          "us/run; "
+          "clock pair %.1f ns\n",
+          ops, run_us, p.wall_us / runs, p.total_us() / runs, pair_ns);
     }
     return max_err <= 1e-5 ? 0 : 1;
   } catch (const std::exception& e) {

@@ -23,7 +23,8 @@ using runtime::GraphExecutor;
 namespace fs = std::filesystem;
 
 std::string tmp_file(const std::string& name) {
-  return (fs::temp_directory_path() / ("minitvm_graph_" + std::to_string(::getpid()) + "_" + name)).string();
+  return (fs::temp_directory_path() / ("minitvm_graph_" + std::to_string(::getpid()) + "_" + name))
+      .string();
 }
 
 std::string read_all(const std::string& path) {
@@ -49,12 +50,13 @@ TEST(ExportLibrary, LlvmRoundTripRunsAgainstNaiveLoops) {
   ASSERT_EQ(g.params.size(), 3u);
   EXPECT_EQ(g.params.at("p2").to_vector<float>(), p.p2);
   EXPECT_EQ(g.lib.type_key(), "llvm");
-  EXPECT_EQ(g.lib.function_names(),
-            (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu", "fused_add", "fused_nn_relu"}));
+  EXPECT_EQ(g.lib.function_names(), (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu",
+                                                              "fused_add", "fused_nn_relu"}));
   EXPECT_NE(g.lib.get_source("ll").find("define"), std::string::npos);
   // The loaded functions keep their checked signatures.
-  EXPECT_THROW(g.lib.get_function("fused_nn_relu")(NDArray::empty({3}, f32), NDArray::empty({144}, f32)),
-               RuntimeError);
+  EXPECT_THROW(
+      g.lib.get_function("fused_nn_relu")(NDArray::empty({3}, f32), NDArray::empty({144}, f32)),
+      RuntimeError);
   GraphExecutor m(g, Device::cpu());
   for (unsigned seed : {1u, 2u}) {
     auto x = rnd(72, seed);
@@ -70,7 +72,8 @@ TEST(ExportLibrary, LlvmRoundTripRunsAgainstNaiveLoops) {
 // dependency (linked with -z defs, so a missing symbol fails the export, not the load).
 TEST(ExportLibrary, MathFunctionsResolve) {
   te::Tensor X = te::placeholder({64}, f32, "X");
-  te::Tensor Y = te::compute({64}, [&](Var i) { return ir::exp(X(i)) + ir::tanh(X(i)); }, "y");
+  te::Tensor Y = te::compute(
+      {64}, [&](Var i) { return ir::exp(X(i)) + ir::tanh(X(i)); }, "y");
   te::Schedule s = te::create_schedule({Y.op()});
   runtime::CompiledGraph c;
   c.lib = build(s, {X, Y}, "llvm", "fused_exp_tanh");
@@ -100,8 +103,8 @@ TEST(ExportLibrary, CombinedModulePerKernel) {
   runtime::CompiledGraph c = compiled("llvm", p);
   c.lib = runtime::combine_modules(parts);
   EXPECT_EQ(c.lib.type_key(), "multi");
-  EXPECT_EQ(c.lib.function_names(),
-            (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu", "fused_add", "fused_nn_relu"}));
+  EXPECT_EQ(c.lib.function_names(), (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu",
+                                                              "fused_add", "fused_nn_relu"}));
   auto x = rnd(72, 51);
   const auto want = reference(x, p);
   auto check = [&](GraphExecutor& m) {
@@ -127,15 +130,16 @@ TEST(ExportLibrary, CombinedModulePerKernel) {
     FAIL() << "no error";
   } catch (const CompileError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "combine_modules: function 'fused_nn_conv2d_add_nn_relu' is defined by module 0 and module 1");
+              "combine_modules: function 'fused_nn_conv2d_add_nn_relu' is defined by module 0 and "
+              "module 1");
   }
 }
 
-int run_lite(const std::string& lib, const std::string& inputs, const std::string& expected, std::string* out,
-             const std::string& extra = "") {
+int run_lite(const std::string& lib, const std::string& inputs, const std::string& expected,
+             std::string* out, const std::string& extra = "") {
   const std::string log = tmp_file("lite.log");
-  const std::string cmd = std::string("'") + MINITVM_GRAPH_LITE_RUN + "' '" + lib + "' '" + inputs + "' '" + expected +
-                          "' " + extra + " > '" + log + "' 2>&1";
+  const std::string cmd = std::string("'") + MINITVM_GRAPH_LITE_RUN + "' '" + lib + "' '" + inputs +
+                          "' '" + expected + "' " + extra + " > '" + log + "' 2>&1";
   const int rc = std::system(cmd.c_str());
   *out = read_all(log);
   std::remove(log.c_str());
@@ -144,7 +148,8 @@ int run_lite(const std::string& lib, const std::string& inputs, const std::strin
 
 TEST(ExportLibrary, RuntimeOnlyProgramLoadsAndRuns) {
   Params p;
-  const std::string lib = tmp_file("lite.mtvm"), inputs = tmp_file("in.params"), expected = tmp_file("out.params");
+  const std::string lib = tmp_file("lite.mtvm"), inputs = tmp_file("in.params"),
+                    expected = tmp_file("out.params");
   runtime::export_library(compiled("llvm", p), lib);
   auto x = rnd(72, 31);
   const auto want = reference(x, p);
@@ -156,7 +161,8 @@ TEST(ExportLibrary, RuntimeOnlyProgramLoadsAndRuns) {
   EXPECT_NE(out.find("OK: 2 outputs"), std::string::npos) << out;
   EXPECT_NE(out.find("measure: 4 ops;"), std::string::npos) << out;
   std::cout << out;  // the profile table and the instrumentation cost, for the log
-  EXPECT_NE(out.find("fused_nn_conv2d_add_nn_relu"), std::string::npos) << out;  // the profile table
+  EXPECT_NE(out.find("fused_nn_conv2d_add_nn_relu"), std::string::npos)
+      << out;  // the profile table
   // The program does compare: a wrong expectation fails.
   auto wrong = want;
   wrong[5] += 0.5f;
@@ -186,7 +192,8 @@ TEST(ExportLibrary, CudaModuleRoundTripWithoutRunning) {
     GraphExecutor m(g, Device::cpu());
     FAIL() << "no error";
   } catch (const RuntimeError& e) {
-    EXPECT_EQ(std::string(e.what()), "GraphExecutor: the module is \"cuda\" and runs on a CUDA device, got cpu(0)");
+    EXPECT_EQ(std::string(e.what()),
+              "GraphExecutor: the module is \"cuda\" and runs on a CUDA device, got cpu(0)");
   }
 }
 
@@ -197,7 +204,8 @@ TEST(ExportLibrary, EmulatorModulesCannotBeExported) {
     FAIL() << "no error";
   } catch (const CompileError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "export_library: a module of type 'cuda-emulator' cannot be exported (llvm and cuda modules can; "
+              "export_library: a module of type 'cuda-emulator' cannot be exported (llvm and cuda "
+              "modules can; "
               "build for \"cuda\" instead of \"cuda -emulate\")");
   }
 }
@@ -210,7 +218,8 @@ TEST(ExportLibrary, CompilerFailureIsReported) {
     runtime::export_library(compiled("llvm", p), tmp_file("bad.mtvm"), o);
     FAIL() << "no error";
   } catch (const RuntimeError& e) {
-    EXPECT_EQ(std::string(e.what()).rfind("export_library: linking the shared object failed (exit 1, `false -shared", 0),
+    EXPECT_EQ(std::string(e.what()).rfind(
+                  "export_library: linking the shared object failed (exit 1, `false -shared", 0),
               0u)
         << e.what();
   }
@@ -231,7 +240,8 @@ TEST(ExportLibrary, MalformedFiles) {
     return std::string("(no RuntimeError)");
   };
   const std::string origin = "load_compiled_graph(" + path + "): ";
-  EXPECT_EQ(error_of("hello world, not a library"), origin + "not a minitvm graph library (export_library file)");
+  EXPECT_EQ(error_of("hello world, not a library"),
+            origin + "not a minitvm graph library (export_library file)");
   EXPECT_EQ(error_of(good.substr(0, 100)).rfind(origin + "truncated at byte ", 0), 0u);
   EXPECT_EQ(error_of(good + "x"), origin + "1 trailing bytes");
   std::string v2 = good;
@@ -243,7 +253,8 @@ TEST(ExportLibrary, MalformedFiles) {
     runtime::load_compiled_graph(tmp_file("does-not-exist"));
     FAIL();
   } catch (const RuntimeError& e) {
-    EXPECT_EQ(std::string(e.what()), "load_compiled_graph: cannot read " + tmp_file("does-not-exist"));
+    EXPECT_EQ(std::string(e.what()),
+              "load_compiled_graph: cannot read " + tmp_file("does-not-exist"));
   }
 }
 

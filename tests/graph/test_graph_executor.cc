@@ -23,8 +23,12 @@ void* operator new(size_t n) {
   if (void* p = std::malloc(n ? n : 1)) return p;
   throw std::bad_alloc();
 }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, size_t) noexcept { std::free(p); }
+void operator delete(void* p) noexcept {
+  std::free(p);
+}
+void operator delete(void* p, size_t) noexcept {
+  std::free(p);
+}
 
 namespace minitvm {
 namespace {
@@ -122,12 +126,20 @@ TEST(GraphExecutor, InputsOutputsNamesShapes) {
 TEST(GraphExecutor, SetInputErrorsNameInputExpectedAndGot) {
   Params p;
   GraphExecutor m(compiled("llvm", p), Device::cpu());
-  EXPECT_EQ(error_of([&] { m.set_input("dat", NDArray::empty({1, 2, 6, 6}, f32)); }),
+  EXPECT_EQ(error_of([&] {
+              m.set_input("dat", NDArray::empty({1, 2, 6, 6}, f32));
+            }),
             "GraphExecutor::set_input: no input named 'dat'; inputs are: data, p0, p1, p2");
-  EXPECT_EQ(error_of([&] { m.set_input("data", NDArray::empty({1, 2, 6, 7}, f32)); }),
-            "GraphExecutor::set_input('data'): expected float32[1, 2, 6, 6], got float32[1, 2, 6, 7]");
-  EXPECT_EQ(error_of([&] { m.set_input(1, NDArray::empty({4, 2, 3, 3}, DataType::Float(64))); }),
-            "GraphExecutor::set_input('p0'): expected float32[4, 2, 3, 3], got float64[4, 2, 3, 3]");
+  EXPECT_EQ(
+      error_of([&] {
+        m.set_input("data", NDArray::empty({1, 2, 6, 7}, f32));
+      }),
+      "GraphExecutor::set_input('data'): expected float32[1, 2, 6, 6], got float32[1, 2, 6, 7]");
+  EXPECT_EQ(
+      error_of([&] {
+        m.set_input(1, NDArray::empty({4, 2, 3, 3}, DataType::Float(64)));
+      }),
+      "GraphExecutor::set_input('p0'): expected float32[4, 2, 3, 3], got float64[4, 2, 3, 3]");
   EXPECT_EQ(error_of([&] { m.set_input(4, NDArray::empty({1}, f32)); }),
             "GraphExecutor::set_input: input index 4 out of range (the graph has 4 inputs)");
   EXPECT_EQ(error_of([&] { m.get_output(2); }),
@@ -167,9 +179,12 @@ TEST(GraphExecutor, SetInputZeroCopy) {
   m.set_input_zero_copy(3, p2);
   m.run();
   expect_near(m.get_output(0).to_vector<float>(), reference(y, q));
-  EXPECT_EQ(error_of([&] { m.set_input_zero_copy("data", NDArray::empty({1, 2, 6, 6}, DataType::Float(64))); }),
-            "GraphExecutor::set_input_zero_copy('data'): expected float32[1, 2, 6, 6] on cpu(0), got "
-            "float64[1, 2, 6, 6] on cpu(0)");
+  EXPECT_EQ(
+      error_of([&] {
+        m.set_input_zero_copy("data", NDArray::empty({1, 2, 6, 6}, DataType::Float(64)));
+      }),
+      "GraphExecutor::set_input_zero_copy('data'): expected float32[1, 2, 6, 6] on cpu(0), got "
+      "float64[1, 2, 6, 6] on cpu(0)");
 }
 
 TEST(GraphExecutor, ModuleAndDeviceMismatchAtSetup) {
@@ -182,7 +197,8 @@ TEST(GraphExecutor, ModuleAndDeviceMismatchAtSetup) {
   json.replace(json.find("\"func_name\": \"fused_add\""), 24, "\"func_name\": \"fused_sub\"");
   g.graph_json = json;
   EXPECT_EQ(error_of([&] { GraphExecutor m(g, Device::cpu()); }),
-            "GraphExecutor: node 6 'fused_add' (func_name fused_sub): module (llvm) has no function 'fused_sub'; "
+            "GraphExecutor: node 6 'fused_add' (func_name fused_sub): module (llvm) has no "
+            "function 'fused_sub'; "
             "it has: fused_nn_conv2d_add_nn_relu, fused_add, fused_nn_relu");
   // A parameter that is not an input of the graph.
   g.graph_json = kGraphJson;
@@ -200,13 +216,17 @@ TEST(GraphExecutor, KernelSignatureMismatchAtSetup) {
   json.replace(json.find("\"flatten_data\": \"1\""), 19, "\"flatten_data\": \"0\"");
   g.graph_json = json;
   EXPECT_EQ(error_of([&] { GraphExecutor m(g, Device::cpu()); }),
-            "GraphExecutor: node 7 'fused_nn_relu' (func_name fused_nn_relu): fused_nn_relu: argument 0 'A' "
+            "GraphExecutor: node 7 'fused_nn_relu' (func_name fused_nn_relu): fused_nn_relu: "
+            "argument 0 'A' "
             "expects float32[144] on cpu(0), got float32[1, 144] on cpu(0)");
 }
 
-// ---- the reader's rules --------------------------------------------------------------------------
+// ---- the reader's rules
+// --------------------------------------------------------------------------
 
-nlohmann::ordered_json graph_doc() { return nlohmann::ordered_json::parse(kGraphJson); }
+nlohmann::ordered_json graph_doc() {
+  return nlohmann::ordered_json::parse(kGraphJson);
+}
 
 std::string setup_error(const std::string& json) {
   Params p;
@@ -228,7 +248,8 @@ TEST(GraphReader, RequiresTheFiveKeys) {
 }
 
 TEST(GraphReader, StopsAtMetadata) {
-  // Everything after "metadata" is ignored (v0.6 breaks out of the read loop), so a bogus key there is fine.
+  // Everything after "metadata" is ignored (v0.6 breaks out of the read loop), so a bogus key there
+  // is fine.
   auto j = graph_doc();
   j["metadata"] = {{"anything", 1}};
   j["bogus"] = 2;
@@ -244,43 +265,50 @@ TEST(GraphReader, NodeAndEntryErrors) {
   {
     auto j = graph_doc();
     j["nodes"][6]["inputs"][0] = nlohmann::ordered_json::array({4});
-    EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: nodes[6].inputs[0] must be [node, index] or [node, index, version], got [4]");
+    EXPECT_EQ(
+        setup_error(j.dump()),
+        "graph JSON: nodes[6].inputs[0] must be [node, index] or [node, index, version], got [4]");
   }
   {
     auto j = graph_doc();
     j["nodes"][6]["inputs"][0] = {7, 0, 0};
-    EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: node 6 'fused_add': input 0 refers to node 7, which is not an earlier node");
+    EXPECT_EQ(
+        setup_error(j.dump()),
+        "graph JSON: node 6 'fused_add': input 0 refers to node 7, which is not an earlier node");
   }
   {
     auto j = graph_doc();
     j["nodes"][6]["inputs"][0] = {4, 1, 0};
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: node 6 'fused_add': input 0 reads output 1 of node 4 'reshape_nop', which has 1");
+              "graph JSON: node 6 'fused_add': input 0 reads output 1 of node 4 'reshape_nop', "
+              "which has 1");
   }
   {
     auto j = graph_doc();
     j["nodes"][3]["colour"] = "red";
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: nodes[3] (node 3 'fused_nn_conv2d_add_nn_relu'): key 'colour' is not supported");
+              "graph JSON: nodes[3] (node 3 'fused_nn_conv2d_add_nn_relu'): key 'colour' is not "
+              "supported");
   }
   {
     auto j = graph_doc();
     j["nodes"][3]["attrs"]["num_inputs"] = 3;
-    EXPECT_EQ(setup_error(j.dump()), "graph JSON: nodes[3].attrs.num_inputs must be a string, got 3");
+    EXPECT_EQ(setup_error(j.dump()),
+              "graph JSON: nodes[3].attrs.num_inputs must be a string, got 3");
   }
   {
     auto j = graph_doc();
     j["nodes"][3]["attrs"]["num_inputs"] = "2";
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: node 3 'fused_nn_conv2d_add_nn_relu': num_inputs = \"2\" but the node has 3 inputs");
+              "graph JSON: node 3 'fused_nn_conv2d_add_nn_relu': num_inputs = \"2\" but the node "
+              "has 3 inputs");
   }
   {
     auto j = graph_doc();
     j["nodes"][3]["op"] = "conv";
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: node 3 'fused_nn_conv2d_add_nn_relu': op 'conv' is not supported (tvm_op or null)");
+              "graph JSON: node 3 'fused_nn_conv2d_add_nn_relu': op 'conv' is not supported "
+              "(tvm_op or null)");
   }
   {
     auto j = graph_doc();
@@ -299,12 +327,14 @@ TEST(GraphReader, AttrErrors) {
   {
     auto j = graph_doc();
     j["attrs"]["dltype"][1][2] = "complex64";
-    EXPECT_EQ(setup_error(j.dump()), "graph JSON: attrs.dltype[2] = \"complex64\" is not a data type");
+    EXPECT_EQ(setup_error(j.dump()),
+              "graph JSON: attrs.dltype[2] = \"complex64\" is not a data type");
   }
   {
     auto j = graph_doc();
     j["attrs"]["storage_id"][0] = "list_str";
-    EXPECT_EQ(setup_error(j.dump()), "graph JSON: attrs.storage_id has type \"list_str\", expected \"list_int\"");
+    EXPECT_EQ(setup_error(j.dump()),
+              "graph JSON: attrs.storage_id has type \"list_str\", expected \"list_int\"");
   }
   {
     auto j = graph_doc();
@@ -313,29 +343,34 @@ TEST(GraphReader, AttrErrors) {
     EXPECT_EQ(setup_error(j.dump()), "(no RuntimeError)");
     j["attrs"]["other"] = {"list_str", {"a"}};
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: cannot skip graph attr 'other' (only list_int and size_t attrs can be skipped)");
+              "graph JSON: cannot skip graph attr 'other' (only list_int and size_t attrs can be "
+              "skipped)");
   }
   {
     auto j = graph_doc();
     j["node_row_ptr"][4] = 5;
     EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: node_row_ptr[4] - node_row_ptr[3] = 2 but node 3 'fused_nn_conv2d_add_nn_relu' has 1 "
+              "graph JSON: node_row_ptr[4] - node_row_ptr[3] = 2 but node 3 "
+              "'fused_nn_conv2d_add_nn_relu' has 1 "
               "output(s)");
   }
   {
     auto j = graph_doc();
     j["arg_nodes"][0] = 3;
-    EXPECT_EQ(setup_error(j.dump()),
-              "graph JSON: arg_nodes: node 3 'fused_nn_conv2d_add_nn_relu' is not a null (input) node");
+    EXPECT_EQ(
+        setup_error(j.dump()),
+        "graph JSON: arg_nodes: node 3 'fused_nn_conv2d_add_nn_relu' is not a null (input) node");
   }
   {
     auto j = graph_doc();
     j["heads"][0] = {9, 0, 0};
-    EXPECT_EQ(setup_error(j.dump()), "graph JSON: heads[0] = [9, 0] is not an output of the graph's nodes");
+    EXPECT_EQ(setup_error(j.dump()),
+              "graph JSON: heads[0] = [9, 0] is not an output of the graph's nodes");
   }
 }
 
-// ---- params bytes ---------------------------------------------------------------------------------
+// ---- params bytes
+// ---------------------------------------------------------------------------------
 
 template <typename T>
 void put(std::string& s, T v) {
@@ -352,11 +387,13 @@ TEST(Params, BytesFollowTvmLayout) {
   put<uint64_t>(want, 2), want += "bb";
   put<uint64_t>(want, 2);
   // "a": float32[2]
-  put<uint64_t>(want, 0xDD5E40F096B4A13FULL), put<uint64_t>(want, 0), put<int32_t>(want, 1), put<int32_t>(want, 0);
+  put<uint64_t>(want, 0xDD5E40F096B4A13FULL), put<uint64_t>(want, 0), put<int32_t>(want, 1),
+      put<int32_t>(want, 0);
   put<int32_t>(want, 1), put<uint8_t>(want, 2), put<uint8_t>(want, 32), put<uint16_t>(want, 1);
   put<int64_t>(want, 2), put<int64_t>(want, 8), put<float>(want, 1.5f), put<float>(want, -2.0f);
   // "bb": int8[1, 3]
-  put<uint64_t>(want, 0xDD5E40F096B4A13FULL), put<uint64_t>(want, 0), put<int32_t>(want, 1), put<int32_t>(want, 0);
+  put<uint64_t>(want, 0xDD5E40F096B4A13FULL), put<uint64_t>(want, 0), put<int32_t>(want, 1),
+      put<int32_t>(want, 0);
   put<int32_t>(want, 2), put<uint8_t>(want, 0), put<uint8_t>(want, 8), put<uint16_t>(want, 1);
   put<int64_t>(want, 1), put<int64_t>(want, 3), put<int64_t>(want, 3);
   put<int8_t>(want, 7), put<int8_t>(want, -8), put<int8_t>(want, 9);
@@ -373,16 +410,21 @@ TEST(Params, BytesFollowTvmLayout) {
 }
 
 TEST(Params, MalformedBytes) {
-  std::map<std::string, NDArray> params = {{"a", NDArray::from_vector(std::vector<float>{1.5f, -2.0f}, {2})}};
+  std::map<std::string, NDArray> params = {
+      {"a", NDArray::from_vector(std::vector<float>{1.5f, -2.0f}, {2})}};
   const std::string good = runtime::save_param_dict(params);
   EXPECT_EQ(error_of([&] { runtime::load_param_dict(good.substr(0, good.size() - 1)); }),
             "params: truncated at byte 89 reading array data (8 bytes needed, 7 left)");
-  EXPECT_EQ(error_of([&] { runtime::load_param_dict(good + "x"); }), "params: 1 trailing bytes after the last array");
+  EXPECT_EQ(error_of([&] { runtime::load_param_dict(good + "x"); }),
+            "params: 1 trailing bytes after the last array");
   std::string bad = good;
   bad[0] = 0;
-  EXPECT_EQ(error_of([&] { runtime::load_param_dict(bad); }).rfind("params: not a TVM params blob", 0), 0u);
+  EXPECT_EQ(
+      error_of([&] { runtime::load_param_dict(bad); }).rfind("params: not a TVM params blob", 0),
+      0u);
   bad = good;
-  bad[41 + 16] = 2;  // device type of array "a" (after 8+8+8+8+1+8 bytes, the array magic and reserved word)
+  bad[41 + 16] =
+      2;  // device type of array "a" (after 8+8+8+8+1+8 bytes, the array magic and reserved word)
   EXPECT_EQ(error_of([&] { runtime::load_param_dict(bad); }),
             "params: array 'a' has device type 2 (only CPU tensors, 1, are saved)");
 }
@@ -432,17 +474,21 @@ namespace {
 using namespace graph_test;
 using runtime::GraphExecutor;
 
-// A node with two outputs: entry ids come from node_row_ptr, heads and inputs pick outputs by index.
+// A node with two outputs: entry ids come from node_row_ptr, heads and inputs pick outputs by
+// index.
 TEST(GraphExecutor, MultiOutputNode) {
   te::Tensor X = te::placeholder({8}, f32, "X");
-  te::Tensor Twice = te::compute({8}, [&](Var i) { return X(i) * 2.0f; }, "twice");
-  te::Tensor Inc = te::compute({8}, [&](Var i) { return X(i) + 1.0f; }, "inc");
+  te::Tensor Twice = te::compute(
+      {8}, [&](Var i) { return X(i) * 2.0f; }, "twice");
+  te::Tensor Inc = te::compute(
+      {8}, [&](Var i) { return X(i) + 1.0f; }, "inc");
   te::Schedule s1 = te::create_schedule({Twice.op(), Inc.op()});
   te::Tensor A = te::placeholder({8}, f32, "A"), B = te::placeholder({8}, f32, "B");
-  te::Tensor Sum = te::compute({8}, [&](Var i) { return A(i) - B(i) * 3.0f; }, "sum");
+  te::Tensor Sum = te::compute(
+      {8}, [&](Var i) { return A(i) - B(i) * 3.0f; }, "sum");
   te::Schedule s2 = te::create_schedule({Sum.op()});
-  runtime::Module lib =
-      build({lower(s1, {X, Twice, Inc}, "fused_two"), lower(s2, {A, B, Sum}, "fused_combine")}, "llvm");
+  runtime::Module lib = build(
+      {lower(s1, {X, Twice, Inc}, "fused_two"), lower(s2, {A, B, Sum}, "fused_combine")}, "llvm");
   const char* json = R"({"nodes": [
       {"op": "null", "name": "x", "inputs": []},
       {"op": "tvm_op", "name": "two", "attrs": {"func_name": "fused_two", "num_inputs": "1", "num_outputs": "2"},

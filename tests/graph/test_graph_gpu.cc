@@ -17,9 +17,9 @@ namespace {
 using namespace graph_test;
 using runtime::GraphExecutor;
 
-#define SKIP_WITHOUT_GPU()                                                                    \
-  if (!runtime::cuda_available())                                                             \
-    GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason();                    \
+#define SKIP_WITHOUT_GPU()                                                 \
+  if (!runtime::cuda_available())                                          \
+    GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason(); \
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC is not installed"
 
 void check(GraphExecutor& m, const Params& p, unsigned seed) {
@@ -32,7 +32,8 @@ void check(GraphExecutor& m, const Params& p, unsigned seed) {
     NDArray host = NDArray::empty({1, 144}, f32);
     m.get_output(o, host);
     const auto got = host.to_vector<float>();
-    for (size_t i = 0; i < want.size(); ++i) ASSERT_NEAR(got[i], want[i], 1e-5f) << "output " << o << " [" << i << "]";
+    for (size_t i = 0; i < want.size(); ++i)
+      ASSERT_NEAR(got[i], want[i], 1e-5f) << "output " << o << " [" << i << "]";
   }
 }
 
@@ -51,7 +52,8 @@ TEST(GraphExecutorGpu, RunsAgainstNaiveLoops) {
 TEST(GraphExecutorGpu, ExportLoadCuda) {
   SKIP_WITHOUT_GPU();
   Params p;
-  const std::string path = (std::filesystem::temp_directory_path() / "minitvm_graph_gpu.mtvm").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "minitvm_graph_gpu.mtvm").string();
   runtime::export_library(compiled("cuda", p), path);
   runtime::CompiledGraph g = runtime::load_compiled_graph(path);
   std::remove(path.c_str());

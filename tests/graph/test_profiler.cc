@@ -42,7 +42,8 @@ TEST(Profiler, CallsPerRunAndOutputsStillRight) {
   // Four op nodes run (conv, add, relu, __copy); the __nop reshape is not a call.
   ASSERT_EQ(t.rep.calls.size(), 3u * 4u);
   EXPECT_EQ(t.rep.runs, 3);
-  const std::vector<std::string> funcs = {"fused_nn_conv2d_add_nn_relu", "fused_add", "fused_nn_relu", "__copy"};
+  const std::vector<std::string> funcs = {"fused_nn_conv2d_add_nn_relu", "fused_add",
+                                          "fused_nn_relu", "__copy"};
   for (size_t i = 0; i < t.rep.calls.size(); ++i) {
     const auto& c = t.rep.calls[i];
     EXPECT_EQ(c.func_name, funcs[i % 4]);
@@ -51,7 +52,8 @@ TEST(Profiler, CallsPerRunAndOutputsStillRight) {
     EXPECT_EQ(c.device, "cpu0");
     if (i) EXPECT_GE(c.start_us, t.rep.calls[i - 1].start_us + t.rep.calls[i - 1].duration_us);
   }
-  EXPECT_EQ(t.rep.calls[0].arg_shapes, "float32[1, 2, 6, 6], float32[4, 2, 3, 3], float32[4], float32[1, 4, 6, 6]");
+  EXPECT_EQ(t.rep.calls[0].arg_shapes,
+            "float32[1, 2, 6, 6], float32[4, 2, 3, 3], float32[4], float32[1, 4, 6, 6]");
   EXPECT_EQ(t.rep.calls[0].ops, "nn.conv2d,add,nn.relu");
   EXPECT_EQ(t.rep.calls[0].node_name, "fused_nn_conv2d_add_nn_relu");
   EXPECT_LE(t.rep.total_us(), t.rep.wall_us);
@@ -76,7 +78,8 @@ ProfileReport fixed_report() {
   ProfileReport r;
   r.runs = 2;
   r.wall_us = 400;
-  auto call = [](int node, std::string func, std::string ops, std::string type, double start, double dur, int run) {
+  auto call = [](int node, std::string func, std::string ops, std::string type, double start,
+                 double dur, int run) {
     runtime::ProfileCall c;
     c.node = node;
     c.node_name = func;
@@ -93,8 +96,10 @@ ProfileReport fixed_report() {
     c.duration_us = dur;
     return c;
   };
-  r.calls = {call(3, "fused_conv", "nn.conv2d", "nn.conv2d", 0, 100, 0), call(5, "fused_relu", "", "relu", 100, 20, 0),
-             call(3, "fused_conv", "nn.conv2d", "nn.conv2d", 200, 60, 1), call(5, "fused_relu", "", "relu", 260, 20, 1)};
+  r.calls = {call(3, "fused_conv", "nn.conv2d", "nn.conv2d", 0, 100, 0),
+             call(5, "fused_relu", "", "relu", 100, 20, 0),
+             call(3, "fused_conv", "nn.conv2d", "nn.conv2d", 200, 60, 1),
+             call(5, "fused_relu", "", "relu", 260, 20, 1)};
   return r;
 }
 
@@ -102,9 +107,12 @@ TEST(Profiler, KernelTable) {
   ProfileReport r = fixed_report();
   // TVM's AsTable layout: the first column left-aligned, the others (headers too) right-aligned.
   const std::string want =
-      "Name              Ops  Calls  Total (us)  Mean (us)  Min (us)  Max (us)  Percent               Argument Shapes\n"
-      "fused_conv  nn.conv2d      2      160.00      80.00     60.00    100.00    80.00  float32[1, 8], float32[1, 8]\n"
-      "fused_relu                 2       40.00      20.00     20.00     20.00    20.00                    float32[4]\n"
+      "Name              Ops  Calls  Total (us)  Mean (us)  Min (us)  Max (us)  Percent            "
+      "   Argument Shapes\n"
+      "fused_conv  nn.conv2d      2      160.00      80.00     60.00    100.00    80.00  "
+      "float32[1, 8], float32[1, 8]\n"
+      "fused_relu                 2       40.00      20.00     20.00     20.00    20.00            "
+      "        float32[4]\n"
       "----------\n"
       "Total                      4      200.00                                  100.00\n"
       "(2 runs; wall time 400.00 us including instrumentation)\n";
@@ -123,15 +131,16 @@ TEST(Profiler, OpTableLooksLikePyTorchLegacy) {
     for (int i = 0; i < 6; ++i) s += std::string(15, '-') + "  ";
     return s;
   }();
-  const std::string want = dash + "\n" +
-                           "Name           Self CPU total %  Self CPU total   CPU total %      CPU total        "
-                           "CPU time avg     Number of Calls  \n" +
-                           dash + "\n" +
-                           "nn.conv2d      80.00%           160.000us        80.00%           160.000us        "
-                           "80.000us         2                \n"
-                           "relu           20.00%           40.000us         20.00%           40.000us         "
-                           "20.000us         2                \n" +
-                           dash + "\n" + "Self CPU time total: 200.000us\n";
+  const std::string want =
+      dash + "\n" +
+      "Name           Self CPU total %  Self CPU total   CPU total %      CPU total        "
+      "CPU time avg     Number of Calls  \n" +
+      dash + "\n" +
+      "nn.conv2d      80.00%           160.000us        80.00%           160.000us        "
+      "80.000us         2                \n"
+      "relu           20.00%           40.000us         20.00%           40.000us         "
+      "20.000us         2                \n" +
+      dash + "\n" + "Self CPU time total: 200.000us\n";
   EXPECT_EQ(r.op_table(), want);
   r.calls[0].duration_us = 2.5e6;
   EXPECT_NE(r.op_table().find("2.500s "), std::string::npos);
@@ -155,7 +164,8 @@ TEST(Profiler, CsvAndJsonFollowTvm) {
   const auto csv = lines_of(r.csv());
   ASSERT_EQ(csv.size(), 5u);
   EXPECT_EQ(csv[0], "Argument Shapes,Count,Device,Duration (us),Name,Ops,Percent");
-  EXPECT_EQ(csv[1], "\"float32[1, 8], float32[1, 8]\",1,\"cpu0\",100,\"fused_conv\",\"nn.conv2d\",50");
+  EXPECT_EQ(csv[1],
+            "\"float32[1, 8], float32[1, 8]\",1,\"cpu0\",100,\"fused_conv\",\"nn.conv2d\",50");
   EXPECT_EQ(csv[2], "\"float32[4]\",1,\"cpu0\",20,\"fused_relu\",\"\",10");
   auto j = nlohmann::json::parse(r.json());
   ASSERT_EQ(j["calls"].size(), 4u);
@@ -174,7 +184,8 @@ TEST(Profiler, CsvAndJsonFollowTvm) {
 
 TEST(Profiler, ChromeTraceCompleteEvents) {
   Profiled t;
-  const std::string path = (std::filesystem::temp_directory_path() / "minitvm_graph_trace.json").string();
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "minitvm_graph_trace.json").string();
   t.rep.save_chrome_trace(path);
   std::ifstream in(path);
   auto j = nlohmann::json::parse(in);

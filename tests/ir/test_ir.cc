@@ -9,8 +9,9 @@ using namespace minitvm;
 using namespace minitvm::ir;
 
 TEST(DataType, NamesRoundTrip) {
-  for (auto t : {DataType::Float(32), DataType::Float(16), DataType::Int(32), DataType::Int(64), DataType::UInt(8),
-                 DataType::Bool(), DataType::Float(32, 4), DataType::BFloat(16)}) {
+  for (auto t :
+       {DataType::Float(32), DataType::Float(16), DataType::Int(32), DataType::Int(64),
+        DataType::UInt(8), DataType::Bool(), DataType::Float(32, 4), DataType::BFloat(16)}) {
     EXPECT_EQ(DataType::parse(t.str()), t) << t.str();
   }
   EXPECT_EQ(DataType::Float(32, 4).str(), "float32x4");
@@ -55,8 +56,9 @@ TEST(Printer, TvmStyle) {
   EXPECT_EQ(to_string(cast(DataType::Float(32), i)), "float32(i)");
   EXPECT_EQ(to_string(select(i < j, i, j)), "select((i < j), i, j)");
   Var buf = Var::buffer("A", DataType::Float(32));
-  Stmt s = ForNode::make(i, 0, 16, ForKind::Serial,
-                         StoreNode::make(buf, LoadNode::make(DataType::Float(32), buf, i) * 2.0f, i));
+  Stmt s =
+      ForNode::make(i, 0, 16, ForKind::Serial,
+                    StoreNode::make(buf, LoadNode::make(DataType::Float(32), buf, i) * 2.0f, i));
   EXPECT_EQ(to_string(s), "for (i, 0, 16) {\n  A[i] = (A[i]*2f)\n}\n");
   Stmt v = ForNode::make(i, 0, 4, ForKind::Vectorized, make_nop());
   EXPECT_NE(to_string(v).find("vectorized (i, 0, 4)"), std::string::npos);

@@ -1,12 +1,13 @@
-// frontend::onnx tensor ops: ONNX's own node tests (libonnx-testdata) for Conv / Gemm / Relu / Add /
-// Flatten / BatchNormalization through the loader (ops compiled for llvm), depthwise and SAME_UPPER
-// convolutions against a naive grouped-convolution reference, and the unsupported-group error.
+// frontend::onnx tensor ops: ONNX's own node tests (libonnx-testdata) for Conv / Gemm / Relu / Add
+// / Flatten / BatchNormalization through the loader (ops compiled for llvm), depthwise and
+// SAME_UPPER convolutions against a naive grouped-convolution reference, and the unsupported-group
+// error.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
-#include <algorithm>
 #include <iostream>
 #include <random>
 
@@ -54,7 +55,8 @@ HostArray naive_conv(const HostArray& x, const HostArray& w, const HostArray* b,
                 int64_t c = (m / MG) * CG + cg, ih = oh * st[0] - pads[0] + kh * dil[0],
                         iw = ow * st[1] - pads[1] + kw * dil[1];
                 if (ih < 0 || ih >= H || iw < 0 || iw >= W) continue;
-                acc += x.get(((n * C + c) * H + ih) * W + iw) * w.get(((m * CG + cg) * KH + kh) * KW + kw);
+                acc += x.get(((n * C + c) * H + ih) * W + iw) *
+                       w.get(((m * CG + cg) * KH + kh) * KW + kw);
               }
           y.set(((n * M + m) * OH + oh) * OW + ow, acc);
         }
@@ -63,16 +65,22 @@ HostArray naive_conv(const HostArray& x, const HostArray& w, const HostArray* b,
 
 void expect_close(const HostArray& got, const HostArray& want) {
   ASSERT_EQ(got.shape(), want.shape());
-  for (int64_t i = 0; i < got.numel(); ++i) ASSERT_NEAR(got.get(i), want.get(i), 1e-4) << "at " << i;
+  for (int64_t i = 0; i < got.numel(); ++i)
+    ASSERT_NEAR(got.get(i), want.get(i), 1e-4) << "at " << i;
 }
 
 }  // namespace
 
 TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
   if (!mo::available()) GTEST_SKIP() << "minitvm built without ONNX support";
-  if (!fs::exists(kNodeTests)) GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << " missing)";
+  if (!fs::exists(kNodeTests))
+    GTEST_SKIP() << "libonnx-testdata is not installed (" << kNodeTests << " missing)";
   const std::vector<std::string> prefixes = {"test_conv_with_", "test_gemm_", "test_flatten_"};
-  const std::vector<std::string> exact = {"test_relu", "test_add", "test_add_bcast", "test_add_uint8", "test_batchnorm_epsilon",
+  const std::vector<std::string> exact = {"test_relu",
+                                          "test_add",
+                                          "test_add_bcast",
+                                          "test_add_uint8",
+                                          "test_batchnorm_epsilon",
                                           "test_batchnorm_example"};
   std::vector<std::string> dirs;
   for (const auto& e : fs::directory_iterator(kNodeTests)) {
@@ -82,12 +90,14 @@ TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
     if (take) dirs.push_back(e.path().string());
   }
   std::sort(dirs.begin(), dirs.end());
-  ASSERT_GE(dirs.size(), 20u);  // 1.12: 4 conv + 11 gemm + 9 flatten + relu, 3 add, 2 batchnorm = 30
+  ASSERT_GE(dirs.size(),
+            20u);  // 1.12: 4 conv + 11 gemm + 9 flatten + relu, 3 add, 2 batchnorm = 30
   ReferencePoolExecutor ref;
   int passed = 0;
   for (const auto& d : dirs) {
     mo::NodeTestResult r = mo::run_node_test(d, ref);
-    EXPECT_TRUE(r.passed) << d << ":\n" << (r.failures.empty() ? std::string("?") : r.failures.front());
+    EXPECT_TRUE(r.passed) << d << ":\n"
+                          << (r.failures.empty() ? std::string("?") : r.failures.front());
     passed += r.passed;
   }
   std::cout << passed << " of " << dirs.size() << " ONNX node tests passed\n";
@@ -95,7 +105,8 @@ TEST(OnnxOps, NodeTestsFromLibonnxTestdata) {
 
 TEST(OnnxOps, DepthwiseAndSameUpperConvMatchNaive) {
   std::mt19937 rng(3);
-  HostArray x = random_array({1, 4, 8, 6}, rng), w = random_array({8, 1, 3, 3}, rng), b = random_array({8}, rng);
+  HostArray x = random_array({1, 4, 8, 6}, rng), w = random_array({8, 1, 3, 3}, rng),
+            b = random_array({8}, rng);
   mo::TensorOpAttrs a;
   a.ints["group"] = 4;
   a.int_lists["strides"] = {2, 1};
@@ -133,7 +144,8 @@ TEST(OnnxOps, UnsupportedGroupNamesNodeAndAttribute) {
 
 TEST(OnnxOps, GemmBroadcastBiasAgainstNaive) {
   std::mt19937 rng(9);
-  HostArray A = random_array({4, 3}, rng), B = random_array({5, 4}, rng), C = random_array({1, 5}, rng);
+  HostArray A = random_array({4, 3}, rng), B = random_array({5, 4}, rng),
+            C = random_array({1, 5}, rng);
   mo::TensorOpAttrs a;
   a.ints["transA"] = 1;
   a.ints["transB"] = 1;

@@ -38,8 +38,9 @@ PoolPlan max2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, in
   return plan_max_pool(2, PoolInput{shape, dt, lay}, p);
 }
 
-PoolPlan avg2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad, bool include_pad,
-               PoolLayout lay = PoolLayout::ChannelsFirst, bool ceil_mode = false) {
+PoolPlan avg2d(std::vector<int64_t> shape, DataType dt, int64_t k, int64_t s, int64_t pad,
+               bool include_pad, PoolLayout lay = PoolLayout::ChannelsFirst,
+               bool ceil_mode = false) {
   AvgPoolParams p;
   p.kernel_size = {k};
   p.stride = {s};
@@ -91,7 +92,8 @@ int64_t numel(const std::vector<int64_t>& s) {
   return n;
 }
 
-runtime::NDArray half_array(const std::vector<float>& v, const std::vector<int64_t>& shape, DataType dt) {
+runtime::NDArray half_array(const std::vector<float>& v, const std::vector<int64_t>& shape,
+                            DataType dt) {
   std::vector<uint16_t> b;
   for (float x : v) b.push_back(to_bits(x, dt));
   return runtime::NDArray::from_vector(b, shape, dt);
@@ -104,21 +106,23 @@ std::vector<float> half_values(const runtime::NDArray& a, DataType dt) {
 }
 
 // |got - ref| within `ulps` units of the 16-bit type's last place at |ref| (denormal floor).
-void expect_close_half(const std::vector<float>& got, const std::vector<double>& ref, DataType dt, double ulps,
-                       const std::string& what) {
+void expect_close_half(const std::vector<float>& got, const std::vector<double>& ref, DataType dt,
+                       double ulps, const std::string& what) {
   ASSERT_EQ(got.size(), ref.size()) << what;
   double eps = dt.is_bfloat() ? std::ldexp(1.0, -7) : std::ldexp(1.0, -10);
   int bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
     double tol = ulps * eps * std::max(std::fabs(ref[i]), 1.25e-4);
     if (!(std::fabs(got[i] - ref[i]) <= tol)) {
-      if (++bad <= 3) ADD_FAILURE() << what << ": index " << i << ": got " << got[i] << ", expected " << ref[i];
+      if (++bad <= 3)
+        ADD_FAILURE() << what << ": index " << i << ": got " << got[i] << ", expected " << ref[i];
     }
   }
   EXPECT_EQ(bad, 0) << what;
 }
 
-// ---- knobs, fallback, dispatch -------------------------------------------------------------------
+// ---- knobs, fallback, dispatch
+// -------------------------------------------------------------------
 
 TEST(PoolCudaTemplate, TaskNameWorkloadAndSpace) {
   PoolPlan p = max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false);
@@ -146,18 +150,21 @@ TEST(PoolCudaTemplate, TaskNameWorkloadAndSpace) {
 TEST(PoolCudaTemplate, Fallback) {
   // 32x128x18x18 = 1.3M outputs: 4 per thread still gives >= 1024 blocks of 256
   autotune::FallbackConfigEntity big;
-  topi::pool_cuda_fallback(big, max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false), PoolDirection::Forward);
+  topi::pool_cuda_fallback(big, max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false),
+                           PoolDirection::Forward);
   EXPECT_EQ(big.knob_int("threads"), 256);
   EXPECT_EQ(big.knob_int("per_thread"), 4);
   EXPECT_EQ(big.knob_int("unroll_win"), 1);
   // 32x3x2x2 outputs: one per thread
   autotune::FallbackConfigEntity small;
-  topi::pool_cuda_fallback(small, max2d({32, 3, 7, 7}, kF32, 3, 3, 0, false), PoolDirection::Forward);
+  topi::pool_cuda_fallback(small, max2d({32, 3, 7, 7}, kF32, 3, 3, 0, false),
+                           PoolDirection::Forward);
   EXPECT_EQ(small.knob_int("threads"), 256);
   EXPECT_EQ(small.knob_int("per_thread"), 1);
   // a 100x100 adaptive window is not unrolled
   autotune::FallbackConfigEntity wide;
-  topi::pool_cuda_fallback(wide, adaptive2d(false, {1, 4, 100, 100}, kF32, 1, 1), PoolDirection::Forward);
+  topi::pool_cuda_fallback(wide, adaptive2d(false, {1, 4, 100, 100}, kF32, 1, 1),
+                           PoolDirection::Forward);
   EXPECT_EQ(wide.knob_int("unroll_win"), 0);
 }
 
@@ -181,11 +188,13 @@ TEST(PoolCudaTemplate, DispatchContextAndLaunchBounds) {
 }
 
 TEST(PoolCudaTemplate, Float16RejectedOnLlvm) {
-  EXPECT_THROW(topi::lower_pool(avg2d({1, 2, 6, 6}, kF16, 2, 2, 0, true), "llvm", PoolDirection::Forward),
-               CompileError);
+  EXPECT_THROW(
+      topi::lower_pool(avg2d({1, 2, 6, 6}, kF16, 2, 2, 0, true), "llvm", PoolDirection::Forward),
+      CompileError);
 }
 
-// ---- NVRTC + ptxas ---------------------------------------------------------------------------------
+// ---- NVRTC + ptxas
+// ---------------------------------------------------------------------------------
 
 struct PtxCase {
   std::string name;
@@ -197,26 +206,38 @@ struct PtxCase {
 TEST(PoolCudaPtx, NvrtcAndPtxasAcceptKernels) {
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available";
   std::vector<PtxCase> cases = {
-      {"max_fwd_nchw_f32_idx", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, true), PoolDirection::Forward, true},
+      {"max_fwd_nchw_f32_idx", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, true),
+       PoolDirection::Forward, true},
       {"max_fwd_nhwc_f16", max2d({4, 28, 28, 32}, kF16, 3, 2, 1, false, PoolLayout::ChannelsLast),
        PoolDirection::Forward},
-      {"avg_fwd_nchw_f16_pad", avg2d({4, 32, 28, 28}, kF16, 3, 2, 1, false), PoolDirection::Forward},
+      {"avg_fwd_nchw_f16_pad", avg2d({4, 32, 28, 28}, kF16, 3, 2, 1, false),
+       PoolDirection::Forward},
       {"avg_fwd_nhwc_f32", avg2d({4, 28, 28, 32}, kF32, 3, 3, 0, true, PoolLayout::ChannelsLast),
        PoolDirection::Forward},
-      {"adaptive_avg_fwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7), PoolDirection::Forward},
-      {"adaptive_max_fwd_f32_idx", adaptive2d(true, {2, 8, 13, 17}, kF32, 5, 7), PoolDirection::Forward, true},
-      {"max_bwd_nchw_f16_overlap", max2d({4, 32, 28, 28}, kF16, 3, 2, 1, false), PoolDirection::Backward},
-      {"max_bwd_nchw_f32_disjoint", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false), PoolDirection::Backward},
+      {"adaptive_avg_fwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7),
+       PoolDirection::Forward},
+      {"adaptive_max_fwd_f32_idx", adaptive2d(true, {2, 8, 13, 17}, kF32, 5, 7),
+       PoolDirection::Forward, true},
+      {"max_bwd_nchw_f16_overlap", max2d({4, 32, 28, 28}, kF16, 3, 2, 1, false),
+       PoolDirection::Backward},
+      {"max_bwd_nchw_f32_disjoint", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false),
+       PoolDirection::Backward},
       {"avg_bwd_nhwc_f16", avg2d({4, 28, 28, 32}, kF16, 3, 2, 1, true, PoolLayout::ChannelsLast),
        PoolDirection::Backward},
       {"avg_bwd_nchw_f32", avg2d({4, 32, 28, 28}, kF32, 3, 3, 0, true), PoolDirection::Backward},
-      {"adaptive_avg_bwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7), PoolDirection::Backward},
-      {"max_fwd_nchw_bf16_idx", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true), PoolDirection::Forward, true},
-      {"avg_fwd_nhwc_bf16_pad", avg2d({4, 28, 28, 32}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsLast),
+      {"adaptive_avg_bwd_f16", adaptive2d(false, {2, 8, 13, 17}, kF16, 5, 7),
+       PoolDirection::Backward},
+      {"max_fwd_nchw_bf16_idx", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true),
+       PoolDirection::Forward, true},
+      {"avg_fwd_nhwc_bf16_pad",
+       avg2d({4, 28, 28, 32}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsLast),
        PoolDirection::Forward},
-      {"global_avg_fwd_bf16", adaptive2d(false, {2, 8, 13, 17}, kBF16, 1, 1), PoolDirection::Forward},
-      {"max_bwd_nchw_bf16_overlap", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, false), PoolDirection::Backward},
-      {"avg_bwd_nchw_bf16_ceil", avg2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true),
+      {"global_avg_fwd_bf16", adaptive2d(false, {2, 8, 13, 17}, kBF16, 1, 1),
+       PoolDirection::Forward},
+      {"max_bwd_nchw_bf16_overlap", max2d({4, 32, 28, 28}, kBF16, 3, 2, 1, false),
+       PoolDirection::Backward},
+      {"avg_bwd_nchw_bf16_ceil",
+       avg2d({4, 32, 28, 28}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true),
        PoolDirection::Backward},
   };
   for (auto& c : cases) {
@@ -242,7 +263,8 @@ TEST(PoolCudaPtx, NvrtcAndPtxasAcceptKernels) {
   }
 }
 
-// ---- emulator: non-default configs (float32) ---------------------------------------------------------
+// ---- emulator: non-default configs (float32)
+// ---------------------------------------------------------
 
 std::vector<double> run_fp32_forward(const PoolPlan& plan, const autotune::ConfigEntity& cfg,
                                      const std::vector<float>& x, std::vector<int64_t>* idx) {
@@ -272,9 +294,10 @@ HostArray host(const PoolPlan& plan, const std::vector<float>& x, std::vector<in
 
 TEST(PoolCudaEmulate, ConfigsMatchReference) {
   ReferencePoolExecutor ref;
-  std::vector<PoolPlan> plans = {max2d({2, 3, 11, 9}, kF32, 3, 2, 1, true),
-                                 avg2d({2, 5, 9, 7}, kF32, 3, 2, 1, false, PoolLayout::ChannelsLast),
-                                 adaptive2d(false, {1, 3, 10, 7}, kF32, 3, 4)};
+  std::vector<PoolPlan> plans = {
+      max2d({2, 3, 11, 9}, kF32, 3, 2, 1, true),
+      avg2d({2, 5, 9, 7}, kF32, 3, 2, 1, false, PoolLayout::ChannelsLast),
+      adaptive2d(false, {1, 3, 10, 7}, kF32, 3, 4)};
   autotune::ConfigSpace space;
   topi::define_pool_cuda_space(space, plans[0], PoolDirection::Forward);
   for (int64_t index : {0, 5 * 3, 4 + 5 * (1 + 4 * 1), 2 + 5 * (2 + 4 * 0)}) {
@@ -290,14 +313,17 @@ TEST(PoolCudaEmulate, ConfigsMatchReference) {
       PoolForwardResult want = ref.forward(rp, host(rp, x, topi::pool_input_shape(plan)));
       auto w = want.output.to_doubles();
       ASSERT_EQ(got.size(), w.size());
-      for (size_t i = 0; i < w.size(); ++i) EXPECT_NEAR(got[i], w[i], 2e-6 * std::fabs(w[i]) + 1e-7) << i;
+      for (size_t i = 0; i < w.size(); ++i)
+        EXPECT_NEAR(got[i], w[i], 2e-6 * std::fabs(w[i]) + 1e-7) << i;
       if (idx)
-        for (size_t i = 0; i < got_idx.size(); ++i) EXPECT_EQ(got_idx[i], want.indices.get_int(i)) << i;
+        for (size_t i = 0; i < got_idx.size(); ++i)
+          EXPECT_EQ(got_idx[i], want.indices.get_int(i)) << i;
     }
   }
 }
 
-// ---- emulator: float16 / bfloat16 ------------------------------------------------------------------
+// ---- emulator: float16 / bfloat16
+// ------------------------------------------------------------------
 
 // Forward of a 16-bit plan on the emulator against the float32 reference on the same values.
 void check_half_forward(const PoolPlan& half_plan, double ulps) {
@@ -324,7 +350,8 @@ void check_half_backward(const PoolPlan& half_plan, double ulps) {
   ReferencePoolExecutor ref;
   HostArray hx = host(fp, x, ishape), hg = host(fp, g, oshape);
   PoolForwardResult f = ref.forward(fp, hx);
-  auto want = ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
+  auto want =
+      ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
 
   topi::PooledKernel k = topi::build_pool(half_plan, "cuda -emulate", PoolDirection::Backward);
   auto gi = runtime::NDArray::empty(ishape, dt, Device::cpu());
@@ -351,17 +378,19 @@ TEST(PoolCudaEmulate, Float16Forward) {
 
 TEST(PoolCudaEmulate, Float16Backward) {
   check_half_backward(avg2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);  // overlapping: grad_acc
-  check_half_backward(avg2d({1, 5, 9, 9}, kF16, 3, 3, 0, true, PoolLayout::ChannelsLast), 0.5001);  // disjoint
+  check_half_backward(avg2d({1, 5, 9, 9}, kF16, 3, 3, 0, true, PoolLayout::ChannelsLast),
+                      0.5001);  // disjoint
   check_half_backward(max2d({2, 3, 11, 9}, kF16, 3, 2, 1, false), 0.5001);
   check_half_backward(adaptive2d(false, {1, 4, 13, 10}, kF16, 4, 3), 0.5001);
 }
 
-// ---- emulator: bfloat16 -----------------------------------------------------------------------------
-// The reference executor runs in the kernel's accumulation type (float32; float64 for the Mean
-// divisor rule of global/1x1 adaptive averages) on the bfloat16 inputs; its result rounded once to
-// bfloat16 must equal the kernel's bits. Max is a selection (exact); averages and gradients are
-// accumulated in float32 in the reference's order (window taps row-major, gradients in output
-// order) and rounded once, so they are exact too.
+// ---- emulator: bfloat16
+// ----------------------------------------------------------------------------- The reference
+// executor runs in the kernel's accumulation type (float32; float64 for the Mean divisor rule of
+// global/1x1 adaptive averages) on the bfloat16 inputs; its result rounded once to bfloat16 must
+// equal the kernel's bits. Max is a selection (exact); averages and gradients are accumulated in
+// float32 in the reference's order (window taps row-major, gradients in output order) and rounded
+// once, so they are exact too.
 
 // The nearest bfloat16 of v (ties to even) as bits, by scaling to an integer count of ulps
 // (independent of the code generator's conversion); NaN -> 0x7FFF.
@@ -371,12 +400,14 @@ uint16_t bf16_of(double v) {
   if (v != 0 && std::isfinite(v)) {
     double ulp = std::ldexp(1.0, std::max(std::ilogb(v), -126) - 7);
     r = std::nearbyint(v / ulp) * ulp;  // default rounding mode: ties to even
-    if (std::fabs(r) > static_cast<double>(from_bits(0x7F7F, kBF16))) r = v < 0 ? -INFINITY : INFINITY;
+    if (std::fabs(r) > static_cast<double>(from_bits(0x7F7F, kBF16)))
+      r = v < 0 ? -INFINITY : INFINITY;
   }
   return static_cast<uint16_t>(std::bit_cast<uint32_t>(static_cast<float>(r)) >> 16);
 }
 
-void expect_bf16_exact(const std::vector<uint16_t>& got, const std::vector<double>& ref, const std::string& what) {
+void expect_bf16_exact(const std::vector<uint16_t>& got, const std::vector<double>& ref,
+                       const std::string& what) {
   ASSERT_EQ(got.size(), ref.size()) << what;
   int bad = 0;
   for (size_t i = 0; i < got.size(); ++i) {
@@ -384,13 +415,15 @@ void expect_bf16_exact(const std::vector<uint16_t>& got, const std::vector<doubl
     bool ok = std::isnan(ref[i]) ? (got[i] & 0x7FFF) > 0x7F80 : got[i] == want;
     if (!ok && ++bad <= 3)
       ADD_FAILURE() << what << ": index " << i << ": got 0x" << std::hex << got[i] << " ("
-                    << from_bits(got[i], kBF16) << "), expected 0x" << want << " (" << ref[i] << ")" << std::dec;
+                    << from_bits(got[i], kBF16) << "), expected 0x" << want << " (" << ref[i] << ")"
+                    << std::dec;
   }
   EXPECT_EQ(bad, 0) << what;
 }
 
 DataType reference_dtype(const PoolPlan& p, PoolDirection dir) {
-  return dir == PoolDirection::Forward && p.divisor_rule == DivisorRule::Mean ? DataType::Float(64) : kF32;
+  return dir == PoolDirection::Forward && p.divisor_rule == DivisorRule::Mean ? DataType::Float(64)
+                                                                              : kF32;
 }
 
 // `specials`: (input index, value) pairs written over the random inputs (NaN, +-inf).
@@ -408,14 +441,17 @@ void check_bf16_forward(const PoolPlan& plan, bool indices = false,
   EXPECT_NE(k.module.get_source("cuda").find("__nv_bfloat16"), std::string::npos);
   auto out = runtime::NDArray::empty(oshape, kBF16, Device::cpu());
   auto ind = runtime::NDArray::empty(oshape, DataType::Int(64), Device::cpu());
-  if (indices) k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out, ind);
-  else k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out);
+  if (indices)
+    k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out, ind);
+  else
+    k.module.get_function(k.func_name)(half_array(x, ishape, kBF16), out);
   ReferencePoolExecutor ref;
   PoolForwardResult want = ref.forward(ref_plan, host(ref_plan, x, ishape));
   expect_bf16_exact(out.to_vector<uint16_t>(), want.output.to_doubles(), plan.op);
   if (indices) {
     auto got = ind.to_vector<int64_t>();
-    for (size_t i = 0; i < got.size(); ++i) ASSERT_EQ(got[i], want.indices.get_int(static_cast<int64_t>(i))) << i;
+    for (size_t i = 0; i < got.size(); ++i)
+      ASSERT_EQ(got[i], want.indices.get_int(static_cast<int64_t>(i))) << i;
   }
 }
 
@@ -429,7 +465,8 @@ void check_bf16_backward(const PoolPlan& plan) {
   ReferencePoolExecutor ref;
   HostArray hx = host(fp, x, ishape), hg = host(fp, g, oshape);
   PoolForwardResult f = ref.forward(fp, hx);
-  auto want = ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
+  auto want =
+      ref.backward(fp, hx, hg, fp.mode == PoolMode::Max ? &f.indices : nullptr).to_doubles();
 
   topi::PooledKernel k = topi::build_pool(plan, "cuda -emulate", PoolDirection::Backward);
   auto gi = runtime::NDArray::empty(ishape, kBF16, Device::cpu());
@@ -457,11 +494,13 @@ TEST(PoolCudaEmulate, Bfloat16RoundingReference) {
 }
 
 TEST(PoolCudaEmulate, Bfloat16MaxForwardNanInf) {
-  const float nan = std::numeric_limits<float>::quiet_NaN(), inf = std::numeric_limits<float>::infinity();
+  const float nan = std::numeric_limits<float>::quiet_NaN(),
+              inf = std::numeric_limits<float>::infinity();
   // 2x3x11x9 input (planes of 99): NaN inside overlapping windows, +inf, -inf; plane 1's corner
   // window (rows 0-1, cols 0-1 with padding 1) holds -inf only; plane 2: NaN next to +inf.
-  std::vector<std::pair<size_t, float>> sp = {{10, nan},  {31, inf},   {40, -inf}, {99, -inf}, {100, -inf},
-                                              {108, -inf}, {109, -inf}, {200, nan}, {201, inf}, {202, nan}};
+  std::vector<std::pair<size_t, float>> sp = {{10, nan},   {31, inf},   {40, -inf},  {99, -inf},
+                                              {100, -inf}, {108, -inf}, {109, -inf}, {200, nan},
+                                              {201, inf},  {202, nan}};
   check_bf16_forward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false), false, sp);
   check_bf16_forward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, true), true, sp);
   check_bf16_forward(max2d({1, 7, 6, 8}, kBF16, 2, 2, 0, false, PoolLayout::ChannelsLast), false,
@@ -471,17 +510,23 @@ TEST(PoolCudaEmulate, Bfloat16MaxForwardNanInf) {
 TEST(PoolCudaEmulate, Bfloat16AvgForward) {
   check_bf16_forward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, true));
   check_bf16_forward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsLast));
-  check_bf16_forward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true));   // ceil_mode
-  check_bf16_forward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsFirst, true));  // ceil_mode
+  check_bf16_forward(
+      avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsFirst, true));  // ceil_mode
+  check_bf16_forward(
+      avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, false, PoolLayout::ChannelsFirst, true));  // ceil_mode
   check_bf16_forward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 4, 3));  // per-axis division, float32
-  check_bf16_forward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 1, 1));  // mean in float64, __double2bfloat16
+  check_bf16_forward(
+      adaptive2d(false, {1, 4, 13, 10}, kBF16, 1, 1));  // mean in float64, __double2bfloat16
 }
 
 TEST(PoolCudaEmulate, Bfloat16Backward) {
-  check_bf16_backward(max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));   // overlapping: float32 grad_acc
-  check_bf16_backward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));   // overlapping
-  check_bf16_backward(avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsLast, true));  // ceil_mode
-  check_bf16_backward(avg2d({1, 5, 9, 9}, kBF16, 3, 3, 0, true, PoolLayout::ChannelsLast));  // disjoint
+  check_bf16_backward(
+      max2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));  // overlapping: float32 grad_acc
+  check_bf16_backward(avg2d({2, 3, 11, 9}, kBF16, 3, 2, 1, false));  // overlapping
+  check_bf16_backward(
+      avg2d({1, 3, 10, 9}, kBF16, 3, 2, 1, true, PoolLayout::ChannelsLast, true));  // ceil_mode
+  check_bf16_backward(
+      avg2d({1, 5, 9, 9}, kBF16, 3, 3, 0, true, PoolLayout::ChannelsLast));  // disjoint
   check_bf16_backward(adaptive2d(false, {1, 4, 13, 10}, kBF16, 4, 3));
 }
 

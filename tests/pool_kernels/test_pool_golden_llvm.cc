@@ -51,16 +51,40 @@ void run_file(const std::string& op, PoolLayout layout, size_t every_nth = 1, si
 
 }  // namespace
 
-TEST(PoolGoldenLlvm, MaxPool1d) { run_file("max_pool1d", PoolLayout::ChannelsFirst); }
+TEST(PoolGoldenLlvm, MaxPool1d) {
+  run_file("max_pool1d", PoolLayout::ChannelsFirst);
+}
 // max_pool2d and avg_pool2d are the big files: two halves each (every case is still run).
-TEST(PoolGoldenLlvm, MaxPool2dEven) { run_file("max_pool2d", PoolLayout::ChannelsFirst, 2, 0); }
-TEST(PoolGoldenLlvm, MaxPool2dOdd) { run_file("max_pool2d", PoolLayout::ChannelsFirst, 2, 1); }
-TEST(PoolGoldenLlvm, MaxPool3d) { run_file("max_pool3d", PoolLayout::ChannelsFirst); }
-TEST(PoolGoldenLlvm, AvgPool1d) { run_file("avg_pool1d", PoolLayout::ChannelsFirst); }
-TEST(PoolGoldenLlvm, AvgPool2dEven) { run_file("avg_pool2d", PoolLayout::ChannelsFirst, 2, 0); }
-TEST(PoolGoldenLlvm, AvgPool2dOdd) { run_file("avg_pool2d", PoolLayout::ChannelsFirst, 2, 1); }
-TEST(PoolGoldenLlvm, AvgPool3d) { run_file("avg_pool3d", PoolLayout::ChannelsFirst); }
-TEST(PoolGoldenLlvm, AdaptiveAvgPool2d) { run_file("adaptive_avg_pool2d", PoolLayout::ChannelsFirst); }
-TEST(PoolGoldenLlvm, AdaptiveMaxPool2d) { run_file("adaptive_max_pool2d", PoolLayout::ChannelsFirst); }
-TEST(PoolGoldenLlvm, MaxPool2dChannelsLast) { run_file("max_pool2d", PoolLayout::ChannelsLast, 5); }
-TEST(PoolGoldenLlvm, AvgPool2dChannelsLast) { run_file("avg_pool2d", PoolLayout::ChannelsLast, 5); }
+TEST(PoolGoldenLlvm, MaxPool2dEven) {
+  run_file("max_pool2d", PoolLayout::ChannelsFirst, 2, 0);
+}
+TEST(PoolGoldenLlvm, MaxPool2dOdd) {
+  run_file("max_pool2d", PoolLayout::ChannelsFirst, 2, 1);
+}
+TEST(PoolGoldenLlvm, MaxPool3d) {
+  run_file("max_pool3d", PoolLayout::ChannelsFirst);
+}
+TEST(PoolGoldenLlvm, AvgPool1d) {
+  run_file("avg_pool1d", PoolLayout::ChannelsFirst);
+}
+TEST(PoolGoldenLlvm, AvgPool2dEven) {
+  run_file("avg_pool2d", PoolLayout::ChannelsFirst, 2, 0);
+}
+TEST(PoolGoldenLlvm, AvgPool2dOdd) {
+  run_file("avg_pool2d", PoolLayout::ChannelsFirst, 2, 1);
+}
+TEST(PoolGoldenLlvm, AvgPool3d) {
+  run_file("avg_pool3d", PoolLayout::ChannelsFirst);
+}
+TEST(PoolGoldenLlvm, AdaptiveAvgPool2d) {
+  run_file("adaptive_avg_pool2d", PoolLayout::ChannelsFirst);
+}
+TEST(PoolGoldenLlvm, AdaptiveMaxPool2d) {
+  run_file("adaptive_max_pool2d", PoolLayout::ChannelsFirst);
+}
+TEST(PoolGoldenLlvm, MaxPool2dChannelsLast) {
+  run_file("max_pool2d", PoolLayout::ChannelsLast, 5);
+}
+TEST(PoolGoldenLlvm, AvgPool2dChannelsLast) {
+  run_file("avg_pool2d", PoolLayout::ChannelsLast, 5);
+}

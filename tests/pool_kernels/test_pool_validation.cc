@@ -53,7 +53,8 @@ TEST(PoolPlanValidation, BadAxisValuesAreNamed) {
     c.edit(plan);
     std::vector<std::string> warnings;
     std::string msg = error_of(plan, &warnings);
-    EXPECT_NE(msg.find(c.expected), std::string::npos) << "message: " << msg << "\nmissing: " << c.expected;
+    EXPECT_NE(msg.find(c.expected), std::string::npos)
+        << "message: " << msg << "\nmissing: " << c.expected;
     EXPECT_TRUE(warnings.empty()) << "warned first: " << warnings[0];
   }
   std::vector<std::string> warnings;

@@ -5,8 +5,8 @@
 // (max with/without indices, avg with its options, lp, adaptive avg/max), kernel/stride/padding/
 // dilation/ceil (parameters PyTorch rejects are skipped), and a random config index of the forward
 // and backward spaces, applied through ApplyHistoryBest exactly as a log record would be. Forward
-// output (and indices) and the backward must match ReferencePoolExecutor: max bit-exact, sums within
-// float32 rounding of a different summation order.
+// output (and indices) and the backward must match ReferencePoolExecutor: max bit-exact, sums
+// within float32 rounding of a different summation order.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -43,7 +43,8 @@ std::optional<Layer> random_layer(std::mt19937& rng) {
   std::vector<int64_t> shape{pick(1, 2), pick(1, 5)};
   for (int i = 0; i < rank; ++i) shape.push_back(rank == 3 ? pick(3, 7) : pick(3, 13));
   PoolInput in{shape, DataType::Float(32), layout};
-  if (layout == PoolLayout::ChannelsLast) {  // shape is given in the layout's order: N, spatial..., C
+  if (layout ==
+      PoolLayout::ChannelsLast) {  // shape is given in the layout's order: N, spatial..., C
     std::vector<int64_t> cl{shape[0]};
     for (int i = 0; i < rank; ++i) cl.push_back(shape[2 + i]);
     cl.push_back(shape[1]);
@@ -58,7 +59,8 @@ std::optional<Layer> random_layer(std::mt19937& rng) {
   }
   bool ceil = pick(0, 1);
   std::ostringstream os;
-  os << "rank " << rank << (layout == PoolLayout::ChannelsLast ? " channels-last" : " channels-first") << " shape [";
+  os << "rank " << rank
+     << (layout == PoolLayout::ChannelsLast ? " channels-last" : " channels-first") << " shape [";
   for (auto v : in.shape) os << v << " ";
   os << "] k[" << k[0] << "..] s[" << s[0] << "..] p[" << p[0] << "..] ceil " << ceil;
   try {
@@ -84,7 +86,8 @@ std::optional<Layer> random_layer(std::mt19937& rng) {
         return Layer{plan_avg_pool(rank, in, a), "avg " + os.str()};
       }
       case 2: {
-        if (rank == 3 || layout == PoolLayout::ChannelsLast) return std::nullopt;  // lp_pool1d/2d, NC(H)W
+        if (rank == 3 || layout == PoolLayout::ChannelsLast)
+          return std::nullopt;  // lp_pool1d/2d, NC(H)W
         LpPoolParams l;
         l.norm_type = pick(1, 3);
         l.kernel_size = k;
@@ -94,11 +97,13 @@ std::optional<Layer> random_layer(std::mt19937& rng) {
       }
       default: {
         AdaptivePoolParams ad;
-        for (int i = 0; i < rank; ++i) ad.output_size.push_back(pick(1, static_cast<int>(shape[2 + i])));
+        for (int i = 0; i < rank; ++i)
+          ad.output_size.push_back(pick(1, static_cast<int>(shape[2 + i])));
         bool max = pick(0, 1);
         if (max) ad.return_indices = pick(0, 1);
-        return Layer{max ? plan_adaptive_max_pool(rank, in, ad) : plan_adaptive_avg_pool(rank, in, ad),
-                     std::string(max ? "adaptive max " : "adaptive avg ") + os.str()};
+        return Layer{
+            max ? plan_adaptive_max_pool(rank, in, ad) : plan_adaptive_avg_pool(rank, in, ad),
+            std::string(max ? "adaptive max " : "adaptive avg ") + os.str()};
       }
     }
   } catch (const CompileError&) {
@@ -115,7 +120,8 @@ HostArray random_array(DataType t, std::vector<int64_t> shape, std::mt19937& rng
   return HostArray::from_doubles(t, shape, v);
 }
 
-void expect_match(const HostArray& got, const HostArray& want, bool exact, const std::string& what) {
+void expect_match(const HostArray& got, const HostArray& want, bool exact,
+                  const std::string& what) {
   ASSERT_EQ(got.numel(), want.numel()) << what;
   for (int64_t i = 0; i < got.numel(); ++i) {
     double g = got.get(i), w = want.get(i);
@@ -136,7 +142,8 @@ void with_config(const PoolPlan& plan, PoolDirection dir, int64_t index, F f) {
   autotune::MeasureResult res;
   res.costs = {1e-5};
   int64_t n = task.config_space().size();
-  autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(task, task.config(index % n), res)});
+  autotune::ApplyHistoryBest best(
+      std::vector<autotune::Record>{autotune::make_record(task, task.config(index % n), res)});
   autotune::DispatchScope scope(best);
   f(task.config(index % n));
 }

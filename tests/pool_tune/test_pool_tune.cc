@@ -33,7 +33,8 @@ namespace {
 
 const char* kLog = MINITVM_SOURCE_DIR "/tophub/pool_llvm_v0.03.log";
 
-PoolPlan max2d(std::vector<int64_t> shape, int64_t k, int64_t s, int64_t pad = 0, bool ceil = false) {
+PoolPlan max2d(std::vector<int64_t> shape, int64_t k, int64_t s, int64_t pad = 0,
+               bool ceil = false) {
   MaxPoolParams p;
   p.kernel_size = {k};
   p.stride = {s};
@@ -80,8 +81,10 @@ TEST(PoolTuneTemplate, TaskMatchesBuildPoolWorkloadAndSpace) {
     topi::define_pool_cpu_space(fb, plan, dir);
     EXPECT_EQ(task.config_space().size(), fb.space().size());
     EXPECT_EQ(task.throughput_unit(), "GB/s");
-    // forward: input 2*3*9*9 + output 2*3*5*5 floats; backward: grad_out + indices (int64) + grad_in
-    double expect = dir == PoolDirection::Forward ? 4.0 * (162 * 3 + 150) : 4.0 * 150 + 8.0 * 150 + 4.0 * 486;
+    // forward: input 2*3*9*9 + output 2*3*5*5 floats; backward: grad_out + indices (int64) +
+    // grad_in
+    double expect =
+        dir == PoolDirection::Forward ? 4.0 * (162 * 3 + 150) : 4.0 * 150 + 8.0 * 150 + 4.0 * 486;
     EXPECT_DOUBLE_EQ(task.bytes(), expect);
   }
   // Every layout/rank/direction name is registered.
@@ -121,7 +124,8 @@ TEST(PoolTuneTemplate, MeasuredCandidatesPassTheReferenceCheck) {
     for (int64_t i = 0; i < n; i += std::max<int64_t>(1, n / 6)) cfgs.push_back(task.config(i));
     auto out = m.measure(cfgs);
     ASSERT_EQ(out.size(), cfgs.size());
-    for (auto& o : out) EXPECT_EQ(o.result.error_no, 0) << task.name() << " #" << o.config.index << ": " << o.error;
+    for (auto& o : out)
+      EXPECT_EQ(o.result.error_no, 0) << task.name() << " #" << o.config.index << ": " << o.error;
   }
 }
 
@@ -176,18 +180,21 @@ TEST(PoolCpuTemplate, SeedGridFallbackVectorizesWithoutGathers) {
     plan.return_indices = true;
     CompiledPoolExecutor exe("llvm");
     for (auto dir : {PoolDirection::Forward, PoolDirection::Backward}) {
-      std::string opt = runtime::cpu::jit_optimized_ir(exe.kernel(plan, dir, false).module.get_source("ll"));
+      std::string opt =
+          runtime::cpu::jit_optimized_ir(exe.kernel(plan, dir, false).module.get_source("ll"));
       EXPECT_EQ(opt.find("gather"), std::string::npos) << H << "\n" << opt;
     }
     HostArray x = random_input(plan, 11);
     ReferencePoolExecutor ref;
     PoolForwardResult want = ref.forward(plan, x);
     PoolForwardResult got = exe.forward(plan, x);
-    for (int64_t i = 0; i < want.output.numel(); ++i) ASSERT_EQ(got.output.get(i), want.output.get(i)) << H << " " << i;
+    for (int64_t i = 0; i < want.output.numel(); ++i)
+      ASSERT_EQ(got.output.get(i), want.output.get(i)) << H << " " << i;
     HostArray gy = random_input(max2d({2, 3, OW, OW}, 1, 1), 12);
     HostArray gx_want = ref.backward(plan, x, gy, &want.indices);
     HostArray gx = exe.backward(plan, x, gy, &want.indices);
-    for (int64_t i = 0; i < gx_want.numel(); ++i) ASSERT_EQ(gx.get(i), gx_want.get(i)) << H << " " << i;
+    for (int64_t i = 0; i < gx_want.numel(); ++i)
+      ASSERT_EQ(gx.get(i), gx_want.get(i)) << H << " " << i;
   }
 }
 
@@ -207,7 +214,8 @@ TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
       avg2d({2, 10, 9, 7}, 3, 2, 1, PoolLayout::ChannelsLast),
       avg2d({2, 4, 9, 7}, 3, 2, 1, PoolLayout::ChannelsFirst),
       plan_max_pool(1, PoolInput{{3, 5, 40}, DataType::Float(32), PoolLayout::ChannelsFirst}, m1),
-      plan_adaptive_avg_pool(2, PoolInput{{2, 3, 13, 11}, DataType::Float(32), PoolLayout::ChannelsFirst}, ad),
+      plan_adaptive_avg_pool(
+          2, PoolInput{{2, 3, 13, 11}, DataType::Float(32), PoolLayout::ChannelsFirst}, ad),
   };
   for (auto& plan : plans) {
     autotune::Task task = task_of(plan, PoolDirection::Forward);
@@ -224,10 +232,13 @@ TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
       ASSERT_TRUE(idx.has_value());
       autotune::MeasureResult res;
       res.costs = {1e-5};
-      autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(task, task.config(*idx), res)});
+      autotune::ApplyHistoryBest best(
+          std::vector<autotune::Record>{autotune::make_record(task, task.config(*idx), res)});
       autotune::DispatchScope scope(best);
       CompiledPoolExecutor exe("llvm");
-      EXPECT_NE(exe.kernel(plan, PoolDirection::Forward, false).module.get_source("ll").find("@llvm.prefetch"),
+      EXPECT_NE(exe.kernel(plan, PoolDirection::Forward, false)
+                    .module.get_source("ll")
+                    .find("@llvm.prefetch"),
                 std::string::npos);
       HostArray got = exe.forward(plan, x).output;
       ASSERT_EQ(got.numel(), want.numel());

@@ -13,7 +13,8 @@
 namespace relay_test {
 
 // A zero-offset view of `pool` with another shape (float32), as TVM's executor makes of its pools.
-inline minitvm::runtime::NDArray view(const minitvm::runtime::NDArray& pool, const std::vector<int64_t>& shape) {
+inline minitvm::runtime::NDArray view(const minitvm::runtime::NDArray& pool,
+                                      const std::vector<int64_t>& shape) {
   struct Ctx {
     minitvm::runtime::NDArray keep;
     std::vector<int64_t> shape;
@@ -62,9 +63,11 @@ inline std::vector<minitvm::runtime::NDArray> run_graph(const minitvm::runtime::
       continue;
     }
     std::vector<minitvm::runtime::ArgValue> args;
-    for (auto& in : node.at("inputs")) args.push_back(entry[row[in[0].get<int>()] + in[1].get<int>()]);
+    for (auto& in : node.at("inputs"))
+      args.push_back(entry[row[in[0].get<int>()] + in[1].get<int>()]);
     for (int k = row[n]; k < row[n + 1]; ++k) {
-      entry[k] = share_storage ? view(pools.at(sids[k]), shapes[k]) : NDArray::empty(shapes[k], minitvm::DataType::Float(32));
+      entry[k] = share_storage ? view(pools.at(sids[k]), shapes[k])
+                               : NDArray::empty(shapes[k], minitvm::DataType::Float(32));
       args.push_back(entry[k]);
     }
     g.lib.get_function(node.at("attrs").at("func_name").get<std::string>()).call(args);

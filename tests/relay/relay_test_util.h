@@ -32,7 +32,8 @@ inline Layers count_layers(const minitvm::relay::Function& f) {
 }
 
 /** |a - b| <= tol * max|b| elementwise (the reference accumulates in double). */
-inline void expect_close(const minitvm::runtime::NDArray& a, const minitvm::runtime::NDArray& b, double tol) {
+inline void expect_close(const minitvm::runtime::NDArray& a, const minitvm::runtime::NDArray& b,
+                         double tol) {
   auto x = a.to_vector<float>(), y = b.to_vector<float>();
   ASSERT_EQ(x.size(), y.size());
   double m = 0;

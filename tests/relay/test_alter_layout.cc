@@ -8,8 +8,8 @@
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/record.h"
-#include "minitvm/autotune/task.h"
 #include "minitvm/autotune/target.h"
+#include "minitvm/autotune/task.h"
 #include "minitvm/relay/relay.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
@@ -21,7 +21,9 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+TensorType T(std::vector<int64_t> s) {
+  return TensorType{std::move(s), DataType::Float(32)};
+}
 
 relay::Expr rand_const(std::vector<int64_t> s, uint64_t seed, float lo = -1, float hi = 1) {
   return constant(relay::testing::random_uniform(s, lo, hi, seed));
@@ -72,7 +74,8 @@ TEST(LayoutTransform, BlocksAndUnblocksAsTheIndexFormulaSays) {
     for (int64_t c = 0; c < C; ++c)
       for (int64_t h = 0; h < H; ++h)
         for (int64_t w = 0; w < W; ++w)
-          ASSERT_EQ(y[(((n * 2 + c / 8) * H + h) * W + w) * 8 + c % 8], xs[((n * C + c) * H + h) * W + w]);
+          ASSERT_EQ(y[(((n * 2 + c / 8) * H + h) * W + w) * 8 + c % 8],
+                    xs[((n * C + c) * H + h) * W + w]);
   // 8c -> 4c -> NCHW is the identity on the values.
   auto y8 = eval1(to8, {xv});
   auto to4 = layout_transform(to8, "NCHW8c", "NCHW4c");
@@ -90,7 +93,8 @@ TEST(LayoutTransform, BlocksAndUnblocksAsTheIndexFormulaSays) {
   for (int64_t o = 0; o < 8; ++o)
     for (int64_t i = 0; i < 6; ++i)
       for (int64_t h = 0; h < 3; ++h)
-        ASSERT_EQ(kb[((((o / 4) * 3 + i / 2) * 3 + h) * 2 + i % 2) * 4 + o % 4], ks[(o * 6 + i) * 3 + h]);
+        ASSERT_EQ(kb[((((o / 4) * 3 + i / 2) * 3 + h) * 2 + i % 2) * 4 + o % 4],
+                  ks[(o * 6 + i) * 3 + h]);
 }
 
 TEST(LayoutTransform, BadLayoutsAreCompileErrors) {
@@ -116,11 +120,14 @@ TEST(BlockedOps, TypeRulesCheckTheLayouts) {
   EXPECT_EQ(c->type().shape, (std::vector<int64_t>{1, 3, 6, 6, 8}));
   EXPECT_EQ(c->attrs.at("out_layout"), "NCHW8c");
   EXPECT_EQ(c->attrs.at("kernel_layout"), "OIHW4i8o");
-  std::string m = error_of([&] { call("nn.contrib_conv2d_NCHWc", {d, var("w2", T({3, 2, 3, 3, 2, 8}))}); });
+  std::string m = error_of([&] {
+    call("nn.contrib_conv2d_NCHWc", {d, var("w2", T({3, 2, 3, 3, 2, 8}))});
+  });
   EXPECT_NE(m.find("blocks of 2"), std::string::npos) << m;
   m = error_of([&] { call("nn.contrib_conv2d_NCHWc", {d, w}, {{"out_layout", "NCHW4c"}}); });
   EXPECT_NE(m.find("out_layout"), std::string::npos) << m;
-  auto dw = call("nn.contrib_depthwise_conv2d_NCHWc", {d, var("k", T({2, 1, 3, 3, 1, 4}))}, {{"strides", {2, 2}}});
+  auto dw = call("nn.contrib_depthwise_conv2d_NCHWc", {d, var("k", T({2, 1, 3, 3, 1, 4}))},
+                 {{"strides", {2, 2}}});
   EXPECT_EQ(dw->type().shape, (std::vector<int64_t>{1, 2, 2, 2, 4}));
   auto p = nn::max_pool2d(d, {.pool_size = {2, 2}, .strides = {2, 2}, .layout = "NCHW4c"});
   EXPECT_EQ(p->type().shape, (std::vector<int64_t>{1, 2, 3, 3, 4}));
@@ -134,7 +141,8 @@ TEST(BlockedOps, ReferenceConvMatchesTheUnblockedConv) {
   auto wv = relay::testing::random_uniform({8, 8, 3, 3}, -1, 1, 4);
   auto x = var("x", T({1, 8, 7, 7}));
   Function plain({x}, nn::conv2d(x, constant(wv), {.strides = {2, 2}, .padding = {1, 0, 1, 2}}));
-  Function blocked = relay::transform::fold_constant(relay::transform::alter_op_layout(plain, fixed_blocks(4, 2)));
+  Function blocked =
+      relay::transform::fold_constant(relay::transform::alter_op_layout(plain, fixed_blocks(4, 2)));
   EXPECT_EQ(count_op(blocked, "nn.contrib_conv2d_NCHWc"), 1);
   expect_close(reference_run(blocked, {{"x", xv}})[0], reference_run(plain, {{"x", xv}})[0], 1e-6);
 }
@@ -144,7 +152,8 @@ TEST(BlockedOps, ReferenceConvMatchesTheUnblockedConv) {
 // blocks), weights and biases become blocked constants.
 TEST(AlterOpLayout, ChainStaysBlockedBetweenConvs) {
   auto x = var("data", T({1, 4, 8, 8}));
-  auto y = nn::relu(nn::bias_add(nn::conv2d(x, rand_const({8, 4, 3, 3}, 1), {.padding = {1}}), rand_const({8}, 2)));
+  auto y = nn::relu(nn::bias_add(nn::conv2d(x, rand_const({8, 4, 3, 3}, 1), {.padding = {1}}),
+                                 rand_const({8}, 2)));
   auto z = add(nn::conv2d(y, rand_const({8, 8, 1, 1}, 3)), y);
   z = nn::max_pool2d(clip(z, -0.5, 1.5), {.pool_size = {2, 2}, .strides = {2, 2}});
   auto g = nn::batch_flatten(nn::global_avg_pool2d(z));
@@ -158,7 +167,8 @@ TEST(AlterOpLayout, ChainStaysBlockedBetweenConvs) {
   EXPECT_EQ(count_op(folded, "nn.bias_add"), 0);  // an add of a blocked bias
   for (auto& e : post_order(folded.body)) {
     if (e->is_call("nn.max_pool2d")) EXPECT_EQ(e->attrs.at("layout"), "NCHW8c");
-    if (e->is_call("nn.global_avg_pool2d")) EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 1, 1, 1, 8}));
+    if (e->is_call("nn.global_avg_pool2d"))
+      EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 1, 1, 1, 8}));
   }
   auto xv = relay::testing::random_uniform({1, 4, 8, 8}, -1, 1, 5);
   expect_close(reference_run(folded, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
@@ -173,24 +183,29 @@ TEST(AlterOpLayout, ChainStaysBlockedBetweenConvs) {
 TEST(AlterOpLayout, BroadcastsConcatDepthwiseAndFallbacks) {
   auto x = var("data", T({1, 8, 6, 6}));
   auto y = nn::relu(nn::conv2d(x, rand_const({16, 8, 3, 3}, 1, -0.3, 0.3), {.padding = {1}}));
-  auto se = sigmoid(nn::conv2d(nn::relu(nn::conv2d(nn::global_avg_pool2d(y), rand_const({4, 16, 1, 1}, 2))),
-                               rand_const({16, 4, 1, 1}, 3)));
-  auto s = multiply(y, se);                                                        // (1,16,6,6) * (1,16,1,1)
+  auto se = sigmoid(
+      nn::conv2d(nn::relu(nn::conv2d(nn::global_avg_pool2d(y), rand_const({4, 16, 1, 1}, 2))),
+                 rand_const({16, 4, 1, 1}, 3)));
+  auto s = multiply(y, se);  // (1,16,6,6) * (1,16,1,1)
   auto dw = clip(nn::conv2d(s, rand_const({16, 1, 3, 3}, 4), {.padding = {1}, .groups = 16}), 0, 6);
-  auto cat = concatenate({dw, s}, 1);                                              // 32 channels
-  auto w = multiply(cat, rand_const({6}, 5));                                      // along W: reshaped
+  auto cat = concatenate({dw, s}, 1);          // 32 channels
+  auto w = multiply(cat, rand_const({6}, 5));  // along W: reshaped
   auto p = nn::avg_pool2d(w, {.pool_size = {3, 3}, .strides = {1, 1}, .padding = {1}});
-  auto att = sigmoid(nn::conv2d(p, rand_const({1, 32, 1, 1}, 7)));                // 1-channel map
-  p = multiply(p, att);                                                            // spatial attention
-  auto t = transpose(p, {0, 2, 3, 1});                                             // needs NCHW
+  auto att = sigmoid(nn::conv2d(p, rand_const({1, 32, 1, 1}, 7)));  // 1-channel map
+  p = multiply(p, att);                                             // spatial attention
+  auto t = transpose(p, {0, 2, 3, 1});                              // needs NCHW
   Function f({x}, tuple({t, nn::softmax(nn::batch_flatten(nn::global_avg_pool2d(p)))}));
-  Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, fixed_blocks(8, 8, 4)));
+  Function a =
+      relay::transform::fold_constant(relay::transform::alter_op_layout(f, fixed_blocks(8, 8, 4)));
   EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), 1);
   EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 4);
   for (auto& e : post_order(a.body)) {
-    if (e->is_call("nn.contrib_depthwise_conv2d_NCHWc")) EXPECT_EQ(e->attrs.at("data_layout"), "NCHW8c");
-    if (e->is_call("concatenate")) EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 4, 6, 6, 8}));
-    if (e->is_call("transpose")) EXPECT_EQ(e->args[0]->type().shape, (std::vector<int64_t>{1, 32, 6, 6}));
+    if (e->is_call("nn.contrib_depthwise_conv2d_NCHWc"))
+      EXPECT_EQ(e->attrs.at("data_layout"), "NCHW8c");
+    if (e->is_call("concatenate"))
+      EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 4, 6, 6, 8}));
+    if (e->is_call("transpose"))
+      EXPECT_EQ(e->args[0]->type().shape, (std::vector<int64_t>{1, 32, 6, 6}));
   }
   auto xv = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 6);
   auto want = reference_run(f, {{"data", xv}});
@@ -230,7 +245,8 @@ TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
   ASSERT_GE(pick, 0);
   autotune::MeasureResult res;
   res.costs = {1e-5};
-  autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
+  autotune::ApplyHistoryBest best(
+      std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
   autotune::DispatchScope scope(best);
   Built b = build(f, "llvm");
   bool found = false;
@@ -250,7 +266,8 @@ TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
     }
   EXPECT_EQ(tuned, 1) << b.report();
   auto xv = relay::testing::random_uniform({1, 8, 10, 10}, -1, 1, 2);
-  expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
+  expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+               1e-5);
 }
 
 // opt_level 2 keeps NCHW (TVM runs AlterOpLayout at level 3); cuda never blocks.
@@ -293,6 +310,7 @@ TEST(AlterOpLayout, ShippedLlvmLogAnswersResNet50Layers) {
   // The blocked graph has the tuned blocks: some layer's data block differs from the fallback's 8.
   int other_blocks = 0;
   for (auto& e : post_order(b.optimized.body))
-    if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("data_layout") != "NCHW8c") ++other_blocks;
+    if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("data_layout") != "NCHW8c")
+      ++other_blocks;
   EXPECT_GT(other_blocks, 0);
 }

@@ -1,9 +1,10 @@
-// relay::build end to end: compiled graphs run through the graph JSON against the reference executor.
+// relay::build end to end: compiled graphs run through the graph JSON against the reference
+// executor.
 #include <gtest/gtest.h>
 
 #include <cmath>
-#include <sstream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/target.h"
@@ -17,11 +18,14 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+TensorType T(std::vector<int64_t> s) {
+  return TensorType{std::move(s), DataType::Float(32)};
+}
 
 using relay_test::expect_close;
 
-void check_network(const relay::testing::Network& net, const std::string& target, int64_t hw, double tol) {
+void check_network(const relay::testing::Network& net, const std::string& target, int64_t hw,
+                   double tol) {
   auto input = relay::testing::random_uniform({1, 3, hw, hw}, -1, 1, 77);
   Built b = build(net.mod, target, net.params);
   auto want = reference_run(net.mod, {{"data", input}}, net.params);
@@ -38,17 +42,22 @@ void check_network(const relay::testing::Network& net, const std::string& target
 
 TEST(RelayBuild, SmallGraphLlvmEveryOp) {
   auto x = var("data", T({1, 4, 9, 9}));
-  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto c = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -1, 1, seed));
+  };
   auto y = nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 2}, .padding = {1, 0, 2, 1}});
   y = clip(add(y, c({8, 1, 1}, 2)), -0.5, 2.0);
   auto dw = nn::conv2d(y, c({8, 1, 3, 3}, 3), {.padding = {1}, .groups = 8});
   auto cat = concatenate({sigmoid(dw), nn::relu(y)}, 1);
-  auto p = nn::avg_pool2d(cat, {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}, .ceil_mode = true});
-  auto q = nn::max_pool2d(nn::pad(p, {{0, 0}, {0, 0}, {1, 0}, {0, 1}}), {.pool_size = {2, 2}, .strides = {1, 1}});
+  auto p = nn::avg_pool2d(
+      cat, {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}, .ceil_mode = true});
+  auto q = nn::max_pool2d(nn::pad(p, {{0, 0}, {0, 0}, {1, 0}, {0, 1}}),
+                          {.pool_size = {2, 2}, .strides = {1, 1}});
   auto m = mean(q, {2, 3}, true);
   auto t = transpose(reshape(m, {1, 4, 4}), {0, 2, 1});
   auto parts = split(squeeze(expand_dims(t, 0), {0}), 2, 2);
-  auto f = nn::batch_flatten(multiply(tuple_get_item(parts, 0), subtract(tuple_get_item(parts, 1), scalar(0.25))));
+  auto f = nn::batch_flatten(
+      multiply(tuple_get_item(parts, 0), subtract(tuple_get_item(parts, 1), scalar(0.25))));
   auto out = nn::softmax(nn::bias_add(nn::dense(f, c({5, 8}, 4)), c({5}, 5)));
   Function fn({x}, tuple({out, divide(nn::global_avg_pool2d(p), scalar(2.0))}));
   auto input = relay::testing::random_uniform({1, 4, 9, 9}, -1, 1, 9);
@@ -70,16 +79,20 @@ TEST(RelayBuild, GraphJsonFormat) {
   for (auto it = j.begin(); it != j.end(); ++it) keys.push_back(it.key());
   // nlohmann sorts keys; check presence and contents rather than order.
   EXPECT_EQ(keys.size(), 5u);
-  EXPECT_EQ(j["nodes"][0], nlohmann::json::parse(R"({"op": "null", "name": "data", "inputs": []})"));
+  EXPECT_EQ(j["nodes"][0],
+            nlohmann::json::parse(R"({"op": "null", "name": "data", "inputs": []})"));
   EXPECT_EQ(j["nodes"][1], nlohmann::json::parse(R"({"op": "null", "name": "p0", "inputs": []})"));
-  EXPECT_EQ(j["nodes"][2]["attrs"], nlohmann::json::parse(R"({"func_name": "fused_nn_conv2d_nn_relu",
+  EXPECT_EQ(j["nodes"][2]["attrs"],
+            nlohmann::json::parse(R"({"func_name": "fused_nn_conv2d_nn_relu",
       "flatten_data": "0", "num_inputs": "2", "num_outputs": "1", "ops": "nn.conv2d,nn.relu",
       "op_type": "nn.conv2d"})"));  // ops/op_type: for the profiler's op-type table
   EXPECT_EQ(j["nodes"][2]["inputs"], nlohmann::json::parse("[[0, 0, 0], [1, 0, 0]]"));
   EXPECT_EQ(j["arg_nodes"], nlohmann::json::parse("[0, 1]"));
   EXPECT_EQ(j["heads"], nlohmann::json::parse("[[2, 0, 0]]"));
-  EXPECT_EQ(j["attrs"]["shape"], nlohmann::json::parse(R"(["list_shape", [[1, 3, 8, 8], [4, 3, 3, 3], [1, 4, 8, 8]]])"));
-  EXPECT_EQ(j["attrs"]["dltype"], nlohmann::json::parse(R"(["list_str", ["float32", "float32", "float32"]])"));
+  EXPECT_EQ(j["attrs"]["shape"],
+            nlohmann::json::parse(R"(["list_shape", [[1, 3, 8, 8], [4, 3, 3, 3], [1, 4, 8, 8]]])"));
+  EXPECT_EQ(j["attrs"]["dltype"],
+            nlohmann::json::parse(R"(["list_str", ["float32", "float32", "float32"]])"));
   EXPECT_EQ(j["attrs"]["storage_id"], nlohmann::json::parse(R"(["list_int", [0, 1, 2]])"));
   EXPECT_EQ(j["node_row_ptr"], nlohmann::json::parse("[0, 1, 2, 3]"));
   ASSERT_EQ(b.params.size(), 1u);
@@ -98,7 +111,8 @@ TEST(RelayBuild, MobileNetV2Llvm) {
 
 namespace {
 
-// conv+BN+relu, max_pool, depthwise+BN+relu6, 1x1 conv + residual, global pool, dense+bias, softmax.
+// conv+BN+relu, max_pool, depthwise+BN+relu6, 1x1 conv + residual, global pool, dense+bias,
+// softmax.
 Function small_cnn(Params& params) {
   auto x = var("data", T({1, 8, 12, 12}));
   std::vector<relay::Expr> ps{x};
@@ -117,10 +131,13 @@ Function small_cnn(Params& params) {
   };
   auto y = nn::relu(bn(nn::conv2d(x, p("w1", {16, 8, 3, 3}, -0.3, 0.3), {.padding = {1}}), "bn1"));
   y = nn::max_pool2d(y, {.pool_size = {2, 2}, .strides = {2, 2}});
-  auto z = clip(bn(nn::conv2d(y, p("w2", {16, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16}), "bn2"), 0, 6);
+  auto z = clip(
+      bn(nn::conv2d(y, p("w2", {16, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16}), "bn2"),
+      0, 6);
   z = nn::relu(add(nn::conv2d(z, p("w3", {16, 16, 1, 1}, -0.3, 0.3)), y));
-  auto d = nn::bias_add(nn::dense(nn::batch_flatten(nn::global_avg_pool2d(z)), p("fc", {10, 16}, -0.5, 0.5)),
-                        p("fc.b", {10}, -0.5, 0.5));
+  auto d = nn::bias_add(
+      nn::dense(nn::batch_flatten(nn::global_avg_pool2d(z)), p("fc", {10, 16}, -0.5, 0.5)),
+      p("fc.b", {10}, -0.5, 0.5));
   return Function(ps, nn::softmax(d));
 }
 
@@ -137,7 +154,9 @@ TEST(RelayBuild, SmallCnnCudaEmulate) {
   // conv2d (3x3 and 1x1) and depthwise took the CUDA templates (fallback configs: no log in scope).
   EXPECT_NE(r.find("fused_nn_conv2d_add_nn_relu"), std::string::npos) << r;
   EXPECT_NE(r.find("2 conv2d layers, 2 workloads: 0 from log, 2 fallback"), std::string::npos) << r;
-  EXPECT_NE(r.find("1 depthwise_conv2d layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("1 depthwise_conv2d layers, 1 workloads: 0 from log, 1 fallback"),
+            std::string::npos)
+      << r;
   EXPECT_NE(r.find("1 dense layers, 1 workloads: 0 from log, 1 fallback"), std::string::npos) << r;
 }
 
@@ -147,14 +166,16 @@ TEST(RelayBuild, PrintAfterEachPassAndReport) {
   std::ostringstream os;
   Built b = build(f, "llvm", params, {.print_after_each_pass = &os});
   std::string s = os.str();
-  for (const char* pass : {"// ---- after bind_params ----", "// ---- after simplify_inference ----",
-                           "// ---- after fold_constant ----", "// ---- after fold_scale_axis ----",
-                           "// ---- after alter_op_layout ----", "// ---- after fuse_ops ----"})
+  for (const char* pass :
+       {"// ---- after bind_params ----", "// ---- after simplify_inference ----",
+        "// ---- after fold_constant ----", "// ---- after fold_scale_axis ----",
+        "// ---- after alter_op_layout ----", "// ---- after fuse_ops ----"})
     EXPECT_NE(s.find(pass), std::string::npos) << pass;
   // BN folded into the conv weights, the convs blocked (llvm, level 3): the conv groups are conv +
   // add (+ add) + relu on NCHW[x]c.
   EXPECT_NE(s.find("fused_nn_contrib_conv2d_NCHWc_add_nn_relu("), std::string::npos) << s;
-  EXPECT_NE(s.find("fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1("), std::string::npos) << s;  // 1x1 + residual
+  EXPECT_NE(s.find("fused_nn_contrib_conv2d_NCHWc_add_nn_relu_1("), std::string::npos)
+      << s;  // 1x1 + residual
   EXPECT_NE(s.find("fused_nn_contrib_depthwise_conv2d_NCHWc_add_clip("), std::string::npos) << s;
   std::string r = b.report();
   // The 8 kernels of the NCHW graph, and one layout_transform of the input (the global pool's
@@ -182,21 +203,25 @@ Function resnext_like(Params& params) {
     ps.push_back(v);
     return v;
   };
-  auto block = [&](const relay::Expr& in, const std::string& n, int64_t cin, int64_t width, int64_t cout,
-                   int64_t stride) {
+  auto block = [&](const relay::Expr& in, const std::string& n, int64_t cin, int64_t width,
+                   int64_t cout, int64_t stride) {
     auto a = nn::relu(nn::bias_add(nn::conv2d(in, p(n + ".w1", {width, cin, 1, 1}, -0.3, 0.3)),
                                    p(n + ".b1", {width}, -0.2, 0.2)));
-    auto b = nn::relu(nn::bias_add(nn::conv2d(a, p(n + ".w2", {width, width / 32, 3, 3}, -0.4, 0.4),
-                                              {.strides = {stride, stride}, .padding = {1}, .groups = 32}),
-                                   p(n + ".b2", {width}, -0.2, 0.2)));
-    auto c = nn::bias_add(nn::conv2d(b, p(n + ".w3", {cout, width, 1, 1}, -0.3, 0.3)), p(n + ".b3", {cout}, -0.2, 0.2));
-    auto sc = nn::conv2d(in, p(n + ".ws", {cout, cin, 1, 1}, -0.3, 0.3), {.strides = {stride, stride}});
+    auto b = nn::relu(
+        nn::bias_add(nn::conv2d(a, p(n + ".w2", {width, width / 32, 3, 3}, -0.4, 0.4),
+                                {.strides = {stride, stride}, .padding = {1}, .groups = 32}),
+                     p(n + ".b2", {width}, -0.2, 0.2)));
+    auto c = nn::bias_add(nn::conv2d(b, p(n + ".w3", {cout, width, 1, 1}, -0.3, 0.3)),
+                          p(n + ".b3", {cout}, -0.2, 0.2));
+    auto sc =
+        nn::conv2d(in, p(n + ".ws", {cout, cin, 1, 1}, -0.3, 0.3), {.strides = {stride, stride}});
     return nn::relu(add(c, sc));
   };
   auto y = block(x, "b1", 32, 64, 32, 1);
   y = block(y, "b2", 32, 128, 64, 2);
   y = nn::relu(nn::conv2d(y, p("shuffle.w", {32, 16, 1, 1}, -0.3, 0.3), {.groups = 4}));
-  y = nn::conv2d(y, p("dil.w", {16, 16, 3, 3}, -0.3, 0.3), {.padding = {2}, .dilation = {2, 2}, .groups = 2});
+  y = nn::conv2d(y, p("dil.w", {16, 16, 3, 3}, -0.3, 0.3),
+                 {.padding = {2}, .dilation = {2, 2}, .groups = 2});
   y = nn::conv2d(y, p("dw.w", {32, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 16});
   return Function(ps, nn::relu(y));
 }
@@ -207,11 +232,13 @@ void check_resnext_like(const std::string& target) {
   auto input = relay::testing::random_uniform({1, 32, 10, 10}, -1, 1, 8);
   Built b = build(f, target, params);
   auto want = reference_run(f, {{"data", input}}, params);
-  for (bool share : {false, true}) expect_close(relay_test::run_graph(b, {{"data", input}}, share)[0], want[0], 1e-4);
+  for (bool share : {false, true})
+    expect_close(relay_test::run_graph(b, {{"data", input}}, share)[0], want[0], 1e-4);
   std::string r = b.report();
   int grouped = 0;
   for (auto& k : b.kernels)
-    if (k.workload.is_array() && k.workload.at(0).get<std::string>().find("group_conv2d") != std::string::npos)
+    if (k.workload.is_array() &&
+        k.workload.at(0).get<std::string>().find("group_conv2d") != std::string::npos)
       ++grouped;
   if (target == "llvm") {
     EXPECT_EQ(grouped, 0) << r;  // llvm: template-free CPU schedules
@@ -220,16 +247,22 @@ void check_resnext_like(const std::string& target) {
   } else {
     // The two 3x3 groups-32 convs, the grouped 1x1, the dilated one and the multiplier-2 depthwise.
     EXPECT_EQ(grouped, 5) << r;
-    EXPECT_NE(r.find("5 group_conv2d layers, 5 workloads: 0 from log, 5 fallback"), std::string::npos) << r;
+    EXPECT_NE(r.find("5 group_conv2d layers, 5 workloads: 0 from log, 5 fallback"),
+              std::string::npos)
+        << r;
   }
   EXPECT_NE(r.find("fused_nn_conv2d_nn_bias_add_nn_relu"), std::string::npos) << r;
 }
 
 }  // namespace
 
-TEST(RelayBuild, GroupedConvResNeXtBlockLlvm) { check_resnext_like("llvm"); }
+TEST(RelayBuild, GroupedConvResNeXtBlockLlvm) {
+  check_resnext_like("llvm");
+}
 
-TEST(RelayBuild, GroupedConvResNeXtBlockCudaEmulate) { check_resnext_like("cuda -emulate"); }
+TEST(RelayBuild, GroupedConvResNeXtBlockCudaEmulate) {
+  check_resnext_like("cuda -emulate");
+}
 
 // The grouped kernel is queried with TVM's workload key (dispatch context): a config given for
 // group_conv2d_nchw.cuda's 0.1 key answers and is applied.
@@ -241,12 +274,19 @@ TEST(RelayBuild, GroupedConvConfigFromDispatchContext) {
   a.padding = {1, 1, 1, 1};
   auto wl = topi::group_conv2d_workloads({1, 8, 6, 6}, {8, 2, 3, 3}, a, 4);
   EXPECT_EQ(autotune::workload_key(wl.v02.at(0)),
-            "('group_conv2d_nchw.cuda', ('TENSOR', (1, 8, 6, 6), 'float32'), ('TENSOR', (8, 2, 3, 3), 'float32'), "
+            "('group_conv2d_nchw.cuda', ('TENSOR', (1, 8, 6, 6), 'float32'), ('TENSOR', (8, 2, 3, "
+            "3), 'float32'), "
             "(1, 1), (1, 1, 1, 1), (1, 1), 4, 'float32')");
   autotune::ConfigEntity cfg;
-  for (auto& [n, v] : std::vector<std::pair<const char*, std::vector<int64_t>>>{
-           {"tile_n", {-1, 1, 1, 1}}, {"tile_g", {-1, 2}}, {"tile_f", {-1, 1, 2, 1}}, {"tile_y", {-1, 1, 3, 2}},
-           {"tile_x", {-1, 1, 6, 1}}, {"tile_rc", {-1, 1}}, {"tile_ry", {-1, 3}}, {"tile_rx", {-1, 3}}})
+  for (auto& [n, v] :
+       std::vector<std::pair<const char*, std::vector<int64_t>>>{{"tile_n", {-1, 1, 1, 1}},
+                                                                 {"tile_g", {-1, 2}},
+                                                                 {"tile_f", {-1, 1, 2, 1}},
+                                                                 {"tile_y", {-1, 1, 3, 2}},
+                                                                 {"tile_x", {-1, 1, 6, 1}},
+                                                                 {"tile_rc", {-1, 1}},
+                                                                 {"tile_ry", {-1, 3}},
+                                                                 {"tile_rx", {-1, 3}}})
     cfg.set(n, autotune::SplitEntity{v});
   cfg.set("auto_unroll_max_step", autotune::OtherOptionEntity{0});
   cfg.set("unroll_explicit", autotune::OtherOptionEntity{0});
@@ -261,14 +301,16 @@ TEST(RelayBuild, GroupedConvConfigFromDispatchContext) {
   EXPECT_FALSE(b.kernels[0].is_fallback);
   EXPECT_EQ(b.kernels[0].workload, wl.v01);
   auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 3);
-  expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-5);
+  expect_close(relay_test::run_graph(b, {{"data", input}})[0],
+               reference_run(f, {{"data", input}})[0], 1e-5);
 }
 
 TEST(RelayBuild, InvalidGroupCountsAreCompileErrors) {
   auto x = var("data", T({1, 8, 6, 6}));
   auto message = [&](int64_t groups, std::vector<int64_t> wshape) -> std::string {
     try {
-      Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform(wshape, -1, 1, 1)), {.groups = groups}));
+      Function f({x}, nn::conv2d(x, constant(relay::testing::random_uniform(wshape, -1, 1, 1)),
+                                 {.groups = groups}));
       build(f, "llvm");
     } catch (const CompileError& e) {
       return e.what();
@@ -289,27 +331,34 @@ TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
   // A winograd config answers the conv's 0.1 key (as a winograd record would): the group
   // conv + BN shift + residual add + relu is built with the winograd template, epilogue fused.
   auto x = var("data", T({1, 16, 8, 8}));
-  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
-  auto y = nn::relu(add(add(nn::conv2d(x, c({16, 16, 3, 3}, 1), {.padding = {1}}), c({16, 1, 1}, 2)), x));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -1, 1, seed));
+  };
+  auto y = nn::relu(
+      add(add(nn::conv2d(x, c({16, 16, 3, 3}, 1), {.padding = {1}}), c({16, 1, 1}, 2)), x));
   Function f({x}, y);
   autotune::ApplyHistoryBest best;
   autotune::FallbackConfigEntity cfg;
   cfg.template_key = "winograd";
   topi::nn::Conv2dAttrs a;
   a.padding = {1, 1};
-  best.update(autotune::parse_target("cuda -emulate"), topi::conv2d_workloads({1, 16, 8, 8}, {16, 16, 3, 3}, a).v01, cfg);
+  best.update(autotune::parse_target("cuda -emulate"),
+              topi::conv2d_workloads({1, 16, 8, 8}, {16, 16, 3, 3}, a).v01, cfg);
   autotune::DispatchScope scope(best);
   Built b = build(f, "cuda -emulate");
   ASSERT_EQ(b.kernels.size(), 1u);
   EXPECT_EQ(b.kernels[0].func_name, "fused_nn_conv2d_add_add_nn_relu");
   EXPECT_EQ(b.kernels[0].template_key, "winograd");
   auto input = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 3);
-  expect_close(relay_test::run_graph(b, {{"data", input}})[0], reference_run(f, {{"data", input}})[0], 1e-4);
+  expect_close(relay_test::run_graph(b, {{"data", input}})[0],
+               reference_run(f, {{"data", input}})[0], 1e-4);
 }
 
 TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
   auto x = var("data", T({1, 2, 4, 4}));
-  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, 0.5, 1, seed)); };
+  auto c = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, 0.5, 1, seed));
+  };
   auto bn = nn::batch_norm(x, c({2}, 1), c({2}, 2), c({2}, 3), c({2}, 4));
   Function f({x}, add(tuple_get_item(bn, 0), expand_dims(tuple_get_item(bn, 1), 1, 2)));
   auto message = [](const Function& g, const std::string& target) {
@@ -320,7 +369,8 @@ TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
     }
     return std::string("(no error)");
   };
-  EXPECT_NE(message(f, "llvm").find("nn.batch_norm produces a tuple that is not removed by simplify_inference"),
+  EXPECT_NE(message(f, "llvm").find(
+                "nn.batch_norm produces a tuple that is not removed by simplify_inference"),
             std::string::npos);
   Function ok({x}, nn::relu(x));
   EXPECT_EQ(message(ok, "opencl"), "relay::build: unsupported target 'opencl'");
@@ -330,9 +380,12 @@ TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
 // then nn.lrn, on llvm and cuda -emulate.
 TEST(RelayBuild, GroupedConvAndLrnLlvmAndCudaEmulate) {
   auto x = var("data", T({1, 8, 6, 6}));
-  auto c = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
-  auto y = nn::relu(nn::bias_add(nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2}),
-                                 c({8}, 2)));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -1, 1, seed));
+  };
+  auto y = nn::relu(nn::bias_add(
+      nn::conv2d(x, c({8, 4, 3, 3}, 1), {.strides = {2, 1}, .padding = {1, 0, 2, 1}, .groups = 2}),
+      c({8}, 2)));
   auto z = nn::conv2d(y, c({16, 1, 3, 3}, 3), {.padding = {1}, .dilation = {2, 1}, .groups = 8});
   Function f({x}, nn::lrn(z, 4, 1, 1.5, 0.3, 0.6));
   auto input = relay::testing::random_uniform({1, 8, 6, 6}, -1, 1, 7);

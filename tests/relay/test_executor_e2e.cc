@@ -3,9 +3,9 @@
 // export_library -> load_compiled_graph -> run gives the same output.
 #include <gtest/gtest.h>
 
+#include <unistd.h>
 #include <cmath>
 #include <filesystem>
-#include <unistd.h>
 
 #include "minitvm/relay/relay.h"
 #include "minitvm/runtime/graph_executor.h"
@@ -16,7 +16,9 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+TensorType T(std::vector<int64_t> s) {
+  return TensorType{std::move(s), DataType::Float(32)};
+}
 
 // |a - b| <= tol * max|b| elementwise (the reference accumulates in double).
 void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
@@ -47,7 +49,8 @@ void check_network(const relay::testing::Network& net, const std::string& target
   auto got = run_executor(b, input);
   expect_close(got, want[0], tol);
   if (!export_too) return;
-  auto path = std::filesystem::temp_directory_path() / ("minitvm_e2e_" + std::to_string(::getpid()) + ".mtvm");
+  auto path = std::filesystem::temp_directory_path() /
+              ("minitvm_e2e_" + std::to_string(::getpid()) + ".mtvm");
   runtime::export_library(b, path.string());
   runtime::CompiledGraph loaded = runtime::load_compiled_graph(path.string());
   std::filesystem::remove(path);
@@ -81,9 +84,11 @@ TEST(RelayExecutorE2E, SmallCnnCudaEmulate) {
   };
   auto y = nn::conv2d(x, p("c1.w", {8, 3, 3, 3}, -0.5, 0.5), {.padding = {1}});
   y = tuple_get_item(nn::batch_norm(y, p("bn.g", {8}, 0.5, 1.5), p("bn.b", {8}, -0.5, 0.5),
-                                    p("bn.m", {8}, -0.2, 0.2), p("bn.v", {8}, 0.5, 1.5)), 0);
+                                    p("bn.m", {8}, -0.2, 0.2), p("bn.v", {8}, 0.5, 1.5)),
+                     0);
   y = nn::max_pool2d(nn::relu(y), {.pool_size = {2, 2}, .strides = {2, 2}});
-  auto d = clip(nn::conv2d(y, p("dw.w", {8, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 8}), 0, 6);
+  auto d =
+      clip(nn::conv2d(y, p("dw.w", {8, 1, 3, 3}, -0.5, 0.5), {.padding = {1}, .groups = 8}), 0, 6);
   y = nn::relu(add(nn::conv2d(d, p("pw.w", {8, 8, 1, 1}, -0.5, 0.5)), y));
   auto f = nn::batch_flatten(nn::global_avg_pool2d(y));
   auto out = nn::bias_add(nn::dense(f, p("fc.w", {5, 8}, -1, 1)), p("fc.b", {5}, -1, 1));

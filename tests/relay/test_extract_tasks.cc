@@ -9,22 +9,22 @@
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/relay/relay.h"
-#include "relay/relay_test_util.h"
 #include "minitvm/support/error.h"
+#include "relay/relay_test_util.h"
 
 namespace autotune = minitvm::autotune;
 using minitvm::CompileError;
-using minitvm::relay::Built;
-using minitvm::relay::Function;
 using minitvm::relay::build;
+using minitvm::relay::Built;
 using minitvm::relay::extract_tasks;
+using minitvm::relay::Function;
 using minitvm::relay::post_order;
 namespace testing_zoo = minitvm::relay::testing;
 
 namespace {
 
-using relay_test::Layers;
 using relay_test::count_layers;
+using relay_test::Layers;
 
 // 3x3, stride 1, dilation 1, ungrouped convolutions: the layers TVM's CUDA strategy offers
 // winograd for.
@@ -42,7 +42,8 @@ int count_winograd_layers(const Function& f) {
   return n;
 }
 
-double weight_of(const std::vector<autotune::WeightedTask>& tasks, const std::string& name, int* count = nullptr) {
+double weight_of(const std::vector<autotune::WeightedTask>& tasks, const std::string& name,
+                 int* count = nullptr) {
   double w = 0;
   int c = 0;
   for (auto& t : tasks)
@@ -68,7 +69,8 @@ TEST(RelayExtractTasks, ResNet50Llvm) {
   EXPECT_EQ(tasks.size(), 23u);
   std::set<std::string> keys;
   for (auto& t : tasks) {
-    EXPECT_TRUE(keys.insert(t.task.workload_key()).second) << "duplicate task " << t.task.workload_key();
+    EXPECT_TRUE(keys.insert(t.task.workload_key()).second)
+        << "duplicate task " << t.task.workload_key();
     EXPECT_GT(t.task.config_space().size(), 1);
     EXPECT_GT(t.task.flop(), 0);
     EXPECT_EQ(t.task.target_str(), "llvm");
@@ -81,7 +83,8 @@ TEST(RelayExtractTasks, ResNet50Llvm) {
   for (auto& t : tasks) {
     autotune::MeasureResult r;
     r.costs = {1e-3};
-    recs.push_back(autotune::make_record(t.task, t.task.config(t.task.config_space().size() - 1), r));
+    recs.push_back(
+        autotune::make_record(t.task, t.task.config(t.task.config_space().size() - 1), r));
   }
   autotune::ApplyHistoryBest best(recs);
   autotune::DispatchScope scope(best);
@@ -91,7 +94,8 @@ TEST(RelayExtractTasks, ResNet50Llvm) {
     if (k.master_op != "nn.contrib_conv2d_NCHWc") continue;
     convs += k.num_nodes;
     EXPECT_FALSE(k.is_fallback) << k.func_name;
-    EXPECT_TRUE(keys.count(autotune::workload_key(k.workload))) << k.func_name << " " << k.workload.dump();
+    EXPECT_TRUE(keys.count(autotune::workload_key(k.workload)))
+        << k.func_name << " " << k.workload.dump();
   }
   EXPECT_EQ(convs, count_layers(net.mod).conv);
 }

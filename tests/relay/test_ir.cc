@@ -11,7 +11,9 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+TensorType T(std::vector<int64_t> s) {
+  return TensorType{std::move(s), DataType::Float(32)};
+}
 
 template <typename F>
 std::string error_of(F f) {
@@ -23,7 +25,9 @@ std::string error_of(F f) {
   return "(no error)";
 }
 
-runtime::NDArray arr(std::vector<float> v, std::vector<int64_t> s) { return runtime::NDArray::from_vector(v, s); }
+runtime::NDArray arr(std::vector<float> v, std::vector<int64_t> s) {
+  return runtime::NDArray::from_vector(v, s);
+}
 
 }  // namespace
 
@@ -36,10 +40,12 @@ TEST(RelayIR, ConvTypeInference) {
   auto dw = nn::conv2d(var("a", T({1, 32, 112, 112})), var("k", T({32, 1, 3, 3})),
                        {.strides = {2, 2}, .padding = {1, 1}, .groups = 32});
   EXPECT_EQ(dw->type().shape, (std::vector<int64_t>{1, 32, 56, 56}));
-  auto p = nn::max_pool2d(var("b", T({1, 64, 112, 112})), {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}});
+  auto p = nn::max_pool2d(var("b", T({1, 64, 112, 112})),
+                          {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}});
   EXPECT_EQ(p->type().shape, (std::vector<int64_t>{1, 64, 56, 56}));
   // ceil_mode (TVM): (6 - 3 + 1) / 2 + 1 = 3, floor: 2.
-  auto pc = nn::max_pool2d(var("c", T({1, 1, 6, 6})), {.pool_size = {3, 3}, .strides = {2, 2}, .ceil_mode = true});
+  auto pc = nn::max_pool2d(var("c", T({1, 1, 6, 6})),
+                           {.pool_size = {3, 3}, .strides = {2, 2}, .ceil_mode = true});
   EXPECT_EQ(pc->type().shape, (std::vector<int64_t>{1, 1, 3, 3}));
 }
 
@@ -51,14 +57,22 @@ TEST(RelayIR, TypeErrorsNameOpInputAndMismatch) {
   EXPECT_NE(e.find("4 input channels"), std::string::npos) << e;
   EXPECT_NE(e.find("%data"), std::string::npos) << e;
   e = error_of([&] { add(var("a", T({2, 3})), var("b", T({4, 3}))); });
-  EXPECT_NE(e.find("add: shapes do not broadcast at output axis 0 (2 vs 4)"), std::string::npos) << e;
+  EXPECT_NE(e.find("add: shapes do not broadcast at output axis 0 (2 vs 4)"), std::string::npos)
+      << e;
   e = error_of([&] { nn::dense(var("a", T({2, 8})), var("b", T({10, 9}))); });
-  EXPECT_NE(e.find("nn.dense: data %a Tensor[(2, 8), float32] has 8 features but weight %b"), std::string::npos) << e;
+  EXPECT_NE(e.find("nn.dense: data %a Tensor[(2, 8), float32] has 8 features but weight %b"),
+            std::string::npos)
+      << e;
   e = error_of([&] { reshape(x, {5, -1}); });
   EXPECT_NE(e.find("reshape: cannot infer -1"), std::string::npos) << e;
-  e = error_of([&] { nn::relu(nn::batch_norm(x, var("g", T({3})), var("b", T({3})), var("m", T({3})), var("v", T({3})))); });
+  e = error_of([&] {
+    nn::relu(
+        nn::batch_norm(x, var("g", T({3})), var("b", T({3})), var("m", T({3})), var("v", T({3}))));
+  });
   EXPECT_NE(e.find("nn.relu: argument 'data' is a tuple"), std::string::npos) << e;
-  e = error_of([&] { nn::batch_norm(x, var("g", T({4})), var("b", T({3})), var("m", T({3})), var("v", T({3}))); });
+  e = error_of([&] {
+    nn::batch_norm(x, var("g", T({4})), var("b", T({3})), var("m", T({3})), var("v", T({3})));
+  });
   EXPECT_NE(e.find("gamma must be Tensor[(3,), float32]"), std::string::npos) << e;
   e = error_of([&] { call("nn.relu", {x}, {{"alpha", 1}}); });
   EXPECT_NE(e.find("nn.relu: unknown attribute 'alpha'"), std::string::npos) << e;
@@ -76,12 +90,14 @@ TEST(RelayIR, ShapeOps) {
   auto s = split(x, 2, 0);
   ASSERT_TRUE(s->tuple_typed);
   EXPECT_EQ(s->types.size(), 2u);
-  EXPECT_EQ(tuple_get_item(split_at(x, {1, 3}, 2), 1)->type().shape, (std::vector<int64_t>{2, 3, 2, 5}));
+  EXPECT_EQ(tuple_get_item(split_at(x, {1, 3}, 2), 1)->type().shape,
+            (std::vector<int64_t>{2, 3, 2, 5}));
   EXPECT_EQ(expand_dims(var("c", T({3})), 1, 2)->type().shape, (std::vector<int64_t>{3, 1, 1}));
   EXPECT_EQ(squeeze(var("q", T({1, 3, 1})))->type().shape, (std::vector<int64_t>{3}));
   EXPECT_EQ(mean(x, {2, 3}, true)->type().shape, (std::vector<int64_t>{2, 3, 1, 1}));
   EXPECT_EQ(mean(x, {1}, false, true)->type().shape, (std::vector<int64_t>{3}));
-  EXPECT_EQ(nn::pad(x, {{0, 0}, {0, 0}, {1, 2}, {3, 0}})->type().shape, (std::vector<int64_t>{2, 3, 7, 8}));
+  EXPECT_EQ(nn::pad(x, {{0, 0}, {0, 0}, {1, 2}, {3, 0}})->type().shape,
+            (std::vector<int64_t>{2, 3, 7, 8}));
   EXPECT_EQ(nn::batch_flatten(x)->type().shape, (std::vector<int64_t>{2, 60}));
 }
 
@@ -90,14 +106,19 @@ TEST(RelayIR, TextForm) {
   auto w = var("w", T({4, 3, 3, 3}));
   Function f({x, w}, nn::relu(nn::conv2d(x, w, {.strides = {2, 2}, .padding = {1}})));
   std::string s = to_text(f);
-  EXPECT_NE(s.find("fn (%data: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {"), std::string::npos)
+  EXPECT_NE(
+      s.find("fn (%data: Tensor[(1, 3, 8, 8), float32], %w: Tensor[(4, 3, 3, 3), float32]) {"),
+      std::string::npos)
       << s;
-  EXPECT_NE(s.find("%0 = nn.conv2d(%data, %w, strides=[2, 2], padding=[1, 1, 1, 1], dilation=[1, 1], groups=1, "
+  EXPECT_NE(s.find("%0 = nn.conv2d(%data, %w, strides=[2, 2], padding=[1, 1, 1, 1], dilation=[1, "
+                   "1], groups=1, "
                    "channels=4, kernel_size=[3, 3], data_layout=\"NCHW\", kernel_layout=\"OIHW\") "
                    "/* ty=Tensor[(1, 4, 4, 4), float32] */;"),
             std::string::npos)
       << s;
-  EXPECT_NE(s.find("%1 = nn.relu(%0) /* ty=Tensor[(1, 4, 4, 4), float32] */;\n  %1\n}"), std::string::npos) << s;
+  EXPECT_NE(s.find("%1 = nn.relu(%0) /* ty=Tensor[(1, 4, 4, 4), float32] */;\n  %1\n}"),
+            std::string::npos)
+      << s;
 }
 
 // Reference executor against values worked out by hand.
@@ -106,21 +127,28 @@ TEST(RelayReference, ConvPoolDenseByHand) {
   auto x = var("x", T({1, 1, 3, 3}));
   auto w = var("w", T({1, 1, 2, 2}));
   Function f({x, w}, nn::conv2d(x, w));
-  auto out = reference_run(f, {{"x", arr({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3})}, {"w", arr({1, 1, 1, 1}, {1, 1, 2, 2})}});
+  auto out = reference_run(f, {{"x", arr({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3})},
+                               {"w", arr({1, 1, 1, 1}, {1, 1, 2, 2})}});
   EXPECT_EQ(out[0].to_vector<float>(), (std::vector<float>{12, 16, 24, 28}));
   // avg pool 2x2 stride 2 pad 1, count_include_pad false vs true.
   auto xin = arr({1, 2, 3, 4, 5, 6, 7, 8, 9}, {1, 1, 3, 3});
   Function a({x}, nn::avg_pool2d(x, {.pool_size = {2, 2}, .strides = {2, 2}, .padding = {1}}));
-  EXPECT_EQ(reference_run(a, {{"x", xin}})[0].to_vector<float>(), (std::vector<float>{1, 2.5, 5.5, 7}));
-  Function ai({x}, nn::avg_pool2d(x, {.pool_size = {2, 2}, .strides = {2, 2}, .padding = {1}, .count_include_pad = true}));
-  EXPECT_EQ(reference_run(ai, {{"x", xin}})[0].to_vector<float>(), (std::vector<float>{0.25, 1.25, 2.75, 7}));
+  EXPECT_EQ(reference_run(a, {{"x", xin}})[0].to_vector<float>(),
+            (std::vector<float>{1, 2.5, 5.5, 7}));
+  Function ai(
+      {x},
+      nn::avg_pool2d(
+          x, {.pool_size = {2, 2}, .strides = {2, 2}, .padding = {1}, .count_include_pad = true}));
+  EXPECT_EQ(reference_run(ai, {{"x", xin}})[0].to_vector<float>(),
+            (std::vector<float>{0.25, 1.25, 2.75, 7}));
   Function m({x}, nn::max_pool2d(x, {.pool_size = {2, 2}, .strides = {2, 2}, .padding = {1}}));
   EXPECT_EQ(reference_run(m, {{"x", xin}})[0].to_vector<float>(), (std::vector<float>{1, 3, 7, 9}));
   // dense + bias_add + softmax.
   auto d = var("d", T({1, 2}));
   auto dw = var("dw", T({2, 2}));
   Function g({d, dw}, nn::softmax(nn::bias_add(nn::dense(d, dw), constant(arr({0, 1}, {2})))));
-  auto o = reference_run(g, {{"d", arr({1, 2}, {1, 2})}, {"dw", arr({1, 0, 0, 1}, {2, 2})}})[0].to_vector<float>();
+  auto o = reference_run(g, {{"d", arr({1, 2}, {1, 2})}, {"dw", arr({1, 0, 0, 1}, {2, 2})}})[0]
+               .to_vector<float>();
   // logits (1, 3): softmax = (1/(1+e^2), e^2/(1+e^2)).
   EXPECT_NEAR(o[0], 1.0 / (1.0 + std::exp(2.0)), 1e-6);
   EXPECT_NEAR(o[1], std::exp(2.0) / (1.0 + std::exp(2.0)), 1e-6);
@@ -139,5 +167,7 @@ TEST(RelayReference, MissingInputIsAnError) {
   std::string e = error_of([&] { reference_run(f, {}); });
   EXPECT_NE(e.find("no value for input %x"), std::string::npos) << e;
   e = error_of([&] { reference_run(f, {{"x", arr({1, 2, 3}, {3})}}); });
-  EXPECT_NE(e.find("input %x must be Tensor[(2,), float32], got Tensor[(3,), float32]"), std::string::npos) << e;
+  EXPECT_NE(e.find("input %x must be Tensor[(2,), float32], got Tensor[(3,), float32]"),
+            std::string::npos)
+      << e;
 }

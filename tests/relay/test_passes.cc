@@ -11,14 +11,17 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) { return TensorType{std::move(s), DataType::Float(32)}; }
+TensorType T(std::vector<int64_t> s) {
+  return TensorType{std::move(s), DataType::Float(32)};
+}
 
 using relay_test::count_op;
 
 void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
   auto x = a.to_vector<float>(), y = b.to_vector<float>();
   ASSERT_EQ(x.size(), y.size());
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << "at " << i;
+  for (size_t i = 0; i < x.size(); ++i)
+    ASSERT_NEAR(x[i], y[i], tol * (1 + std::abs(y[i]))) << "at " << i;
 }
 
 // conv -> bn -> relu with random params.
@@ -31,11 +34,14 @@ ConvBN conv_bn(bool center = true, bool scale = true) {
   auto x = var("data", T({1, 3, 8, 8}));
   auto w = var("w", T({4, 3, 3, 3}));
   auto g = var("g", T({4})), b = var("b", T({4})), m = var("m", T({4})), v = var("v", T({4}));
-  auto y = nn::relu(tuple_get_item(nn::batch_norm(nn::conv2d(x, w, {.padding = {1}}), g, b, m, v, 1, 1e-3, center, scale), 0));
+  auto y = nn::relu(tuple_get_item(
+      nn::batch_norm(nn::conv2d(x, w, {.padding = {1}}), g, b, m, v, 1, 1e-3, center, scale), 0));
   ConvBN r;
   r.f = Function({x, w, g, b, m, v}, y);
-  r.params = {{"w", relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1)}, {"g", relay::testing::random_uniform({4}, 0.5, 2, 2)},
-              {"b", relay::testing::random_uniform({4}, -1, 1, 3)},       {"m", relay::testing::random_uniform({4}, -1, 1, 4)},
+  r.params = {{"w", relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1)},
+              {"g", relay::testing::random_uniform({4}, 0.5, 2, 2)},
+              {"b", relay::testing::random_uniform({4}, -1, 1, 3)},
+              {"m", relay::testing::random_uniform({4}, -1, 1, 4)},
               {"v", relay::testing::random_uniform({4}, 0.5, 2, 5)}};
   r.input = relay::testing::random_uniform({1, 3, 8, 8}, -1, 1, 6);
   return r;
@@ -48,13 +54,15 @@ TEST(RelayPasses, BindParams) {
   Function g = transform::bind_params(c.f, c.params);
   ASSERT_EQ(g.params.size(), 1u);
   EXPECT_EQ(g.params[0]->name, "data");
-  expect_close(reference_run(g, {{"data", c.input}})[0], reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-6);
+  expect_close(reference_run(g, {{"data", c.input}})[0],
+               reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-6);
   try {
     transform::bind_params(c.f, {{"w", relay::testing::random_uniform({4, 3, 1, 1}, 0, 1, 0)}});
     FAIL();
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("param 'w' is Tensor[(4, 3, 1, 1), float32] but the function's %w is "
-                                         "Tensor[(4, 3, 3, 3), float32]"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "param 'w' is Tensor[(4, 3, 1, 1), float32] but the function's %w is "
+                  "Tensor[(4, 3, 3, 3), float32]"),
               std::string::npos)
         << e.what();
   }
@@ -66,7 +74,8 @@ TEST(RelayPasses, SimplifyInferenceRemovesBatchNormAndDropout) {
       auto c = conv_bn(center, scale);
       Function g = transform::simplify_inference(c.f);
       EXPECT_EQ(count_op(g, "nn.batch_norm"), 0);
-      EXPECT_EQ(count_op(g, "multiply"), scale ? 3 : 2);  // x * scale, -mean * scale, (1/sqrt) * gamma
+      EXPECT_EQ(count_op(g, "multiply"),
+                scale ? 3 : 2);  // x * scale, -mean * scale, (1/sqrt) * gamma
       EXPECT_EQ(count_op(g, "expand_dims"), 2);
       expect_close(reference_run(g, {{"data", c.input}}, c.params)[0],
                    reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-5);
@@ -82,13 +91,15 @@ TEST(RelayPasses, SimplifyInferenceRemovesBatchNormAndDropout) {
 
 TEST(RelayPasses, FoldConstant) {
   auto c = conv_bn();
-  Function g = transform::fold_constant(transform::simplify_inference(transform::bind_params(c.f, c.params)));
+  Function g = transform::fold_constant(
+      transform::simplify_inference(transform::bind_params(c.f, c.params)));
   // Only data-dependent calls remain: conv, multiply, add, relu.
   std::multiset<std::string> ops;
   for (auto& e : post_order(g.body))
     if (e->kind == ExprKind::Call) ops.insert(e->name);
   EXPECT_EQ(ops, (std::multiset<std::string>{"nn.conv2d", "multiply", "add", "nn.relu"}));
-  expect_close(reference_run(g, {{"data", c.input}})[0], reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-5);
+  expect_close(reference_run(g, {{"data", c.input}})[0],
+               reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-5);
   // TupleGetItem of a Tuple is projected.
   auto x = var("x", T({2}));
   Function t({x}, nn::relu(tuple_get_item(tuple({x, nn::relu(x)}), 0)));
@@ -98,7 +109,8 @@ TEST(RelayPasses, FoldConstant) {
 
 TEST(RelayPasses, FoldScaleAxisIntoConvWeights) {
   auto c = conv_bn();
-  Function g = transform::fold_constant(transform::simplify_inference(transform::bind_params(c.f, c.params)));
+  Function g = transform::fold_constant(
+      transform::simplify_inference(transform::bind_params(c.f, c.params)));
   Function h = transform::fold_constant(transform::fold_scale_axis(g));
   EXPECT_EQ(count_op(h, "multiply"), 0);
   EXPECT_EQ(count_op(h, "add"), 1);
@@ -113,20 +125,25 @@ TEST(RelayPasses, FoldScaleAxisIntoConvWeights) {
     size_t o = i / 27;
     EXPECT_NEAR(w[i], w0[i] * gam[o] / std::sqrt(var_[o] + 1e-3), 1e-5);
   }
-  expect_close(reference_run(h, {{"data", c.input}})[0], reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-5);
+  expect_close(reference_run(h, {{"data", c.input}})[0],
+               reference_run(c.f, {{"data", c.input}}, c.params)[0], 1e-5);
   // A conv used twice is not folded.
   auto x = var("x", T({1, 2, 4, 4}));
   auto cv = nn::conv2d(x, constant(relay::testing::random_uniform({2, 2, 1, 1}, -1, 1, 9)));
-  Function two({x}, add(multiply(cv, constant(relay::testing::random_uniform({2, 1, 1}, 1, 2, 8))), cv));
+  Function two({x},
+               add(multiply(cv, constant(relay::testing::random_uniform({2, 1, 1}, 1, 2, 8))), cv));
   EXPECT_EQ(transform::fold_scale_axis(two).body, two.body);
 }
 
 TEST(RelayPasses, FuseOpsResidualBlock) {
   // conv+bias+relu, conv+multiply+add (BN), residual add, relu, then max_pool, flatten, dense.
   auto x = var("data", T({1, 8, 8, 8}));
-  auto cst = [](std::vector<int64_t> s, uint64_t seed) { return constant(relay::testing::random_uniform(s, -1, 1, seed)); };
+  auto cst = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -1, 1, seed));
+  };
   auto y = nn::relu(add(nn::conv2d(x, cst({8, 8, 3, 3}, 1), {.padding = {1}}), cst({8, 1, 1}, 2)));
-  auto z = add(multiply(nn::conv2d(y, cst({8, 8, 3, 3}, 3), {.padding = {1}}), cst({8, 1, 1}, 4)), cst({8, 1, 1}, 5));
+  auto z = add(multiply(nn::conv2d(y, cst({8, 8, 3, 3}, 3), {.padding = {1}}), cst({8, 1, 1}, 4)),
+               cst({8, 1, 1}, 5));
   auto r = nn::relu(add(z, x));
   auto p = nn::max_pool2d(r, {.pool_size = {2, 2}, .strides = {2, 2}});
   auto d = nn::bias_add(nn::dense(nn::batch_flatten(p), cst({10, 128}, 6)), cst({10}, 7));
@@ -134,7 +151,8 @@ TEST(RelayPasses, FuseOpsResidualBlock) {
   auto fg = transform::fuse_ops(f);
   std::vector<std::string> names;
   for (auto& g : fg.groups) names.push_back(g.func_name);
-  EXPECT_EQ(names, (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu", "fused_nn_conv2d_multiply_add_add_nn_relu",
+  EXPECT_EQ(names, (std::vector<std::string>{"fused_nn_conv2d_add_nn_relu",
+                                             "fused_nn_conv2d_multiply_add_add_nn_relu",
                                              "fused_nn_max_pool2d", "fused_nn_batch_flatten",
                                              "fused_nn_dense_nn_bias_add", "fused_nn_softmax"}));
   // Inputs of the residual group: the first group's output, its weight, scale, shift, and data.
@@ -146,10 +164,13 @@ TEST(RelayPasses, FuseOpsResidualBlock) {
 
 TEST(RelayPasses, FuseOpsNamesRepeatedAndDistinctFunctions) {
   auto x = var("data", T({1, 4, 8, 8}));
-  auto w = [](int64_t o, int64_t i, uint64_t s) { return constant(relay::testing::random_uniform({o, i, 3, 3}, -1, 1, s)); };
+  auto w = [](int64_t o, int64_t i, uint64_t s) {
+    return constant(relay::testing::random_uniform({o, i, 3, 3}, -1, 1, s));
+  };
   auto a = nn::relu(nn::conv2d(x, w(4, 4, 1), {.padding = {1}}));
-  auto b = nn::relu(nn::conv2d(a, w(4, 4, 2), {.padding = {1}}));   // same structure as a: same function
-  auto c = nn::relu(nn::conv2d(b, w(8, 4, 3), {.padding = {1}}));   // different shape: _1
+  auto b =
+      nn::relu(nn::conv2d(a, w(4, 4, 2), {.padding = {1}}));  // same structure as a: same function
+  auto c = nn::relu(nn::conv2d(b, w(8, 4, 3), {.padding = {1}}));  // different shape: _1
   Function f({x}, c);
   auto fg = transform::fuse_ops(f);
   ASSERT_EQ(fg.groups.size(), 3u);
@@ -157,13 +178,16 @@ TEST(RelayPasses, FuseOpsNamesRepeatedAndDistinctFunctions) {
   EXPECT_EQ(fg.groups[1].func_name, "fused_nn_conv2d_nn_relu");
   EXPECT_EQ(fg.groups[2].func_name, "fused_nn_conv2d_nn_relu_1");
   // Graph JSON node names: func_name, then func_name + "1".
-  Built b2 = build(f, "llvm", {}, {.opt_level = 2, .workloads_only = true});  // level 3 alters the layout
-  EXPECT_NE(b2.graph_json.find("\"name\": \"fused_nn_conv2d_nn_relu1\""), std::string::npos) << b2.graph_json;
+  Built b2 =
+      build(f, "llvm", {}, {.opt_level = 2, .workloads_only = true});  // level 3 alters the layout
+  EXPECT_NE(b2.graph_json.find("\"name\": \"fused_nn_conv2d_nn_relu1\""), std::string::npos)
+      << b2.graph_json;
   EXPECT_NE(b2.graph_json.find("\"name\": \"fused_nn_conv2d_nn_relu_1\""), std::string::npos);
 }
 
 TEST(RelayPasses, PlanMemorySharesStorageOfDeadValues) {
-  // A chain of 4 opaque (softmax) kernels: storages alternate (an output never shares with its input).
+  // A chain of 4 opaque (softmax) kernels: storages alternate (an output never shares with its
+  // input).
   auto x = var("x", T({4, 256}));
   Expr e = x;
   for (int i = 0; i < 4; ++i) e = nn::softmax(e);

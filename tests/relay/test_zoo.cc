@@ -14,7 +14,9 @@ using namespace minitvm::relay;
 
 namespace {
 
-std::string seed_log(const std::string& name) { return std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/" + name; }
+std::string seed_log(const std::string& name) {
+  return std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/" + name;
+}
 
 // The 0.1 workload keys of a log file (read as text lines, independently of ApplyHistoryBest).
 std::set<std::string> log_workloads(const std::string& path) {
@@ -29,8 +31,8 @@ std::set<std::string> log_workloads(const std::string& path) {
   return r;
 }
 
-using relay_test::Layers;
 using relay_test::count_layers;
+using relay_test::Layers;
 
 // Build for cuda (workloads only) under one seed log: every tunable layer must hit the log.
 void expect_all_from_log(const relay::testing::Network& net, const std::string& log, int distinct) {
@@ -56,7 +58,8 @@ void expect_all_from_log(const relay::testing::Network& net, const std::string& 
 }  // namespace
 
 TEST(RelayZoo, ResNetLayerCounts) {
-  for (auto [n, convs] : std::vector<std::pair<int, int>>{{18, 20}, {34, 36}, {50, 53}, {101, 104}, {152, 155}}) {
+  for (auto [n, convs] :
+       std::vector<std::pair<int, int>>{{18, 20}, {34, 36}, {50, 53}, {101, 104}, {152, 155}}) {
     auto net = relay::testing::resnet(n, 1);
     Layers l = count_layers(net.mod);
     EXPECT_EQ(l.conv, convs) << "resnet" << n;
@@ -64,7 +67,8 @@ TEST(RelayZoo, ResNetLayerCounts) {
     EXPECT_EQ(net.mod.body->type().shape, (std::vector<int64_t>{1, 1000}));
   }
   auto net = relay::testing::resnet(50, 1);
-  // torchvision v1.5: the stride of layer2.0 is on conv2 (3x3), and the params are named as its state_dict.
+  // torchvision v1.5: the stride of layer2.0 is on conv2 (3x3), and the params are named as its
+  // state_dict.
   Expr found;
   for (auto& e : post_order(net.mod.body))
     if (e->is_call("nn.conv2d") && e->args[1]->name == "layer2.0.conv2.weight") found = e;
@@ -89,17 +93,20 @@ TEST(RelayZoo, VggAndMobileNetLayerCounts) {
 
 TEST(RelayZoo, ResNet50SeedLogZeroFallbacks) {
   for (int batch : {1, 8, 128})
-    expect_all_from_log(relay::testing::resnet(50, batch), "resnet50v1_bs_" + std::to_string(batch) + ".log", 24);
+    expect_all_from_log(relay::testing::resnet(50, batch),
+                        "resnet50v1_bs_" + std::to_string(batch) + ".log", 24);
 }
 
 TEST(RelayZoo, MobileNetV2SeedLogZeroFallbacks) {
   for (int batch : {1, 8, 128})
-    expect_all_from_log(relay::testing::mobilenet_v2(batch), "mobilenet_v2_bs_" + std::to_string(batch) + ".log", 31);
+    expect_all_from_log(relay::testing::mobilenet_v2(batch),
+                        "mobilenet_v2_bs_" + std::to_string(batch) + ".log", 31);
 }
 
 TEST(RelayZoo, Vgg16SeedLogZeroFallbacks) {
   for (int batch : {1, 8, 128})
-    expect_all_from_log(relay::testing::vgg(16, batch), "vgg16_bs_" + std::to_string(batch) + ".log", 12);
+    expect_all_from_log(relay::testing::vgg(16, batch),
+                        "vgg16_bs_" + std::to_string(batch) + ".log", 12);
 }
 
 TEST(RelayZoo, Resnet50ReportCountsLayers) {
@@ -109,7 +116,8 @@ TEST(RelayZoo, Resnet50ReportCountsLayers) {
   auto net = relay::testing::resnet(50, 1);
   Built b = build(net.mod, "cuda", net.params, {.workloads_only = true});
   std::string r = b.report();
-  EXPECT_NE(r.find("53 conv2d layers, 23 workloads: 23 from log, 0 fallback"), std::string::npos) << r;
+  EXPECT_NE(r.find("53 conv2d layers, 23 workloads: 23 from log, 0 fallback"), std::string::npos)
+      << r;
   EXPECT_NE(r.find("1 dense layers, 1 workloads: 1 from log, 0 fallback"), std::string::npos) << r;
   EXPECT_NE(r.find("winograd"), std::string::npos) << r;
 }

@@ -23,7 +23,8 @@ const char* kVaddSource = R"(extern "C" __global__ void vadd(const float* __rest
 }
 )";
 
-const char* kSharedSource = R"(extern "C" __global__ void __launch_bounds__(256) reverse256(float* X) {
+const char* kSharedSource =
+    R"(extern "C" __global__ void __launch_bounds__(256) reverse256(float* X) {
   __shared__ float buf[256];
   buf[threadIdx.x] = X[blockIdx.x * 256 + threadIdx.x];
   __syncthreads();
@@ -61,7 +62,8 @@ runtime::CudaFunctionInfo vadd_info(int64_t n) {
 }
 
 fs::path fresh_dir(const std::string& name) {
-  fs::path d = fs::temp_directory_path() / ("minitvm-test-" + name + "-" + std::to_string(::getpid()));
+  fs::path d =
+      fs::temp_directory_path() / ("minitvm-test-" + name + "-" + std::to_string(::getpid()));
   fs::remove_all(d);
   fs::create_directories(d);
   return d;
@@ -126,9 +128,10 @@ TEST(Nvrtc, HalfHeaderIsFound) {
 
 TEST(Nvrtc, SyntaxErrorCarriesLogOptionsAndNumberedSource) {
   REQUIRE_NVRTC();
-  const std::string bad = "extern \"C\" __global__ void broken(float* x) {\n"
-                          "  x[threadIdx.x] = 1.0f\n"  // missing semicolon
-                          "}\n";
+  const std::string bad =
+      "extern \"C\" __global__ void broken(float* x) {\n"
+      "  x[threadIdx.x] = 1.0f\n"  // missing semicolon
+      "}\n";
   runtime::NvrtcOptions opts;
   opts.arch = "sm_90";
   try {
@@ -168,8 +171,9 @@ TEST(Ptxas, AcceptsNvrtcOutputAndReportsResources) {
 
 TEST(Ptxas, RejectsInvalidPtx) {
   REQUIRE_PTXAS();
-  const std::string ptx = ".version 8.0\n.target sm_90\n.address_size 64\n"
-                          ".visible .entry k() {\n  bogus.instruction %r1;\n  ret;\n}\n";
+  const std::string ptx =
+      ".version 8.0\n.target sm_90\n.address_size 64\n"
+      ".visible .entry k() {\n  bogus.instruction %r1;\n  ret;\n}\n";
   try {
     runtime::ptxas_check(ptx, "sm_90");
     FAIL() << "no throw";
@@ -235,7 +239,8 @@ TEST(CudaModule, BadFilesAndMetadataAreRuntimeErrors) {
     runtime::load_cuda_module(path);
     FAIL() << "no throw";
   } catch (const RuntimeError& e) {
-    EXPECT_NE(std::string(e.what()).find("kernel k uses argument index 3 but the function has 0 arguments"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "kernel k uses argument index 3 but the function has 0 arguments"),
               std::string::npos)
         << e.what();
   }
@@ -252,7 +257,8 @@ TEST(CudaModule, CallingWithoutDriverOrWithHostArraysIsAClearError) {
     m.get_function("vadd")(a, a, a, 8);
     FAIL() << "no throw";
   } catch (const RuntimeError& e) {
-    EXPECT_STREQ(e.what(), "vadd: argument 0 'A' expects float32[8] on cuda(0), got float32[8] on cpu(0)");
+    EXPECT_STREQ(e.what(),
+                 "vadd: argument 0 'A' expects float32[8] on cuda(0), got float32[8] on cpu(0)");
   }
   if (!runtime::cuda_available()) {
     EXPECT_EQ(runtime::cuda_device_count(), 0);

@@ -11,8 +11,8 @@ using namespace minitvm;
 using runtime::ArgSpec;
 using runtime::NDArray;
 
-#define REQUIRE_GPU()                                                                  \
-  if (!runtime::cuda_available())                                                      \
+#define REQUIRE_GPU()             \
+  if (!runtime::cuda_available()) \
   GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason()
 
 namespace {
@@ -59,7 +59,8 @@ TEST(Gpu, NvrtcModuleRunsAndTimes) {
   const int n = 10000;
   auto r = runtime::nvrtc_compile(kSaxpy);  // arch from the device
   auto [major, minor] = runtime::cuda_compute_capability(0);
-  EXPECT_EQ(r.arch, "sm_" + std::to_string(major) + std::to_string(minor));  // unless NVRTC is older
+  EXPECT_EQ(r.arch,
+            "sm_" + std::to_string(major) + std::to_string(minor));  // unless NVRTC is older
   runtime::Module m = runtime::make_cuda_module(r.ptx, {saxpy_info(n)}, kSaxpy, r.arch);
   std::vector<float> x(n), y(n);
   for (int i = 0; i < n; ++i) {
@@ -71,7 +72,8 @@ TEST(Gpu, NvrtcModuleRunsAndTimes) {
   m.get_function("saxpy")(Y, X, 1.5f, n);
   auto out = Y.to_vector<float>();
   for (int i = 0; i < n; ++i) ASSERT_FLOAT_EQ(out[i], y[i] + 3.0f * x[i]) << i;
-  auto timing = runtime::time_evaluator(m.get_function("saxpy"), Device::cuda(0), 10, 3)(Y, X, 0.0f, n);
+  auto timing =
+      runtime::time_evaluator(m.get_function("saxpy"), Device::cuda(0), 10, 3)(Y, X, 0.0f, n);
   EXPECT_EQ(timing.results.size(), 3u);
   EXPECT_GT(timing.min, 0.0);
   EXPECT_LT(timing.max, 0.1);

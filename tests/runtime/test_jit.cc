@@ -114,7 +114,8 @@ TEST(Jit, ArgumentMismatchIsAnErrorNotACrash) {
     m.get_function("vadd")(A, A, Bad, 16);
     FAIL() << "no throw";
   } catch (const RuntimeError& e) {
-    EXPECT_STREQ(e.what(), "vadd: argument 2 'C' expects float32[16] on cpu(0), got float64[16] on cpu(0)");
+    EXPECT_STREQ(e.what(),
+                 "vadd: argument 2 'C' expects float32[16] on cpu(0), got float64[16] on cpu(0)");
   }
 }
 
@@ -125,9 +126,11 @@ TEST(Jit, ModulesAreIsolatedAndOutliveTheirHandles) {
   runtime::PackedFunc f1, f2;
   {
     runtime::Module m1 = runtime::cpu::make_llvm_module(
-        runtime::cpu::jit_compile(std::move(b1.mod), std::move(b1.ctx)), {vadd_sig("same_name", n)}, "");
+        runtime::cpu::jit_compile(std::move(b1.mod), std::move(b1.ctx)), {vadd_sig("same_name", n)},
+        "");
     runtime::Module m2 = runtime::cpu::make_llvm_module(
-        runtime::cpu::jit_compile(std::move(b2.mod), std::move(b2.ctx)), {vadd_sig("same_name", n)}, "");
+        runtime::cpu::jit_compile(std::move(b2.mod), std::move(b2.ctx)), {vadd_sig("same_name", n)},
+        "");
     f1 = m1.get_function("same_name");
     f2 = m2.get_function("same_name");
   }  // modules gone; the PackedFuncs keep their code alive
@@ -162,16 +165,20 @@ TEST(Jit, ManyModulesCompileAndRelease) {
 }
 
 namespace {
-extern "C" int32_t test_helper_triple(int32_t x) { return 3 * x; }
+extern "C" int32_t test_helper_triple(int32_t x) {
+  return 3 * x;
+}
 }  // namespace
 
 TEST(Jit, DefinedSymbolsResolveInLaterModules) {
-  runtime::cpu::jit_define_symbol("minitvm_test_triple", reinterpret_cast<void*>(&test_helper_triple));
+  runtime::cpu::jit_define_symbol("minitvm_test_triple",
+                                  reinterpret_cast<void*>(&test_helper_triple));
   EXPECT_THROW(runtime::cpu::jit_define_symbol("minitvm_test_triple", nullptr), CompileError);
-  const std::string ir = "declare i32 @minitvm_test_triple(i32)\n"
-                         "define void @use_helper(ptr %args) {\n"
-                         "  %p = load ptr, ptr %args\n  %x = load i32, ptr %p\n"
-                         "  %y = call i32 @minitvm_test_triple(i32 %x)\n  store i32 %y, ptr %p\n  ret void\n}\n";
+  const std::string ir =
+      "declare i32 @minitvm_test_triple(i32)\n"
+      "define void @use_helper(ptr %args) {\n"
+      "  %p = load ptr, ptr %args\n  %x = load i32, ptr %p\n"
+      "  %y = call i32 @minitvm_test_triple(i32 %x)\n  store i32 %y, ptr %p\n  ret void\n}\n";
   FunctionSignature sig{"use_helper", {{"X", ArgSpec::Kind::Buffer, DataType::Int(32), {1}}}};
   runtime::Module m = runtime::cpu::make_llvm_module(runtime::cpu::jit_compile_ir(ir), {sig}, ir);
   NDArray X = NDArray::from_vector(std::vector<int32_t>{14}, {1});
@@ -205,7 +212,8 @@ TEST(Jit, BadIrIsACompileError) {
     runtime::cpu::jit_compile_ir("define void @f( {", "broken");
     FAIL() << "no throw";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("cannot parse LLVM IR: broken:1:"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("cannot parse LLVM IR: broken:1:"), std::string::npos)
+        << e.what();
   }
   // Verifier failure: a block without a terminator.
   auto ctx = std::make_unique<llvm::LLVMContext>();
@@ -217,13 +225,16 @@ TEST(Jit, BadIrIsACompileError) {
     runtime::cpu::jit_compile(std::move(mod), std::move(ctx));
     FAIL() << "no throw";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("LLVM module 'bad' is invalid"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("LLVM module 'bad' is invalid"), std::string::npos)
+        << e.what();
   }
   // An unresolvable external symbol fails when the module is built, not when it is called.
-  const std::string ir = "declare void @no_such_helper()\n"
-                         "define void @h(ptr %a) {\n  call void @no_such_helper()\n  ret void\n}\n";
+  const std::string ir =
+      "declare void @no_such_helper()\n"
+      "define void @h(ptr %a) {\n  call void @no_such_helper()\n  ret void\n}\n";
   FunctionSignature sig{"h", {}};
-  EXPECT_THROW(runtime::cpu::make_llvm_module(runtime::cpu::jit_compile_ir(ir), {sig}, ir), CompileError);
+  EXPECT_THROW(runtime::cpu::make_llvm_module(runtime::cpu::jit_compile_ir(ir), {sig}, ir),
+               CompileError);
 }
 
 TEST(Jit, OptimisedLoopUsesVectorInstructions) {
@@ -248,7 +259,8 @@ Built build_parallel_fill() {
   llvm::IRBuilder<> ir(C);
   auto* ptr = llvm::PointerType::getUnqual(C);
   auto* body_ty = llvm::FunctionType::get(ir.getVoidTy(), {ir.getInt64Ty(), ptr}, false);
-  auto* body = llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, "pfill_body", b.mod.get());
+  auto* body =
+      llvm::Function::Create(body_ty, llvm::Function::InternalLinkage, "pfill_body", b.mod.get());
   ir.SetInsertPoint(llvm::BasicBlock::Create(C, "entry", body));
   llvm::Value* t = body->getArg(0);
   llvm::Value* X = ir.CreateLoad(ptr, body->getArg(1));
@@ -262,7 +274,8 @@ Built build_parallel_fill() {
                                    llvm::Function::ExternalLinkage, "pfill", b.mod.get());
   ir.SetInsertPoint(llvm::BasicBlock::Create(C, "entry", f));
   llvm::Value* args = f->getArg(0);
-  llvm::Value* n = ir.CreateLoad(ir.getInt64Ty(), ir.CreateLoad(ptr, ir.CreateConstGEP1_64(ptr, args, 1)));
+  llvm::Value* n =
+      ir.CreateLoad(ir.getInt64Ty(), ir.CreateLoad(ptr, ir.CreateConstGEP1_64(ptr, args, 1)));
   ir.CreateCall(pf, {n, body, args});
   ir.CreateRetVoid();
   return b;
@@ -272,12 +285,12 @@ Built build_parallel_fill() {
 TEST(Jit, ParallelLoopRunsOnThreadPool) {
   const int64_t n = 5000;
   auto b = build_parallel_fill();
-  runtime::Module m = runtime::cpu::make_llvm_module(
-      runtime::cpu::jit_compile(std::move(b.mod), std::move(b.ctx)),
-      {{"pfill",
-        {{"X", ArgSpec::Kind::Buffer, DataType::Int(64), {n}},
-         {"n", ArgSpec::Kind::Scalar, DataType::Int(64), {}}}}},
-      "");
+  runtime::Module m =
+      runtime::cpu::make_llvm_module(runtime::cpu::jit_compile(std::move(b.mod), std::move(b.ctx)),
+                                     {{"pfill",
+                                       {{"X", ArgSpec::Kind::Buffer, DataType::Int(64), {n}},
+                                        {"n", ArgSpec::Kind::Scalar, DataType::Int(64), {}}}}},
+                                     "");
   NDArray X = NDArray::from_vector(std::vector<int64_t>(n, -1), {n});
   m.get_function("pfill")(X, n);
   auto x = X.to_vector<int64_t>();

@@ -49,7 +49,8 @@ TEST(NDArray, ToVectorRejectsWrongType) {
     a.to_vector<double>();
     FAIL() << "no throw";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("float64 does not match dtype float32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("float64 does not match dtype float32"), std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(a.to_vector<int32_t>(), CompileError);  // same size, different kind
   EXPECT_THROW(NDArray::from_vector(std::vector<float>{1, 2, 3}, {2}), CompileError);
@@ -90,7 +91,9 @@ TEST(NDArray, NoDriverGivesClearError) {
     GTEST_SKIP() << "a CUDA driver is present; the no-driver error cannot be observed";
   } catch (const RuntimeError& e) {
     std::string m = e.what();
-    EXPECT_NE(m.find("no CUDA driver found (libcuda.so.1 could not be loaded): "), std::string::npos) << m;
+    EXPECT_NE(m.find("no CUDA driver found (libcuda.so.1 could not be loaded): "),
+              std::string::npos)
+        << m;
   }
 }
 
@@ -203,8 +206,9 @@ TEST(DLPack, ImportRejectsOverflowingShapeAndReleasesProducer) {
     NDArray::from_dlpack(t);
     ADD_FAILURE() << "accepted a 2^64-element shape";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("NDArray::from_dlpack: the element or byte count of the 2-d shape overflows "
-                                         "int64"),
+    EXPECT_NE(std::string(e.what()).find(
+                  "NDArray::from_dlpack: the element or byte count of the 2-d shape overflows "
+                  "int64"),
               std::string::npos)
         << e.what();
   }
@@ -222,11 +226,15 @@ TEST(NDArray, EmptyRejectsElementAndByteCountOverflow) {
     }
     return "no error";
   };
-  std::string m = message({int64_t{1} << 32, int64_t{1} << 32}, DataType::Float(32));  // 2^64 elements
-  EXPECT_NE(m.find("element count of shape [4294967296, 4294967296] overflows int64"), std::string::npos) << m;
-  m = message({int64_t{1} << 62}, DataType::Float(32));  // 2^62 elements fit, 2^64 bytes do not
-  EXPECT_NE(m.find("shape [4611686018427387904] of float32 needs more than 9223372036854775807 bytes"),
+  std::string m =
+      message({int64_t{1} << 32, int64_t{1} << 32}, DataType::Float(32));  // 2^64 elements
+  EXPECT_NE(m.find("element count of shape [4294967296, 4294967296] overflows int64"),
             std::string::npos)
+      << m;
+  m = message({int64_t{1} << 62}, DataType::Float(32));  // 2^62 elements fit, 2^64 bytes do not
+  EXPECT_NE(
+      m.find("shape [4611686018427387904] of float32 needs more than 9223372036854775807 bytes"),
+      std::string::npos)
       << m;
   m = message({3, -2}, DataType::Float(32));
   EXPECT_NE(m.find("negative dimension -2 at axis 1 in shape [3, -2]"), std::string::npos) << m;

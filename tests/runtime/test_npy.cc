@@ -1,6 +1,6 @@
-// runtime::load_npy / save_npy against the .npy format as numpy writes it (NEP 1 / numpy.lib.format):
-// headers written here byte by byte, every supported dtype round-tripped, and malformed files
-// rejected with the reason before anything is allocated.
+// runtime::load_npy / save_npy against the .npy format as numpy writes it (NEP 1 /
+// numpy.lib.format): headers written here byte by byte, every supported dtype round-tripped, and
+// malformed files rejected with the reason before anything is allocated.
 #include <gtest/gtest.h>
 
 #include <cstring>
@@ -49,14 +49,19 @@ TEST(Npy, ReadsWhatNumpyWrites) {
   EXPECT_EQ(a.to_vector<float>(), (std::vector<float>{0, 1, 2, 3, 4, 5}));
   // 1-D "(3,)", a scalar "()", double quotes, no trailing comma, Python 2 longs, a '|u1' and a
   // version 2.0 header (4-byte length).
-  EXPECT_EQ(load_npy_bytes(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }", floats({1, 2, 3}))).shape(),
+  EXPECT_EQ(load_npy_bytes(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (3,), }",
+                                  floats({1, 2, 3})))
+                .shape(),
             (std::vector<int64_t>{3}));
-  NDArray s = load_npy_bytes(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
+  NDArray s = load_npy_bytes(
+      npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (), }", floats({7})));
   EXPECT_TRUE(s.shape().empty());
   EXPECT_EQ(s.to_vector<float>(), std::vector<float>{7});
-  EXPECT_EQ(load_npy_bytes(npy_v1("{\"shape\": (1L, 2L), \"descr\": \"|u1\", \"fortran_order\": False}", "\x05\x09"))
-                .to_vector<uint8_t>(),
-            (std::vector<uint8_t>{5, 9}));
+  EXPECT_EQ(
+      load_npy_bytes(
+          npy_v1("{\"shape\": (1L, 2L), \"descr\": \"|u1\", \"fortran_order\": False}", "\x05\x09"))
+          .to_vector<uint8_t>(),
+      (std::vector<uint8_t>{5, 9}));
   std::string h = "{'descr': '<i8', 'fortran_order': False, 'shape': (2,), }";
   h.append(64 - (12 + h.size() + 1) % 64, ' ');
   h += '\n';
@@ -73,11 +78,16 @@ TEST(Npy, WritesNumpysLayoutAndRoundTripsEveryType) {
                                       floats({0, 1, 2, 3, 4, 5})));
   EXPECT_EQ(save_npy_bytes(a).size() % 64, 24u % 64);  // 128-byte header + 24 data bytes
   auto round = [](const NDArray& x) { return load_npy_bytes(save_npy_bytes(x)); };
-  EXPECT_EQ(round(NDArray::from_vector<double>({1.5, -2}, {2})).to_vector<double>(), (std::vector<double>{1.5, -2}));
-  EXPECT_EQ(round(NDArray::from_vector<int8_t>({-1, 2}, {1, 2})).to_vector<int8_t>(), (std::vector<int8_t>{-1, 2}));
-  EXPECT_EQ(round(NDArray::from_vector<int32_t>({7}, {1, 1, 1})).to_vector<int32_t>(), std::vector<int32_t>{7});
-  EXPECT_EQ(round(NDArray::from_vector<uint16_t>({9, 8}, {2})).to_vector<uint16_t>(), (std::vector<uint16_t>{9, 8}));
-  EXPECT_EQ(round(NDArray::from_vector<uint64_t>({1ull << 63}, {1})).to_vector<uint64_t>(), std::vector<uint64_t>{1ull << 63});
+  EXPECT_EQ(round(NDArray::from_vector<double>({1.5, -2}, {2})).to_vector<double>(),
+            (std::vector<double>{1.5, -2}));
+  EXPECT_EQ(round(NDArray::from_vector<int8_t>({-1, 2}, {1, 2})).to_vector<int8_t>(),
+            (std::vector<int8_t>{-1, 2}));
+  EXPECT_EQ(round(NDArray::from_vector<int32_t>({7}, {1, 1, 1})).to_vector<int32_t>(),
+            std::vector<int32_t>{7});
+  EXPECT_EQ(round(NDArray::from_vector<uint16_t>({9, 8}, {2})).to_vector<uint16_t>(),
+            (std::vector<uint16_t>{9, 8}));
+  EXPECT_EQ(round(NDArray::from_vector<uint64_t>({1ull << 63}, {1})).to_vector<uint64_t>(),
+            std::vector<uint64_t>{1ull << 63});
   EXPECT_EQ(npy_descr(DataType::Bool()), "|b1");
   EXPECT_EQ(npy_descr(DataType::Float(16)), "<f2");
   NDArray e = round(NDArray::empty({0, 4}, DataType::Float(32)));
@@ -85,28 +95,45 @@ TEST(Npy, WritesNumpysLayoutAndRoundTripsEveryType) {
 }
 
 TEST(Npy, MalformedFilesAreErrorsNamingTheProblem) {
-  std::string ok = npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", floats({1, 2}));
+  std::string ok =
+      npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (2,), }", floats({1, 2}));
   EXPECT_NE(error_of("hello").find("magic"), std::string::npos);
   EXPECT_NE(error_of(ok.substr(0, 40)).find("header length"), std::string::npos);
-  EXPECT_NE(error_of(ok.substr(0, ok.size() - 1)).find("needs 2 x 4 bytes, the file has 7"), std::string::npos);
+  EXPECT_NE(error_of(ok.substr(0, ok.size() - 1)).find("needs 2 x 4 bytes, the file has 7"),
+            std::string::npos);
   EXPECT_NE(error_of(ok + "x").find("the file has 9"), std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", floats({1, 2}))).find("'>f4'"),
-            std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", floats({1, 2}))).find("'<c8'"),
-            std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", floats({1, 2}))).find("fortran"),
-            std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", "")).find("dimension"),
+  EXPECT_NE(
+      error_of(npy_v1("{'descr': '>f4', 'fortran_order': False, 'shape': (2,), }", floats({1, 2})))
+          .find("'>f4'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(npy_v1("{'descr': '<c8', 'fortran_order': False, 'shape': (1,), }", floats({1, 2})))
+          .find("'<c8'"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(npy_v1("{'descr': '<f4', 'fortran_order': True, 'shape': (2,), }", floats({1, 2})))
+          .find("fortran"),
+      std::string::npos);
+  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (-2,), }", ""))
+                .find("dimension"),
             std::string::npos);
   // A shape whose element count overflows, with no data: refused before allocating.
-  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }", ""))
-                .find("overflows"),
-            std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999,), }", "")).find("needs"),
-            std::string::npos);
-  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'shape': (2,), 'extra': 1}", floats({1, 2}))).find("unknown key 'extra'"),
+  EXPECT_NE(
+      error_of(
+          npy_v1(
+              "{'descr': '<f4', 'fortran_order': False, 'shape': (4294967296, 4294967296, 16), }",
+              ""))
+          .find("overflows"),
+      std::string::npos);
+  EXPECT_NE(
+      error_of(npy_v1("{'descr': '<f4', 'fortran_order': False, 'shape': (99999999999,), }", ""))
+          .find("needs"),
+      std::string::npos);
+  EXPECT_NE(error_of(npy_v1("{'descr': '<f4', 'shape': (2,), 'extra': 1}", floats({1, 2})))
+                .find("unknown key 'extra'"),
             std::string::npos);
   EXPECT_NE(error_of(npy_v1("{'descr': '<f4'}", floats({1, 2}))).find("lacks"), std::string::npos);
-  EXPECT_NE(error_of(std::string("\x93NUMPY\x09\x00\x00\x00", 10)).find("version 9"), std::string::npos);
+  EXPECT_NE(error_of(std::string("\x93NUMPY\x09\x00\x00\x00", 10)).find("version 9"),
+            std::string::npos);
   EXPECT_THROW(load_npy("/nonexistent/x.npy"), RuntimeError);
 }

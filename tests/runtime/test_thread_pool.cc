@@ -16,7 +16,9 @@ struct Counts {
   explicit Counts(int64_t n) : hits(static_cast<size_t>(n)) {}
 };
 
-void count_body(int64_t t, void* c) { static_cast<Counts*>(c)->hits[t].fetch_add(1); }
+void count_body(int64_t t, void* c) {
+  static_cast<Counts*>(c)->hits[t].fetch_add(1);
+}
 
 }  // namespace
 

@@ -22,7 +22,8 @@ runtime::PackedFunc sleeper(double ms, int* calls) {
 
 TEST(TimeEvaluator, MeasuresSecondsPerCall) {
   int calls = 0;
-  auto timer = runtime::time_evaluator(sleeper(2.0, &calls), Device::cpu(), /*number=*/3, /*repeat=*/4);
+  auto timer =
+      runtime::time_evaluator(sleeper(2.0, &calls), Device::cpu(), /*number=*/3, /*repeat=*/4);
   runtime::ProfileResult r = timer();
   EXPECT_EQ(calls, 1 + 3 * 4);  // one warm-up call, then number * repeat
   ASSERT_EQ(r.results.size(), 4u);
@@ -57,8 +58,8 @@ TEST(TimeEvaluator, StatisticsAndValidation) {
   EXPECT_THROW(runtime::time_evaluator(runtime::PackedFunc(), Device::cpu(), 1, 1), CompileError);
   // Arguments reach the function.
   int64_t seen = 0;
-  runtime::PackedFunc f([&seen](const std::vector<ArgValue>& a) { seen = std::get<int64_t>(a.at(0)); },
-                        {"f", {}});
+  runtime::PackedFunc f(
+      [&seen](const std::vector<ArgValue>& a) { seen = std::get<int64_t>(a.at(0)); }, {"f", {}});
   runtime::time_evaluator(f, Device::cpu(), 1, 1)(42);
   EXPECT_EQ(seen, 42);
 }

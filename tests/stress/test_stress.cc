@@ -19,7 +19,8 @@ double rss_mib() {
   std::ifstream f("/proc/self/statm");
   long pages = 0, resident = 0;
   f >> pages >> resident;
-  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1024.0 * 1024.0);
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) /
+         (1024.0 * 1024.0);
 }
 
 /** Kernel i: C[j] = A[j] * (i + 1) + i % 7 over n = 8 + i % 57 elements (distinct constants and
@@ -28,7 +29,8 @@ void churn_one(int i, const std::string& target, int threads) {
   const int n = 8 + i % 57;
   const float scale = static_cast<float>(i + 1), shift = static_cast<float>(i % 7);
   te::Tensor A = te::placeholder({n}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({n}, [&](Var j) { return A(j) * scale + shift; }, "C");
+  te::Tensor C = te::compute(
+      {n}, [&](Var j) { return A(j) * scale + shift; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   if (threads > 0) {
     auto [bx, tx] = s[C].split(C.op().axis()[0], threads);
@@ -44,7 +46,8 @@ void churn_one(int i, const std::string& target, int threads) {
   auto out = runtime::NDArray::empty({n}, DataType::Float(32));
   mod.get_function("churn" + std::to_string(i))(runtime::NDArray::from_vector(a, {n}), out);
   std::vector<float> c = out.to_vector<float>();
-  for (int j = 0; j < n; ++j) ASSERT_EQ(c[j], a[j] * scale + shift) << "kernel " << i << ", element " << j;
+  for (int j = 0; j < n; ++j)
+    ASSERT_EQ(c[j], a[j] * scale + shift) << "kernel " << i << ", element " << j;
 }
 
 /** Builds `count` kernels; returns the RSS growth (MiB) from the end of the warm-up to the end. */
@@ -60,10 +63,11 @@ double churn(const char* what, int count, int warmup, const std::string& target,
     }
   }
   const double end = rss_mib();
-  std::printf("%s: RSS %.1f MiB at start, %.1f MiB after %d warm-up kernels, %.1f MiB after %d kernels: "
-              "%.1f MiB growth after the warm-up (%.1f KiB per kernel)\n",
-              what, start, after_warmup, warmup, end, count, end - after_warmup,
-              (end - after_warmup) * 1024.0 / (count - warmup));
+  std::printf(
+      "%s: RSS %.1f MiB at start, %.1f MiB after %d warm-up kernels, %.1f MiB after %d kernels: "
+      "%.1f MiB growth after the warm-up (%.1f KiB per kernel)\n",
+      what, start, after_warmup, warmup, end, count, end - after_warmup,
+      (end - after_warmup) * 1024.0 / (count - warmup));
   std::fflush(stdout);
   return end - after_warmup;
 }

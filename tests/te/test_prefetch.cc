@@ -23,15 +23,19 @@ size_t count(const std::string& s, const std::string& part) {
 TEST(Prefetch, RegionOfTheNextIterationOneLineEach) {
   auto A = te::placeholder({64, 48}, f32, "A");
   auto k = te::reduce_axis({0, 48}, "k");
-  auto B = te::compute({64}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+  auto B = te::compute(
+      {64}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [io, ii] = s[B].split(B.op().axis()[0], 4);
   (void)ii;
   s[B].prefetch(A, io, 1);
   std::string ir = to_string(lower(s, {A, B}, "rowsum"));
   EXPECT_NE(ir.find("for (prefetch.line, 0, 13)"), std::string::npos) << ir;
-  EXPECT_NE(ir.find("let prefetch.base = min(((i0.outer*192) + 192), 2880)"), std::string::npos) << ir;
-  EXPECT_NE(ir.find("prefetch(address_of(A[(prefetch.base + min((prefetch.line*16), 191))]), 0, 3, 1)"), std::string::npos)
+  EXPECT_NE(ir.find("let prefetch.base = min(((i0.outer*192) + 192), 2880)"), std::string::npos)
+      << ir;
+  EXPECT_NE(
+      ir.find("prefetch(address_of(A[(prefetch.base + min((prefetch.line*16), 191))]), 0, 3, 1)"),
+      std::string::npos)
       << ir;
   // the prefetch sits at the top of the io loop, not in the reduction's init
   EXPECT_EQ(count(ir, "prefetch("), 1u) << ir;
@@ -53,7 +57,8 @@ TEST(Prefetch, RegionOfTheNextIterationOneLineEach) {
 TEST(Prefetch, StridedRegionLoopsOverRowsAndRunsWithOffsets) {
   const int n = 32, m = 40;
   auto A = te::placeholder({n, m}, f32, "A");
-  auto B = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "B");
+  auto B = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) * 2.0f + 1.0f; }, "B");
   for (int offset : {2, -1}) {
     SCOPED_TRACE(offset);
     auto s = te::create_schedule({B.op()});
@@ -78,7 +83,8 @@ TEST(Prefetch, InsideParallelLoopMatchesReference) {
   const int p = 8, h = 30, w = 30;
   auto A = te::placeholder({p, h, w}, f32, "A");
   auto r = te::reduce_axis({0, 3}, "r");
-  auto B = te::compute({p, h / 3, w}, [&](Var c, Var i, Var j) { return te::max(A(c, i * 3 + r, j), {r}); }, "B");
+  auto B = te::compute(
+      {p, h / 3, w}, [&](Var c, Var i, Var j) { return te::max(A(c, i * 3 + r, j), {r}); }, "B");
   auto s = te::create_schedule({B.op()});
   const auto& ax = B.op().axis();
   s[B].parallel(ax[0]);
@@ -102,9 +108,11 @@ TEST(Prefetch, InsideParallelLoopMatchesReference) {
 
 TEST(Prefetch, Errors) {
   auto A = te::placeholder({64}, f32, "A"), Z = te::placeholder({64}, f32, "Z");
-  auto B = te::compute({64}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  auto B = te::compute(
+      {64}, [&](Var i) { return A(i) + 1.0f; }, "B");
   {  // a tensor the loop does not read (Z is read by the next stage)
-    auto C = te::compute({64}, [&](Var i) { return B(i) + Z(i); }, "C");
+    auto C = te::compute(
+        {64}, [&](Var i) { return B(i) + Z(i); }, "C");
     auto s = te::create_schedule({C.op()});
     auto [o, i] = s[B].split(B.op().axis()[0], 8);
     (void)i;
@@ -117,7 +125,8 @@ TEST(Prefetch, Errors) {
     (void)o;
     s[B].vectorize(i);
     s[B].prefetch(A, i, 1);
-    EXPECT_ERROR_HAS(lower(s, {A, B}, "f"), "In schedule for B", "prefetch at the vectorized axis `i0.inner`");
+    EXPECT_ERROR_HAS(lower(s, {A, B}, "f"), "In schedule for B",
+                     "prefetch at the vectorized axis `i0.inner`");
   }
   {  // a thread-bound axis
     auto s = te::create_schedule({B.op()});
@@ -133,6 +142,7 @@ TEST(Prefetch, Errors) {
     s[B].split(x, 8);
     EXPECT_ERROR_HAS(s[B].prefetch(A, x, 1), "prefetch");
     auto s2 = te::create_schedule({B.op()});
-    EXPECT_ERROR_HAS(s2[B].prefetch(A, B.op().axis()[0], Expr(1.5f)), "prefetch offset must be an integer");
+    EXPECT_ERROR_HAS(s2[B].prefetch(A, B.op().axis()[0], Expr(1.5f)),
+                     "prefetch offset must be an integer");
   }
 }

@@ -11,7 +11,6 @@ using minitvm::testing::random_vec;
 namespace {
 const DataType f32 = DataType::Float(32);
 
-
 std::vector<int64_t> shape_of(const te::Tensor& t) {
   std::vector<int64_t> s;
   for (auto& e : t.shape()) s.push_back(*ir::as_const_int(e));
@@ -27,13 +26,15 @@ struct RowReduce {
   RowReduce(int n_, int m_, bool max_) : n(n_), m(m_), is_max(max_) {
     A = te::placeholder({n, m}, f32, "A");
     k = te::reduce_axis({0, m}, "k");
-    B = te::compute({n}, [&](Var i) { return is_max ? te::max(A(i, k), {k}) : te::sum(A(i, k), {k}); }, "B");
+    B = te::compute(
+        {n}, [&](Var i) { return is_max ? te::max(A(i, k), {k}) : te::sum(A(i, k), {k}); }, "B");
   }
   std::vector<float> reference(const std::vector<float>& a) const {
     std::vector<float> r(n);
     for (int i = 0; i < n; ++i) {
       double acc = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
-      for (int j = 0; j < m; ++j) acc = is_max ? std::max(acc, double(a[i * m + j])) : acc + a[i * m + j];
+      for (int j = 0; j < m; ++j)
+        acc = is_max ? std::max(acc, double(a[i * m + j])) : acc + a[i * m + j];
       r[i] = float(acc);
     }
     return r;
@@ -58,7 +59,8 @@ TEST(Rfactor, SumInnerSplitFactorAxis0And1NonDividing) {
     auto rf = s.rfactor(r.B, ki, factor_axis);
     ASSERT_EQ(rf.size(), 1u);
     bool first = factor_axis == 0 || factor_axis == -2;
-    EXPECT_EQ(shape_of(rf[0]), first ? (std::vector<int64_t>{4, 13}) : (std::vector<int64_t>{13, 4}));
+    EXPECT_EQ(shape_of(rf[0]),
+              first ? (std::vector<int64_t>{4, 13}) : (std::vector<int64_t>{13, 4}));
     EXPECT_EQ(rf[0].name(), "B.rf");
     // The factored stage reduces over k.outer; B now sums over k.inner.v.
     ASSERT_EQ(rf[0].op().reduce_axis().size(), 1u);
@@ -94,7 +96,8 @@ TEST(Rfactor, ReductionThatStartsAboveZeroAndHasACondition) {
   const int n = 6, m = 40;
   auto A = te::placeholder({n, m}, f32, "A");
   auto k = te::reduce_axis({3, 38}, "k");  // k in [3, 38)
-  auto B = te::compute({n}, [&](Var i) { return te::sum(A(i, k), {k}, (k % 3) != 1); }, "B");
+  auto B = te::compute(
+      {n}, [&](Var i) { return te::sum(A(i, k), {k}, (k % 3) != 1); }, "B");
   auto s = te::create_schedule({B.op()});
   auto [ko, ki] = s[B].split(k, 6);
   (void)ko;
@@ -115,7 +118,12 @@ TEST(Rfactor, TwoReduceAxesUnrelatedOneKeepsItsSplit) {
   const int n = 5, K = 7, L = 11;
   auto A = te::placeholder({n, K, L}, f32, "A");
   auto k = te::reduce_axis({0, K}, "k"), l = te::reduce_axis({0, L}, "l");
-  auto C = te::compute({n}, [&](Var i) { return te::sum(A(i, k, l), {k, l}); }, "C");
+  auto C = te::compute(
+      {n},
+      [&](Var i) {
+        return te::sum(A(i, k, l), {k, l});
+      },
+      "C");
   auto s = te::create_schedule({C.op()});
   auto [lo, li] = s[C].split(l, 3);
   auto rf = s.rfactor(C, k)[0];
@@ -140,7 +148,12 @@ TEST(Rfactor, FusedReduceAxesThenSplit) {
   const int n = 4, K = 7, L = 9;
   auto A = te::placeholder({n, K, L}, f32, "A");
   auto k = te::reduce_axis({0, K}, "k"), l = te::reduce_axis({0, L}, "l");
-  auto C = te::compute({n}, [&](Var i) { return te::sum(A(i, k, l) * A(i, k, l), {k, l}); }, "C");
+  auto C = te::compute(
+      {n},
+      [&](Var i) {
+        return te::sum(A(i, k, l) * A(i, k, l), {k, l});
+      },
+      "C");
   auto s = te::create_schedule({C.op()});
   auto f = s[C].fuse(k, l);
   auto [fo, fi] = s[C].split(f, 8);
@@ -168,9 +181,12 @@ TEST(Rfactor, TupleReducerArgmaxGivesTwoTensors) {
         return std::vector<Expr>{te::select(take_y, y[0], x[0]), te::select(take_y, y[1], x[1])};
       },
       {Expr(-1), ir::min_value(f32)}, "argmax");
-  auto outs = te::compute_multi({n}, [&](const std::vector<Var>& i) {
-    return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
-  }, "R");
+  auto outs = te::compute_multi(
+      {n},
+      [&](const std::vector<Var>& i) {
+        return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
+      },
+      "R");
   auto s = te::create_schedule({outs[0].op()});
   auto [ko, ki] = s[outs[0]].split(k, 4);
   (void)ko;
@@ -189,7 +205,8 @@ TEST(Rfactor, TupleReducerArgmaxGivesTwoTensors) {
 TEST(Rfactor, ConsumerReadsTheNewReduction) {
   // D = B * 2 after rfactor of B: D's reads follow the rewritten B.
   RowReduce r(8, 24, false);
-  auto D = te::compute({r.n}, [&](Var i) { return r.B(i) * 2.0f; }, "D");
+  auto D = te::compute(
+      {r.n}, [&](Var i) { return r.B(i) * 2.0f; }, "D");
   auto s = te::create_schedule({D.op()});
   auto [ko, ki] = s[r.B].split(r.k, 8);
   (void)ki;
@@ -206,9 +223,11 @@ TEST(Rfactor, ConsumerReadsTheNewReduction) {
 
 TEST(Rfactor, Errors) {
   RowReduce r(8, 16, false);
-  auto D = te::compute({8}, [&](Var i) { return r.B(i) + 1.0f; }, "D");
+  auto D = te::compute(
+      {8}, [&](Var i) { return r.B(i) + 1.0f; }, "D");
   auto s = te::create_schedule({D.op()});
-  EXPECT_ERROR_HAS(s.rfactor(r.B, r.B.op().axis()[0]), "In schedule for B", "`i0`", "data-parallel axis");
+  EXPECT_ERROR_HAS(s.rfactor(r.B, r.B.op().axis()[0]), "In schedule for B", "`i0`",
+                   "data-parallel axis");
   EXPECT_ERROR_HAS(s.rfactor(D, D.op().axis()[0]), "In schedule for D", "not a reduction");
   EXPECT_ERROR_HAS(s.rfactor(r.B, r.k), "In schedule for B", "leaves no reduction");
   auto other_k = te::reduce_axis({0, 4}, "other");
@@ -219,21 +238,29 @@ TEST(Rfactor, Errors) {
   EXPECT_ERROR_HAS(s.rfactor(r.B, ki, -3), "factor_axis -3 is out of range");
   auto [io, ii] = s[r.B].split(r.B.op().axis()[0], 2);
   (void)ii;
-  EXPECT_ERROR_HAS(s.rfactor(r.B, ko), "In schedule for B", "`i0`", "split or fused", "call rfactor first");
+  EXPECT_ERROR_HAS(s.rfactor(r.B, ko), "In schedule for B", "`i0`", "split or fused",
+                   "call rfactor first");
   // A stage computed at an axis rfactor removes.
   RowReduce q(8, 16, false);
-  auto E = te::compute({8, 16}, [&](Var i, Var j) { return q.A(i, j) * 3.0f; }, "E");
+  auto E = te::compute(
+      {8, 16}, [&](Var i, Var j) { return q.A(i, j) * 3.0f; }, "E");
   auto kk = te::reduce_axis({0, 16}, "kk");
-  auto F = te::compute({8}, [&](Var i) { return te::sum(E(i, kk), {kk}); }, "F");
+  auto F = te::compute(
+      {8}, [&](Var i) { return te::sum(E(i, kk), {kk}); }, "F");
   auto s2 = te::create_schedule({F.op()});
   auto [fo, fi] = s2[F].split(kk, 4);
   s2[E].compute_at(s2[F], fo);
-  EXPECT_ERROR_HAS(s2.rfactor(F, fi), "In schedule for F", "stage E is computed at its axis `kk.outer`",
-                   "before compute_at");
+  EXPECT_ERROR_HAS(s2.rfactor(F, fi), "In schedule for F",
+                   "stage E is computed at its axis `kk.outer`", "before compute_at");
   // A reduction range that does not start at 0 cannot be the factored axis itself.
   auto A3 = te::placeholder({4, 20}, f32, "A3");
   auto r1 = te::reduce_axis({2, 20}, "r1"), r2 = te::reduce_axis({0, 3}, "r2");
-  auto G = te::compute({4}, [&](Var i) { return te::sum(A3(i, r1) + A3(i, r2), {r1, r2}); }, "G");
+  auto G = te::compute(
+      {4},
+      [&](Var i) {
+        return te::sum(A3(i, r1) + A3(i, r2), {r1, r2});
+      },
+      "G");
   auto s3 = te::create_schedule({G.op()});
   EXPECT_ERROR_HAS(s3.rfactor(G, r1), "In schedule for G", "`r1`", "starts at 2");
   (void)io;
@@ -242,7 +269,8 @@ TEST(Rfactor, Errors) {
 TEST(StorePredicate, GuardsTheStoreAndChecksItsType) {
   const int n = 10;
   auto A = te::placeholder({n}, f32, "A");
-  auto B = te::compute({n}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  auto B = te::compute(
+      {n}, [&](Var i) { return A(i) + 1.0f; }, "B");
   auto s = te::create_schedule({B.op()});
   Var i = B.op().axis()[0]->var;
   s[B].set_store_predicate(i % 2 == 0);

@@ -12,15 +12,16 @@ using namespace minitvm;
 namespace {
 const DataType f32 = DataType::Float(32);
 
-
 struct Graph {
   te::Tensor A, B, C;
   te::IterVar k;
   Graph() {
     A = te::placeholder({16, 16}, f32, "A");
     k = te::reduce_axis({0, 16}, "k");
-    B = te::compute({16}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
-    C = te::compute({16}, [&](Var i) { return B(i) * 2.0f; }, "C");
+    B = te::compute(
+        {16}, [&](Var i) { return te::sum(A(i, k), {k}); }, "B");
+    C = te::compute(
+        {16}, [&](Var i) { return B(i) * 2.0f; }, "C");
   }
 };
 }  // namespace
@@ -57,14 +58,17 @@ TEST(ScheduleErrors, BindSameThreadTwice) {
   auto s = te::create_schedule({g.C.op()});
   auto [o, i] = s[g.C].split(g.C.op().axis()[0], 4);
   s[g.C].bind(o, te::thread_axis("threadIdx.x"));
-  EXPECT_ERROR_HAS(s[g.C].bind(i, te::thread_axis("threadIdx.x")), "In schedule for C", "threadIdx.x", "already bound");
+  EXPECT_ERROR_HAS(s[g.C].bind(i, te::thread_axis("threadIdx.x")), "In schedule for C",
+                   "threadIdx.x", "already bound");
 }
 
 TEST(ScheduleErrors, ComputeAtNonConsumer) {
   Graph g;
-  auto D = te::compute({16}, [&](Var i) { return g.C(i) + 1.0f; }, "D");
+  auto D = te::compute(
+      {16}, [&](Var i) { return g.C(i) + 1.0f; }, "D");
   auto s = te::create_schedule({D.op()});
-  EXPECT_ERROR_HAS(s[g.B].compute_at(s[D], D.op().axis()[0]), "In schedule for B", "D does not read B");
+  EXPECT_ERROR_HAS(s[g.B].compute_at(s[D], D.op().axis()[0]), "In schedule for B",
+                   "D does not read B");
 }
 
 TEST(ScheduleErrors, InlineOutputOrReduction) {
@@ -77,7 +81,8 @@ TEST(ScheduleErrors, InlineOutputOrReduction) {
 TEST(ScheduleErrors, FuseNonAdjacentAndMixed) {
   auto A = te::placeholder({4, 4, 4}, f32, "A");
   auto k = te::reduce_axis({0, 4}, "k");
-  auto C = te::compute({4, 4}, [&](Var i, Var j) { return te::sum(A(i, j, k), {k}); }, "C");
+  auto C = te::compute(
+      {4, 4}, [&](Var i, Var j) { return te::sum(A(i, j, k), {k}); }, "C");
   auto s = te::create_schedule({C.op()});
   auto ax = C.op().axis();
   s[C].reorder({ax[1], ax[0]});
@@ -98,11 +103,12 @@ TEST(ScheduleErrors, ThreadBindingOnCpuTarget) {
   auto s = te::create_schedule({g.C.op()});
   auto ax = s[g.C].leaf_iter_vars();
   s[g.C].bind(ax[0], te::thread_axis("blockIdx.x"));
-  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "llvm", "f"), "function f binds an axis to 'blockIdx.x'", "target 'llvm'",
-                   "GPU target");
-  // On a GPU target the binding is fine, but the root stage B left on the host is not (TVM: "did you
-  // forget to bind?"); once B is bound too, the schedule builds.
-  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "cuda -emulate", "f"), "stage 'B'", "Did you forget to bind");
+  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "llvm", "f"), "function f binds an axis to 'blockIdx.x'",
+                   "target 'llvm'", "GPU target");
+  // On a GPU target the binding is fine, but the root stage B left on the host is not (TVM: "did
+  // you forget to bind?"); once B is bound too, the schedule builds.
+  EXPECT_ERROR_HAS(build(s, {g.A, g.C}, "cuda -emulate", "f"), "stage 'B'",
+                   "Did you forget to bind");
   s[g.B].bind(s[g.B].leaf_iter_vars()[0], te::thread_axis("blockIdx.x"));
   EXPECT_NO_THROW(build(s, {g.A, g.C}, "cuda -emulate", "f"));
 }
@@ -129,8 +135,10 @@ TEST(ScheduleErrors, DoubleBufferNeedsABufferInsideALoop) {
   {
     // Inlined after being marked.
     Graph h;
-    auto D = te::compute({16}, [&](Var i) { return h.A(i, 0) + 1.0f; }, "D");
-    auto E = te::compute({16}, [&](Var i) { return D(i) * 2.0f; }, "E");
+    auto D = te::compute(
+        {16}, [&](Var i) { return h.A(i, 0) + 1.0f; }, "D");
+    auto E = te::compute(
+        {16}, [&](Var i) { return D(i) * 2.0f; }, "E");
     auto s = te::create_schedule({E.op()});
     s[D].double_buffer();
     s[D].compute_inline();

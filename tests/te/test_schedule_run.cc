@@ -19,7 +19,8 @@ struct MatmulCase {
     A = te::placeholder({n, l}, f32, "A");
     B = te::placeholder({l, m}, f32, "B");
     k = te::reduce_axis({0, l}, "k");
-    C = te::compute({n, m}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
+    C = te::compute(
+        {n, m}, [&](Var i, Var j) { return te::sum(A(i, k) * B(k, j), {k}); }, "C");
   }
   void run_and_check(te::Schedule s, const char* what) {
     SCOPED_TRACE(what);
@@ -44,7 +45,8 @@ struct MatmulCase {
 TEST(ScheduleRun, VectorAddImperfectSplit) {
   const int n = 1000;
   auto A = te::placeholder({n}, f32, "A"), B = te::placeholder({n}, f32, "B");
-  auto C = te::compute({n}, [&](Var i) { return A(i) + B(i); }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) + B(i); }, "C");
   auto s = te::create_schedule({C.op()});
   auto [xo, xi] = s[C].split(C.op().axis()[0], 64);
   (void)xo;
@@ -52,7 +54,8 @@ TEST(ScheduleRun, VectorAddImperfectSplit) {
   auto mod = build(s, {A, B, C}, "llvm", "vadd");
   auto a = random_vec(n, 3), b = random_vec(n, 4);
   auto cn = runtime::NDArray::empty({n}, f32);
-  mod.get_function("vadd")(runtime::NDArray::from_vector(a, {n}), runtime::NDArray::from_vector(b, {n}), cn);
+  mod.get_function("vadd")(runtime::NDArray::from_vector(a, {n}),
+                           runtime::NDArray::from_vector(b, {n}), cn);
   std::vector<float> ref(n);
   for (int i = 0; i < n; ++i) ref[i] = a[i] + b[i];
   expect_close(cn.to_vector<float>(), ref, 0);
@@ -135,11 +138,15 @@ TEST(ScheduleRun, CacheReadIntoLocalTile) {
 TEST(ScheduleRun, NestedComputeAtAndInline) {
   const int n = 50, m = 30;
   auto A = te::placeholder({n, m}, f32, "A");
-  auto B = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
-  auto Bi = te::compute({n, m}, [&](Var i, Var j) { return B(i, j) + 1.0f; }, "Bi");
+  auto B = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "B");
+  auto Bi = te::compute(
+      {n, m}, [&](Var i, Var j) { return B(i, j) + 1.0f; }, "Bi");
   auto k = te::reduce_axis({0, m}, "k");
-  auto R = te::compute({n}, [&](Var i) { return te::max(Bi(i, k), {k}); }, "R");
-  auto O = te::compute({n}, [&](Var i) { return te::exp(R(i)) - 1.0f; }, "O");
+  auto R = te::compute(
+      {n}, [&](Var i) { return te::max(Bi(i, k), {k}); }, "R");
+  auto O = te::compute(
+      {n}, [&](Var i) { return te::exp(R(i)) - 1.0f; }, "O");
   auto s = te::create_schedule({O.op()});
   auto [xo, xi] = s[O].split(O.op().axis()[0], 8);
   s[R].compute_at(s[O], xi);
@@ -178,7 +185,8 @@ TEST(ScheduleRun, Matmul512BlockedVectorizedParallel) {
 TEST(ScheduleRun, ArgumentMismatchIsAClearError) {
   const int n = 8;
   auto A = te::placeholder({n}, f32, "A");
-  auto C = te::compute({n}, [&](Var i) { return A(i) + 1.0f; }, "C");
+  auto C = te::compute(
+      {n}, [&](Var i) { return A(i) + 1.0f; }, "C");
   auto s = te::create_schedule({C.op()});
   auto mod = build(s, {A, C}, "llvm", "f");
   auto bad = runtime::NDArray::empty({n + 1}, f32);
@@ -192,8 +200,10 @@ TEST(ScheduleRun, ArgumentMismatchIsAClearError) {
 TEST(ScheduleRun, ComputeRootSetScopeAndPragma) {
   const int n = 40, m = 24;
   auto A = te::placeholder({n, m}, f32, "A");
-  auto B = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
-  auto C = te::compute({n, m}, [&](Var i, Var j) { return B(i, j) * B(i, j); }, "C");
+  auto B = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  auto C = te::compute(
+      {n, m}, [&](Var i, Var j) { return B(i, j) * B(i, j); }, "C");
   auto a = random_vec(n * m, 9);
   std::vector<float> ref(n * m);
   for (int i = 0; i < n * m; ++i) ref[i] = (a[i] + 1.0f) * (a[i] + 1.0f);
@@ -224,8 +234,9 @@ TEST(ScheduleRun, ComputeRootSetScopeAndPragma) {
     s[C].pragma(jo, "auto_unroll_max_step", 16);
     s[C].pragma(jo, "unroll_explicit", 1);
     std::string text = ir::to_string(lower(s, {A, C}, "f"));
-    EXPECT_EQ(text.find("pragma_auto_unroll_max_step"), std::string::npos) << text;  // consumed by unroll_loop
-    EXPECT_EQ(text.find("for (i1.inner"), std::string::npos) << text;               // 4 stores <= 16: unrolled
+    EXPECT_EQ(text.find("pragma_auto_unroll_max_step"), std::string::npos)
+        << text;                                                       // consumed by unroll_loop
+    EXPECT_EQ(text.find("for (i1.inner"), std::string::npos) << text;  // 4 stores <= 16: unrolled
     run(s, "pragma unroll");
   }
 }
@@ -241,9 +252,12 @@ TEST(ScheduleRun, ArgmaxWithTupleReducer) {
         return std::vector<Expr>{te::select(take_y, y[0], x[0]), te::select(take_y, y[1], x[1])};
       },
       {Expr(-1), ir::min_value(f32)}, "argmax");
-  auto outs = te::compute_multi({n}, [&](const std::vector<Var>& i) {
-    return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
-  }, "R");
+  auto outs = te::compute_multi(
+      {n},
+      [&](const std::vector<Var>& i) {
+        return te::reduce_multi(argmax, {Expr(k->var), A(i[0], k)}, {k});
+      },
+      "R");
   auto s = te::create_schedule({outs[0].op()});
   auto mod = build(s, {A, outs[0], outs[1]}, "llvm", "argmax");
   auto a = random_vec(n * m, 11);
@@ -253,7 +267,8 @@ TEST(ScheduleRun, ArgmaxWithTupleReducer) {
 }
 
 TEST(ScheduleRun, ConcurrentBuildsAreIndependent) {
-  // The tuner builds candidates on several threads: lowering and JIT compilation must be thread safe.
+  // The tuner builds candidates on several threads: lowering and JIT compilation must be thread
+  // safe.
   const int n = 64;
   std::vector<std::thread> threads;
   std::atomic<int> ok{0};
@@ -262,7 +277,8 @@ TEST(ScheduleRun, ConcurrentBuildsAreIndependent) {
       for (int rep = 0; rep < 3; ++rep) {
         auto A = te::placeholder({n, n}, f32, "A");
         auto k = te::reduce_axis({0, n}, "k");
-        auto C = te::compute({n}, [&](Var i) { return te::sum(A(i, k) * float(t + 1), {k}); }, "C");
+        auto C = te::compute(
+            {n}, [&](Var i) { return te::sum(A(i, k) * float(t + 1), {k}); }, "C");
         auto s = te::create_schedule({C.op()});
         auto [o, i] = s[C].split(C.op().axis()[0], 8 << (rep % 2));
         s[C].parallel(o);

@@ -25,8 +25,10 @@ struct Chain {
 Chain oversized_chain(int f0, int f1) {
   Chain c;
   c.A = te::placeholder({1, 13}, DataType::Float(32), "A");
-  c.B = te::compute({1, 13}, [&](Var i, Var j) { return c.A(i, j) + 1.0f; }, "B");
-  c.C = te::compute({1, 13}, [&](Var i, Var j) { return c.B(i, j) * 2.0f; }, "C");
+  c.B = te::compute(
+      {1, 13}, [&](Var i, Var j) { return c.A(i, j) + 1.0f; }, "B");
+  c.C = te::compute(
+      {1, 13}, [&](Var i, Var j) { return c.B(i, j) * 2.0f; }, "C");
   c.s = te::create_schedule({c.C.op()});
   auto ax = c.C.op().axis();
   auto [io, ii] = c.s[c.C].split(ax[0], f0);
@@ -63,8 +65,10 @@ TEST(TeHardening, RootStageReadThroughOversizedSplitsRuns) {
 TEST(TeHardening, ComputeAtStageReadThroughOversizedSplitKeepsItsShape) {
   // B computed at C's outer loop: one iteration reads B[0..f-1] of which only 0..12 exist.
   te::Tensor A = te::placeholder({13}, DataType::Float(32), "A");
-  te::Tensor B = te::compute({13}, [&](Var i) { return A(i) + 1.0f; }, "B");
-  te::Tensor C = te::compute({13}, [&](Var i) { return B(i) * 2.0f; }, "C");
+  te::Tensor B = te::compute(
+      {13}, [&](Var i) { return A(i) + 1.0f; }, "B");
+  te::Tensor C = te::compute(
+      {13}, [&](Var i) { return B(i) * 2.0f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [o, i] = s[C].split(C.op().axis()[0], 1000);
   s[B].compute_at(s[C], o);
@@ -83,8 +87,10 @@ TEST(TeHardening, BufferLargerThanInt32IsACompileErrorNotATruncation) {
   // An intermediate of 50000 x 50000 = 2.5e9 elements: its size does not fit int32 (LLVM would
   // have received it truncated to 32 bits).
   te::Tensor A = te::placeholder({50000, 50000}, DataType::Float(32), "A");
-  te::Tensor B = te::compute({50000, 50000}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
-  te::Tensor C = te::compute({50000, 50000}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+  te::Tensor B = te::compute(
+      {50000, 50000}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  te::Tensor C = te::compute(
+      {50000, 50000}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   EXPECT_ERROR_HAS(build(s, {A, C}, "llvm", "big"), "buffer 'B'", "2500000000", "int32", "'big'");
 }
@@ -96,13 +102,14 @@ TEST(TeHardening, TwoNestedVectorizedAxesRunOnLlvm) {
   // outer one a serial loop around it.
   const int n = 6, m = 8;
   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) * 3.0f + 1.0f; }, "C");
+  te::Tensor C = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) * 3.0f + 1.0f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
   s[C].vectorize(jo);
   s[C].vectorize(ji);
   std::string ir = ir_text(lower(s, {A, C}, "f"));
-  EXPECT_NE(ir.find("ramp("), std::string::npos) << ir;         // inner axis vectorized
+  EXPECT_NE(ir.find("ramp("), std::string::npos) << ir;                 // inner axis vectorized
   EXPECT_NE(ir.find("for (i1.outer, 0, 2)"), std::string::npos) << ir;  // outer stays a loop
   runtime::Module mod = build(s, {A, C}, "llvm", "f");
   auto a = random_vec(n * m, 5);
@@ -119,8 +126,8 @@ TEST(TeHardening, TwoNestedVectorizedAxesWithTailAndReuse) {
   // outer axis appearing in the inner vector code.
   const int n = 4, m = 10;
   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) + te::cast(DataType::Float(32), i * 100); },
-                             "C");
+  te::Tensor C = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) + te::cast(DataType::Float(32), i * 100); }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
   s[C].reorder({jo, C.op().axis()[0], ji});
@@ -139,7 +146,8 @@ TEST(TeHardening, TwoNestedVectorizedAxesWithTailAndReuse) {
 TEST(TeHardening, TwoNestedVectorizedAxesUnderThreadsOnTheEmulator) {
   const int n = 8, m = 16;
   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({n, m}, [&](Var i, Var j) { return A(i, j) - 0.5f; }, "C");
+  te::Tensor C = te::compute(
+      {n, m}, [&](Var i, Var j) { return A(i, j) - 0.5f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [io, ii] = s[C].split(C.op().axis()[0], 2);
   auto [jo, ji] = s[C].split(C.op().axis()[1], 4);
@@ -160,13 +168,17 @@ TEST(TeHardening, TwoNestedVectorizedAxesUnderThreadsOnTheEmulator) {
 // ---- 4. shapes checked where the tensor is made -------------------------------------------------
 
 TEST(TeHardening, NegativePlaceholderDimensionNamesTensorAndDimension) {
-  EXPECT_ERROR_HAS(te::placeholder({-4, 8}, DataType::Float(32), "A"), "placeholder A: dimension 0 is -4");
-  EXPECT_ERROR_HAS(te::placeholder({8, int64_t{-1}}, DataType::Float(32), "W"), "placeholder W: dimension 1 is -1");
+  EXPECT_ERROR_HAS(te::placeholder({-4, 8}, DataType::Float(32), "A"),
+                   "placeholder A: dimension 0 is -4");
+  EXPECT_ERROR_HAS(te::placeholder({8, int64_t{-1}}, DataType::Float(32), "W"),
+                   "placeholder W: dimension 1 is -1");
 }
 
 TEST(TeHardening, NegativeComputeDimensionNamesTensorAndDimension) {
-  EXPECT_ERROR_HAS(te::compute({3, -2}, [](Var i, Var j) { return te::cast(DataType::Float(32), i + j); }, "C"),
-                   "compute C: dimension 1 is -2");
+  EXPECT_ERROR_HAS(
+      te::compute(
+          {3, -2}, [](Var i, Var j) { return te::cast(DataType::Float(32), i + j); }, "C"),
+      "compute C: dimension 1 is -2");
 }
 
 TEST(TeHardening, UnsignedDimensionBeyondInt64IsRejected) {
@@ -182,19 +194,22 @@ TEST(TeApi, ShapesFromSizeTInt64AndIntWithoutAmbiguity) {
   int64_t m = 7;
   int k = 3;
   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
-  te::Tensor B = te::placeholder(std::vector<size_t>{n, static_cast<size_t>(k)}, DataType::Float(32), "B");
+  te::Tensor B =
+      te::placeholder(std::vector<size_t>{n, static_cast<size_t>(k)}, DataType::Float(32), "B");
   ASSERT_EQ(A.ndim(), 2);
   EXPECT_EQ(*ir::as_const_int(A.shape()[0]), 5);
   EXPECT_EQ(*ir::as_const_int(A.shape()[1]), 7);
   // Integers that fit become int32 dimensions, as TVM converts Python ints.
   EXPECT_EQ(A.shape()[0].dtype(), DataType::Int(32));
   EXPECT_EQ(A.shape()[1].dtype(), DataType::Int(32));
-  te::Tensor C = te::compute({n, m, k}, [&](Var i, Var j, Var l) { return A(i, j) * B(i, l); }, "C");
+  te::Tensor C = te::compute(
+      {n, m, k}, [&](Var i, Var j, Var l) { return A(i, j) * B(i, l); }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   runtime::Module mod = build(s, {A, B, C}, "llvm", "f");
   auto a = random_vec(n * m, 8), b = random_vec(n * k, 9);
   auto out = runtime::NDArray::empty({5, 7, 3}, DataType::Float(32));
-  mod.get_function("f")(runtime::NDArray::from_vector(a, {5, 7}), runtime::NDArray::from_vector(b, {5, 3}), out);
+  mod.get_function("f")(runtime::NDArray::from_vector(a, {5, 7}),
+                        runtime::NDArray::from_vector(b, {5, 3}), out);
   std::vector<float> ref;
   for (size_t i = 0; i < n; ++i)
     for (int64_t j = 0; j < m; ++j)
@@ -212,8 +227,9 @@ TEST(TeApi, IntegerBeyondInt32BecomesInt64Dimension) {
 TEST(TeApi, NamedComputeAxesAppearInLoweredIr) {
   const int N = 2, K = 3, H = 4, W = 5;
   te::Tensor A = te::placeholder({N, K, H, W}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({N, K, H, W}, [&](Var n, Var k, Var y, Var x) { return A(n, k, y, x) * 2.0f; }, "C",
-                             {"n", "k", "y", "x"});
+  te::Tensor C =
+      te::compute({N, K, H, W}, [&](Var n, Var k, Var y, Var x) { return A(n, k, y, x) * 2.0f; },
+                  "C", {"n", "k", "y", "x"});
   auto ax = C.op().axis();
   ASSERT_EQ(ax.size(), 4u);
   EXPECT_EQ(ax[0]->var->name_hint, "n");
@@ -248,7 +264,8 @@ TEST(TeApi, NamedAxesInScheduleErrors) {
 TEST(TeApi, NamedAxesFromARuntimeVectorAndTheVectorLambda) {
   std::vector<std::string> names{"row", "col"};
   te::Tensor A = te::placeholder({3, 4}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({3, 4}, [&](const std::vector<Var>& v) { return A(v[0], v[1]) + 1.0f; }, "C", names);
+  te::Tensor C = te::compute(
+      {3, 4}, [&](const std::vector<Var>& v) { return A(v[0], v[1]) + 1.0f; }, "C", names);
   EXPECT_EQ(C.op().axis()[0]->var->name_hint, "row");
   EXPECT_EQ(C.op().axis()[1]->var->name_hint, "col");
   // One name: the init list must not be taken for a tag string.
@@ -256,7 +273,8 @@ TEST(TeApi, NamedAxesFromARuntimeVectorAndTheVectorLambda) {
   EXPECT_EQ(D.op().axis()[0]->var->name_hint, "c");
   EXPECT_EQ(D.op()->tag, "");
   // With a tag after the names.
-  te::Tensor E = te::compute({3, 4}, [&](Var r, Var c) { return A(r, c); }, "E", {"r", "c"}, "elemwise");
+  te::Tensor E = te::compute(
+      {3, 4}, [&](Var r, Var c) { return A(r, c); }, "E", {"r", "c"}, "elemwise");
   EXPECT_EQ(E.op()->tag, "elemwise");
 }
 
@@ -264,12 +282,14 @@ TEST(TeApi, BadAxisNamesAreCompileErrors) {
   te::Tensor A = te::placeholder({3, 4}, DataType::Float(32), "A");
   EXPECT_ERROR_HAS(te::compute({3, 4}, [&](Var r, Var c) { return A(r, c); }, "C", {"r", "r"}),
                    "compute C: axes 0 and 1 are both named 'r'");
-  EXPECT_ERROR_HAS(te::compute({3, 4}, [&](const std::vector<Var>& v) { return A(v[0], v[1]); }, "C", {"r"}),
-                   "compute C: 1 axis names for a 2-D shape");
+  EXPECT_ERROR_HAS(
+      te::compute({3, 4}, [&](const std::vector<Var>& v) { return A(v[0], v[1]); }, "C", {"r"}),
+      "compute C: 1 axis names for a 2-D shape");
   EXPECT_ERROR_HAS(te::compute({3, 4}, [&](Var r, Var c) { return A(r, c); }, "C", {"r", ""}),
                    "compute C: axis name 1 is empty");
-  EXPECT_ERROR_HAS(te::compute({3, 4, 5}, [&](Var r, Var c) { return A(r, c); }, "C", {"r", "c", "z"}),
-                   "compute C: the lambda takes 2 index variables but the shape has 3 dimensions");
+  EXPECT_ERROR_HAS(
+      te::compute({3, 4, 5}, [&](Var r, Var c) { return A(r, c); }, "C", {"r", "c", "z"}),
+      "compute C: the lambda takes 2 index variables but the shape has 3 dimensions");
 }
 
 TEST(TeApi, VarMakesSymbolicShapes) {
@@ -288,7 +308,8 @@ TEST(TeApi, VarMakesSymbolicShapes) {
 TEST(TeApi, TileResultsBindStructured) {
   const int n = 20, m = 12;
   te::Tensor A = te::placeholder({n, m}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({n, m}, [&](Var y, Var x) { return A(y, x) * A(y, x); }, "C", {"y", "x"});
+  te::Tensor C =
+      te::compute({n, m}, [&](Var y, Var x) { return A(y, x) * A(y, x); }, "C", {"y", "x"});
   te::Schedule s = te::create_schedule({C.op()});
   auto [yo, xo, yi, xi] = s[C].tile(C.op().axis()[0], C.op().axis()[1], 8, 4);
   EXPECT_EQ(yo->var->name_hint, "y.outer");
@@ -299,7 +320,8 @@ TEST(TeApi, TileResultsBindStructured) {
   s[C].vectorize(xi);
   auto leaves = s[C].leaf_iter_vars();
   ASSERT_EQ(leaves.size(), 4u);
-  EXPECT_TRUE(leaves[0].same_as(yo) && leaves[1].same_as(xo) && leaves[2].same_as(yi) && leaves[3].same_as(xi));
+  EXPECT_TRUE(leaves[0].same_as(yo) && leaves[1].same_as(xo) && leaves[2].same_as(yi) &&
+              leaves[3].same_as(xi));
   runtime::Module mod = build(s, {A, C}, "llvm", "f");
   auto a = random_vec(n * m, 11);
   auto out = runtime::NDArray::empty({n, m}, DataType::Float(32));

@@ -20,7 +20,8 @@ inline std::vector<float> random_vec(size_t n, unsigned seed = 1) {
   return v;
 }
 
-inline void expect_close(const std::vector<float>& got, const std::vector<float>& ref, float tol = 1e-4f) {
+inline void expect_close(const std::vector<float>& got, const std::vector<float>& ref,
+                         float tol = 1e-4f) {
   ASSERT_EQ(got.size(), ref.size());
   for (size_t i = 0; i < got.size(); ++i) {
     ASSERT_NEAR(got[i], ref[i], tol * std::max(1.0f, std::fabs(ref[i]))) << "at index " << i;

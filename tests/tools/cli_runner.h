@@ -37,12 +37,14 @@ inline std::string quote(const std::string& a) {
   return q + "'";
 }
 
-// Runs `program args...` in `cwd` (a fresh temporary folder by default). ctest runs each test in its
-// own process, several at once: the folder and the output files carry the process id.
-inline Result run(const std::string& program, const std::vector<std::string>& args, const std::string& cwd = "") {
+// Runs `program args...` in `cwd` (a fresh temporary folder by default). ctest runs each test in
+// its own process, several at once: the folder and the output files carry the process id.
+inline Result run(const std::string& program, const std::vector<std::string>& args,
+                  const std::string& cwd = "") {
   static int n = 0;
   const std::string pid = std::to_string(::getpid());
-  std::string dir = cwd.empty() ? ::testing::TempDir() + "/cli_run_" + pid + "_" + std::to_string(++n) : cwd;
+  std::string dir =
+      cwd.empty() ? ::testing::TempDir() + "/cli_run_" + pid + "_" + std::to_string(++n) : cwd;
   std::filesystem::create_directories(dir);
   std::string cmd = "cd " + quote(dir) + " && " + quote(program);
   for (const auto& a : args) cmd += " " + quote(a);
@@ -57,11 +59,14 @@ inline Result run(const std::string& program, const std::vector<std::string>& ar
   return r;
 }
 
-inline bool has(const std::string& text, const std::string& what) { return text.find(what) != std::string::npos; }
+inline bool has(const std::string& text, const std::string& what) {
+  return text.find(what) != std::string::npos;
+}
 
 /** A fresh, empty folder per test and process (ctest runs tests in parallel processes). */
 inline std::string fresh_folder(const std::string& prefix, const std::string& name) {
-  std::string d = ::testing::TempDir() + "/" + prefix + "_" + std::to_string(::getpid()) + "_" + name;
+  std::string d =
+      ::testing::TempDir() + "/" + prefix + "_" + std::to_string(::getpid()) + "_" + name;
   std::filesystem::remove_all(d);
   std::filesystem::create_directories(d);
   return d;

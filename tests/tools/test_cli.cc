@@ -20,7 +20,9 @@ namespace {
 namespace fs = std::filesystem;
 using namespace minitvm::testutil;
 
-std::string tmp(const std::string& name) { return testing::TempDir() + "/" + name; }
+std::string tmp(const std::string& name) {
+  return testing::TempDir() + "/" + name;
+}
 
 // The subcommands `minitvm --help` lists ("  NAME   help").
 std::vector<std::string> listed_commands(const std::string& usage) {
@@ -38,9 +40,9 @@ std::vector<std::string> listed_commands(const std::string& usage) {
   return names;
 }
 
-const std::set<std::string> kCommands = {"compile", "demo",      "inspect",   "onnx-test",  "pool-conformance",
-                                         "profile", "run",       "tophub",    "tune",       "tune-best",
-                                         "tune-plot", "tune-tasks"};
+const std::set<std::string> kCommands = {
+    "compile", "demo",   "inspect", "onnx-test", "pool-conformance", "profile",
+    "run",     "tophub", "tune",    "tune-best", "tune-plot",        "tune-tasks"};
 
 TEST(Cli, NoArgumentsListsTheCommandsAndExits2) {
   Result r = run_minitvm({});
@@ -110,7 +112,8 @@ TEST(Cli, HelpDoesNotDoTheWork) {
   fs::remove_all(dir);
   fs::create_directories(dir);
   std::string log = dir + "/t.log";
-  r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--trials", "1", "--log", log, "--help"}, dir);
+  r = run_minitvm(
+      {"tune", "matmul.llvm", "16", "16", "16", "--trials", "1", "--log", log, "--help"}, dir);
   EXPECT_EQ(r.code, 0);
   EXPECT_FALSE(fs::exists(log));
   EXPECT_FALSE(has(r.out + r.err, "task matmul.llvm"));
@@ -142,16 +145,28 @@ TEST(Cli, BadNumbersAreUsageErrorsNamingTheOption) {
   };
   std::string log = tmp("bad_numbers.log");
   std::vector<Case> cases = {
-      {{"tune", "matmul.llvm", "16", "16", "16", "--trials", "abc", "--log", log}, "--trials", "abc"},
+      {{"tune", "matmul.llvm", "16", "16", "16", "--trials", "abc", "--log", log},
+       "--trials",
+       "abc"},
       {{"tune", "matmul.llvm", "16", "16", "16", "--trials", "-3", "--log", log}, "--trials", "-3"},
-      {{"tune", "matmul.llvm", "16", "16", "16", "--trials", "1.5", "--log", log}, "--trials", "1.5"},
+      {{"tune", "matmul.llvm", "16", "16", "16", "--trials", "1.5", "--log", log},
+       "--trials",
+       "1.5"},
       {{"tune", "matmul.llvm", "16", "16", "16", "--seed", "-1", "--log", log}, "--seed", "-1"},
-      {{"tune", "matmul.llvm", "16", "16", "16", "--min-repeat-ms", "fast", "--log", log}, "--min-repeat-ms", "fast"},
-      {{"tune", "matmul.llvm", "16", "16", "16", "--tuner", "best", "--log", log}, "--tuner", "best"},
+      {{"tune", "matmul.llvm", "16", "16", "16", "--min-repeat-ms", "fast", "--log", log},
+       "--min-repeat-ms",
+       "fast"},
+      {{"tune", "matmul.llvm", "16", "16", "16", "--tuner", "best", "--log", log},
+       "--tuner",
+       "best"},
       {{"tophub", "check", log, "--limit", "x"}, "--limit", "x"},
       {{"tophub", "check", log, "--max-emulate-macs", "4e9"}, "--max-emulate-macs", "4e9"},
-      {{"inspect", "conv2d", "1x3x8x8", "4x3x3x3", "--stride", "0", "--target", "llvm"}, "--stride", "0"},
-      {{"inspect", "conv2d", "1x3x8x8", "4x3x3x3", "--pad", "1,x", "--target", "llvm"}, "--pad", "x"},
+      {{"inspect", "conv2d", "1x3x8x8", "4x3x3x3", "--stride", "0", "--target", "llvm"},
+       "--stride",
+       "0"},
+      {{"inspect", "conv2d", "1x3x8x8", "4x3x3x3", "--pad", "1,x", "--target", "llvm"},
+       "--pad",
+       "x"},
       {{"inspect", "conv2d", "1xAx8x8", "4x3x3x3", "--target", "llvm"}, "shapes", "1xAx8x8"},
   };
   for (const auto& c : cases) {
@@ -167,12 +182,12 @@ TEST(Cli, BadNumbersAreUsageErrorsNamingTheOption) {
 }
 
 TEST(Cli, UnknownOptionsAndMissingArgumentsAreUsageErrors) {
-  for (std::vector<std::string> args : std::vector<std::vector<std::string>>{
-           {"pool-conformance", "x.jsonl", "--bogus"},
-           {"onnx-test", "dir", "--bogus"},
-           {"demo", "--bogus"},
-           {"tune-best", "in.log", "-o", "out.log", "--bogus"},
-           {"tophub", "inspect", "x.log", "--bogus"}}) {
+  for (std::vector<std::string> args :
+       std::vector<std::vector<std::string>>{{"pool-conformance", "x.jsonl", "--bogus"},
+                                             {"onnx-test", "dir", "--bogus"},
+                                             {"demo", "--bogus"},
+                                             {"tune-best", "in.log", "-o", "out.log", "--bogus"},
+                                             {"tophub", "inspect", "x.log", "--bogus"}}) {
     Result r = run_minitvm(args);
     EXPECT_EQ(r.code, 2) << args[0] << "\n" << r.err;
     EXPECT_TRUE(has(r.err, "--bogus")) << args[0] << "\n" << r.err;
@@ -207,7 +222,8 @@ TEST(Cli, ExistingSpellingsStillWork) {
 TEST(CliTune, UnknownTargetIsAnErrorBeforeAnyTrial) {
   std::string log = tmp("unknown_target.log");
   fs::remove(log);
-  Result r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "foo", "--trials", "2", "--log", log});
+  Result r = run_minitvm(
+      {"tune", "matmul.llvm", "16", "16", "16", "--target", "foo", "--trials", "2", "--log", log});
   EXPECT_EQ(r.code, 2);
   EXPECT_TRUE(has(r.err, "--target")) << r.err;
   EXPECT_TRUE(has(r.err, "target 'foo'")) << r.err;
@@ -220,8 +236,9 @@ TEST(CliTune, FailuresComeWithTheirReason) {
   std::string log = tmp("all_fail.log");
   fs::remove(log);
   // matmul.llvm binds no thread axes: every candidate fails to build for CUDA.
-  Result r = run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "cuda -emulate", "--trials", "2",
-                      "--tuner", "grid", "--quiet", "--verbose", "--log", log});
+  Result r =
+      run_minitvm({"tune", "matmul.llvm", "16", "16", "16", "--target", "cuda -emulate", "--trials",
+                   "2", "--tuner", "grid", "--quiet", "--verbose", "--log", log});
   EXPECT_EQ(r.code, 1) << r.out << r.err;
   EXPECT_TRUE(has(r.out, "measured 2 (2 failed)")) << r.out;
   EXPECT_TRUE(has(r.out, "no successful measurement")) << r.out;
@@ -239,7 +256,8 @@ TEST(CliTune, FailuresComeWithTheirReason) {
 // Every benchmark answers --help without running (each prints its usage; none times anything).
 TEST(CliBench, EveryBenchmarkAnswersHelp) {
   std::vector<std::string> benches = {MINITVM_BENCH_PATHS};
-  if (benches.empty()) GTEST_SKIP() << "configured without the benchmarks (MINITVM_BUILD_BENCH=OFF)";
+  if (benches.empty())
+    GTEST_SKIP() << "configured without the benchmarks (MINITVM_BUILD_BENCH=OFF)";
   for (const auto& b : benches) {
     std::string name = fs::path(b).filename().string();
     Result r = run(b, {"--help"});
@@ -251,7 +269,8 @@ TEST(CliBench, EveryBenchmarkAnswersHelp) {
     ASSERT_NE(opts, std::string::npos) << name << ":\n" << r.out;
     std::istringstream rest(r.out.substr(opts + 10));
     for (std::string line; std::getline(rest, line);)
-      EXPECT_TRUE(line.empty() || line.rfind("  ", 0) == 0) << name << " printed after its help: " << line;
+      EXPECT_TRUE(line.empty() || line.rfind("  ", 0) == 0)
+          << name << " printed after its help: " << line;
     Result bad = run(b, {"--bogus"});
     EXPECT_EQ(bad.code, 2) << name;
     EXPECT_TRUE(has(bad.err, "--bogus")) << name << "\n" << bad.err;
@@ -265,16 +284,18 @@ std::string bench_path(const std::string& name) {
 }
 
 TEST(CliBench, BadNumbersAreUsageErrors) {
-  if (std::vector<std::string>{MINITVM_BENCH_PATHS}.empty()) GTEST_SKIP() << "configured without the benchmarks";
+  if (std::vector<std::string>{MINITVM_BENCH_PATHS}.empty())
+    GTEST_SKIP() << "configured without the benchmarks";
   struct Case {
     std::string bench;
     std::vector<std::string> args;
     std::string option;
   };
-  for (const auto& c : std::vector<Case>{{"minitvm-bench-pool", {"--repeats", "0"}, "--repeats"},
-                                         {"minitvm-bench-pool", {"--dump", "3"}, "--dump"},
-                                         {"minitvm-bench-conv2d", {"--layer", "abc"}, "--layer"},
-                                         {"minitvm-bench-gpu-conv2d", {"--limit", "ten"}, "--limit"}}) {
+  for (const auto& c :
+       std::vector<Case>{{"minitvm-bench-pool", {"--repeats", "0"}, "--repeats"},
+                         {"minitvm-bench-pool", {"--dump", "3"}, "--dump"},
+                         {"minitvm-bench-conv2d", {"--layer", "abc"}, "--layer"},
+                         {"minitvm-bench-gpu-conv2d", {"--limit", "ten"}, "--limit"}}) {
     std::string path = bench_path(c.bench);
     ASSERT_FALSE(path.empty()) << c.bench << " is not among the benchmarks built";
     Result r = run(path, c.args);
@@ -290,9 +311,11 @@ TEST(CliBench, BadNumbersAreUsageErrors) {
 // (failed, or skipped with --skip-unsupported) and a corrupted recorded output (a failure line).
 TEST(CliOnnxTest, RelayAndPoolingPathsUnsupportedAndFailures) {
   const std::string data = "/usr/share/libonnx-testdata/data";
-  if (!fs::is_directory(data + "/node")) GTEST_SKIP() << data << " not found (Debian libonnx-testdata)";
+  if (!fs::is_directory(data + "/node"))
+    GTEST_SKIP() << data << " not found (Debian libonnx-testdata)";
   const std::string node = data + "/node/";
-  std::vector<std::string> good = {node + "test_lrn", node + "test_identity", node + "test_maxunpool_export_without_output_shape",
+  std::vector<std::string> good = {node + "test_lrn", node + "test_identity",
+                                   node + "test_maxunpool_export_without_output_shape",
                                    data + "/pytorch-operator/test_operator_flatten"};
   for (auto& d : good)
     if (!fs::is_directory(d)) GTEST_SKIP() << d << " not found";
@@ -320,7 +343,8 @@ TEST(CliOnnxTest, RelayAndPoolingPathsUnsupportedAndFailures) {
                 fs::copy_options::overwrite_existing);
   r = run_minitvm({"onnx-test", bad, node + "test_relu"});
   EXPECT_EQ(r.code, 1);
-  EXPECT_TRUE(has(r.out, bad + ": data set 0, reference executor: output 0 differs at index ")) << r.out;
+  EXPECT_TRUE(has(r.out, bad + ": data set 0, reference executor: output 0 differs at index "))
+      << r.out;
   EXPECT_TRUE(has(r.out, "\n1 passed, 1 failed\n")) << r.out;
   fs::remove_all(bad);
 }

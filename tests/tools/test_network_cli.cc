@@ -23,7 +23,9 @@ using namespace minitvm::testutil;
 
 namespace {
 
-std::string folder(const std::string& name) { return fresh_folder("netcli", name); }
+std::string folder(const std::string& name) {
+  return fresh_folder("netcli", name);
+}
 
 void write(const std::string& path, const std::string& bytes) {
   std::ofstream f(path, std::ios::binary);
@@ -90,18 +92,23 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
   std::string d = folder("compile_run");
   OnnxModel m = small_cnn();
   write(d + "/cnn.onnx", m.bytes());
-  Result c = run_minitvm({"compile", "cnn.onnx", "--target", "llvm", "-o", "cnn.mtvm", "--json", "report.json"}, d);
+  Result c = run_minitvm(
+      {"compile", "cnn.onnx", "--target", "llvm", "-o", "cnn.mtvm", "--json", "report.json"}, d);
   ASSERT_EQ(c.code, 0) << c.err;
-  EXPECT_TRUE(has(c.out, "fused_nn_contrib_conv2d_NCHWc")) << c.out;  // llvm: blocked (alter_op_layout)
+  EXPECT_TRUE(has(c.out, "fused_nn_contrib_conv2d_NCHWc"))
+      << c.out;  // llvm: blocked (alter_op_layout)
   autotune::Json rep = read_json(d + "/report.json");
-  for (const char* k : {"total", "from_log", "fallback"}) EXPECT_TRUE(rep["workloads"].contains(k)) << rep.dump();
+  for (const char* k : {"total", "from_log", "fallback"})
+    EXPECT_TRUE(rep["workloads"].contains(k)) << rep.dump();
   EXPECT_GT(rep["peak_bytes"].get<int64_t>(), 0);
   ASSERT_TRUE(rep["kernels"].is_array());
   EXPECT_GE(rep["kernels"].size(), 2u);
 
   auto x = relay::testing::random_uniform({1, 3, 8, 8}, -1, 1, 42);
   runtime::save_npy(d + "/x.npy", x);
-  Result r = run_minitvm({"run", "cnn.mtvm", "--input", "x=x.npy", "--output-dir", "out", "--repeat", "3", "--json", "run.json"}, d);
+  Result r = run_minitvm({"run", "cnn.mtvm", "--input", "x=x.npy", "--output-dir", "out",
+                          "--repeat", "3", "--json", "run.json"},
+                         d);
   ASSERT_EQ(r.code, 0) << r.err;
   expect_close(runtime::load_npy(d + "/out/output_0.npy"), reference(m, "x", x));
   autotune::Json j = read_json(d + "/run.json");
@@ -118,7 +125,8 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
 
   // The same input as an unnamed TensorProto, running the model itself (compiled in-process).
   write(d + "/x.pb", tensor_pb(x));
-  Result r2 = run_minitvm({"run", "cnn.onnx", "--target", "llvm", "--input", "x.pb", "--output-dir", "out2"}, d);
+  Result r2 = run_minitvm(
+      {"run", "cnn.onnx", "--target", "llvm", "--input", "x.pb", "--output-dir", "out2"}, d);
   ASSERT_EQ(r2.code, 0) << r2.err;
   expect_close(runtime::load_npy(d + "/out2/output_0.npy"), reference(m, "x", x));
 }
@@ -127,12 +135,14 @@ TEST(NetworkCli, RandomInputIsSeededAndBatchSetsSymbolicDims) {
   std::string d = folder("batch");
   OnnxModel m = small_cnn("input", /*dynamic_batch=*/true);
   write(d + "/cnn.onnx", m.bytes());
-  Result a = run_minitvm({"run", "cnn.onnx", "--batch", "2", "--output-dir", "a", "--seed", "7"}, d);
+  Result a =
+      run_minitvm({"run", "cnn.onnx", "--batch", "2", "--output-dir", "a", "--seed", "7"}, d);
   ASSERT_EQ(a.code, 0) << a.err;
   EXPECT_TRUE(has(a.err, "random")) << a.err;
   auto x = relay::testing::random_uniform({2, 3, 8, 8}, -1, 1, 7);  // the documented seeded input
   expect_close(runtime::load_npy(d + "/a/output_0.npy"), reference(m, "input", x));
-  Result b = run_minitvm({"run", "cnn.onnx", "--input-shapes", "input:[3,3,8,8]", "--output-dir", "b"}, d);
+  Result b =
+      run_minitvm({"run", "cnn.onnx", "--input-shapes", "input:[3,3,8,8]", "--output-dir", "b"}, d);
   ASSERT_EQ(b.code, 0) << b.err;
   EXPECT_EQ(runtime::load_npy(d + "/b/output_0.npy").shape(), (std::vector<int64_t>{3, 5}));
   // A symbolic batch takes the size of the --input data (as ONNX Runtime does).
@@ -150,9 +160,11 @@ TEST(NetworkCli, RandomInputIsSeededAndBatchSetsSymbolicDims) {
 TEST(NetworkCli, ProfilePrintsBothTablesCsvAndTrace) {
   std::string d = folder("profile");
   write(d + "/cnn.onnx", small_cnn().bytes());
-  Result p = run_minitvm({"profile", "cnn.onnx", "--runs", "3", "--csv", "p.csv", "--chrome-trace", "t.json"}, d);
+  Result p = run_minitvm(
+      {"profile", "cnn.onnx", "--runs", "3", "--csv", "p.csv", "--chrome-trace", "t.json"}, d);
   ASSERT_EQ(p.code, 0) << p.err;
-  for (const char* s : {"fused_nn_contrib_conv2d_NCHWc", "Total", "Self CPU total %", "Number of Calls", "nn.contrib_conv2d_NCHWc"})
+  for (const char* s : {"fused_nn_contrib_conv2d_NCHWc", "Total", "Self CPU total %",
+                        "Number of Calls", "nn.contrib_conv2d_NCHWc"})
     EXPECT_TRUE(has(p.out, s)) << s << "\n" << p.out;
   std::ifstream csv(d + "/p.csv");
   std::string header, line;
@@ -185,7 +197,8 @@ TEST(NetworkCli, BadModelsAndInputsAreErrorsWithExitCodeOne) {
   unsupported.output("y");
   write(d + "/erf.onnx", unsupported.bytes());
   runtime::save_npy(d + "/wrong_shape.npy", relay::testing::random_uniform({1, 3, 9, 8}, -1, 1, 1));
-  runtime::save_npy(d + "/f64.npy", runtime::NDArray::from_vector<double>(std::vector<double>(192, 0.5), {1, 3, 8, 8}));
+  runtime::save_npy(d + "/f64.npy", runtime::NDArray::from_vector<double>(
+                                        std::vector<double>(192, 0.5), {1, 3, 8, 8}));
   std::string npy = runtime::save_npy_bytes(relay::testing::random_uniform({1, 3, 8, 8}, -1, 1, 1));
   write(d + "/cut.npy", npy.substr(0, npy.size() - 7));
 
@@ -229,9 +242,12 @@ TEST(NetworkCli, BadModelsAndInputsAreErrorsWithExitCodeOne) {
 }
 
 TEST(NetworkCli, SeedNetworkForCudaUnderTheSeedLogsHasNoFallback) {
-  // The zoo by name, built for cuda (NVRTC + ptxas) under TopHub with the seed logs; exported as PTX.
+  // The zoo by name, built for cuda (NVRTC + ptxas) under TopHub with the seed logs; exported as
+  // PTX.
   std::string d = folder("cuda");
-  Result c = run_minitvm({"compile", "mobilenet_v2", "--target", "cuda", "--tophub", "-o", "mnv2.mtvm", "--json", "r.json"}, d);
+  Result c = run_minitvm({"compile", "mobilenet_v2", "--target", "cuda", "--tophub", "-o",
+                          "mnv2.mtvm", "--json", "r.json"},
+                         d);
   if (c.code != 0 && (has(c.err, "NVRTC") || has(c.err, "nvrtc") || has(c.err, "libcuda")))
     GTEST_SKIP() << "no CUDA toolkit: " << c.err;
   ASSERT_EQ(c.code, 0) << c.err;

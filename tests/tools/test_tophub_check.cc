@@ -1,4 +1,5 @@
-// `minitvm tophub check` (run_sweep) on small logs: llvm records through their registered templates, malformed lines counted apart.
+// `minitvm tophub check` (run_sweep) on small logs: llvm records through their registered
+// templates, malformed lines counted apart.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -20,7 +21,9 @@ using namespace minitvm;
 namespace at = minitvm::autotune;
 namespace fs = std::filesystem;
 
-std::string data(const std::string& name) { return std::string(MINITVM_SOURCE_DIR) + "/tests/data/tophub_check/" + name; }
+std::string data(const std::string& name) {
+  return std::string(MINITVM_SOURCE_DIR) + "/tests/data/tophub_check/" + name;
+}
 
 // `tophub check` on a log of llvm pool records: the good record is built and compared with the
 // template's reference; a cut line and a record whose config is not in the template's space are
@@ -36,7 +39,8 @@ TEST(TophubCheck, MalformedLinesAreCountedApartFromFailures) {
   EXPECT_EQ(s.malformed, 2) << text;
   EXPECT_NE(text.find("MALFORMED " + path + ":3: "), std::string::npos) << text;
   EXPECT_NE(text.find("MALFORMED " + path + ":4: "), std::string::npos) << text;
-  EXPECT_NE(text.find("knob 'vec' value 7"), std::string::npos) << text;  // the reason names the knob
+  EXPECT_NE(text.find("knob 'vec' value 7"), std::string::npos)
+      << text;  // the reason names the knob
   EXPECT_NE(text.rfind("1 passed, 0 failed, 2 malformed\n"), std::string::npos) << text;
 }
 
@@ -56,7 +60,9 @@ TEST(TophubCheck, ChecksConv2dNCHWcRecords) {
   std::string path = testing::TempDir() + "/nchwc_small.log";
   {
     std::ofstream f(path);
-    f << at::encode_record(at::make_record(task, task.config_space().get(task.config_space().size() - 1), ok)) << "\n";
+    f << at::encode_record(
+             at::make_record(task, task.config_space().get(task.config_space().size() - 1), ok))
+      << "\n";
   }
   topi::sweep::SweepOptions opt;
   opt.verbose = true;

@@ -1,4 +1,5 @@
-// Where TopHub is looked up (tophub::root): MINITVM_TOPHUB_ROOT, the install prefix, the source tree.
+// Where TopHub is looked up (tophub::root): MINITVM_TOPHUB_ROOT, the install prefix, the source
+// tree.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -27,14 +28,16 @@ TEST(TophubRoot, MissingEnvFolderWarnsNamingIt) {
   EXPECT_EQ(at::tophub::context("llvm")->num_records(), 0u);
   unsetenv("MINITVM_TOPHUB_ROOT");
   ASSERT_GE(w.messages().size(), 1u);
-  EXPECT_NE(w.messages()[0].find("MINITVM_TOPHUB_ROOT is '" + missing + "'"), std::string::npos) << w.messages()[0];
+  EXPECT_NE(w.messages()[0].find("MINITVM_TOPHUB_ROOT is '" + missing + "'"), std::string::npos)
+      << w.messages()[0];
 }
 
 // This test links the library of its build tree: the source tree's tophub/ serves it.
 TEST(TophubRoot, UninstalledBuildUsesTheSourceTree) {
   unsetenv("MINITVM_TOPHUB_ROOT");
   WarningCapture w;
-  EXPECT_EQ(fs::weakly_canonical(at::tophub::root()), fs::weakly_canonical(std::string(MINITVM_SOURCE_DIR) + "/tophub"));
+  EXPECT_EQ(fs::weakly_canonical(at::tophub::root()),
+            fs::weakly_canonical(std::string(MINITVM_SOURCE_DIR) + "/tophub"));
   EXPECT_TRUE(w.messages().empty());
 }
 

@@ -21,7 +21,8 @@ inline std::vector<float> rnd(size_t n, unsigned seed) {
   return v;
 }
 
-inline void expect_close(const std::vector<float>& got, const std::vector<float>& ref, float tol = 1e-4f) {
+inline void expect_close(const std::vector<float>& got, const std::vector<float>& ref,
+                         float tol = 1e-4f) {
   ASSERT_EQ(got.size(), ref.size());
   for (size_t i = 0; i < got.size(); ++i)
     ASSERT_NEAR(got[i], ref[i], tol * std::max(1.0f, std::fabs(ref[i]))) << "at index " << i;
@@ -37,8 +38,8 @@ struct ConvShape {
 };
 
 /** conv2d NCHW; depthwise when `mult` > 0 (kernel (C, mult, KH, KW), co = ci*mult). */
-inline std::vector<float> conv_ref(const ConvShape& s, const std::vector<float>& x, const std::vector<float>& k,
-                                   int mult = 0) {
+inline std::vector<float> conv_ref(const ConvShape& s, const std::vector<float>& x,
+                                   const std::vector<float>& k, int mult = 0) {
   int co = mult > 0 ? s.ci * mult : s.co, OH = s.oh(), OW = s.ow();
   std::vector<float> out(size_t(s.n) * co * OH * OW, 0.f);
   for (int b = 0; b < s.n; ++b)
@@ -63,8 +64,8 @@ inline std::vector<float> conv_ref(const ConvShape& s, const std::vector<float>&
 
 /** grouped conv2d NCHW: kernel (co, ci / groups, KH, KW); output channel f reads the input
  *  channels (f / (co / groups)) * (ci / groups) + c. */
-inline std::vector<float> group_conv_ref(const ConvShape& s, int groups, const std::vector<float>& x,
-                                         const std::vector<float>& k) {
+inline std::vector<float> group_conv_ref(const ConvShape& s, int groups,
+                                         const std::vector<float>& x, const std::vector<float>& k) {
   int OH = s.oh(), OW = s.ow(), cig = s.ci / groups, cog = s.co / groups;
   std::vector<float> out(size_t(s.n) * s.co * OH * OW, 0.f);
   for (int b = 0; b < s.n; ++b)
@@ -86,7 +87,8 @@ inline std::vector<float> group_conv_ref(const ConvShape& s, int groups, const s
   return out;
 }
 
-inline std::vector<float> dense_ref(int B, int K, int N, const std::vector<float>& x, const std::vector<float>& w,
+inline std::vector<float> dense_ref(int B, int K, int N, const std::vector<float>& x,
+                                    const std::vector<float>& w,
                                     const std::vector<float>* bias = nullptr) {
   std::vector<float> out(size_t(B) * N);
   for (int i = 0; i < B; ++i)
@@ -98,6 +100,8 @@ inline std::vector<float> dense_ref(int B, int K, int N, const std::vector<float
   return out;
 }
 
-inline std::vector<int64_t> shape64(std::initializer_list<int> s) { return std::vector<int64_t>(s.begin(), s.end()); }
+inline std::vector<int64_t> shape64(std::initializer_list<int> s) {
+  return std::vector<int64_t>(s.begin(), s.end());
+}
 
 }  // namespace topi_test

@@ -34,7 +34,8 @@ Case case_of(const autotune::Record& r) {
   const Json& a = r.input.args;
   c.ds = a[0][1].get<std::vector<int64_t>>();
   c.ks = a[1][1].get<std::vector<int64_t>>();
-  if (r.version == 0.1) {  // the workload: ("conv2d", data, kernel, strides, padding, dilation, layout, dtype)
+  if (r.version ==
+      0.1) {  // the workload: ("conv2d", data, kernel, strides, padding, dilation, layout, dtype)
     const Json& w = r.input.workload;
     c.attrs.stride = w[3].get<std::vector<int64_t>>();
     c.attrs.padding = w[4].get<std::vector<int64_t>>();
@@ -48,7 +49,8 @@ Case case_of(const autotune::Record& r) {
 }
 
 ConvShape shape_of(const Case& c) {
-  ConvShape s{int(c.ds[0]), int(c.ds[1]), int(c.ds[2]), int(c.ds[3]), int(c.ks[0]), int(c.ks[2]), int(c.ks[3])};
+  ConvShape s{int(c.ds[0]), int(c.ds[1]), int(c.ds[2]), int(c.ds[3]),
+              int(c.ks[0]), int(c.ks[2]), int(c.ks[3])};
   s.sh = int(c.attrs.stride[0]);
   s.sw = int(c.attrs.stride.size() > 1 ? c.attrs.stride[1] : c.attrs.stride[0]);
   auto p = topi::nn::get_pad_tuple(c.attrs.padding);
@@ -61,10 +63,12 @@ ConvShape shape_of(const Case& c) {
 // Builds through build_conv2d (under the current dispatch context), runs, compares with conv_ref.
 topi::LayerBuild run_and_check(const Case& c, unsigned seed) {
   ConvShape s = shape_of(c);
-  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, seed), k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, seed + 1);
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, seed),
+       k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, seed + 1);
   topi::LayerBuild L = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm");
   auto y = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
-  L.module.get_function(L.func_name)(runtime::NDArray::from_vector(x, c.ds), runtime::NDArray::from_vector(k, c.ks), y);
+  L.module.get_function(L.func_name)(runtime::NDArray::from_vector(x, c.ds),
+                                     runtime::NDArray::from_vector(k, c.ks), y);
   expect_close(y.to_vector<float>(), conv_ref(s, x, k), 1e-4f);
   return L;
 }
@@ -81,10 +85,10 @@ std::vector<autotune::Record> tophub_x86_records() {
 }  // namespace
 
 // The logs were tuned in 2018, when tile_ow enumerated the factors of OW; TVM 0.7+ (which reads
-// conv2d_NCHWc.x86 records) enumerates the "verbose" list (factors and powers of two), so a record's
-// index is not a position in today's space, and TVM never decodes it: it applies the record's
-// entity. Every entity must therefore be a point of our space: same knobs in the same order, each
-// value among the candidates (splits compared on their inner factors).
+// conv2d_NCHWc.x86 records) enumerates the "verbose" list (factors and powers of two), so a
+// record's index is not a position in today's space, and TVM never decodes it: it applies the
+// record's entity. Every entity must therefore be a point of our space: same knobs in the same
+// order, each value among the candidates (splits compared on their inner factors).
 TEST(Conv2dNCHWc, EveryTophubRecordIsAPointOfTheSpace) {
   auto recs = tophub_x86_records();
   ASSERT_EQ(recs.size(), 70u);  // 35 layers in each format
@@ -119,7 +123,8 @@ TEST(Conv2dNCHWc, TophubRecordsApplyAndMatchReference) {
   for (const auto& r : recs) {
     Case c = case_of(r);
     // the stem (7x7/2), a 1x1/2, a 3x3 of each format; the reference is a naive loop nest
-    bool pick = (c.ks[2] == 7) || (c.ds[1] == 64 && c.ks[0] == 128 && c.ks[2] == 1) || (c.ds[1] == 128 && c.ds[2] == 28 && c.ks[0] == 128);
+    bool pick = (c.ks[2] == 7) || (c.ds[1] == 64 && c.ks[0] == 128 && c.ks[2] == 1) ||
+                (c.ds[1] == 128 && c.ds[2] == 28 && c.ks[0] == 128);
     if (!pick) continue;
     SCOPED_TRACE(r.source + ":" + std::to_string(r.line));
     autotune::ApplyHistoryBest best(std::vector<autotune::Record>{r});
@@ -137,10 +142,12 @@ TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
   autotune::root_fallback_context().silent = true;
   std::vector<Case> cases = {
       {{1, 16, 10, 9}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
-      {{2, 3, 17, 15}, {20, 3, 5, 3}, {{2, 1}, {2, 1, 0, 2}, {1, 1}}},  // asymmetric pad, co without 16-divisor
-      {{1, 24, 9, 11}, {40, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},       // 1x1: tile_oh
-      {{1, 8, 14, 14}, {16, 8, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},        // 1x1 stride 2
-      {{1, 6, 12, 12}, {12, 6, 3, 3}, {{1, 1}, {2, 2}, {2, 2}}},        // dilation 2
+      {{2, 3, 17, 15},
+       {20, 3, 5, 3},
+       {{2, 1}, {2, 1, 0, 2}, {1, 1}}},  // asymmetric pad, co without 16-divisor
+      {{1, 24, 9, 11}, {40, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1: tile_oh
+      {{1, 8, 14, 14}, {16, 8, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},   // 1x1 stride 2
+      {{1, 6, 12, 12}, {12, 6, 3, 3}, {{1, 1}, {2, 2}, {2, 2}}},   // dilation 2
   };
   std::mt19937 rng(11);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -151,7 +158,8 @@ TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
     {  // fallback: TVM's rule (oc_bn = largest divisor <= 16 or 8, ic_bn <= oc_bn)
       topi::LayerBuild L = run_and_check(c, 5 + unsigned(i));
       EXPECT_TRUE(L.is_fallback);
-      int64_t oc_bn = L.config.split("tile_oc").size.back(), ic_bn = L.config.split("tile_ic").size.back();
+      int64_t oc_bn = L.config.split("tile_oc").size.back(),
+              ic_bn = L.config.split("tile_ic").size.back();
       EXPECT_EQ(c.ks[0] % oc_bn, 0);
       EXPECT_LE(ic_bn, oc_bn);
       EXPECT_EQ(L.config.entity_json(), fb.entity_json());
@@ -196,7 +204,8 @@ TEST(Conv2dNCHWc, FallbackFollowsTvm) {
 // A network's conv2d layer on llvm becomes a conv2d_NCHWc.x86 task (as TVM extracts it) whose
 // workload is the key build_conv2d queries: a record of that task dispatches.
 TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
-  Json net = Json::parse(R"({"layers": [{"op": "conv2d", "args": [["TENSOR", [1, 8, 12, 12], "float32"],
+  Json net =
+      Json::parse(R"({"layers": [{"op": "conv2d", "args": [["TENSOR", [1, 8, 12, 12], "float32"],
       ["TENSOR", [16, 8, 3, 3], "float32"], [1, 1], [1, 1, 1, 1], [1, 1], "float32"]}]})");
   auto tasks = autotune::extract_tasks(net, "llvm");
   ASSERT_EQ(tasks.size(), 1u);
@@ -206,7 +215,8 @@ TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
   autotune::MeasureResult res;
   res.costs = {1e-5};
   int64_t pick = tasks[0].config_space().size() - 1;
-  autotune::ApplyHistoryBest best(std::vector<autotune::Record>{autotune::make_record(tasks[0], tasks[0].config(pick), res)});
+  autotune::ApplyHistoryBest best(
+      std::vector<autotune::Record>{autotune::make_record(tasks[0], tasks[0].config(pick), res)});
   autotune::DispatchScope scope(best);
   topi::LayerBuild L = run_and_check(c, 9);
   EXPECT_FALSE(L.is_fallback);
@@ -230,22 +240,27 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
     auto dim = [](const te::Tensor& t, size_t k) { return *ir::as_const_int(t.shape()[k]); };
     int64_t ic_bn = dim(L.args[0], 4), oc_bn = dim(L.args[1], 5);
     ASSERT_EQ(dim(L.args[2], 4), oc_bn);
-    auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 30 + unsigned(i)), k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, 40 + unsigned(i));
+    auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 30 + unsigned(i)),
+         k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, 40 + unsigned(i));
     std::vector<float> xb(x.size()), kb(k.size());
     for (int n = 0; n < s.n; ++n)
       for (int ch = 0; ch < s.ci; ++ch)
         for (int h = 0; h < s.h; ++h)
           for (int w = 0; w < s.w; ++w)
-            xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn + ch % ic_bn] =
-                x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
+            xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn +
+               ch % ic_bn] = x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
     for (int o = 0; o < s.co; ++o)
       for (int ch = 0; ch < s.ci; ++ch)
         for (int a = 0; a < s.kh * s.kw; ++a)
-          kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn + ch % ic_bn) * oc_bn) + o % oc_bn] =
-              k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
+          kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn +
+               ch % ic_bn) *
+              oc_bn) +
+             o % oc_bn] = k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
     auto xn = runtime::NDArray::from_vector(xb, {s.n, s.ci / ic_bn, s.h, s.w, ic_bn});
-    auto kn = runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
-    auto yn = runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
+    auto kn =
+        runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
+    auto yn =
+        runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
     L.module.get_function(L.func_name)(xn, kn, yn);
     std::vector<float> yb = yn.to_vector<float>(), y(yb.size());
     for (int n = 0; n < s.n; ++n)
@@ -253,11 +268,13 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
         for (int h = 0; h < s.oh(); ++h)
           for (int w = 0; w < s.ow(); ++w)
             y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
-                yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn + o % oc_bn];
+                yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn +
+                   o % oc_bn];
     expect_close(y, conv_ref(s, x, k), 1e-4f);
     // the module's layout transforms: same packing as above, unpack gives the NCHW result
     auto xp = runtime::NDArray::empty({s.n, s.ci / ic_bn, s.h, s.w, ic_bn}, DataType::Float(32));
-    auto kp = runtime::NDArray::empty({s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn}, DataType::Float(32));
+    auto kp = runtime::NDArray::empty({s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn},
+                                      DataType::Float(32));
     auto yu = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
     L.module.get_function(L.func_name + "_pack_data")(runtime::NDArray::from_vector(x, c.ds), xp);
     L.module.get_function(L.func_name + "_pack_kernel")(runtime::NDArray::from_vector(k, c.ks), kp);
@@ -273,8 +290,13 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
 // checked against references of their own layout, so every one passes the correctness check.
 TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
   Json args = Json::array({Json::array({"TENSOR", {1, 16, 10, 10}, "float32"}),
-                           Json::array({"TENSOR", {24, 16, 3, 3}, "float32"}), {1, 1}, {1, 1, 1, 1}, {1, 1},
-                           "NCHW", "NCHW", "float32"});
+                           Json::array({"TENSOR", {24, 16, 3, 3}, "float32"}),
+                           {1, 1},
+                           {1, 1, 1, 1},
+                           {1, 1},
+                           "NCHW",
+                           "NCHW",
+                           "float32"});
   autotune::Task task("conv2d_NCHWc.x86", args, "llvm");
   std::set<std::pair<int64_t, int64_t>> blocks;
   std::vector<autotune::ConfigEntity> cfgs;
@@ -301,5 +323,6 @@ TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
   mo.repeat = 1;
   mo.min_repeat_ms = 0;
   autotune::LocalMeasurer m(task, mo);
-  for (const auto& o : m.measure(cfgs)) EXPECT_EQ(o.result.error_no, 0) << o.config.str() << ": " << o.error;
+  for (const auto& o : m.measure(cfgs))
+    EXPECT_EQ(o.result.error_no, 0) << o.config.str() << ": " << o.error;
 }

@@ -13,8 +13,9 @@ namespace {
 const DataType f32 = DataType::Float(32);
 
 void check(const ConvShape& s, int mult, bool relu, bool winograd = false) {
-  SCOPED_TRACE(testing::Message() << "conv " << s.n << "x" << s.ci << "x" << s.h << "x" << s.w << " co " << s.co
-                                  << " k " << s.kh << "x" << s.kw << " mult " << mult << " relu " << relu);
+  SCOPED_TRACE(testing::Message() << "conv " << s.n << "x" << s.ci << "x" << s.h << "x" << s.w
+                                  << " co " << s.co << " k " << s.kh << "x" << s.kw << " mult "
+                                  << mult << " relu " << relu);
   int co = mult > 0 ? s.ci * mult : s.co;
   auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
   auto kernel = mult > 0 ? te::placeholder({s.ci, mult, s.kh, s.kw}, f32, "placeholder")
@@ -30,7 +31,7 @@ void check(const ConvShape& s, int mult, bool relu, bool winograd = false) {
                     : nn::conv2d_nchw(data, kernel, {s.sh, s.sw}, pad, {s.dh, s.dw});
   }
   te::Tensor out = relu ? nn::relu(conv) : conv;
-  te::Schedule sch = winograd ? cpu::schedule_conv2d_winograd(wt, {out})
+  te::Schedule sch = winograd   ? cpu::schedule_conv2d_winograd(wt, {out})
                      : mult > 0 ? cpu::schedule_depthwise_conv2d_nchw({out})
                                 : cpu::schedule_conv2d_nchw({out});
   auto mod = build(sch, {data, kernel, out}, "llvm", "conv");
@@ -62,8 +63,9 @@ TEST(TopiCpu, DepthwiseShapes) {
 namespace {
 // schedule_group_conv2d_nchw with a bias + relu epilogue (or none) on llvm.
 void check_group(const ConvShape& s, int groups, bool epilogue) {
-  SCOPED_TRACE(testing::Message() << "group conv " << s.ci << "->" << s.co << " groups " << groups << " stride "
-                                  << s.sh << " dil " << s.dh << " epilogue " << epilogue);
+  SCOPED_TRACE(testing::Message() << "group conv " << s.ci << "->" << s.co << " groups " << groups
+                                  << " stride " << s.sh << " dil " << s.dh << " epilogue "
+                                  << epilogue);
   auto data = te::placeholder({s.n, s.ci, s.h, s.w}, f32, "data");
   auto kernel = te::placeholder({s.co, s.ci / groups, s.kh, s.kw}, f32, "placeholder");
   auto bias = te::placeholder({s.co}, f32, "bias");
@@ -74,7 +76,8 @@ void check_group(const ConvShape& s, int groups, bool epilogue) {
   std::vector<te::Tensor> args{data, kernel, out};
   if (epilogue) args.insert(args.begin() + 2, bias);
   auto mod = build(sch, args, "llvm", "gconv");
-  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 31), k = rnd(size_t(s.co) * (s.ci / groups) * s.kh * s.kw, 32);
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 31),
+       k = rnd(size_t(s.co) * (s.ci / groups) * s.kh * s.kw, 32);
   auto b = rnd(size_t(s.co), 33);
   auto on = runtime::NDArray::empty(nn::const_shape(out), f32);
   std::vector<runtime::ArgValue> call{runtime::NDArray::from_vector(x, nn::const_shape(data)),
@@ -93,11 +96,11 @@ void check_group(const ConvShape& s, int groups, bool epilogue) {
 
 TEST(TopiCpu, GroupConv2dShapes) {
   check_group({1, 8, 14, 14, 16, 3, 3, 1, 1, {1, 1, 1, 1}}, 2, true);
-  check_group({2, 16, 13, 11, 16, 3, 3, 2, 2, {1, 1, 1, 1}}, 4, false);        // stride 2
-  check_group({1, 8, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 4, true);     // dilation 2
-  check_group({1, 64, 9, 9, 64, 3, 3, 2, 2, {1, 0, 1, 1}}, 32, true);          // ResNeXt 32x2d, stride 2
-  check_group({1, 128, 7, 7, 256, 3, 3, 1, 1, {1, 1, 1, 1}}, 32, false);       // 4 in, 8 out per group
-  check_group({1, 12, 10, 10, 24, 1, 1, 1, 1}, 3, true);                       // grouped 1x1 (ShuffleNet)
+  check_group({2, 16, 13, 11, 16, 3, 3, 2, 2, {1, 1, 1, 1}}, 4, false);     // stride 2
+  check_group({1, 8, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 4, true);  // dilation 2
+  check_group({1, 64, 9, 9, 64, 3, 3, 2, 2, {1, 0, 1, 1}}, 32, true);     // ResNeXt 32x2d, stride 2
+  check_group({1, 128, 7, 7, 256, 3, 3, 1, 1, {1, 1, 1, 1}}, 32, false);  // 4 in, 8 out per group
+  check_group({1, 12, 10, 10, 24, 1, 1, 1, 1}, 3, true);  // grouped 1x1 (ShuffleNet)
 }
 
 TEST(TopiCpu, WinogradShapes) {
@@ -114,7 +117,8 @@ TEST(TopiCpu, DenseShapes) {
     auto mod = build(cpu::schedule_dense({out}), {x, w, b, out}, "llvm", "dense");
     auto xv = rnd(B * K, 1), wv = rnd(N * K, 2), bv = rnd(N, 3);
     auto on = runtime::NDArray::empty({B, N}, f32);
-    mod.get_function("dense")(runtime::NDArray::from_vector(xv, {B, K}), runtime::NDArray::from_vector(wv, {N, K}),
+    mod.get_function("dense")(runtime::NDArray::from_vector(xv, {B, K}),
+                              runtime::NDArray::from_vector(wv, {N, K}),
                               runtime::NDArray::from_vector(bv, {N}), on);
     auto ref = dense_ref(B, K, N, xv, wv, &bv);
     for (auto& v : ref) v = std::max(v, 0.f);
@@ -129,7 +133,8 @@ TEST(TopiCpu, InjectiveAndSoftmax) {
   auto mod = build(cpu::schedule_injective({a}), {x, y, a}, "llvm", "f");
   auto xv = rnd(N * C, 1), yv = rnd(N * C, 2);
   auto on = runtime::NDArray::empty({N, C}, f32);
-  mod.get_function("f")(runtime::NDArray::from_vector(xv, {N, C}), runtime::NDArray::from_vector(yv, {N, C}), on);
+  mod.get_function("f")(runtime::NDArray::from_vector(xv, {N, C}),
+                        runtime::NDArray::from_vector(yv, {N, C}), on);
   std::vector<float> ref(N * C);
   for (int i = 0; i < N * C; ++i) ref[i] = std::max(xv[i] + yv[i], 0.f);
   expect_close(on.to_vector<float>(), ref, 0);

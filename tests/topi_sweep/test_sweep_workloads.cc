@@ -25,7 +25,9 @@ const char* kConv02 =
 const char* kTranspose02 =
     R"({"input": ["cuda -model=v100", "conv2d_transpose_nchw.cuda", [["TENSOR", [1, 512, 9, 4], "float32"], ["TENSOR", [512, 256, 3, 3], "float32"], [2, 2], [1, 1, 1, 1], "float32", [1, 1]], {}], "config": {"index": 0, "code_hash": null, "entity": [["tile_n", "sp", [-1, 1, 1, 1]]]}, "result": [[1e-05], 0, 1.0, 1535423916.7], "version": 0.2, "tvm_version": "0.7.dev0"})";
 
-autotune::Record rec(const char* line) { return autotune::decode_record(line); }
+autotune::Record rec(const char* line) {
+  return autotune::decode_record(line);
+}
 
 std::string int8_variant(std::string s) {
   // The same conv2d with int8 data: not covered by our float32 templates.
@@ -66,7 +68,8 @@ TEST(SweepWorkloads, UnsupportedAreSkippedWithReason) {
   EXPECT_FALSE(sweep::decode_workload(rec(int8_variant(kConv01).c_str()), &why));
   EXPECT_NE(why.find("int8"), std::string::npos) << why;
   // Duplicates of a workload count once.
-  auto c = sweep::collect_workloads({rec(kConv01), rec(kConv01), rec(kTranspose02), rec(kDepthwise01)});
+  auto c =
+      sweep::collect_workloads({rec(kConv01), rec(kConv01), rec(kTranspose02), rec(kDepthwise01)});
   EXPECT_EQ(c.supported.size(), 2u);
   EXPECT_EQ(c.skipped.size(), 1u);
 }
@@ -94,7 +97,8 @@ TEST(SweepReference, Conv2dAndDenseByHand) {
 }
 
 TEST(SweepRun, ReportsPassesSkipsAndClosingLine) {
-  if (!runtime::nvrtc_available() || runtime::find_ptxas().empty()) GTEST_SKIP() << "NVRTC or ptxas not found";
+  if (!runtime::nvrtc_available() || runtime::find_ptxas().empty())
+    GTEST_SKIP() << "NVRTC or ptxas not found";
   std::string path = testing::TempDir() + "/sweep_small.log";
   {
     std::ofstream f(path);
@@ -107,7 +111,8 @@ TEST(SweepRun, ReportsPassesSkipsAndClosingLine) {
   EXPECT_EQ(s.failed, 0) << out.str();
   EXPECT_EQ(s.skipped, 1);
   std::string text = out.str();
-  EXPECT_NE(text.find("skipped 1 workload(s): operator conv2d_transpose_nchw.cuda not covered"), std::string::npos)
+  EXPECT_NE(text.find("skipped 1 workload(s): operator conv2d_transpose_nchw.cuda not covered"),
+            std::string::npos)
       << text;
   EXPECT_NE(text.rfind("2 passed, 0 failed\n"), std::string::npos) << text;
   // --limit 1 checks only the first supported workload.

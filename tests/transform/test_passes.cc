@@ -16,17 +16,24 @@ namespace {
 const DataType f32 = DataType::Float(32);
 
 void expect_ir_eq(const Stmt& got, const Stmt& expected, const Stmt& input) {
-  EXPECT_TRUE(structural_equal(got, expected, /*map_free_vars=*/true))
-      << "Input:\n" << input << "Output:\n" << got << "Expected:\n" << expected;
+  EXPECT_TRUE(structural_equal(got, expected, /*map_free_vars=*/true)) << "Input:\n"
+                                                                       << input << "Output:\n"
+                                                                       << got << "Expected:\n"
+                                                                       << expected;
 }
-Stmt store(const Var& buf, Expr v, Expr idx) { return StoreNode::make(buf, v, idx); }
-Expr load(const Var& buf, Expr idx) { return LoadNode::make(f32.with_lanes(idx.dtype().lanes()), buf, idx); }
+Stmt store(const Var& buf, Expr v, Expr idx) {
+  return StoreNode::make(buf, v, idx);
+}
+Expr load(const Var& buf, Expr idx) {
+  return LoadNode::make(f32.with_lanes(idx.dtype().lanes()), buf, idx);
+}
 }  // namespace
 
 TEST(UnrollLoop, ExplicitUnrollOfUserLoop) {
   Var i("i"), A = Var::buffer("A", f32);
   Stmt before = ForNode::make(i, 0, 3, ForKind::Unrolled, store(A, Expr(1.0f), i));
-  Stmt expected = BlockNode::make({store(A, Expr(1.0f), 0), store(A, Expr(1.0f), 1), store(A, Expr(1.0f), 2)});
+  Stmt expected =
+      BlockNode::make({store(A, Expr(1.0f), 0), store(A, Expr(1.0f), 1), store(A, Expr(1.0f), 2)});
   expect_ir_eq(simplify(unroll_loop(before)), expected, before);
 }
 
@@ -36,16 +43,20 @@ TEST(UnrollLoop, AutoMaxStepUnderPragmaAndNonExplicit) {
   Stmt inner = ForNode::make(j, 0, 4, ForKind::Serial, store(A, Expr(1.0f), i * 4 + j));
   Stmt loop = ForNode::make(i, 0, 4, ForKind::Serial, inner);
   // 4*4 stores = 16 <= 16: both loops unrolled. unroll_explicit = 0 keeps them as `unrolled` loops.
-  Stmt before = AttrStmtNode::make(iv, AttrKind::PragmaAutoUnrollMaxStep, Expr(16),
-                                   AttrStmtNode::make(iv, AttrKind::PragmaUnrollExplicit, Expr(0), loop));
-  Stmt expected = ForNode::make(i, 0, 4, ForKind::Unrolled,
-                                ForNode::make(j, 0, 4, ForKind::Unrolled, store(A, Expr(1.0f), i * 4 + j)));
+  Stmt before =
+      AttrStmtNode::make(iv, AttrKind::PragmaAutoUnrollMaxStep, Expr(16),
+                         AttrStmtNode::make(iv, AttrKind::PragmaUnrollExplicit, Expr(0), loop));
+  Stmt expected =
+      ForNode::make(i, 0, 4, ForKind::Unrolled,
+                    ForNode::make(j, 0, 4, ForKind::Unrolled, store(A, Expr(1.0f), i * 4 + j)));
   expect_ir_eq(unroll_loop(before), expected, before);
   // With max step 8 only the inner loop (4 stores) qualifies.
-  Stmt before8 = AttrStmtNode::make(iv, AttrKind::PragmaAutoUnrollMaxStep, Expr(8),
-                                    AttrStmtNode::make(iv, AttrKind::PragmaUnrollExplicit, Expr(0), loop));
-  Stmt expected8 = ForNode::make(i, 0, 4, ForKind::Serial,
-                                 ForNode::make(j, 0, 4, ForKind::Unrolled, store(A, Expr(1.0f), i * 4 + j)));
+  Stmt before8 =
+      AttrStmtNode::make(iv, AttrKind::PragmaAutoUnrollMaxStep, Expr(8),
+                         AttrStmtNode::make(iv, AttrKind::PragmaUnrollExplicit, Expr(0), loop));
+  Stmt expected8 =
+      ForNode::make(i, 0, 4, ForKind::Serial,
+                    ForNode::make(j, 0, 4, ForKind::Unrolled, store(A, Expr(1.0f), i * 4 + j)));
   expect_ir_eq(unroll_loop(before8), expected8, before8);
   // Without the pragma (max step 0) nothing changes.
   EXPECT_TRUE(unroll_loop(loop).same_as(loop));
@@ -66,12 +77,14 @@ TEST(VectorizeLoop, GuardedBodyIsPredicated) {
   Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, body);
   Expr ramp = RampNode::make(Expr(0), Expr(1), 4);
   Expr mask = LTNode::make(ramp, BroadcastNode::make(Expr(3), 4));
-  Expr value = MulNode::make(LoadNode::make(f32.with_lanes(4), B, ramp, mask), BroadcastNode::make(Expr(2.0f), 4));
+  Expr value = MulNode::make(LoadNode::make(f32.with_lanes(4), B, ramp, mask),
+                             BroadcastNode::make(Expr(2.0f), 4));
   Stmt expected = StoreNode::make(A, value, ramp, mask);
   expect_ir_eq(vectorize_loop(before), expected, before);
 }
 
-// An else branch, or a load that does not depend on the lane under the guard, keeps the loop serial.
+// An else branch, or a load that does not depend on the lane under the guard, keeps the loop
+// serial.
 TEST(VectorizeLoop, GuardWithElseOrUniformLoadFallsBackToSerial) {
   Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   Stmt with_else = IfThenElseNode::make(i < 3, store(A, Expr(1.0f), i), store(A, Expr(2.0f), i));
@@ -86,12 +99,14 @@ TEST(VectorizeLoop, GuardWithElseOrUniformLoadFallsBackToSerial) {
 // combined value before the first store).
 TEST(VectorizeLoop, LaneDependentLetBindsAVector) {
   Var i("i"), a("a", f32), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
-  Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized,
-                              LetStmtNode::make(a, load(B, i) * 2.0f, store(A, AddNode::make(a, a), i)));
+  Stmt before =
+      ForNode::make(i, 0, 4, ForKind::Vectorized,
+                    LetStmtNode::make(a, load(B, i) * 2.0f, store(A, AddNode::make(a, a), i)));
   Expr ramp = RampNode::make(Expr(0), Expr(1), 4);
   Var av("a", f32.with_lanes(4));
-  Stmt expected = LetStmtNode::make(av, MulNode::make(load(B, ramp), BroadcastNode::make(Expr(2.0f), 4)),
-                                    store(A, AddNode::make(av, av), ramp));
+  Stmt expected =
+      LetStmtNode::make(av, MulNode::make(load(B, ramp), BroadcastNode::make(Expr(2.0f), 4)),
+                        store(A, AddNode::make(av, av), ramp));
   expect_ir_eq(vectorize_loop(before), expected, before);
 }
 
@@ -101,16 +116,21 @@ TEST(VectorizeLoop, ShortSpanIndicesAndIfThenElse) {
   Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   Stmt rep = ForNode::make(i, 0, 6, ForKind::Vectorized, store(B, load(A, floordiv(i, 3)), i));
   Expr ramp6 = RampNode::make(Expr(0), Expr(1), 6);
-  Stmt rep_expected = store(B, load(A, FloorDivNode::make(ramp6, BroadcastNode::make(Expr(3), 6))), ramp6);
+  Stmt rep_expected =
+      store(B, load(A, FloorDivNode::make(ramp6, BroadcastNode::make(Expr(3), 6))), ramp6);
   expect_ir_eq(vectorize_loop(rep), rep_expected, rep);
   Stmt square = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, load(A, i * i), i));
-  expect_ir_eq(vectorize_loop(square), ForNode::make(i, 0, 4, ForKind::Serial, store(B, load(A, i * i), i)), square);
-  // tvm_if_then_else with a lane-dependent condition stays a (vector) call: code generation masks its loads
-  Stmt ite = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, if_then_else(i < 3, load(A, i + 1), Expr(0.0f)), i));
+  expect_ir_eq(vectorize_loop(square),
+               ForNode::make(i, 0, 4, ForKind::Serial, store(B, load(A, i * i), i)), square);
+  // tvm_if_then_else with a lane-dependent condition stays a (vector) call: code generation masks
+  // its loads
+  Stmt ite = ForNode::make(i, 0, 4, ForKind::Vectorized,
+                           store(B, if_then_else(i < 3, load(A, i + 1), Expr(0.0f)), i));
   Expr ramp4 = RampNode::make(Expr(0), Expr(1), 4);
-  Expr call = CallNode::make(f32.with_lanes(4), Intrinsic::IfThenElse,
-                             {LTNode::make(ramp4, BroadcastNode::make(Expr(3), 4)),
-                              load(A, RampNode::make(Expr(1), Expr(1), 4)), BroadcastNode::make(Expr(0.0f), 4)});
+  Expr call = CallNode::make(
+      f32.with_lanes(4), Intrinsic::IfThenElse,
+      {LTNode::make(ramp4, BroadcastNode::make(Expr(3), 4)),
+       load(A, RampNode::make(Expr(1), Expr(1), 4)), BroadcastNode::make(Expr(0.0f), 4)});
   expect_ir_eq(vectorize_loop(ite), store(B, call, ramp4), ite);
 }
 
@@ -123,44 +143,50 @@ TEST(RemoveNoOp, DropsEmptyLoopsAndBranches) {
 }
 
 TEST(InjectVirtualThread, DuplicatesLeafStatementsAndExpandsPrivateBuffers) {
-  Var vx("vx"), i("i"), A = Var::buffer("A", f32), L = Var::buffer("L", f32), S = Var::buffer("S", f32);
+  Var vx("vx"), i("i"), A = Var::buffer("A", f32), L = Var::buffer("L", f32),
+                        S = Var::buffer("S", f32);
   IterVar iv(Range(), vx, IterVarType::ThreadIndex, "vthread");
-  // S (shared) does not depend on vx: loaded once. L (local) is written with vx-dependent data: one copy
-  // per virtual thread, so it grows to 2 * 4 and accesses are offset by vx * 4.
+  // S (shared) does not depend on vx: loaded once. L (local) is written with vx-dependent data: one
+  // copy per virtual thread, so it grows to 2 * 4 and accesses are offset by vx * 4.
   Stmt body = AllocateNode::make(
       L, f32, {Expr(4)}, StorageScope::Local, Expr(),
-      BlockNode::make({store(S, Expr(1.0f), 0),
-                       ForNode::make(i, 0, 4, ForKind::Serial, store(L, load(A, vx * 4 + i) + load(S, 0), i)),
-                       store(A, load(L, 0), vx)}));
+      BlockNode::make(
+          {store(S, Expr(1.0f), 0),
+           ForNode::make(i, 0, 4, ForKind::Serial, store(L, load(A, vx * 4 + i) + load(S, 0), i)),
+           store(A, load(L, 0), vx)}));
   Stmt before = AttrStmtNode::make(iv, AttrKind::VirtualThread, Expr(2), body);
   Var vs("vx.s");
   Stmt expected = AllocateNode::make(
       L, f32, {Expr(8)}, StorageScope::Local, Expr(),
-      BlockNode::make({store(S, Expr(1.0f), 0),
-                       ForNode::make(i, 0, 4, ForKind::Serial,
-                                     BlockNode::make({store(L, load(A, i) + load(S, 0), i),
-                                                      store(L, load(A, i + 4) + load(S, 0), i + 4)})),
-                       store(A, load(L, 0), 0), store(A, load(L, 4), 1)}));
+      BlockNode::make(
+          {store(S, Expr(1.0f), 0),
+           ForNode::make(i, 0, 4, ForKind::Serial,
+                         BlockNode::make({store(L, load(A, i) + load(S, 0), i),
+                                          store(L, load(A, i + 4) + load(S, 0), i + 4)})),
+           store(A, load(L, 0), 0), store(A, load(L, 4), 1)}));
   expect_ir_eq(simplify(inject_virtual_thread(before)), simplify(expected), before);
 }
 
 TEST(StorageRewrite, HoistsKernelAllocations) {
   Var tx("threadIdx.x"), i("i"), S = Var::buffer("S", f32), A = Var::buffer("A", f32);
   IterVar tiv(Range(), tx, IterVarType::ThreadIndex, "threadIdx.x");
-  Stmt alloc = AllocateNode::make(S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
-                                  BlockNode::make({store(S, Expr(1.0f), tx), store(A, load(S, i), tx)}));
-  Stmt before = AttrStmtNode::make(tiv, AttrKind::ThreadExtent, Expr(8), ForNode::make(i, 0, 4, ForKind::Serial, alloc));
+  Stmt alloc =
+      AllocateNode::make(S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
+                         BlockNode::make({store(S, Expr(1.0f), tx), store(A, load(S, i), tx)}));
+  Stmt before = AttrStmtNode::make(tiv, AttrKind::ThreadExtent, Expr(8),
+                                   ForNode::make(i, 0, 4, ForKind::Serial, alloc));
   Stmt expected = AttrStmtNode::make(
       tiv, AttrKind::ThreadExtent, Expr(8),
-      AllocateNode::make(S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
-                         ForNode::make(i, 0, 4, ForKind::Serial,
-                                       BlockNode::make({store(S, Expr(1.0f), tx), store(A, load(S, i), tx)}))));
+      AllocateNode::make(
+          S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
+          ForNode::make(i, 0, 4, ForKind::Serial,
+                        BlockNode::make({store(S, Expr(1.0f), tx), store(A, load(S, i), tx)}))));
   expect_ir_eq(storage_rewrite(before), expected, before);
 }
 
 namespace {
-/** attr threadIdx.x (and .y); allocate reduce_temp0; tvm_thread_allreduce(1, value, cond, reduce_temp0,
- *  reduced threads...) under reduce_scope(sum); B[out_idx] = reduce_temp0[0]. */
+/** attr threadIdx.x (and .y); allocate reduce_temp0; tvm_thread_allreduce(1, value, cond,
+ * reduce_temp0, reduced threads...) under reduce_scope(sum); B[out_idx] = reduce_temp0[0]. */
 struct AllreduceIR {
   Var tx{"threadIdx.x"}, ty{"threadIdx.y"};
   IterVar tiv{Range(), tx, IterVarType::ThreadIndex, "threadIdx.x"};
@@ -170,7 +196,8 @@ struct AllreduceIR {
   Stmt call(Expr value, Expr cond, std::vector<Expr> threads) {
     std::vector<Expr> args{make_const(DataType::UInt(32), int64_t{1}), value, cond, res};
     args.insert(args.end(), threads.begin(), threads.end());
-    Stmt c = EvaluateNode::make(CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, args));
+    Stmt c =
+        EvaluateNode::make(CallNode::make(DataType::Handle(), Intrinsic::ThreadAllreduce, args));
     return AttrStmtNode::make(sum, AttrKind::ReduceScope, Expr(0), c);
   }
   Stmt with_result(Stmt reduce, Expr out_idx) {
@@ -178,8 +205,12 @@ struct AllreduceIR {
                               BlockNode::make({reduce, store(B, load(res, 0), out_idx)}));
   }
 };
-Stmt barrier() { return make_storage_sync(StorageScope::Shared); }
-Expr const_true() { return make_const(DataType::Bool(), int64_t{1}); }
+Stmt barrier() {
+  return make_storage_sync(StorageScope::Shared);
+}
+Expr const_true() {
+  return make_const(DataType::Bool(), int64_t{1});
+}
 }  // namespace
 
 TEST(LowerThreadAllreduce, NonPowerOfTwoTreeWithBarriers) {
@@ -189,33 +220,40 @@ TEST(LowerThreadAllreduce, NonPowerOfTwoTreeWithBarriers) {
                                    t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
   Var buf = Var::buffer("red_buf0", f32);
   auto step = [&](int active, int off) {
-    return IfThenElseNode::make(t.tx < active, store(buf, load(buf, t.tx) + load(buf, t.tx + off), t.tx));
+    return IfThenElseNode::make(t.tx < active,
+                                store(buf, load(buf, t.tx) + load(buf, t.tx + off), t.tx));
   };
   Stmt lowered = AllocateNode::make(
       buf, f32, {Expr(3)}, StorageScope::Shared, Expr(),
-      BlockNode::make({store(buf, load(t.A, t.tx), t.tx), barrier(), step(1, 2), barrier(), step(1, 1), barrier(),
-                       store(t.res, load(buf, 0), 0)}));
-  Stmt expected = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(3), t.with_result(lowered, 0));
+      BlockNode::make({store(buf, load(t.A, t.tx), t.tx), barrier(), step(1, 2), barrier(),
+                       step(1, 1), barrier(), store(t.res, load(buf, 0), 0)}));
+  Stmt expected =
+      AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(3), t.with_result(lowered, 0));
   expect_ir_eq(lower_thread_allreduce(before), expected, before);
 }
 
 TEST(LowerThreadAllreduce, GroupsConditionAndSingleThread) {
   AllreduceIR t;
-  // Reduce over threadIdx.x (8) in groups of threadIdx.y (2): slots ty * 8 + tx of a 16-slot buffer;
-  // the condition selects the identity for threads that do not contribute.
+  // Reduce over threadIdx.x (8) in groups of threadIdx.y (2): slots ty * 8 + tx of a 16-slot
+  // buffer; the condition selects the identity for threads that do not contribute.
   Stmt before = AttrStmtNode::make(
       t.tyv, AttrKind::ThreadExtent, Expr(2),
-      AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, Expr(8),
-                         t.with_result(t.call(load(t.A, t.ty * 8 + t.tx), t.tx < 5, {t.tx}), t.ty)));
+      AttrStmtNode::make(
+          t.tiv, AttrKind::ThreadExtent, Expr(8),
+          t.with_result(t.call(load(t.A, t.ty * 8 + t.tx), t.tx < 5, {t.tx}), t.ty)));
   std::string got = to_string(lower_thread_allreduce(before));
   EXPECT_NE(got.find("allocate red_buf0[float32 * 16]"), std::string::npos) << got;
-  EXPECT_NE(got.find("red_buf0[((threadIdx.y*8) + threadIdx.x)] = tvm_if_then_else((threadIdx.x < 5), "),
-            std::string::npos)
+  EXPECT_NE(
+      got.find("red_buf0[((threadIdx.y*8) + threadIdx.x)] = tvm_if_then_else((threadIdx.x < 5), "),
+      std::string::npos)
       << got;
   EXPECT_NE(got.find("reduce_temp0[0] = red_buf0[(threadIdx.y*8)]"), std::string::npos) << got;
   size_t syncs = 0;
-  for (size_t p = got.find("tvm_storage_sync"); p != std::string::npos; p = got.find("tvm_storage_sync", p + 1)) ++syncs;
-  EXPECT_EQ(syncs, 4u) << got;  // after the stores, and after each of the 3 steps (8 -> 4 -> 2 -> 1)
+  for (size_t p = got.find("tvm_storage_sync"); p != std::string::npos;
+       p = got.find("tvm_storage_sync", p + 1))
+    ++syncs;
+  EXPECT_EQ(syncs, 4u)
+      << got;  // after the stores, and after each of the 3 steps (8 -> 4 -> 2 -> 1)
   EXPECT_EQ(got.find("tvm_thread_allreduce"), std::string::npos) << got;
   EXPECT_EQ(got.find("reduce_scope"), std::string::npos) << got;
   // One thread: no shared memory, the value is the result.
@@ -239,20 +277,23 @@ TEST(LowerThreadAllreduce, Errors) {
   // Under a condition on the thread index: not every thread reaches the barriers.
   Stmt divergent = AttrStmtNode::make(
       t.tiv, AttrKind::ThreadExtent, Expr(8),
-      IfThenElseNode::make(t.tx < 4, t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0)));
+      IfThenElseNode::make(t.tx < 4,
+                           t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0)));
   std::string msg = error_of(divergent);
   EXPECT_NE(msg.find("inside a condition on the thread index"), std::string::npos) << msg;
   // threadIdx.y bound in the kernel, but not around the reduction.
   Stmt elsewhere = AttrStmtNode::make(
       t.tiv, AttrKind::ThreadExtent, Expr(8),
       BlockNode::make({t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0),
-                       AttrStmtNode::make(t.tyv, AttrKind::ThreadExtent, Expr(2), store(t.B, Expr(0.0f), t.ty))}));
+                       AttrStmtNode::make(t.tyv, AttrKind::ThreadExtent, Expr(2),
+                                          store(t.B, Expr(0.0f), t.ty))}));
   msg = error_of(elsewhere);
   EXPECT_NE(msg.find("also binds threadIdx.y elsewhere"), std::string::npos) << msg;
   // Symbolic thread extent.
   Var n("n");
-  Stmt symbolic = AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, n,
-                                     t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
+  Stmt symbolic =
+      AttrStmtNode::make(t.tiv, AttrKind::ThreadExtent, n,
+                         t.with_result(t.call(load(t.A, t.tx), const_true(), {t.tx}), 0));
   msg = error_of(symbolic);
   EXPECT_NE(msg.find("needs a constant extent for threadIdx.x"), std::string::npos) << msg;
 }
@@ -261,13 +302,17 @@ namespace {
 /** for k in 0..n: allocate S[4] shared { attr [S] double_buffer_scope { S[tx] = A[k*4 + tx] };
  *  B[k*4 + tx] = S[3 - tx] } under threadIdx.x (4). */
 struct DoubleBufferIR {
-  Var tx{"threadIdx.x"}, k{"k"}, A = Var::buffer("A", f32), B = Var::buffer("B", f32), S = Var::buffer("S", f32);
+  Var tx{"threadIdx.x"}, k{"k"}, A = Var::buffer("A", f32), B = Var::buffer("B", f32),
+                                 S = Var::buffer("S", f32);
   IterVar tiv{Range(), tx, IterVarType::ThreadIndex, "threadIdx.x"};
   Stmt make(int n) {
-    Stmt producer = AttrStmtNode::make(S, AttrKind::DoubleBufferScope, Expr(1), store(S, load(A, k * 4 + tx), tx));
-    Stmt alloc = AllocateNode::make(S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
-                                    BlockNode::make({producer, store(B, load(S, 3 - tx), k * 4 + tx)}));
-    return AttrStmtNode::make(tiv, AttrKind::ThreadExtent, Expr(4), ForNode::make(k, 0, n, ForKind::Serial, alloc));
+    Stmt producer = AttrStmtNode::make(S, AttrKind::DoubleBufferScope, Expr(1),
+                                       store(S, load(A, k * 4 + tx), tx));
+    Stmt alloc =
+        AllocateNode::make(S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
+                           BlockNode::make({producer, store(B, load(S, 3 - tx), k * 4 + tx)}));
+    return AttrStmtNode::make(tiv, AttrKind::ThreadExtent, Expr(4),
+                              ForNode::make(k, 0, n, ForKind::Serial, alloc));
   }
 };
 int count_barriers(const Stmt& s) {
@@ -283,13 +328,16 @@ TEST(InjectDoubleBuffer, TwoHalvesPrefetchAndTail) {
   DoubleBufferIR t;
   Stmt before = t.make(5);
   // S doubles and moves around the loop; iteration 0's copy goes first; iteration i prefetches
-  // i + 1 into half (i + 1) % 2 and reads half i % 2; the last iteration is a tail without prefetch.
+  // i + 1 into half (i + 1) % 2 and reads half i % 2; the last iteration is a tail without
+  // prefetch.
   Var ko("k.outer");
-  Stmt prefetch = AttrStmtNode::make(t.S, AttrKind::DoubleBufferWrite, Expr(1),
-                                     store(t.S, load(t.A, (ko + 1) * 4 + t.tx), t.tx + floormod(ko + 1, 2) * 4));
+  Stmt prefetch = AttrStmtNode::make(
+      t.S, AttrKind::DoubleBufferWrite, Expr(1),
+      store(t.S, load(t.A, (ko + 1) * 4 + t.tx), t.tx + floormod(ko + 1, 2) * 4));
   Stmt loop = ForNode::make(
       ko, 0, 4, ForKind::Serial,
-      BlockNode::make({prefetch, store(t.B, load(t.S, (3 - t.tx) + floormod(ko, 2) * 4), ko * 4 + t.tx)}));
+      BlockNode::make(
+          {prefetch, store(t.B, load(t.S, (3 - t.tx) + floormod(ko, 2) * 4), ko * 4 + t.tx)}));
   Stmt expected = AttrStmtNode::make(
       t.tiv, AttrKind::ThreadExtent, Expr(4),
       AllocateNode::make(t.S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
@@ -337,13 +385,15 @@ TEST(InjectDoubleBuffer, SplitZeroAndExtentOne) {
   Stmt want = AttrStmtNode::make(
       u.tiv, AttrKind::ThreadExtent, Expr(4),
       AllocateNode::make(u.S, f32, {Expr(8)}, StorageScope::Shared, Expr(),
-                         BlockNode::make({store(u.S, load(u.A, u.tx), u.tx), store(u.B, load(u.S, 3 - u.tx), u.tx)})));
+                         BlockNode::make({store(u.S, load(u.A, u.tx), u.tx),
+                                          store(u.B, load(u.S, 3 - u.tx), u.tx)})));
   expect_ir_eq(one, want, u.make(1));
   // A loop-free producer (its loop had extent 1 and was never emitted) stays single buffered.
   DoubleBufferIR w;
-  Stmt flat = AllocateNode::make(
-      w.S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
-      AttrStmtNode::make(w.S, AttrKind::DoubleBufferScope, Expr(1), store(w.S, load(w.A, w.tx), w.tx)));
-  Stmt flat_want = AllocateNode::make(w.S, f32, {Expr(4)}, StorageScope::Shared, Expr(), store(w.S, load(w.A, w.tx), w.tx));
+  Stmt flat = AllocateNode::make(w.S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
+                                 AttrStmtNode::make(w.S, AttrKind::DoubleBufferScope, Expr(1),
+                                                    store(w.S, load(w.A, w.tx), w.tx)));
+  Stmt flat_want = AllocateNode::make(w.S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
+                                      store(w.S, load(w.A, w.tx), w.tx));
   expect_ir_eq(inject_double_buffer(flat, 1), flat_want, flat);
 }

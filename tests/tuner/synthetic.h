@@ -18,7 +18,8 @@
 namespace minitvm::autotune::testing {
 
 /** A fresh path in the test temp folder (removed if present): PREFIX + name. */
-inline std::string temp_path(const std::string& name, const std::string& prefix = "minitvm_tuner_") {
+inline std::string temp_path(const std::string& name,
+                             const std::string& prefix = "minitvm_tuner_") {
   std::string p = ::testing::TempDir() + prefix + name;
   std::remove(p.c_str());
   return p;
@@ -54,8 +55,8 @@ inline std::optional<double> synthetic_cost(const ConfigEntity& c) {
   double y = std::log2(double(c.split("tile_y").size[1]));
   int64_t u = c.knob_int("unroll");
   if (x == 0 && y == 0) return std::nullopt;
-  return 1e-3 * (1.0 + 0.3 * (x - 3) * (x - 3) + 0.2 * (y - 2) * (y - 2) + (u == 1 ? 0.0 : 0.5 + 0.1 * u) +
-                 0.05 * x * y / 10);
+  return 1e-3 * (1.0 + 0.3 * (x - 3) * (x - 3) + 0.2 * (y - 2) * (y - 2) +
+                 (u == 1 ? 0.0 : 0.5 + 0.1 * u) + 0.05 * x * y / 10);
 }
 
 /** Measurer evaluating synthetic_cost; records every index it measured. */

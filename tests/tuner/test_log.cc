@@ -28,7 +28,9 @@ MINITVM_REGISTER_TEMPLATE("test_synthetic.llvm", [](ConfigEntity& cfg, const Jso
   return r;
 });
 
-Task synthetic_task() { return Task("test_synthetic.llvm", Json::array({2, "float32"}), "llvm -mcpu=core-avx2"); }
+Task synthetic_task() {
+  return Task("test_synthetic.llvm", Json::array({2, "float32"}), "llvm -mcpu=core-avx2");
+}
 
 // A real TVM v0.7 record (tophub-real/cuda_v0.09.log, first line): the field layout we must match.
 const char* kTvmLine =
@@ -85,7 +87,7 @@ TEST(Task, ExtractTasksFromANetwork) {
   EXPECT_EQ(tasks[1].name(), "test_synthetic.llvm");
   EXPECT_EQ(tasks[2].args().dump(), "[32,64,16]");
   EXPECT_EQ(tasks[2].config_space().size(), 6 * 7 * 5);  // K = 16: inner 1, 2, 4, 8, 16
-  ASSERT_EQ(skipped.size(), 1u);  // no llvm template for depthwise conv2d
+  ASSERT_EQ(skipped.size(), 1u);                         // no llvm template for depthwise conv2d
   EXPECT_EQ(skipped[0], "depthwise_conv2d.llvm");
   EXPECT_EQ(cap.messages().size(), 1u);
   EXPECT_THROW(extract_tasks(Json::parse(R"({"layers": [{"args": []}]})"), "llvm"), CompileError);
@@ -113,7 +115,7 @@ TEST(TuneLog, RecordsAreTvm02LinesThatApplyHistoryBestLoads) {
     EXPECT_EQ(j["input"][0], "llvm -mcpu=core-avx2");
     EXPECT_EQ(j["input"][1], "test_synthetic.llvm");
     EXPECT_EQ(j["config"]["index"], static_cast<int64_t>(i));
-    Record r = decode_record(lines[i]);  // our own strict decoder accepts it
+    Record r = decode_record(lines[i]);     // our own strict decoder accepts it
     EXPECT_EQ(encode_record(r), lines[i]);  // and it is Python json.dumps text
   }
   // Failed record: error 1 with cost 1e9, as TVM writes failures.
@@ -176,7 +178,8 @@ TEST(TuneLog, ResumeNeverRemeasures) {
   TuneSummary s = tune_task(task, o, second);
   EXPECT_EQ(s.resumed, 20);
   EXPECT_EQ(s.measured, 20);
-  for (const auto& [i, n] : second.measured_count) EXPECT_EQ(first.measured_count.count(i), 0u) << i;
+  for (const auto& [i, n] : second.measured_count)
+    EXPECT_EQ(first.measured_count.count(i), 0u) << i;
   EXPECT_EQ(s.best_curve.size(), 40u);
   // Nothing left to do: a third run with the same budget measures nothing.
   SyntheticMeasurer third;
@@ -213,7 +216,8 @@ TEST(TuneLog, PickBestKeepsOneRecordPerWorkload) {
 
 TEST(Progress, RendersBarAndIsQuietWhenDisabled) {
   std::ostringstream os;
-  ProgressBar bar(os, true, [](double c) { return 2e6 / c / 1e9; }, "GFLOP/s");
+  ProgressBar bar(
+      os, true, [](double c) { return 2e6 / c / 1e9; }, "GFLOP/s");
   EXPECT_EQ(bar.render(10, 40, 1e-3, 30.0),
             "[=======>                      ] 10/40  best 2.00 GFLOP/s  elapsed 0:30  ETA 1:30");
   EXPECT_EQ(bar.render(0, 40, 1e30, 0.0).find("best -") != std::string::npos, true);
@@ -233,7 +237,8 @@ TEST(Plot, SvgHasOnePolylinePerCurve) {
   std::string svg = tuning_curves_svg(curves, "matmul <512>", "best GFLOP/s");
   EXPECT_EQ(svg.rfind("<svg", 0), 0u);
   size_t n = 0;
-  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1)) ++n;
+  for (size_t p = svg.find("<polyline"); p != std::string::npos; p = svg.find("<polyline", p + 1))
+    ++n;
   EXPECT_EQ(n, 2u);
   EXPECT_NE(svg.find("matmul &lt;512&gt;"), std::string::npos);
   EXPECT_NE(svg.find(">xgb</text>"), std::string::npos);

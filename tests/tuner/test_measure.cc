@@ -25,14 +25,16 @@ TemplateResult failing_template(ConfigEntity& cfg, const Json& args) {
   int64_t n = args.at(0).get<int64_t>();
   te::Tensor A = te::placeholder({Expr(n)}, DataType::Float(32), "A");
   float add = mode == 3 ? 2.0f : 1.0f;
-  te::Tensor C = te::compute({Expr(n)}, [&](Var i) { return A(i) + add; }, "C");
+  te::Tensor C = te::compute(
+      {Expr(n)}, [&](Var i) { return A(i) + add; }, "C");
   TemplateResult r;
   r.schedule = te::create_schedule({C.op()});
   r.args = {A, C};
   r.bytes = 8.0 * n;
   if (mode == 2)
-    r.lower_options.custom_passes.push_back(
-        {"fail", [](const ir::Stmt&) -> ir::Stmt { throw CompileError("injected lowering failure"); }});
+    r.lower_options.custom_passes.push_back({"fail", [](const ir::Stmt&) -> ir::Stmt {
+                                               throw CompileError("injected lowering failure");
+                                             }});
   if (mode == 4)
     r.lower_options.custom_passes.push_back({"slow", [](const ir::Stmt& s) {
                                                std::this_thread::sleep_for(std::chrono::seconds(3));
@@ -58,7 +60,8 @@ TEST(Measure, MatmulCandidatesAreCheckedAndTimed) {
   Task task("matmul.llvm", Json::array({32, 48, 16}), "llvm");
   LocalMeasurer m(task, fast_option());
   EXPECT_TRUE(m.timed());
-  std::vector<ConfigEntity> cfgs = {task.config(0), task.config(task.config_space().size() - 1), task.config(37)};
+  std::vector<ConfigEntity> cfgs = {task.config(0), task.config(task.config_space().size() - 1),
+                                    task.config(37)};
   std::vector<MeasureOutcome> outs = m.measure(cfgs);
   ASSERT_EQ(outs.size(), 3u);
   for (size_t i = 0; i < outs.size(); ++i) {

@@ -38,7 +38,8 @@ struct Measured {
 
 class ScaledMeasurer : public Measurer {
  public:
-  ScaledMeasurer(const Task& t, Measured& log, bool report_each) : task_(t), log_(log), each_(report_each) {}
+  ScaledMeasurer(const Task& t, Measured& log, bool report_each)
+      : task_(t), log_(log), each_(report_each) {}
   std::vector<MeasureOutcome> measure(const std::vector<ConfigEntity>& configs) override {
     std::vector<MeasureOutcome> out;
     const std::string key = task_.workload_key();
@@ -50,7 +51,8 @@ class ScaledMeasurer : public Measurer {
       if (auto cost = synthetic_cost(c)) {
         o.result.costs = {*cost * scale};
         auto it = log_.best.find(key);
-        if (it == log_.best.end() || o.result.costs[0] < it->second) log_.best[key] = o.result.costs[0];
+        if (it == log_.best.end() || o.result.costs[0] < it->second)
+          log_.best[key] = o.result.costs[0];
       } else {
         o.result.error_no = static_cast<int>(MeasureErrorNo::InstantiationError);
         o.result.costs = {1e9};
@@ -119,7 +121,8 @@ TEST(TaskScheduler, GradientSpendsTheBudgetWhereTheNetworkGainsMost) {
   EXPECT_GT(s.tasks[0].trials, s.tasks[2].trials);
   EXPECT_GT(s.tasks[0].trials, 96 / 2);
   // Every task measured its fallback config first.
-  for (const auto& t : tasks) EXPECT_EQ(m.order.at(t.task.workload_key()).front(), *fallback_config_index(t.task));
+  for (const auto& t : tasks)
+    EXPECT_EQ(m.order.at(t.task.workload_key()).front(), *fallback_config_index(t.task));
   EXPECT_NEAR(s.estimate, independent_estimate(tasks, m), 1e-15);
   // The curve falls monotonically and ends at the estimate.
   ASSERT_FALSE(s.curve.empty());
@@ -172,7 +175,8 @@ TEST(TaskScheduler, ResumesFromTheLogAndSpendsOnlyTheRest) {
   Measured first;
   NetworkTuneSummary a = tune_tasks(tasks, o, factory(first));
   EXPECT_EQ(a.measured, 40);
-  ASSERT_EQ(read_lines(log).size(), 40u);  // each outcome logged once (on_outcome, not again after the batch)
+  ASSERT_EQ(read_lines(log).size(),
+            40u);  // each outcome logged once (on_outcome, not again after the batch)
 
   o.n_trial = 70;
   Measured second;
@@ -186,7 +190,8 @@ TEST(TaskScheduler, ResumesFromTheLogAndSpendsOnlyTheRest) {
   for (const auto& l : lines) {
     Record r = decode_record(l);
     std::string key = workload_key(r.input.workload);
-    EXPECT_TRUE(seen[key].insert(r.input.config.index).second) << "measured twice: " << key << " #" << r.input.config.index;
+    EXPECT_TRUE(seen[key].insert(r.input.config.index).second)
+        << "measured twice: " << key << " #" << r.input.config.index;
     ASSERT_TRUE(r.extra.contains("measured_on"));
     EXPECT_EQ(r.extra["measured_on"]["host"], "testhost");
   }
@@ -218,8 +223,12 @@ TEST(TaskScheduler, TransferRowsSteerTheFirstBatchOfASimilarTask) {
   for (int64_t i : all) {
     MeasureResult r;
     auto c = synthetic_cost(space.get(i));
-    if (c) r.costs = {*c};
-    else { r.error_no = 1; r.costs = {1e9}; }
+    if (c)
+      r.costs = {*c};
+    else {
+      r.error_no = 1;
+      r.costs = {1e9};
+    }
     res.push_back(r);
   }
   sibling.update(all, res);
@@ -280,12 +289,15 @@ TEST(Records, MeasuredOnIsAnExtraKeyThatRoundTripsAndLoads) {
   r.timestamp = 1.7e9;
   Record rec = make_record(t, t.config(5), r, 0.2, {"node7", "cpu AMD EPYC"});
   std::string line = encode_record(rec);
-  EXPECT_NE(line.find(R"("measured_on": {"host": "node7", "device": "cpu AMD EPYC"})"), std::string::npos) << line;
+  EXPECT_NE(line.find(R"("measured_on": {"host": "node7", "device": "cpu AMD EPYC"})"),
+            std::string::npos)
+      << line;
   Record back = decode_record(line);
   EXPECT_EQ(encode_record(back), line);
   EXPECT_EQ(back.input.config.index, 5);
   // Without a place the record is exactly TVM's layout (no extra key).
-  EXPECT_EQ(encode_record(make_record(t, t.config(5), r, 0.2)).find("measured_on"), std::string::npos);
+  EXPECT_EQ(encode_record(make_record(t, t.config(5), r, 0.2)).find("measured_on"),
+            std::string::npos);
   // 0.1 too.
   std::string l01 = encode_record(make_record(t, t.config(5), r, 0.1, {"node7", "cuda:0"}));
   EXPECT_NE(l01.find("measured_on"), std::string::npos);

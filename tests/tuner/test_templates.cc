@@ -32,7 +32,8 @@ TemplateResult tvm_style_matmul(const Json& args) {
   te::Tensor A = te::placeholder({Expr(m), Expr(k)}, DataType::Float(32), "A");
   te::Tensor B = te::placeholder({Expr(k), Expr(n)}, DataType::Float(32), "B");
   te::IterVar rk = te::reduce_axis({0, Expr(k)}, "k");
-  te::Tensor C = te::compute({Expr(m), Expr(n)}, [&](Var i, Var j) { return te::sum(A(i, rk) * B(rk, j), {rk}); }, "C");
+  te::Tensor C = te::compute(
+      {Expr(m), Expr(n)}, [&](Var i, Var j) { return te::sum(A(i, rk) * B(rk, j), {rk}); }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   IterVar y = C.op().axis()[0], x = C.op().axis()[1];
 
@@ -43,7 +44,8 @@ TemplateResult tvm_style_matmul(const Json& args) {
   auto [yo, yi] = cfg["tile_y"].apply<2>(s, C, y);
   auto [xo, xi] = cfg["tile_x"].apply<2>(s, C, x);
   auto [ko, ki] = cfg["tile_k"].apply<2>(s, C, rk);
-  cfg.define_reorder("order", {yo, xo, ko, yi, ki, xi}, "candidate", {{0, 1, 2, 3, 4, 5}, {0, 1, 2, 4, 3, 5}});
+  cfg.define_reorder("order", {yo, xo, ko, yi, ki, xi}, "candidate",
+                     {{0, 1, 2, 3, 4, 5}, {0, 1, 2, 4, 3, 5}});
   cfg["order"].apply(s, C, {yo, xo, ko, yi, ki, xi});
   cfg.define_annotate("ann", {xi}, "try_vec");
   cfg["ann"].apply(s, C, {xi});
@@ -71,7 +73,9 @@ runtime::NDArray array(const std::vector<int64_t>& shape, const std::vector<floa
   return a;
 }
 
-int64_t split_inner(const ConfigEntity& c, const std::string& k) { return std::get<SplitEntity>(c.get(k)).size.at(1); }
+int64_t split_inner(const ConfigEntity& c, const std::string& k) {
+  return std::get<SplitEntity>(c.get(k)).size.at(1);
+}
 
 MeasureOption quick() {
   MeasureOption o;
@@ -114,24 +118,31 @@ TEST(TemplateApi, TunedThenAppliedUnderApplyHistoryBestMatchesNaiveLoops) {
   AppliedTemplate applied = apply_template("test_tvm_matmul.llvm", args, "llvm");
   EXPECT_FALSE(applied.is_fallback);
   EXPECT_EQ(applied.config.index, sum.best_config->index);
-  const int64_t ty = split_inner(applied.config, "tile_y"), tx = split_inner(applied.config, "tile_x"),
+  const int64_t ty = split_inner(applied.config, "tile_y"),
+                tx = split_inner(applied.config, "tile_x"),
                 tk = split_inner(applied.config, "tile_k");
 
   ir::PrimFunc f = lower(applied.result.schedule, applied.result.args, "mm");
   std::ostringstream ir;
   ir << f;
   // The splits of the tuned config are the loop extents of the lowered IR.
-  // (A split whose outer extent is 1 leaves no outer loop: the random tuner may pick such a config.)
+  // (A split whose outer extent is 1 leaves no outer loop: the random tuner may pick such a
+  // config.)
   if (M / ty > 1)
-    EXPECT_NE(ir.str().find("for (i0.outer, 0, " + std::to_string(M / ty) + ")"), std::string::npos) << ir.str();
+    EXPECT_NE(ir.str().find("for (i0.outer, 0, " + std::to_string(M / ty) + ")"), std::string::npos)
+        << ir.str();
   if (K / tk > 1)
-    EXPECT_NE(ir.str().find("for (k.outer, 0, " + std::to_string(K / tk) + ")"), std::string::npos) << ir.str();
-  if (ty > 1) EXPECT_NE(ir.str().find("for (i0.inner, 0, " + std::to_string(ty) + ")"), std::string::npos) << ir.str();
+    EXPECT_NE(ir.str().find("for (k.outer, 0, " + std::to_string(K / tk) + ")"), std::string::npos)
+        << ir.str();
+  if (ty > 1)
+    EXPECT_NE(ir.str().find("for (i0.inner, 0, " + std::to_string(ty) + ")"), std::string::npos)
+        << ir.str();
   (void)tx;
 
   runtime::Module mod = build(std::vector<ir::PrimFunc>{f}, "llvm");
   std::vector<float> a = random_vec(M * K, 1), b = random_vec(K * N, 2);
-  runtime::NDArray A = array({M, K}, a), B = array({K, N}, b), C = array({M, N}, std::vector<float>(M * N, 0));
+  runtime::NDArray A = array({M, K}, a), B = array({K, N}, b),
+                   C = array({M, N}, std::vector<float>(M * N, 0));
   mod.get_function("mm")(A, B, C);
   std::vector<float> c = C.to_vector<float>();
   for (int64_t i = 0; i < M; ++i)
@@ -149,7 +160,8 @@ TEST(TemplateApi, ApplyReadsEachEntityAsTvm) {
   cfg.set("order", ReorderEntity{{1, 0}});
   cfg.set("ann", AnnotateEntity{Json::array({"fuse", "unroll"})});
   te::Tensor A = te::placeholder({Expr(64), Expr(8)}, DataType::Float(32), "A");
-  te::Tensor C = te::compute({Expr(64), Expr(8)}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "C");
+  te::Tensor C = te::compute(
+      {Expr(64), Expr(8)}, [&](Var i, Var j) { return A(i, j) * 2.0f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   IterVar x = C.op().axis()[0], y = C.op().axis()[1];
   // split: factors 8 then 4 -> extents 8, 2, 4
@@ -180,7 +192,9 @@ TEST(TemplateApi, ApplyReadsEachEntityAsTvm) {
   EXPECT_THROW(odd["ann"].apply(s, C, {x2}), InvalidConfig);
 }
 
-TEST(TemplateApi, GetConfigOutsideATemplateIsAnError) { EXPECT_THROW(get_config(), CompileError); }
+TEST(TemplateApi, GetConfigOutsideATemplateIsAnError) {
+  EXPECT_THROW(get_config(), CompileError);
+}
 
 TEST(TemplateApi, ApplyTemplateRejectsAConfigThatDoesNotFit) {
   ConfigEntity bad = Task("test_tvm_matmul.llvm", Json::array({8, 8, 8}), "llvm").config(0);
@@ -206,7 +220,9 @@ TEST(TemplateApi, ApplyTemplateWithoutRecordsFallsBack) {
 // ---- item 3: TVM's CUDA templates registered for tuning ----------------------------------------
 
 namespace {
-Json tensor(std::vector<int64_t> shape) { return Json::array({"TENSOR", Json(shape), "float32"}); }
+Json tensor(std::vector<int64_t> shape) {
+  return Json::array({"TENSOR", Json(shape), "float32"});
+}
 
 Json cuda_net() {
   return Json::parse(R"({"layers": [
@@ -226,10 +242,10 @@ TEST(CudaTemplates, TaskExtractionListsTvmTasks) {
   EXPECT_TRUE(skipped.empty());
   std::vector<std::string> names;
   for (const auto& t : tasks) names.push_back(t.name());
-  EXPECT_EQ(names, (std::vector<std::string>{"conv2d_nchw.cuda", "conv2d_nchw_winograd.cuda", "conv2d_nchw.cuda",
-                                             "depthwise_conv2d_nchw.cuda", "dense_small_batch.cuda",
-                                             "dense_small_batch.cuda", "dense_large_batch.cuda",
-                                             "pool2d_nchw_fwd.cuda"}));
+  EXPECT_EQ(names, (std::vector<std::string>{"conv2d_nchw.cuda", "conv2d_nchw_winograd.cuda",
+                                             "conv2d_nchw.cuda", "depthwise_conv2d_nchw.cuda",
+                                             "dense_small_batch.cuda", "dense_small_batch.cuda",
+                                             "dense_large_batch.cuda", "pool2d_nchw_fwd.cuda"}));
   // TVM's argument form: strides and dilation as pairs, padding as 4 values
   EXPECT_EQ(tasks[2].args()[2], Json::array({2, 2}));
   EXPECT_EQ(tasks[2].args()[3], Json::array({0, 0, 0, 0}));
@@ -244,7 +260,8 @@ TEST(CudaTemplates, TaskExtractionListsTvmTasks) {
     ASSERT_TRUE(ref.has_value()) << t.name();
     EXPECT_EQ(t.config_space().size(), ref->size()) << t.name();
     ASSERT_EQ(t.config_space().knobs().size(), ref->knobs().size()) << t.name();
-    for (size_t i = 0; i < ref->knobs().size(); ++i) EXPECT_EQ(t.config_space().knobs()[i].name, ref->knobs()[i].name);
+    for (size_t i = 0; i < ref->knobs().size(); ++i)
+      EXPECT_EQ(t.config_space().knobs()[i].name, ref->knobs()[i].name);
     EXPECT_GT(t.flop(), 0) << t.name();
   }
   EXPECT_DOUBLE_EQ(tasks[4].flop(), 2.0 * 1 * 512 * 10);
@@ -268,15 +285,18 @@ TEST(CudaTemplates, TunedRecordsDispatchInTheLayerBuilds) {
   topi::LayerOptions lo;
   lo.lower_only = true;
   WarningCapture quiet;
-  topi::LayerBuild conv = topi::build_conv2d({1, 16, 14, 14}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", lo);
+  topi::LayerBuild conv = topi::build_conv2d({1, 16, 14, 14}, {32, 16, 3, 3},
+                                             {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", lo);
   EXPECT_FALSE(conv.is_fallback);
   // direct and winograd records have the same cost: the first (direct) answers
   EXPECT_EQ(conv.template_key, "direct");
   EXPECT_EQ(conv.config.index, chosen[0]);
-  topi::LayerBuild conv1 = topi::build_conv2d({1, 32, 14, 14}, {32, 32, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}, "cuda -emulate", lo);
+  topi::LayerBuild conv1 = topi::build_conv2d({1, 32, 14, 14}, {32, 32, 1, 1},
+                                              {{2, 2}, {0, 0}, {1, 1}}, "cuda -emulate", lo);
   EXPECT_FALSE(conv1.is_fallback);
   EXPECT_EQ(conv1.config.index, chosen[2]);
-  topi::LayerBuild dw = topi::build_depthwise_conv2d({1, 32, 14, 14}, {32, 1, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", lo);
+  topi::LayerBuild dw = topi::build_depthwise_conv2d({1, 32, 14, 14}, {32, 1, 3, 3},
+                                                     {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", lo);
   EXPECT_FALSE(dw.is_fallback);
   EXPECT_EQ(dw.config.index, chosen[3]);
   topi::LayerBuild d = topi::build_dense(1, 512, 10, false, "cuda -emulate", lo);
@@ -285,7 +305,8 @@ TEST(CudaTemplates, TunedRecordsDispatchInTheLayerBuilds) {
 }
 
 TEST(CudaTemplates, EmulatedTuningChecksCandidatesAgainstHostLoops) {
-  Task task("dense_small_batch.cuda", Json::array({tensor({1, 64}), tensor({16, 64}), nullptr, "float32"}), "cuda -emulate");
+  Task task("dense_small_batch.cuda",
+            Json::array({tensor({1, 64}), tensor({16, 64}), nullptr, "float32"}), "cuda -emulate");
   TuneSessionOptions o;
   o.tuner = "grid";
   o.n_trial = 2;
@@ -302,8 +323,8 @@ TEST(CudaTemplates, EmulatedTuningChecksCandidatesAgainstHostLoops) {
 TEST(CudaTemplates, TimingACudaTaskWithoutAGpuIsRefusedWithTheReason) {
   if (runtime::cuda_available()) GTEST_SKIP() << "a GPU is present: cuda tasks are timed";
   Task task("conv2d_nchw.cuda",
-            Json::array({tensor({1, 16, 14, 14}), tensor({32, 16, 3, 3}), Json::array({1, 1}), Json::array({1, 1, 1, 1}),
-                         Json::array({1, 1}), "float32"}),
+            Json::array({tensor({1, 16, 14, 14}), tensor({32, 16, 3, 3}), Json::array({1, 1}),
+                         Json::array({1, 1, 1, 1}), Json::array({1, 1}), "float32"}),
             "cuda");
   try {
     TuneSessionOptions o;
@@ -311,7 +332,9 @@ TEST(CudaTemplates, TimingACudaTaskWithoutAGpuIsRefusedWithTheReason) {
     tune_task(task, o);
     ADD_FAILURE() << "timed a cuda task without a GPU";
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("timing needs a GPU; cuda -emulate only checks correctness"), std::string::npos)
+    EXPECT_NE(
+        std::string(e.what()).find("timing needs a GPU; cuda -emulate only checks correctness"),
+        std::string::npos)
         << e.what();
   }
 }
@@ -320,8 +343,8 @@ TEST(CudaTemplates, TimingACudaTaskWithoutAGpuIsRefusedWithTheReason) {
 TEST(CudaTemplates, TimedOnTheGpuWhenOneExists) {
   if (!runtime::cuda_available()) GTEST_SKIP() << "no GPU: " << runtime::cuda_unavailable_reason();
   Task task("conv2d_nchw.cuda",
-            Json::array({tensor({1, 64, 56, 56}), tensor({64, 64, 3, 3}), Json::array({1, 1}), Json::array({1, 1, 1, 1}),
-                         Json::array({1, 1}), "float32"}),
+            Json::array({tensor({1, 64, 56, 56}), tensor({64, 64, 3, 3}), Json::array({1, 1}),
+                         Json::array({1, 1, 1, 1}), Json::array({1, 1}), "float32"}),
             "cuda");
   TuneSessionOptions o;
   o.tuner = "random";
@@ -334,8 +357,8 @@ TEST(CudaTemplates, TimedOnTheGpuWhenOneExists) {
   ASSERT_TRUE(s.best_config.has_value()) << s.error_summary();
   EXPECT_GT(s.best_cost, 0);
   EXPECT_LT(s.best_cost, 1.0);
-  std::printf("conv2d_nchw.cuda 1x64x56x56 k3: best %.4f ms (%.1f GFLOP/s), %d of 8 failed\n%s", s.best_cost * 1e3,
-              s.best_throughput, s.failed, s.error_summary().c_str());
+  std::printf("conv2d_nchw.cuda 1x64x56x56 k3: best %.4f ms (%.1f GFLOP/s), %d of 8 failed\n%s",
+              s.best_cost * 1e3, s.best_throughput, s.failed, s.error_summary().c_str());
 }
 
 // ---- item 1: records of registered templates are checked against their spaces -------------------
@@ -345,7 +368,8 @@ TEST(RegisteredRecordCheck, CorruptedNchwcAndPoolRecordsAreSkipped) {
   std::ifstream fl(std::string(MINITVM_SOURCE_DIR) + "/tophub/llvm_v0.04.log");
   std::string l, nchwc;
   while (std::getline(fl, l))
-    if (l.find("conv2d_NCHWc.x86") != std::string::npos && l.find("\"unroll_kw\", \"ot\", false") != std::string::npos) {
+    if (l.find("conv2d_NCHWc.x86") != std::string::npos &&
+        l.find("\"unroll_kw\", \"ot\", false") != std::string::npos) {
       nchwc = l;
       break;
     }
@@ -367,8 +391,10 @@ TEST(RegisteredRecordCheck, CorruptedNchwcAndPoolRecordsAreSkipped) {
   std::vector<std::pair<std::string, std::string>> bad = {
       {sub(nchwc, "[\"tile_ic\", \"sp\", [", "[\"tile_ic\", \"sp\", [1, "), "knob 'tile_ic'"},
       {sub(nchwc, "\"unroll_kw\", \"ot\", false", "\"unroll_kw\", \"ot\", 2"), "knob 'unroll_kw'"},
-      {sub(pool, "[\"vec\", \"ot\", ", "[\"vec\", \"ot\", 2], [\"vec_old\", \"ot\", "), "knob 'vec'"},
-      {sub(pool, "\"entity\": [", "\"entity\": [[\"tile_zz\", \"ot\", 1], "), "unknown knob 'tile_zz'"},
+      {sub(pool, "[\"vec\", \"ot\", ", "[\"vec\", \"ot\", 2], [\"vec_old\", \"ot\", "),
+       "knob 'vec'"},
+      {sub(pool, "\"entity\": [", "\"entity\": [[\"tile_zz\", \"ot\", 1], "),
+       "unknown knob 'tile_zz'"},
   };
   for (const auto& [line, knob] : bad) {
     WarningCapture w;
@@ -385,8 +411,8 @@ TEST(RegisteredRecordCheck, BadConfigReachingTheCudaTemplateIsAnErrorNotACrash) 
   // ApplyConfig answers every query without a check: the template itself must refuse a 2-part
   // tile_f before binding four axes.
   Task task("conv2d_nchw.cuda",
-            Json::array({tensor({1, 16, 14, 14}), tensor({32, 16, 3, 3}), Json::array({1, 1}), Json::array({1, 1, 1, 1}),
-                         Json::array({1, 1}), "float32"}),
+            Json::array({tensor({1, 16, 14, 14}), tensor({32, 16, 3, 3}), Json::array({1, 1}),
+                         Json::array({1, 1, 1, 1}), Json::array({1, 1}), "float32"}),
             "cuda -emulate");
   ConfigEntity cfg = task.config(0);
   cfg.set("tile_f", SplitEntity{{-1, 8}});
@@ -395,14 +421,16 @@ TEST(RegisteredRecordCheck, BadConfigReachingTheCudaTemplateIsAnErrorNotACrash) 
   topi::LayerOptions lo;
   lo.lower_only = true;
   try {
-    topi::build_conv2d({1, 16, 14, 14}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate", lo);
+    topi::build_conv2d({1, 16, 14, 14}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate",
+                       lo);
     ADD_FAILURE() << "a 2-part tile_f was applied";
   } catch (const InvalidConfig& e) {
     EXPECT_NE(std::string(e.what()).find("knob 'tile_f'"), std::string::npos) << e.what();
   }
 }
 
-// ---- item 4: why candidates failed ----------------------------------------------------------------
+// ---- item 4: why candidates failed
+// ----------------------------------------------------------------
 
 TEST(TuneErrors, FirstErrorOfEachKindAndVerboseLines) {
   // An llvm template has no thread binding: every candidate fails to build for cuda -emulate.
@@ -421,9 +449,11 @@ TEST(TuneErrors, FirstErrorOfEachKindAndVerboseLines) {
   EXPECT_FALSE(s.best_config.has_value());
   ASSERT_EQ(s.first_errors.size(), 1u);
   ASSERT_EQ(s.first_errors.count(static_cast<int>(MeasureErrorNo::CompileHost)), 1u);
-  EXPECT_NE(s.first_errors.at(2).find("Did you forget to bind"), std::string::npos) << s.first_errors.at(2);
+  EXPECT_NE(s.first_errors.at(2).find("Did you forget to bind"), std::string::npos)
+      << s.first_errors.at(2);
   EXPECT_EQ(s.error_counts.at(2), 3);
-  EXPECT_NE(s.error_summary().find("3 x COMPILE_HOST (2): "), std::string::npos) << s.error_summary();
+  EXPECT_NE(s.error_summary().find("3 x COMPILE_HOST (2): "), std::string::npos)
+      << s.error_summary();
   std::string v = vout.str();
   EXPECT_NE(v.find("trial 1 config #0 "), std::string::npos) << v;
   EXPECT_NE(v.find("trial 3 config #2 "), std::string::npos) << v;
@@ -438,7 +468,9 @@ TEST(TuneErrors, TargetIsCheckedBeforeAnyTrial) {
     check_tuning_target("opencl -device=mali");
     ADD_FAILURE();
   } catch (const CompileError& e) {
-    EXPECT_NE(std::string(e.what()).find("unknown tuning target 'opencl -device=mali'"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("unknown tuning target 'opencl -device=mali'"),
+              std::string::npos)
+        << e.what();
   }
   EXPECT_THROW(check_tuning_target(""), CompileError);
   EXPECT_EQ(std::string(measure_error_name(7)), "RUN_TIMEOUT");
@@ -446,11 +478,13 @@ TEST(TuneErrors, TargetIsCheckedBeforeAnyTrial) {
 
 TEST(RegisteredRecordCheck, ShippedLlvmAndPoolLogsLoseNoRecord) {
   // With the x86 conv2d and pool templates registered, their shipped records are checked too.
-  for (const char* f : {"llvm_v0.01.log", "llvm_v0.02.log", "llvm_v0.03.log", "llvm_v0.04.log", "pool_llvm_v0.03.log"}) {
+  for (const char* f : {"llvm_v0.01.log", "llvm_v0.02.log", "llvm_v0.03.log", "llvm_v0.04.log",
+                        "pool_llvm_v0.03.log"}) {
     WarningCapture w;
     LoadReport rep;
     auto recs = load_records(std::string(MINITVM_SOURCE_DIR) + "/tophub/" + f, {}, &rep);
     EXPECT_GT(recs.size(), 0u) << f;
-    EXPECT_TRUE(rep.skipped.empty()) << f << ": " << (rep.skipped.empty() ? "" : rep.skipped[0].reason);
+    EXPECT_TRUE(rep.skipped.empty())
+        << f << ": " << (rep.skipped.empty() ? "" : rep.skipped[0].reason);
   }
 }

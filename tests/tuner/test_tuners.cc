@@ -16,7 +16,8 @@ using namespace minitvm::autotune::testing;
 namespace {
 
 void expect_no_repeats(const SyntheticMeasurer& m) {
-  for (const auto& [i, n] : m.measured_count) EXPECT_EQ(n, 1) << "config " << i << " measured " << n << " times";
+  for (const auto& [i, n] : m.measured_count)
+    EXPECT_EQ(n, 1) << "config " << i << " measured " << n << " times";
 }
 
 }  // namespace
@@ -159,7 +160,8 @@ TEST(Tuner, LoadHistorySkipsMeasuredConfigs) {
   ConfigSpace s = synthetic_space();
   SyntheticMeasurer first;
   std::vector<std::pair<int64_t, MeasureResult>> hist;
-  for (const auto& o : first.measure({s.get(5), s.get(59), s.get(60)})) hist.push_back({o.config.index, o.result});
+  for (const auto& o : first.measure({s.get(5), s.get(59), s.get(60)}))
+    hist.push_back({o.config.index, o.result});
   for (const std::string name : {"grid", "random", "ga", "xgb"}) {
     auto t = make_tuner(name, s, 4);
     t->load_history(hist);
@@ -169,7 +171,9 @@ TEST(Tuner, LoadHistorySkipsMeasuredConfigs) {
     TuneOptions o;
     o.n_trial = 126;
     EXPECT_EQ(t->tune(m, o), 123) << name;
-    EXPECT_EQ(m.measured_count.count(5) + m.measured_count.count(59) + m.measured_count.count(60), 0u) << name;
+    EXPECT_EQ(m.measured_count.count(5) + m.measured_count.count(59) + m.measured_count.count(60),
+              0u)
+        << name;
     expect_no_repeats(m);
   }
 }

@@ -51,13 +51,13 @@
 #include <variant>
 #include <vector>
 
+#include "cli.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/ptxas.h"
 #include "minitvm/runtime/time_evaluator.h"
 #include "minitvm/support/logging.h"
 #include "minitvm/topi/sweep.h"
-#include "cli.h"
 #include "vendor.h"
 
 #ifndef MINITVM_SOURCE_DIR
@@ -71,7 +71,9 @@ using sweep::OpKind;
 namespace {
 
 using Clock = std::chrono::steady_clock;
-double since(Clock::time_point t) { return std::chrono::duration<double>(Clock::now() - t).count(); }
+double since(Clock::time_point t) {
+  return std::chrono::duration<double>(Clock::now() - t).count();
+}
 
 struct Options {
   std::vector<std::string> logs;
@@ -93,20 +95,24 @@ const char* kUsage =
 // Returns the options, or the exit code to stop with (--help: 0, a usage error: 2).
 std::variant<Options, int> parse(int argc, char** argv) {
   Options o;
-  auto app = minitvm::cli::make_app(
-      "minitvm-bench-gpu-conv2d",
-      "Every distinct workload of the seed logs built with its best record, run on the GPU, checked against "
-      "cuDNN / cuBLAS / CPU loops and timed next to the logged time and cuDNN's (docs/PERFORMANCE.md).",
-      kUsage);
+  auto app = minitvm::cli::make_app("minitvm-bench-gpu-conv2d",
+                                    "Every distinct workload of the seed logs built with its best "
+                                    "record, run on the GPU, checked against "
+                                    "cuDNN / cuBLAS / CPU loops and timed next to the logged time "
+                                    "and cuDNN's (docs/PERFORMANCE.md).",
+                                    kUsage);
   using minitvm::cli::Integer;
   using minitvm::cli::Number;
   app->add_option("logs", o.logs, "tuning logs or folders (default tophub/seed)");
-  app->add_option("--filter", o.filters, "only workloads whose description contains SUBSTR (repeatable)")
+  app->add_option("--filter", o.filters,
+                  "only workloads whose description contains SUBSTR (repeatable)")
       ->allow_extra_args(false);
   app->add_option("--limit", o.limit, "only the first N workloads")->check(Integer(0));
-  app->add_option("--jobs", o.jobs, "builder threads (default: hardware threads)")->check(Integer(0));
+  app->add_option("--jobs", o.jobs, "builder threads (default: hardware threads)")
+      ->check(Integer(0));
   app->add_option("--repeat", o.timing.repeat, "timed repeats")->check(Integer(1));
-  app->add_option("--min-repeat-ms", o.timing.min_repeat_ms, "minimum time of one repeat")->check(Number(0));
+  app->add_option("--min-repeat-ms", o.timing.min_repeat_ms, "minimum time of one repeat")
+      ->check(Number(0));
   app->add_option("--max-check-macs", o.max_check_macs, "larger layers are not checked on the CPU")
       ->check(Integer(0));
   app->add_option("--time-budget", o.time_budget_s, "seconds for the whole run")->check(Number(0));
@@ -147,7 +153,8 @@ std::vector<autotune::Record> load_logs(const std::vector<std::string>& paths) {
 
 // Run fn(begin, end) over [0, n) in chunks on up to hardware_concurrency threads.
 void parallel_chunks(size_t n, const std::function<void(size_t, size_t)>& fn) {
-  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()), std::max<size_t>(1, n >> 20));
+  size_t threads = std::min<size_t>(std::max(1u, std::thread::hardware_concurrency()),
+                                    std::max<size_t>(1, n >> 20));
   if (threads <= 1) {
     fn(0, n);
     return;
@@ -202,7 +209,8 @@ std::vector<float> naive_reference(const sweep::SweepWorkload& w, int64_t batch,
       } else {
         auto ds = w.data_shape;
         ds[0] = 1;
-        y = sweep::reference_conv2d(ds, w.kernel_shape, w.attrs, w.op == OpKind::Depthwise, x, in[1]);
+        y = sweep::reference_conv2d(ds, w.kernel_shape, w.attrs, w.op == OpKind::Depthwise, x,
+                                    in[1]);
       }
       std::copy(y.begin(), y.end(), out.begin() + static_cast<std::ptrdiff_t>(r * row_out));
     }
@@ -217,7 +225,9 @@ std::vector<float> naive_reference(const sweep::SweepWorkload& w, int64_t batch,
 
 // ---- one workload ----------------------------------------------------------------------------
 
-int64_t batch_of(const sweep::SweepWorkload& w) { return w.op == OpKind::Dense ? w.batch : w.data_shape[0]; }
+int64_t batch_of(const sweep::SweepWorkload& w) {
+  return w.op == OpKind::Dense ? w.batch : w.data_shape[0];
+}
 
 std::string shape_str(const std::vector<int64_t>& s) {
   std::string r;
@@ -241,20 +251,23 @@ std::vector<std::vector<int64_t>> expected_shapes(const sweep::SweepWorkload& w)
 std::string check_arg_shapes(const sweep::SweepWorkload& w, const topi::LayerBuild& L) {
   auto want = expected_shapes(w);
   if (L.args.size() != want.size())
-    return "the layer has " + std::to_string(L.args.size()) + " arguments, expected " + std::to_string(want.size());
+    return "the layer has " + std::to_string(L.args.size()) + " arguments, expected " +
+           std::to_string(want.size());
   for (size_t i = 0; i < want.size(); ++i) {
     auto got = topi::nn::const_shape(L.args[i]);
     if (got != want[i])
-      return "argument " + std::to_string(i) + " has shape " + shape_str(got) + ", expected " + shape_str(want[i]);
-    if (L.args[i]->dtype != DataType::Float(32)) return "argument " + std::to_string(i) + " is not float32";
+      return "argument " + std::to_string(i) + " has shape " + shape_str(got) + ", expected " +
+             shape_str(want[i]);
+    if (L.args[i]->dtype != DataType::Float(32))
+      return "argument " + std::to_string(i) + " is not float32";
   }
   return "";
 }
 
 // Launch dimensions of a built "cuda" module within the hardware limits (read from its saved JSON).
 std::string check_launches(const runtime::Module& m, const std::string& tag) {
-  auto dir =
-      std::filesystem::temp_directory_path() / ("minitvm_bench_conv2d_" + std::to_string(::getpid()) + "_" + tag);
+  auto dir = std::filesystem::temp_directory_path() /
+             ("minitvm_bench_conv2d_" + std::to_string(::getpid()) + "_" + tag);
   std::filesystem::create_directories(dir);
   std::string path = (dir / "m.ptx").string();
   std::string err;
@@ -271,7 +284,8 @@ std::string check_launches(const runtime::Module& m, const std::string& tag) {
         std::string k = l.at("kernel").get<std::string>();
         if (g.size() != 3 || b.size() != 3)
           err = k + ": grid/block are not 3-d";
-        else if (g[0] < 1 || g[0] > 2147483647 || g[1] < 1 || g[1] > 65535 || g[2] < 1 || g[2] > 65535)
+        else if (g[0] < 1 || g[0] > 2147483647 || g[1] < 1 || g[1] > 65535 || g[2] < 1 ||
+                 g[2] > 65535)
           err = k + ": grid " + shape_str(g) + " outside the CUDA limits";
         else if (b[0] < 1 || b[1] < 1 || b[2] < 1 || b[0] * b[1] * b[2] > 1024 || b[2] > 64)
           err = k + ": block " + shape_str(b) + " outside the CUDA limits";
@@ -299,8 +313,9 @@ struct Slot {
 // `preload`, a built "cuda" module is also loaded on that device there (the driver's PTX JIT).
 class Builder {
  public:
-  Builder(const std::vector<const sweep::SweepWorkload*>& ws, const autotune::ApplyHistoryBest& best, int jobs,
-          std::string target, std::optional<Device> preload = std::nullopt)
+  Builder(const std::vector<const sweep::SweepWorkload*>& ws,
+          const autotune::ApplyHistoryBest& best, int jobs, std::string target,
+          std::optional<Device> preload = std::nullopt)
       : ws_(ws), best_(best), target_(std::move(target)), preload_(preload) {
     for (size_t i = 0; i < ws.size(); ++i) slots_.push_back(std::make_unique<Slot>());
     int n = std::min<int>(jobs, static_cast<int>(ws.size()));
@@ -372,9 +387,11 @@ enum class Outcome { Passed, Failed, NotChecked };
 
 // CUDA errors after which the context is unusable: every later call fails with them too.
 bool context_lost(const std::string& message) {
-  for (const char* e : {"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS",
-                        "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_HARDWARE_STACK_ERROR", "CUDA_ERROR_INVALID_PC",
-                        "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_ASSERT", "CUDA_ERROR_ECC_UNCORRECTABLE"})
+  for (const char* e :
+       {"CUDA_ERROR_ILLEGAL_ADDRESS", "CUDA_ERROR_LAUNCH_FAILED", "CUDA_ERROR_MISALIGNED_ADDRESS",
+        "CUDA_ERROR_ILLEGAL_INSTRUCTION", "CUDA_ERROR_HARDWARE_STACK_ERROR",
+        "CUDA_ERROR_INVALID_PC", "CUDA_ERROR_LAUNCH_TIMEOUT", "CUDA_ERROR_ASSERT",
+        "CUDA_ERROR_ECC_UNCORRECTABLE"})
     if (message.find(e) != std::string::npos) return true;
   return false;
 }
@@ -412,7 +429,8 @@ std::string row_prefix(const sweep::SweepWorkload& w, const sweep::BestBuild& b)
          " N=" + std::to_string(batch_of(w)) + " src=" + src;
 }
 
-runtime::NDArray upload(const std::vector<float>& v, const std::vector<int64_t>& shape, Device dev) {
+runtime::NDArray upload(const std::vector<float>& v, const std::vector<int64_t>& shape,
+                        Device dev) {
   auto a = runtime::NDArray::empty(shape, DataType::Float(32), dev);
   a.copy_from_bytes(v.data(), v.size() * sizeof(float));
   return a;
@@ -427,19 +445,21 @@ runtime::NDArray nan_output(const std::vector<int64_t>& shape, Device dev) {
   size_t n = 1;
   for (auto d : shape) n *= static_cast<size_t>(d);
   std::unique_ptr<float[]> fill(new float[n]);
-  parallel_chunks(n, [&](size_t b, size_t e) { std::memset(fill.get() + b, 0xff, (e - b) * sizeof(float)); });
+  parallel_chunks(
+      n, [&](size_t b, size_t e) { std::memset(fill.get() + b, 0xff, (e - b) * sizeof(float)); });
   auto a = runtime::NDArray::empty(shape, DataType::Float(32), dev);
   a.copy_from_bytes(fill.get(), n * sizeof(float));
   return a;
 }
 
-Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Options& opt, const Vendors& v,
-            Device dev) {
+Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Options& opt,
+            const Vendors& v, Device dev) {
   Row row;
   std::string line = "BENCH " + row_prefix(w, b);
   auto emit = [&](Outcome o, const std::string& tail) {
     row.outcome = o;
-    line += " ours_ms=" + ms(row.ours) + " log_ms=" + ms(row.log) + " ours/log=" + ratio(row.ours, row.log);
+    line += " ours_ms=" + ms(row.ours) + " log_ms=" + ms(row.log) +
+            " ours/log=" + ratio(row.ours, row.log);
     if (!row.vendor_name.empty())
       line += " " + row.vendor_name + "_ms=" + ms(row.vendor) + " " + row.vendor_name +
               "/ours=" + ratio(row.vendor, row.ours);
@@ -453,7 +473,8 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
   const topi::LayerBuild& L = b.layer;
   std::string stage = "shapes";
   try {
-    if (std::string e = check_arg_shapes(w, L); !e.empty()) return emit(Outcome::Failed, "FAIL shapes: " + e);
+    if (std::string e = check_arg_shapes(w, L); !e.empty())
+      return emit(Outcome::Failed, "FAIL shapes: " + e);
     // inputs, uploaded
     stage = "inputs";
     std::vector<std::vector<float>> host;
@@ -471,7 +492,8 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
     runtime::NDArray out = nan_output(out_shape, dev);
     args.emplace_back(out);
     // The library's output starts as NaN too (a device copy, before our kernel writes `out`).
-    bool use_cudnn = w.op != OpKind::Dense && v.cudnn.ready(), use_cublas = w.op == OpKind::Dense && v.cublas.ready();
+    bool use_cudnn = w.op != OpKind::Dense && v.cudnn.ready(),
+         use_cublas = w.op == OpKind::Dense && v.cublas.ready();
     runtime::NDArray y;
     if (use_cudnn || use_cublas) {
       y = runtime::NDArray::empty(out_shape, DataType::Float(32), dev);
@@ -484,7 +506,8 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
     if (dev.is_cuda()) runtime::cuda_synchronize(dev);
     std::vector<float> got = download(out);
     stage = "time";
-    row.ours = runtime::time_evaluator(f, dev, opt.timing.number, opt.timing.repeat, opt.timing.min_repeat_ms)
+    row.ours = runtime::time_evaluator(f, dev, opt.timing.number, opt.timing.repeat,
+                                       opt.timing.min_repeat_ms)
                    .call(args)
                    .median;
     // the reference
@@ -494,19 +517,21 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
     row.vendor_name = w.op == OpKind::Dense ? "cublas" : "cudnn";
     try {
       if (use_cublas) {
-        bench::VendorRun r = v.cublas.run(w.batch, w.in_dim, w.out_dim, dev_in[0], dev_in[1], y, dev, opt.timing);
+        bench::VendorRun r =
+            v.cublas.run(w.batch, w.in_dim, w.out_dim, dev_in[0], dev_in[1], y, dev, opt.timing);
         if (r.ran) {
           row.vendor = r.seconds;
           ref = download(y);
           if (w.bias)
-            for (size_t i = 0; i < ref.size(); ++i) ref[i] += host[2][i % static_cast<size_t>(w.out_dim)];
+            for (size_t i = 0; i < ref.size(); ++i)
+              ref[i] += host[2][i % static_cast<size_t>(w.out_dim)];
           ref_name = "cublas_sgemm+bias";
         } else {
           note = " (cublas: " + r.error + ")";
         }
       } else if (use_cudnn) {
-        bench::VendorRun r =
-            v.cudnn.run(bench::conv_params(w), dev_in[0], dev_in[1], y, dev, opt.timing, opt.max_workspace);
+        bench::VendorRun r = v.cudnn.run(bench::conv_params(w), dev_in[0], dev_in[1], y, dev,
+                                         opt.timing, opt.max_workspace);
         if (r.ran) {
           row.vendor = r.seconds;
           ref = download(y);
@@ -526,7 +551,8 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
     if (ref.empty()) {
       int64_t macs = w.macs();
       if (macs > opt.max_check_macs)
-        return emit(Outcome::NotChecked, "NOT_CHECKED (no vendor reference, " + std::to_string(macs) +
+        return emit(Outcome::NotChecked, "NOT_CHECKED (no vendor reference, " +
+                                             std::to_string(macs) +
                                              " MACs > --max-check-macs for the CPU loops)" + note);
       stage = "naive reference";
       ref = naive_reference(w, batch_of(w), host, got.size());
@@ -538,7 +564,8 @@ Row run_row(const sweep::SweepWorkload& w, const sweep::BestBuild& b, const Opti
     char e[64];
     std::snprintf(e, sizeof e, "%.2e", err);
     std::string tail = "ref=" + ref_name + " max_rel=" + e + algo;
-    if (!(err <= tolerance)) return emit(Outcome::Failed, tail + " FAIL compare: above the tolerance" + note);
+    if (!(err <= tolerance))
+      return emit(Outcome::Failed, tail + " FAIL compare: above the tolerance" + note);
     return emit(Outcome::Passed, tail + " ok" + note);
   } catch (const std::exception& e) {
     row.context_lost = context_lost(e.what());
@@ -556,22 +583,28 @@ int run_rows(const Options& opt, const std::vector<const sweep::SweepWorkload*>&
   Device dev = opt.emulate ? Device::cpu() : Device::cuda(0);
   Vendors v;
   if (!opt.emulate) {
-    runtime::NDArray::empty({1}, DataType::Float(32), dev);  // the context exists before cuDNN/cuBLAS start
+    runtime::NDArray::empty({1}, DataType::Float(32),
+                            dev);  // the context exists before cuDNN/cuBLAS start
     if (v.cudnn.load()) v.cudnn.create_handle();
     if (v.cublas.load()) v.cublas.create_handle();
     std::printf("NOTE cuDNN: %s\n", v.cudnn.describe().c_str());
     std::printf("NOTE cuBLAS: %s\n", v.cublas.describe().c_str());
   } else {
-    std::printf("NOTE --emulate: layers built for \"cuda -emulate\" and run on the CPU; no cuDNN/cuBLAS\n");
+    std::printf(
+        "NOTE --emulate: layers built for \"cuda -emulate\" and run on the CPU; no cuDNN/cuBLAS\n");
   }
   std::printf(
-      "NOTE timing: time_evaluator median of %d repeats (one warm-up call; a repeat repeats the call "
-      "until it takes >= %.1f ms), ours and the library alike; log_ms: mean of the record's costs (TVM, "
+      "NOTE timing: time_evaluator median of %d repeats (one warm-up call; a repeat repeats the "
+      "call "
+      "until it takes >= %.1f ms), ours and the library alike; log_ms: mean of the record's costs "
+      "(TVM, "
       "2019, GPU unknown)\n",
       opt.timing.repeat, opt.timing.min_repeat_ms);
   std::printf(
-      "NOTE reference: cuDNN IMPLICIT_GEMM (FMA math) for conv2d/depthwise, cuBLAS SGEMM + bias for "
-      "dense, else CPU loops up to %lld MACs; tolerance max|a-b|/max(1,|b|) <= %.0e (winograd %.0e)\n",
+      "NOTE reference: cuDNN IMPLICIT_GEMM (FMA math) for conv2d/depthwise, cuBLAS SGEMM + bias "
+      "for "
+      "dense, else CPU loops up to %lld MACs; tolerance max|a-b|/max(1,|b|) <= %.0e (winograd "
+      "%.0e)\n",
       static_cast<long long>(opt.max_check_macs), sweep::CheckOptions{}.tolerance,
       sweep::CheckOptions{}.winograd_tolerance);
   std::fflush(stdout);
@@ -582,22 +615,23 @@ int run_rows(const Options& opt, const std::vector<const sweep::SweepWorkload*>&
   double build_s = 0;
   for (size_t i = 0; i < sel.size(); ++i) build_s += builder.wait(i).seconds;
   double phase1 = since(t0);
-  std::printf("NOTE built%s %zu layers in %.1f s on %d threads (%.1f s of builds)\n", opt.emulate ? "" : " and loaded",
-              sel.size(), phase1, opt.jobs, build_s);
+  std::printf("NOTE built%s %zu layers in %.1f s on %d threads (%.1f s of builds)\n",
+              opt.emulate ? "" : " and loaded", sel.size(), phase1, opt.jobs, build_s);
   std::fflush(stdout);
   // Phase 2: the rows, one at a time.
   int passed = 0, failed = 0, unchecked = 0, not_run = 0;
   Geo g_log, g_cudnn, g_cublas;
   std::map<int64_t, std::pair<Geo, Geo>> by_batch;  // batch -> (ours/log, vendor/ours)
-  std::string lost;                                 // the row after which the CUDA context was unusable
+  std::string lost;  // the row after which the CUDA context was unusable
   for (size_t i = 0; i < sel.size(); ++i) {
     Slot& s = builder.wait(i);
     if (!lost.empty() || since(t0) > opt.time_budget_s) {
       ++not_run;
       std::printf("BENCH %s NOT_RUN (%s)\n", row_prefix(*sel[i], s.build).c_str(),
-                  lost.empty()
-                      ? ("over --time-budget " + std::to_string(static_cast<int>(opt.time_budget_s)) + " s").c_str()
-                      : ("the CUDA context was lost at " + lost).c_str());
+                  lost.empty() ? ("over --time-budget " +
+                                  std::to_string(static_cast<int>(opt.time_budget_s)) + " s")
+                                     .c_str()
+                               : ("the CUDA context was lost at " + lost).c_str());
       s.build = sweep::BestBuild{};
       continue;
     }
@@ -605,7 +639,8 @@ int run_rows(const Options& opt, const std::vector<const sweep::SweepWorkload*>&
     if (r.context_lost) {
       lost = row_prefix(*sel[i], s.build);
       // Freeing modules and buffers in a lost context warns once each: say it once instead.
-      std::printf("NOTE the CUDA context is unusable after this row; the remaining rows are not run\n");
+      std::printf(
+          "NOTE the CUDA context is unusable after this row; the remaining rows are not run\n");
       set_warning_sink([](const std::string&) {});
     }
     s.build = sweep::BestBuild{};  // frees the module and its device temporaries
@@ -616,18 +651,20 @@ int run_rows(const Options& opt, const std::vector<const sweep::SweepWorkload*>&
     gb.first.add(r.ours / r.log);
     gb.second.add(r.vendor / r.ours);
   }
-  std::printf("GEOMEAN ours/log=%s cudnn/ours=%s cublas/ours=%s\n", g_log.str().c_str(), g_cudnn.str().c_str(),
-              g_cublas.str().c_str());
+  std::printf("GEOMEAN ours/log=%s cudnn/ours=%s cublas/ours=%s\n", g_log.str().c_str(),
+              g_cudnn.str().c_str(), g_cublas.str().c_str());
   for (const auto& [batch, g] : by_batch)
-    std::printf("GEOMEAN N=%lld ours/log=%s vendor/ours=%s\n", static_cast<long long>(batch), g.first.str().c_str(),
-                g.second.str().c_str());
+    std::printf("GEOMEAN N=%lld ours/log=%s vendor/ours=%s\n", static_cast<long long>(batch),
+                g.first.str().c_str(), g.second.str().c_str());
   std::printf(
-      "(geomean (rows); ours/log < 1: faster than the time in the log; vendor/ours > 1: faster than "
+      "(geomean (rows); ours/log < 1: faster than the time in the log; vendor/ours > 1: faster "
+      "than "
       "cuDNN/cuBLAS)\n");
-  std::printf("SUMMARY %zu workloads in %.1f s (phase 1, builds%s: %.1f s)\n", sel.size(), since(t0),
-              opt.emulate ? "" : " + PTX loads", phase1);
+  std::printf("SUMMARY %zu workloads in %.1f s (phase 1, builds%s: %.1f s)\n", sel.size(),
+              since(t0), opt.emulate ? "" : " + PTX loads", phase1);
   std::printf("%d passed, %d failed, %d not checked", passed, failed, unchecked);
-  if (not_run) std::printf(", %d not run (%s)", not_run, lost.empty() ? "time budget" : "CUDA context lost");
+  if (not_run)
+    std::printf(", %d not run (%s)", not_run, lost.empty() ? "time budget" : "CUDA context lost");
   std::printf("\n");
   return failed || not_run ? 1 : 0;
 }
@@ -649,7 +686,8 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
       bench::ConvParams p = bench::conv_params(*w);
       if (!p.unsupported.empty()) {
         ++unsupported;
-        std::printf("NOTE %s: cuDNN cannot run it: %s\n", w->describe().c_str(), p.unsupported.c_str());
+        std::printf("NOTE %s: cuDNN cannot run it: %s\n", w->describe().c_str(),
+                    p.unsupported.c_str());
         continue;
       }
       std::array<int64_t, 4> dims{};
@@ -657,7 +695,8 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
         if (!v.cudnn.output_dims(p, &dims, &err))
           err = "cuDNN rejects " + p.str() + ": " + err;
         else if (dims != p.out)
-          err = "cuDNN's output " + shape_str({dims.begin(), dims.end()}) + " differs from ours for " + p.str();
+          err = "cuDNN's output " + shape_str({dims.begin(), dims.end()}) +
+                " differs from ours for " + p.str();
         else
           ++cudnn_checked;
       }
@@ -677,8 +716,9 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
     std::map<std::string, const sweep::SweepWorkload*> pick;
     for (const auto* w : sel) {
       const autotune::Record* rec = best.best_record(autotune::parse_target("cuda"), w->workload);
-      std::string kind = std::to_string(static_cast<int>(w->op)) + "/" + (rec ? sweep::record_template(*rec) : "?") +
-                         "/" + std::to_string(batch_of(*w));
+      std::string kind = std::to_string(static_cast<int>(w->op)) + "/" +
+                         (rec ? sweep::record_template(*rec) : "?") + "/" +
+                         std::to_string(batch_of(*w));
       auto& p = pick[kind];
       if (!p || w->macs() < p->macs()) p = w;
     }
@@ -708,21 +748,23 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
         ptxas_s = since(tp);
         int regs = 0;
         int64_t smem = 0;
-        for (const auto& k : rep.kernels) regs = std::max(regs, k.registers), smem = std::max(smem, k.shared_bytes);
+        for (const auto& k : rep.kernels)
+          regs = std::max(regs, k.registers), smem = std::max(smem, k.shared_bytes);
         info = " kernels=" + std::to_string(rep.kernels.size()) + " regs=" + std::to_string(regs) +
                " smem=" + std::to_string(smem);
         char pt[32];
         std::snprintf(pt, sizeof pt, " ptxas_s=%.2f", ptxas_s);
         info += pt;
-        if (smem > 48 * 1024) err = "ptxas: static shared memory " + std::to_string(smem) + " > 48 KiB";
+        if (smem > 48 * 1024)
+          err = "ptxas: static shared memory " + std::to_string(smem) + " > 48 KiB";
       } catch (const std::exception& e) {
         err = std::string("ptxas: ") + sweep::first_line(e.what());
       }
     }
     char t[64];
     // The CUDA source's hash: builds on several threads must give what a serial build gives.
-    std::snprintf(t, sizeof t, " cuda_src=%016zx build_s=%.1f", b.ok() ? std::hash<std::string>{}(b.layer.source) : 0,
-                  s.seconds);
+    std::snprintf(t, sizeof t, " cuda_src=%016zx build_s=%.1f",
+                  b.ok() ? std::hash<std::string>{}(b.layer.source) : 0, s.seconds);
     if (err.empty()) {
       ++built;
       std::printf("DRYRUN %s built%s%s ok\n", row_prefix(w, b).c_str(), info.c_str(), t);
@@ -734,7 +776,8 @@ int run_dry(const Options& opt, const std::vector<const sweep::SweepWorkload*>& 
     std::fflush(stdout);
   }
   std::printf(
-      "dry run: %zu workloads decoded, %d conv descriptor sets checked against cuDNN, %d not runnable by "
+      "dry run: %zu workloads decoded, %d conv descriptor sets checked against cuDNN, %d not "
+      "runnable by "
       "cuDNN, %d of %zu layers built for cuda%s, %.1f s\n",
       sel.size(), cudnn_checked, unsupported, built, to_build.size(),
       ptxas ? " (NVRTC + ptxas sm_90)" : " (NVRTC; ptxas not found)", since(t0));
@@ -749,8 +792,10 @@ int main(int argc, char** argv) {
   if (auto* rc = std::get_if<int>(&parsed)) return *rc;
   Options opt = std::get<Options>(std::move(parsed));
   if (!opt.dry_run && !opt.emulate && !runtime::cuda_available()) {
-    std::printf("SKIP minitvm-bench-gpu-conv2d: no CUDA GPU (%s); --dry-run runs everything but the GPU part\n",
-                runtime::cuda_unavailable_reason().c_str());
+    std::printf(
+        "SKIP minitvm-bench-gpu-conv2d: no CUDA GPU (%s); --dry-run runs everything but the GPU "
+        "part\n",
+        runtime::cuda_unavailable_reason().c_str());
     return 0;
   }
   try {
@@ -761,15 +806,18 @@ int main(int argc, char** argv) {
     for (const auto& w : ws.supported) {
       if (opt.limit >= 0 && static_cast<int>(sel.size()) >= opt.limit) break;
       const autotune::Record* rec = best.best_record(autotune::parse_target("cuda"), w.workload);
-      std::string text = w.describe() + " " + w.source + " " + (rec ? sweep::record_template(*rec) : "");
+      std::string text =
+          w.describe() + " " + w.source + " " + (rec ? sweep::record_template(*rec) : "");
       bool match = opt.filters.empty();
       for (const auto& f : opt.filters) match = match || text.find(f) != std::string::npos;
       if (!match) continue;
       sel.push_back(&w);
     }
-    std::printf("NOTE %zu records, %zu distinct workloads (%zu skipped as unsupported), %zu selected\n", records.size(),
-                ws.supported.size() + ws.skipped.size(), ws.skipped.size(), sel.size());
-    for (const auto& [what, why] : ws.skipped) std::printf("NOTE skipped %s: %s\n", what.c_str(), why.c_str());
+    std::printf(
+        "NOTE %zu records, %zu distinct workloads (%zu skipped as unsupported), %zu selected\n",
+        records.size(), ws.supported.size() + ws.skipped.size(), ws.skipped.size(), sel.size());
+    for (const auto& [what, why] : ws.skipped)
+      std::printf("NOTE skipped %s: %s\n", what.c_str(), why.c_str());
     std::fflush(stdout);
     return opt.dry_run ? run_dry(opt, sel, best) : run_rows(opt, sel, best);
   } catch (const std::exception& e) {

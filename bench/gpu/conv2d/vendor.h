@@ -35,7 +35,8 @@ struct ConvParams {
   std::string str() const;
 };
 
-/** Descriptor parameters of a conv2d or depthwise workload; throws for dense or malformed shapes. */
+/** Descriptor parameters of a conv2d or depthwise workload; throws for dense or malformed shapes.
+ */
 ConvParams conv_params(const topi::sweep::SweepWorkload& w);
 
 /** How a library call was timed (both sides use the same time_evaluator settings). */
@@ -80,8 +81,9 @@ class CudnnConv {
    * reference output into `y` (if it cannot run, `y` keeps the timed algorithm's output).
    * `x`, `wt`, `y` are cuda NDArrays of p's shapes.
    */
-  VendorRun run(const ConvParams& p, const runtime::NDArray& x, const runtime::NDArray& wt, const runtime::NDArray& y,
-                Device dev, const Timing& timing, size_t max_workspace) const;
+  VendorRun run(const ConvParams& p, const runtime::NDArray& x, const runtime::NDArray& wt,
+                const runtime::NDArray& y, Device dev, const Timing& timing,
+                size_t max_workspace) const;
 
   struct Impl;  ///< the library's entry points (vendor.cc)
 
@@ -89,7 +91,8 @@ class CudnnConv {
   Impl* impl_;
 };
 
-/** cuBLAS SGEMM for dense layers: y[b][n] = sum_k x[b][k] * w[n][k] (no bias: add it on the host). */
+/** cuBLAS SGEMM for dense layers: y[b][n] = sum_k x[b][k] * w[n][k] (no bias: add it on the host).
+ */
 class CublasDense {
  public:
   CublasDense();
@@ -104,8 +107,9 @@ class CublasDense {
   std::string describe() const;
 
   /** Run and time y = x w^T (x: batch x in_dim, w: out_dim x in_dim, y: batch x out_dim, cuda). */
-  VendorRun run(int64_t batch, int64_t in_dim, int64_t out_dim, const runtime::NDArray& x, const runtime::NDArray& w,
-                const runtime::NDArray& y, Device dev, const Timing& timing) const;
+  VendorRun run(int64_t batch, int64_t in_dim, int64_t out_dim, const runtime::NDArray& x,
+                const runtime::NDArray& w, const runtime::NDArray& y, Device dev,
+                const Timing& timing) const;
 
  private:
   struct Impl;

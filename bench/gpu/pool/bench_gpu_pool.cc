@@ -22,12 +22,12 @@
 #include "../vendor_libs.h"
 #include "cli.h"
 #include "minitvm/autotune/dispatch.h"
-#include "minitvm/frontend/pool_plan.h"
 #include "minitvm/codegen/build.h"
+#include "minitvm/frontend/pool_plan.h"
 #include "minitvm/runtime/cuda.h"
+#include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
-#include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/time_evaluator.h"
 #include "minitvm/topi/pool.h"
 
@@ -44,8 +44,8 @@ struct Cudnn {
   using SetTensor4d = int (*)(void*, int, int, int, int, int, int);
   using SetPool2d = int (*)(void*, int, int, int, int, int, int, int, int);
   using PoolFwd = int (*)(void*, void*, const void*, void*, const void*, const void*, void*, void*);
-  using PoolBwd = int (*)(void*, void*, const void*, void*, const void*, void*, const void*, void*, const void*,
-                          const void*, void*, void*);
+  using PoolBwd = int (*)(void*, void*, const void*, void*, const void*, void*, const void*, void*,
+                          const void*, const void*, void*, void*);
   void* lib = nullptr;
   void* handle = nullptr;
   std::string name;
@@ -71,8 +71,8 @@ struct Cudnn {
     set_pool = reinterpret_cast<SetPool2d>(sym("cudnnSetPooling2dDescriptor"));
     fwd = reinterpret_cast<PoolFwd>(sym("cudnnPoolingForward"));
     bwd = reinterpret_cast<PoolBwd>(sym("cudnnPoolingBackward"));
-    return create && destroy && create_tensor && create_pool && set_tensor && set_pool && fwd && bwd &&
-           create(&handle) == 0;
+    return create && destroy && create_tensor && create_pool && set_tensor && set_pool && fwd &&
+           bwd && create(&handle) == 0;
   }
   // NCHW tensor descriptor; dtype: 0 float, 2 half.
   void* tensor(int dt, int n, int c, int h, int w) const {
@@ -99,12 +99,14 @@ std::vector<float> fill(int64_t n, uint64_t seed) {
     x ^= x << 13;
     x ^= x >> 7;
     x ^= x << 17;
-    e = static_cast<float>(static_cast<double>(x >> 40) / 16777216.0 * 8.0 - 4.0);  // 24 bits: few ties
+    e = static_cast<float>(static_cast<double>(x >> 40) / 16777216.0 * 8.0 -
+                           4.0);  // 24 bits: few ties
   }
   return v;
 }
 
-runtime::NDArray upload(const std::vector<float>& v, const std::vector<int64_t>& shape, DataType dt, Device dev) {
+runtime::NDArray upload(const std::vector<float>& v, const std::vector<int64_t>& shape, DataType dt,
+                        Device dev) {
   if (dt.bits() == 32) return runtime::NDArray::from_vector(v, shape).copy_to(dev);
   std::vector<uint16_t> b(v.size());
   for (size_t i = 0; i < v.size(); ++i) b[i] = std::bit_cast<uint16_t>(static_cast<_Float16>(v[i]));
@@ -115,7 +117,8 @@ std::vector<float> download(const runtime::NDArray& a) {
   runtime::NDArray h = a.copy_to(Device::cpu());
   if (a.dtype().bits() == 32) return h.to_vector<float>();
   std::vector<float> r;
-  for (uint16_t b : h.to_vector<uint16_t>()) r.push_back(static_cast<float>(std::bit_cast<_Float16>(b)));
+  for (uint16_t b : h.to_vector<uint16_t>())
+    r.push_back(static_cast<float>(std::bit_cast<_Float16>(b)));
   return r;
 }
 
@@ -152,7 +155,8 @@ int dry_run() {
           frontend::MaxPoolParams p;
           p.kernel_size = {3};
           p.stride = {3};
-          frontend::PoolPlan plan = frontend::plan_max_pool(2, frontend::PoolInput{{32, C, H, H}, dt}, p);
+          frontend::PoolPlan plan =
+              frontend::plan_max_pool(2, frontend::PoolInput{{32, C, H, H}, dt}, p);
           ++total;
           try {
             // the kernels of the row: forward; backward and the forward with indices that feeds it
@@ -164,40 +168,48 @@ int dry_run() {
             }
             for (const auto& k : ks) {
               runtime::Module m = build(std::vector<ir::PrimFunc>{k.lowered}, "cuda -emulate");
-              runtime::PtxasReport rep = runtime::ptxas_check(runtime::nvrtc_compile(m.get_source("cu")).ptx, "sm_90");
+              runtime::PtxasReport rep =
+                  runtime::ptxas_check(runtime::nvrtc_compile(m.get_source("cu")).ptx, "sm_90");
               for (const auto& kk : rep.kernels) {
-                std::printf("DRYRUN op=max_pool2d dir=%s dtype=%s N=32 C=%d H=%d config=%s kernel=%s registers=%d "
-                            "spill_bytes=%lld\n",
-                            dir == PoolDirection::Forward ? "fwd" : "bwd", dt.str().c_str(), C, H,
-                            k.config.str().c_str(), kk.name.c_str(), kk.registers,
-                            static_cast<long long>(kk.spill_stores + kk.spill_loads));
+                std::printf(
+                    "DRYRUN op=max_pool2d dir=%s dtype=%s N=32 C=%d H=%d config=%s kernel=%s "
+                    "registers=%d "
+                    "spill_bytes=%lld\n",
+                    dir == PoolDirection::Forward ? "fwd" : "bwd", dt.str().c_str(), C, H,
+                    k.config.str().c_str(), kk.name.c_str(), kk.registers,
+                    static_cast<long long>(kk.spill_stores + kk.spill_loads));
                 if (kk.spill_stores + kk.spill_loads > 0) ++spills;
               }
             }
             ++built;
           } catch (const std::exception& e) {
-            std::printf("FAIL dir=%s dtype=%s C=%d H=%d: %s\n", dir == PoolDirection::Forward ? "fwd" : "bwd",
-                        dt.str().c_str(), C, H, e.what());
+            std::printf("FAIL dir=%s dtype=%s C=%d H=%d: %s\n",
+                        dir == PoolDirection::Forward ? "fwd" : "bwd", dt.str().c_str(), C, H,
+                        e.what());
           }
         }
-  std::printf("dry run: %d of %d rows compiled (NVRTC + ptxas sm_90), %d kernels spilling\n", built, total, spills);
+  std::printf("dry run: %d of %d rows compiled (NVRTC + ptxas sm_90), %d kernels spilling\n", built,
+              total, spills);
   return built == total ? 0 : 1;
 }
 
 int main(int argc, char** argv) {
-  auto app = minitvm::cli::make_app(
-      "minitvm-bench-gpu-pool",
-      "The seed max-pool grid on the GPU (float32 and float16, forward and backward): minitvm's CUDA pool template "
-      "vs cuDNN (when loadable) vs a device-to-device copy. Without a GPU it prints SKIP and exits 0.",
-      "usage: minitvm-bench-gpu-pool [--log FILE] [--dry-run]");
+  auto app = minitvm::cli::make_app("minitvm-bench-gpu-pool",
+                                    "The seed max-pool grid on the GPU (float32 and float16, "
+                                    "forward and backward): minitvm's CUDA pool template "
+                                    "vs cuDNN (when loadable) vs a device-to-device copy. Without "
+                                    "a GPU it prints SKIP and exits 0.",
+                                    "usage: minitvm-bench-gpu-pool [--log FILE] [--dry-run]");
   std::string log_file;
   bool dry = false;
   app->add_option("--log", log_file, "configs from this tuning log instead of the fallbacks");
-  app->add_flag("--dry-run", dry, "compile every kernel (NVRTC + ptxas sm_90) and print its config; no GPU needed");
+  app->add_flag("--dry-run", dry,
+                "compile every kernel (NVRTC + ptxas sm_90) and print its config; no GPU needed");
   if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
   if (dry) return dry_run();
   if (!runtime::cuda_available()) {
-    std::printf("SKIP minitvm-bench-gpu-pool: no CUDA driver found (%s)\n", runtime::cuda_unavailable_reason().c_str());
+    std::printf("SKIP minitvm-bench-gpu-pool: no CUDA driver found (%s)\n",
+                runtime::cuda_unavailable_reason().c_str());
     return 0;
   }
   std::unique_ptr<autotune::ApplyHistoryBest> log;
@@ -209,7 +221,8 @@ int main(int argc, char** argv) {
   }
   Cudnn cudnn;
   bool have_cudnn = cudnn.load();
-  std::printf("NOTE cuDNN: %s\n", have_cudnn ? cudnn.name.c_str() : "not loadable, minitvm and copy columns only");
+  std::printf("NOTE cuDNN: %s\n",
+              have_cudnn ? cudnn.name.c_str() : "not loadable, minitvm and copy columns only");
   Device dev = Device::cuda(0);
   const int N = 32, K = 3, S = 3;
   Geo g_frac, g_ratio;
@@ -222,7 +235,8 @@ int main(int argc, char** argv) {
           frontend::MaxPoolParams p;
           p.kernel_size = {K};
           p.stride = {S};
-          frontend::PoolPlan plan = frontend::plan_max_pool(2, frontend::PoolInput{{N, C, H, H}, dt}, p);
+          frontend::PoolPlan plan =
+              frontend::plan_max_pool(2, frontend::PoolInput{{N, C, H, H}, dt}, p);
           auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
           int64_t in_n = 1, out_n = 1;
           for (auto v : ishape) in_n *= v;
@@ -254,16 +268,19 @@ int main(int argc, char** argv) {
           int64_t half_bytes = static_cast<int64_t>(bytes / 2);
           auto src = runtime::NDArray::empty({half_bytes}, DataType::UInt(8), dev);
           auto dst = runtime::NDArray::empty({half_bytes}, DataType::UInt(8), dev);
-          runtime::PackedFunc copy([&](const std::vector<runtime::ArgValue>&) { dst.copy_from(src); },
-                                   runtime::FunctionSignature{"d2d_copy", {}});
+          runtime::PackedFunc copy(
+              [&](const std::vector<runtime::ArgValue>&) { dst.copy_from(src); },
+              runtime::FunctionSignature{"d2d_copy", {}});
           double copy_t = time_s(copy, dev, {});
           double gbs = bytes / ours * 1e-9, frac = copy_t / ours;
           g_frac.add(frac);
           const char* cfg_src = kf.config.is_fallback() ? "fallback" : "log";
-          std::printf("BENCH op=max_pool2d dir=%s dtype=%s N=%d C=%d H=%d k=%d s=%d minitvm_us=%.2f gbs=%.1f "
-                      "copy_us=%.2f frac_copy=%.3f config=%s",
-                      fwd ? "fwd" : "bwd", dt.str().c_str(), N, C, H, K, S, ours * 1e6, gbs, copy_t * 1e6, frac,
-                      cfg_src);
+          std::printf(
+              "BENCH op=max_pool2d dir=%s dtype=%s N=%d C=%d H=%d k=%d s=%d minitvm_us=%.2f "
+              "gbs=%.1f "
+              "copy_us=%.2f frac_copy=%.3f config=%s",
+              fwd ? "fwd" : "bwd", dt.str().c_str(), N, C, H, K, S, ours * 1e6, gbs, copy_t * 1e6,
+              frac, cfg_src);
           if (have_cudnn) {
             int cdt = dt.bits() == 32 ? 0 : 2;
             int OH = static_cast<int>(oshape[2]);
@@ -285,8 +302,8 @@ int main(int argc, char** argv) {
               dxc = runtime::NDArray::empty(ishape, dt, dev);
               theirs = runtime::PackedFunc(
                   [&](const std::vector<runtime::ArgValue>&) {
-                    rc |= cudnn.bwd(cudnn.handle, pd, &alpha, yd, yc.data(), yd, dy.data(), xd, x.data(), &beta, xd,
-                                    dxc.data());
+                    rc |= cudnn.bwd(cudnn.handle, pd, &alpha, yd, yc.data(), yd, dy.data(), xd,
+                                    x.data(), &beta, xd, dxc.data());
                   },
                   runtime::FunctionSignature{"cudnn_pool_bwd", {}});
             }
@@ -294,8 +311,8 @@ int main(int argc, char** argv) {
             int64_t diff = rc == 0 ? differing(download(result), download(fwd ? yc : dxc)) : -1;
             if (diff != 0 && fwd) ++mismatched;  // backward: tie-breaking may differ
             g_ratio.add(ct / ours);
-            std::printf(" cudnn_us=%.2f speedup_vs_cudnn=%.3f differing_vs_cudnn=%lld", ct * 1e6, ct / ours,
-                        static_cast<long long>(diff));
+            std::printf(" cudnn_us=%.2f speedup_vs_cudnn=%.3f differing_vs_cudnn=%lld", ct * 1e6,
+                        ct / ours, static_cast<long long>(diff));
           }
           std::printf("\n");
           std::fflush(stdout);
@@ -304,7 +321,8 @@ int main(int argc, char** argv) {
     }
   }
   std::printf("GEOMEAN frac_copy=%.3f", g_frac.value());
-  if (have_cudnn) std::printf(" speedup_vs_cudnn=%.3f mismatched_shapes=%d", g_ratio.value(), mismatched);
+  if (have_cudnn)
+    std::printf(" speedup_vs_cudnn=%.3f mismatched_shapes=%d", g_ratio.value(), mismatched);
   std::printf("\n");
   return 0;
 }

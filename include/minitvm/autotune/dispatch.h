@@ -54,7 +54,8 @@ class DispatchContext {
 
  protected:
   /** Answer from this context alone, or nullptr. `wkey` is workload_key(workload). */
-  virtual ConfigPtr query_inside(const Target& target, const Json& workload, const std::string& wkey) = 0;
+  virtual ConfigPtr query_inside(const Target& target, const Json& workload,
+                                 const std::string& wkey) = 0;
 
  private:
   friend class DispatchScope;
@@ -94,7 +95,8 @@ class ApplyHistoryBest : public DispatchContext {
   explicit ApplyHistoryBest(const std::vector<Record>& records) { load(records); }
   /** Load a log file, or every `*.log` file of a directory (sorted by name). Malformed lines are
    *  skipped with warnings (or rejected in strict mode); one report per file is appended. */
-  void load(const std::string& path, const LoadOptions& opt = {}, std::vector<LoadReport>* reports = nullptr);
+  void load(const std::string& path, const LoadOptions& opt = {},
+            std::vector<LoadReport>* reports = nullptr);
   /** Add in-memory records (same best-record rule as files; later loads compete with earlier). */
   void load(const std::vector<Record>& records);
   /** Register a config for a workload under the target's model and every key (TVM `update`);
@@ -115,7 +117,8 @@ class ApplyHistoryBest : public DispatchContext {
   const Record* best_for_key(const std::string& key, const std::string& wkey) const;
 
  protected:
-  ConfigPtr query_inside(const Target& target, const Json& workload, const std::string& wkey) override;
+  ConfigPtr query_inside(const Target& target, const Json& workload,
+                         const std::string& wkey) override;
 
  private:
   struct Entry {
@@ -125,7 +128,8 @@ class ApplyHistoryBest : public DispatchContext {
   };
   /** Candidates of one key, ascending mean cost (ties in load order). */
   using Ranked = std::vector<Entry>;
-  void offer(std::unordered_map<std::string, Ranked>& map, const std::string& key, const Entry& e, bool is_key);
+  void offer(std::unordered_map<std::string, Ranked>& map, const std::string& key, const Entry& e,
+             bool is_key);
   const Entry* lookup(const Target& target, const std::string& wkey) const;
   /** The first entry of a ranked list whose record fits its template (see the file comment). */
   const Entry* first_valid(const Ranked& r) const;
@@ -163,7 +167,8 @@ class FallbackContext : public DispatchContext {
   void reset();
 
  protected:
-  ConfigPtr query_inside(const Target& target, const Json& workload, const std::string& wkey) override;
+  ConfigPtr query_inside(const Target& target, const Json& workload,
+                         const std::string& wkey) override;
 
  private:
   mutable std::mutex mu_;

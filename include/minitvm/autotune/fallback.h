@@ -48,8 +48,10 @@ enum class ReferenceModelRule {
  * name (workload[0]) is `workload_name` and, when `template_key` is non-empty, whose template key
  * matches; in file order.
  */
-std::vector<Record> select_reference_records(const std::vector<Record>& log, const std::string& model,
-                                             const std::string& workload_name, const std::string& template_key,
+std::vector<Record> select_reference_records(const std::vector<Record>& log,
+                                             const std::string& model,
+                                             const std::string& workload_name,
+                                             const std::string& template_key,
                                              ReferenceModelRule rule);
 
 }  // namespace minitvm::autotune

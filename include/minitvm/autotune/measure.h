@@ -36,12 +36,12 @@ inline constexpr double kEmulatedCost = 1e9;
 
 /** Options of the builder and the runner (TVM `measure_option(LocalBuilder, LocalRunner)`). */
 struct MeasureOption {
-  int number = 1;              ///< calls per timed repeat
-  int repeat = 3;              ///< timed repeats (costs keep them; >2 drop max and min, as TVM)
-  double min_repeat_ms = 20;   ///< grow `number` until one repeat takes this long
+  int number = 1;             ///< calls per timed repeat
+  int repeat = 3;             ///< timed repeats (costs keep them; >2 drop max and min, as TVM)
+  double min_repeat_ms = 20;  ///< grow `number` until one repeat takes this long
   double build_timeout_s = 30;
   double run_timeout_s = 30;
-  int n_parallel = 0;          ///< build threads (0 = hardware threads)
+  int n_parallel = 0;  ///< build threads (0 = hardware threads)
   /** Compare outputs with the reference before a result may count as error free. */
   bool check_correctness = false;
   double rtol = 1e-3, atol = 1e-4;

@@ -4,9 +4,9 @@
  * Format 0.1 (TVM <= v0.6): `{"i": [target, task, args, kwargs, workload, config], "r": [costs,
  * error_no, all_cost, timestamp], "v": 0.1}` with config `{"i": index, "t": template, "c": hash,
  * "e": [[knob, kind, value], ...]}`.
- * Format 0.2 (TVM >= v0.7): `{"input": [target, task, args, kwargs], "config": {"index", "code_hash",
- * "entity"}, "result": [...], "version": 0.2, "tvm_version": "..."}`; the workload is recomputed as
- * (task,) + args.
+ * Format 0.2 (TVM >= v0.7): `{"input": [target, task, args, kwargs], "config": {"index",
+ * "code_hash", "entity"}, "result": [...], "version": 0.2, "tvm_version": "..."}`; the workload is
+ * recomputed as (task,) + args.
  *
  * decode_record() validates a line and throws CompileError with the reason; load_records() skips
  * (or, in strict mode, rejects) malformed lines with a warning naming file:line and the reason.
@@ -27,15 +27,22 @@ namespace minitvm::autotune {
 
 /** MeasureErrorNo of TVM (`autotvm/measure/measure.py`). */
 enum class MeasureErrorNo : int {
-  NoError = 0, InstantiationError = 1, CompileHost = 2, CompileDevice = 3, RuntimeDevice = 4,
-  WrongAnswer = 5, BuildTimeout = 6, RunTimeout = 7, UnknownError = 8
+  NoError = 0,
+  InstantiationError = 1,
+  CompileHost = 2,
+  CompileDevice = 3,
+  RuntimeDevice = 4,
+  WrongAnswer = 5,
+  BuildTimeout = 6,
+  RunTimeout = 7,
+  UnknownError = 8
 };
 
 struct MeasureInput {
-  std::string target_str;  ///< target string exactly as in the record
-  Target target;           ///< parsed target_str
-  std::string task_name;   ///< "topi_nn_conv2d", "conv2d_nchw.cuda", ...
-  Json args = Json::array();    ///< task args, raw (tensors as ["TENSOR", shape, dtype])
+  std::string target_str;     ///< target string exactly as in the record
+  Target target;              ///< parsed target_str
+  std::string task_name;      ///< "topi_nn_conv2d", "conv2d_nchw.cuda", ...
+  Json args = Json::array();  ///< task args, raw (tensors as ["TENSOR", shape, dtype])
   Json kwargs = Json::object();
   Json workload = Json::array();  ///< dispatch key: 0.1 the record's own, 0.2 (task,) + args
   ConfigEntity config;
@@ -72,7 +79,8 @@ struct Record {
 };
 
 /** Python-repr text of a workload (TVM's dict key and the text of its warnings), e.g.
- *  `('conv2d', (1, 3, 224, 224, 'float32'), (64, 3, 7, 7, 'float32'), (2, 2), (3, 3), (1, 1), 'NCHW', 'float32')`. */
+ *  `('conv2d', (1, 3, 224, 224, 'float32'), (64, 3, 7, 7, 'float32'), (2, 2), (3, 3), (1, 1),
+ * 'NCHW', 'float32')`. */
 std::string workload_key(const Json& workload);
 
 /** Workload of a 0.2 task: (task_name,) + args, tensors kept as ("TENSOR", shape, dtype). */
@@ -112,7 +120,8 @@ struct LoadReport {
 
 /** Parse a whole log text (lines separated by '\n'); `name` is used in messages. */
 std::vector<Record> load_records_from_string(const std::string& text, const std::string& name,
-                                             const LoadOptions& opt = {}, LoadReport* report = nullptr);
+                                             const LoadOptions& opt = {},
+                                             LoadReport* report = nullptr);
 /** Load a file. Throws CompileError when it cannot be read. */
 std::vector<Record> load_records(const std::string& path, const LoadOptions& opt = {},
                                  LoadReport* report = nullptr);
@@ -135,7 +144,8 @@ std::string check_record(const Record& r);
 
 /** Supplies the space of a registered template for a record (nullopt: not registered; a non-empty
  *  `error`: the template rejects the record's arguments). */
-using RecordSpaceProvider = std::function<std::optional<ConfigSpace>(const Record& r, std::string& error)>;
+using RecordSpaceProvider =
+    std::function<std::optional<ConfigSpace>(const Record& r, std::string& error)>;
 /** Install the provider check_record uses (src/autotune/tuner/task.cc installs the registry's). */
 void set_record_space_provider(RecordSpaceProvider fn);
 

@@ -52,8 +52,8 @@ struct ReorderEntity {
   std::vector<int64_t> perm;
   bool operator==(const ReorderEntity&) const = default;
 };
-/** Annotate knob value: one annotation per axis ("unroll", "vec", "none", "blockIdx.x", "fuse", ...),
- *  or axis positions for `locate_cache` spaces. Kept as a JSON array of strings or ints. */
+/** Annotate knob value: one annotation per axis ("unroll", "vec", "none", "blockIdx.x", "fuse",
+ * ...), or axis positions for `locate_cache` spaces. Kept as a JSON array of strings or ints. */
 struct AnnotateEntity {
   Json anns = Json::array();
   bool operator==(const AnnotateEntity& o) const { return anns == o.anns; }
@@ -71,7 +71,8 @@ const char* entity_kind(const Entity& e);
 /** JSON value of an entity as written in records (the third element of an `"e"` triple). */
 Json entity_to_json(const Entity& e);
 /** Parse `[name, kind, value]`'s kind and value; throws CompileError on an unknown kind or a value
- *  of the wrong shape (a split with a zero or negative size other than a leading -1 is rejected). */
+ *  of the wrong shape (a split with a zero or negative size other than a leading -1 is rejected).
+ */
 Entity entity_from_json(const std::string& kind, const Json& value);
 /** Python-repr-like text of an entity value: `[6, 1, 32, 1]`, `1500`, `['unroll', 'vec']`. */
 std::string entity_value_str(const Entity& e);
@@ -82,7 +83,8 @@ std::vector<int64_t> get_factors(int64_t n);
 std::vector<int64_t> get_pow2s(int64_t n);
 /** Iteration order of CPython 3.11's `set(a) | set(b)` for small non-negative ints (the order TVM's
  *  `verbose` split policy uses). */
-std::vector<int64_t> cpython_set_union_order(const std::vector<int64_t>& a, const std::vector<int64_t>& b);
+std::vector<int64_t> cpython_set_union_order(const std::vector<int64_t>& a,
+                                             const std::vector<int64_t>& b);
 
 /**
  * Split factors that SplitEntity::apply uses (TVM §2.3): for i = 1..K-1 the i-th split uses
@@ -155,10 +157,11 @@ class SpaceDefiner {
   // `cfg.define_split("tile_x", x, opt)` uses the axis' constant extent; reorder/annotate count
   // the axes.
   void define_split(const std::string& name, const ir::IterVar& axis, const SplitOptions& opt = {});
-  void define_reorder(const std::string& name, const std::vector<ir::IterVar>& axes, const std::string& policy,
+  void define_reorder(const std::string& name, const std::vector<ir::IterVar>& axes,
+                      const std::string& policy,
                       const std::vector<std::vector<int64_t>>& candidate = {});
-  void define_annotate(const std::string& name, const std::vector<ir::IterVar>& axes, const std::string& policy,
-                       int num_anchor = 0);
+  void define_annotate(const std::string& name, const std::vector<ir::IterVar>& axes,
+                       const std::string& policy, int num_anchor = 0);
 };
 
 /** Build a knob space without registering it (what the define_* calls build). */
@@ -197,7 +200,8 @@ class Knob {
   /** Other-option value (InvalidConfig when the knob is not one). */
   const Json& val() const;
 
-  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const ir::IterVar& axis) const;
+  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op,
+                                 const ir::IterVar& axis) const;
   std::vector<ir::IterVar> apply(te::Stage& stage, const ir::IterVar& axis) const;
   // (S is te::Schedule / te::Stage: a template parameter so that the call stays dependent and
   // IterVar, incomplete here, is only needed where apply<N> is used.)
@@ -209,7 +213,8 @@ class Knob {
   std::array<ir::IterVar, N> apply(S& stage, const ir::IterVar& axis) const {
     return to_array<N>(apply(stage, axis));
   }
-  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op, const std::vector<ir::IterVar>& axes) const;
+  std::vector<ir::IterVar> apply(te::Schedule& s, const te::Tensor& op,
+                                 const std::vector<ir::IterVar>& axes) const;
   std::vector<ir::IterVar> apply(te::Stage& stage, const std::vector<ir::IterVar>& axes) const;
 
  private:
@@ -239,7 +244,8 @@ class ConfigSpace : public SpaceDefiner {
   using SpaceDefiner::define_annotate;
   using SpaceDefiner::define_reorder;
   using SpaceDefiner::define_split;
-  /** Register a built space; re-defining a name keeps its original position (TVM dict semantics). */
+  /** Register a built space; re-defining a name keeps its original position (TVM dict semantics).
+   */
   void add(KnobSpace space);
 
   /** Knobs in definition order. */
@@ -333,7 +339,8 @@ class ConfigEntity : public SpaceDefiner {
  */
 std::string check_config(const ConfigEntity& cfg, const ConfigSpace& space);
 /** check_config, throwing InvalidConfig "<where>: <reason>" when the config does not fit. */
-void require_config_fits(const ConfigEntity& cfg, const ConfigSpace& space, const std::string& where);
+void require_config_fits(const ConfigEntity& cfg, const ConfigSpace& space,
+                         const std::string& where);
 
 /** The config a FallbackContext hands out: collects spaces, entity 0 everywhere until a template's
  *  fallback logic (see fallback.h) overwrites knobs. */

@@ -91,9 +91,9 @@ const Target& template_target();
 /** What apply_template ran. */
 struct AppliedTemplate {
   TemplateResult result;
-  ConfigEntity config;     ///< the config the template ran with (knobs as read)
+  ConfigEntity config;  ///< the config the template ran with (knobs as read)
   bool is_fallback = false;
-  Json workload;           ///< (name,) + args: the key that was queried
+  Json workload;  ///< (name,) + args: the key that was queried
 };
 
 /**
@@ -104,7 +104,8 @@ struct AppliedTemplate {
  * the template's space (check_config) throws InvalidConfig naming the knob. Unknown template:
  * CompileError.
  */
-AppliedTemplate apply_template(const std::string& name, const Json& args, const std::string& target);
+AppliedTemplate apply_template(const std::string& name, const Json& args,
+                               const std::string& target);
 /** The template registered under name, or nullptr. */
 const TemplateFn* find_template(const std::string& name);
 /** Names of all registered templates, sorted. */
@@ -153,11 +154,12 @@ class Task {
 
 /**
  * Tasks of a network description, without building anything. The description is a JSON object
- * `{"layers": [...]}` (or a bare array) whose entries are either `{"template": NAME, "args": [...]}`
- * or `{"op": OP, "args": [...]}` with OP one of conv2d, dense, pool, matmul (or any other prefix):
- * the template is `<prefix>.<target kind>` with prefix conv2d -> "conv2d_nchw", others unchanged
- * (an explicit "template" wins). Identical (template, args) layers become one task. Layers whose
- * template is not registered are skipped with a warning (their names are added to `skipped`).
+ * `{"layers": [...]}` (or a bare array) whose entries are either `{"template": NAME, "args":
+ * [...]}` or `{"op": OP, "args": [...]}` with OP one of conv2d, dense, pool, matmul (or any other
+ * prefix): the template is `<prefix>.<target kind>` with prefix conv2d -> "conv2d_nchw", others
+ * unchanged (an explicit "template" wins). Identical (template, args) layers become one task.
+ * Layers whose template is not registered are skipped with a warning (their names are added to
+ * `skipped`).
  */
 std::vector<Task> extract_tasks(const Json& network, const std::string& target,
                                 std::vector<std::string>* skipped = nullptr);
@@ -168,8 +170,8 @@ Json parse_cli_arg(const std::string& text);
 }  // namespace minitvm::autotune
 
 /** Register a template at static-initialisation time. */
-#define MINITVM_REGISTER_TEMPLATE(name, fn)                                                    \
-  static const bool MINITVM_TPL_CONCAT(minitvm_template_reg_, __LINE__) =                      \
+#define MINITVM_REGISTER_TEMPLATE(name, fn)                               \
+  static const bool MINITVM_TPL_CONCAT(minitvm_template_reg_, __LINE__) = \
       ::minitvm::autotune::register_template(name, fn)
 #define MINITVM_TPL_CONCAT2(a, b) a##b
 #define MINITVM_TPL_CONCAT(a, b) MINITVM_TPL_CONCAT2(a, b)

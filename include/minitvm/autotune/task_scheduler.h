@@ -46,8 +46,8 @@ namespace minitvm::autotune {
 /** One task of a network and how much it counts. */
 struct WeightedTask {
   Task task;
-  double weight = 1;   ///< calls per inference
-  std::string label;   ///< shown in progress lines ("" = the workload)
+  double weight = 1;  ///< calls per inference
+  std::string label;  ///< shown in progress lines ("" = the workload)
 };
 
 struct SchedulerOptions {
@@ -56,12 +56,12 @@ struct SchedulerOptions {
   int round_trials = 8;               ///< trials per round
   std::string tuner = "xgb";
   uint64_t seed = 0;
-  bool transfer = true;               ///< share similar tasks' measurements with "xgb"
-  bool measure_fallback = true;       ///< first trial of every task: its fallback config
-  int early_stopping = -1;            ///< trials without improvement after which a task stops
+  bool transfer = true;          ///< share similar tasks' measurements with "xgb"
+  bool measure_fallback = true;  ///< first trial of every task: its fallback config
+  int early_stopping = -1;       ///< trials without improvement after which a task stops
   double alpha = 0.2, beta = 2.0, eps_random = 0.05;
-  int backward_window = 3;            ///< rounds over which the recent improvement is taken
-  std::string log_file;               ///< "" = no log
+  int backward_window = 3;  ///< rounds over which the recent improvement is taken
+  std::string log_file;     ///< "" = no log
   bool resume = true;
   double log_version = 0.2;
   /** One line per round (nullptr: none). */
@@ -70,16 +70,16 @@ struct SchedulerOptions {
 
 /** Where one task stands. */
 struct TaskTuneState {
-  int trials = 0;         ///< resumed + measured
+  int trials = 0;  ///< resumed + measured
   int resumed = 0;
   int measured = 0;
-  int failed = 0;         ///< of the measured
-  int rounds = 0;         ///< rounds given to it in this call (the fallback trial not counted)
+  int failed = 0;  ///< of the measured
+  int rounds = 0;  ///< rounds given to it in this call (the fallback trial not counted)
   double best_cost = std::numeric_limits<double>::infinity();  ///< seconds
   int64_t best_index = -1;
-  double fallback_cost = 0;         ///< seconds; 0 when not measured or failed
+  double fallback_cost = 0;  ///< seconds; 0 when not measured or failed
   std::optional<int64_t> fallback_index;
-  bool done = false;                ///< no further rounds (space exhausted or early stopped)
+  bool done = false;  ///< no further rounds (space exhausted or early stopped)
 };
 
 /** The estimated network latency after some number of trials. */

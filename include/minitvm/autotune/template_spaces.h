@@ -16,13 +16,13 @@ namespace minitvm::autotune {
 
 /** NCHW conv2d (or depthwise) geometry read from a workload. */
 struct ConvGeometry {
-  int64_t n = 0, ci = 0, h = 0, w = 0;   ///< data
-  int64_t co = 0, kh = 0, kw = 0;        ///< output channels (depthwise: C * multiplier), kernel
+  int64_t n = 0, ci = 0, h = 0, w = 0;  ///< data
+  int64_t co = 0, kh = 0, kw = 0;       ///< output channels (depthwise: C * multiplier), kernel
   int64_t stride_h = 1, stride_w = 1;
   int64_t pad_top = 0, pad_left = 0, pad_bottom = 0, pad_right = 0;
   int64_t dil_h = 1, dil_w = 1;
-  int64_t oh = 0, ow = 0;                ///< output size
-  int64_t groups = 1;                    ///< grouped conv2d: ci and co divide into this many groups
+  int64_t oh = 0, ow = 0;  ///< output size
+  int64_t groups = 1;      ///< grouped conv2d: ci and co divide into this many groups
 };
 
 /** Dense geometry: data (batch, in_dim), weight (out_dim, in_dim). */
@@ -34,9 +34,10 @@ struct DenseGeometry {
  * Geometry of a conv2d / depthwise workload in either format: 0.1 `("conv2d", data, kernel,
  * strides, padding, [dilation,] "NCHW", out_dtype)` (cuda_v0.01–v0.03 have no dilation), 0.1
  * `("depthwise_conv2d_nchw", data, kernel, strides, padding, [dilation,] out_dtype)`, or 0.2
- * `("conv2d_nchw.cuda" | "conv2d_nchw_winograd.cuda" | "depthwise_conv2d_nchw.cuda", ["TENSOR",...],
- * ["TENSOR",...], strides, padding, dilation, out_dtype)`, or grouped conv2d `("group_conv2d_nchw" |
- * "group_conv2d_nchw.cuda", data, kernel, strides, padding, dilation, groups, out_dtype)` (kernel
+ * `("conv2d_nchw.cuda" | "conv2d_nchw_winograd.cuda" | "depthwise_conv2d_nchw.cuda",
+ * ["TENSOR",...],
+ * ["TENSOR",...], strides, padding, dilation, out_dtype)`, or grouped conv2d `("group_conv2d_nchw"
+ * | "group_conv2d_nchw.cuda", data, kernel, strides, padding, dilation, groups, out_dtype)` (kernel
  * (CO, CI / groups, KH, KW); `groups` set). Padding: 2 values mean (pad_h, pad_w) on
  * both sides (TVM v0.6 `get_pad_tuple`), 4 values (top, left, bottom, right). nullopt when the
  * workload is not such a conv or its numbers are out of range.
@@ -73,9 +74,11 @@ void define_dense_large_batch_space(SpaceDefiner& cfg, const DenseGeometry& g);
  * The space of a record's template, rebuilt from its task name, template key and workload
  * (topi_nn_conv2d direct/winograd, topi_nn_depthwise_conv2d_nchw, topi_nn_dense, and the 0.2 names
  * conv2d_nchw.cuda, conv2d_nchw_winograd.cuda, depthwise_conv2d_nchw.cuda, group_conv2d_nchw.cuda,
- * dense_small_batch.cuda, dense_large_batch.cuda) for cuda/nvptx/rocm targets. nullopt for other templates.
+ * dense_small_batch.cuda, dense_large_batch.cuda) for cuda/nvptx/rocm targets. nullopt for other
+ * templates.
  */
-std::optional<ConfigSpace> template_space(const std::string& task_name, const std::string& template_key,
-                                          const Json& workload, const Target& target);
+std::optional<ConfigSpace> template_space(const std::string& task_name,
+                                          const std::string& template_key, const Json& workload,
+                                          const Target& target);
 
 }  // namespace minitvm::autotune

@@ -50,7 +50,8 @@ std::string package_file(const std::string& backend, const std::string& tvm_vers
 std::unique_ptr<ApplyHistoryBest> context(const std::vector<Target>& targets,
                                           const std::vector<std::string>& extra_files = {},
                                           const Options& opt = {});
-std::unique_ptr<ApplyHistoryBest> context(const std::string& target, const std::vector<std::string>& extra_files = {},
+std::unique_ptr<ApplyHistoryBest> context(const std::string& target,
+                                          const std::vector<std::string>& extra_files = {},
                                           const Options& opt = {});
 
 /**
@@ -60,7 +61,7 @@ std::unique_ptr<ApplyHistoryBest> context(const std::string& target, const std::
  * argument set for the process lifetime.
  */
 std::vector<Record> load_reference_log(const std::string& backend, const std::string& model,
-                                       const std::string& workload_name, const std::string& template_key,
-                                       const Options& opt = {});
+                                       const std::string& workload_name,
+                                       const std::string& template_key, const Options& opt = {});
 
 }  // namespace minitvm::autotune::tophub

@@ -55,7 +55,8 @@ class Tuner {
   /** Up to n unvisited indices to measure next (fewer only when the space runs out). */
   virtual std::vector<int64_t> next_batch(int n) = 0;
   /** Learn from measured indices (default: nothing beyond the bookkeeping done by tune()). */
-  virtual void update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results);
+  virtual void update(const std::vector<int64_t>& indices,
+                      const std::vector<MeasureResult>& results);
   /** Batch size used when TuneOptions::batch_size is not set. */
   virtual int preferred_batch_size() const { return 8; }
   /** Whether unvisited configs remain. */
@@ -68,7 +69,8 @@ class Tuner {
   void load_history(const std::vector<std::pair<int64_t, MeasureResult>>& history);
 
   /** Run the tuning loop; see the file comment. Returns the number of configs measured now. */
-  int tune(Measurer& measurer, const TuneOptions& opt, const std::vector<TuneCallback>& callbacks = {});
+  int tune(Measurer& measurer, const TuneOptions& opt,
+           const std::vector<TuneCallback>& callbacks = {});
 
   const ConfigSpace& space() const { return space_; }
   bool visited(int64_t index) const { return visited_.count(index) > 0; }
@@ -131,10 +133,12 @@ class GridSearchTuner : public Tuner {
  *  per-knob mutation (TVM GATuner's scheme). */
 class GATuner : public Tuner {
  public:
-  GATuner(ConfigSpace space, uint64_t seed = 0, int pop_size = 32, int elite_num = 3, double mutation_prob = 0.1);
+  GATuner(ConfigSpace space, uint64_t seed = 0, int pop_size = 32, int elite_num = 3,
+          double mutation_prob = 0.1);
   std::string name() const override { return "ga"; }
   std::vector<int64_t> next_batch(int n) override;
-  void update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results) override;
+  void update(const std::vector<int64_t>& indices,
+              const std::vector<MeasureResult>& results) override;
   int preferred_batch_size() const override { return pop_size_; }
 
  private:
@@ -146,6 +150,7 @@ class GATuner : public Tuner {
 };
 
 /** A tuner by name: "random", "grid", "ga", "xgb" (model-based). Throws CompileError otherwise. */
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space, uint64_t seed = 0);
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space,
+                                  uint64_t seed = 0);
 
 }  // namespace minitvm::autotune

@@ -41,7 +41,8 @@ struct GbdtOptions {
 class Gbdt {
  public:
   /** Fit to rows x (all of equal length) and targets y. Refitting discards the old model. */
-  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, const GbdtOptions& opt = {});
+  void fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+           const GbdtOptions& opt = {});
   double predict(const std::vector<double>& x) const;
   bool fitted() const { return fitted_; }
   size_t num_trees() const { return trees_.size(); }
@@ -67,7 +68,8 @@ class ModelTuner : public Tuner {
   ModelTuner(ConfigSpace space, uint64_t seed = 0, int plan_size = 8, double eps_greedy = 0.05);
   std::string name() const override { return "xgb"; }
   std::vector<int64_t> next_batch(int n) override;
-  void update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results) override;
+  void update(const std::vector<int64_t>& indices,
+              const std::vector<MeasureResult>& results) override;
   int preferred_batch_size() const override { return plan_size_; }
   const Gbdt& model() const { return model_; }
   /**

@@ -24,6 +24,7 @@ std::string tuning_curves_svg(const std::vector<TuningCurve>& curves, const std:
 /** Curve of a log: records in file order; value = work / mean cost / 1e9 where `work` is the
  *  task's flop (or bytes) when its template is registered, else 1 / mean cost (then `unit` is
  *  set to "1/s"). `unit` receives "GFLOP/s", "GB/s" or "1/s". */
-TuningCurve curve_from_records(const std::vector<Record>& records, const std::string& label, std::string* unit);
+TuningCurve curve_from_records(const std::vector<Record>& records, const std::string& label,
+                               std::string* unit);
 
 }  // namespace minitvm::autotune

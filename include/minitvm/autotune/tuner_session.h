@@ -43,11 +43,11 @@ struct TuneSessionOptions {
 };
 
 struct TuneSummary {
-  int resumed = 0;    ///< trials read back from the log
-  int measured = 0;   ///< trials measured in this call
-  int failed = 0;     ///< of those, results with error_no != 0
-  double best_cost = 0;          ///< seconds; 0 when nothing succeeded
-  double best_throughput = 0;    ///< GFLOP/s or GB/s
+  int resumed = 0;             ///< trials read back from the log
+  int measured = 0;            ///< trials measured in this call
+  int failed = 0;              ///< of those, results with error_no != 0
+  double best_cost = 0;        ///< seconds; 0 when nothing succeeded
+  double best_throughput = 0;  ///< GFLOP/s or GB/s
   std::string unit;
   std::optional<ConfigEntity> best_config;
   std::vector<double> best_curve;  ///< best cost after each trial (resumed ones first)

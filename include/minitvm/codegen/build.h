@@ -19,8 +19,10 @@
 
 namespace minitvm {
 
-runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& target = "llvm",
-                      const std::string& name = "default_function", const LowerOptions& options = {});
+runtime::Module build(te::Schedule sch, const std::vector<te::Tensor>& args,
+                      const std::string& target = "llvm",
+                      const std::string& name = "default_function",
+                      const LowerOptions& options = {});
 
 /** Compile already-lowered functions for a target. */
 runtime::Module build(const std::vector<ir::PrimFunc>& funcs, const std::string& target);

@@ -82,25 +82,29 @@ class CodeGenC : public ir::IRVisitor {
   virtual void print_func_prefix(const ir::PrimFunc& f, std::ostream& os);
   /** The storage-scope qualifier of an allocation or pointer parameter ("" for global/local). */
   virtual void print_storage_scope(ir::StorageScope scope, std::ostream& os);
-  /** Bind the variable of a thread IterVar at its first thread_extent (CUDA: `((int)threadIdx.x)`). */
+  /** Bind the variable of a thread IterVar at its first thread_extent (CUDA: `((int)threadIdx.x)`).
+   */
   virtual void bind_thread_index(const ir::IterVar& iv);
   /** Print `tvm_storage_sync(scope)` as a statement. */
   virtual void print_storage_sync(const ir::CallNode* op);
   /** Print a full-width aligned vector load of `t` from `buffer` at element `base`. */
-  virtual void print_vec_load(const ir::Var& buffer, DataType t, const ir::Expr& base, std::ostream& os);
+  virtual void print_vec_load(const ir::Var& buffer, DataType t, const ir::Expr& base,
+                              std::ostream& os);
   /** Print a full-width aligned vector store statement of `value` (already printed). */
   virtual void print_vec_store(const ir::Var& buffer, DataType t, const ir::Expr& base,
                                const std::string& value);
   /** Whether `t` (a vector type) can be loaded/stored as one access (e.g. float2/float4). */
   virtual bool supports_vector_access(DataType t) const;
   /** Print a vector value from its lanes (each already printed). */
-  virtual void print_vec_construct(DataType t, const std::vector<std::string>& lanes, std::ostream& os);
+  virtual void print_vec_construct(DataType t, const std::vector<std::string>& lanes,
+                                   std::ostream& os);
   /** Literals. */
   virtual void print_int_const(DataType t, int64_t v, std::ostream& os);
   virtual void print_float_const(DataType t, double v, std::ostream& os);
   /** min/max of two scalars (base: `min(a, b)` / `max(a, b)`). */
   virtual void print_min_max(bool is_max, const ir::Expr& a, const ir::Expr& b, std::ostream& os);
-  /** A math intrinsic call (exp, sqrt, ...); base prints the libm name with an `f` suffix for float32. */
+  /** A math intrinsic call (exp, sqrt, ...); base prints the libm name with an `f` suffix for
+   * float32. */
   virtual void print_math_call(const ir::CallNode* op, std::ostream& os);
   /** `((T)x)`; subclasses handle types without C conversions (half). */
   virtual void print_cast(DataType to, const ir::Expr& value, std::ostream& os);
@@ -113,20 +117,24 @@ class CodeGenC : public ir::IRVisitor {
   /** The preamble (includes and helper functions) required by what was printed. */
   virtual std::string preamble();
 
-  // ---- visitors ----------------------------------------------------------------------------------
+  // ---- visitors
+  // ----------------------------------------------------------------------------------
 #define MINITVM_CODEGEN_VISIT(N) void visit(const ir::N##Node* op) override;
   MINITVM_FOR_EACH_EXPR(MINITVM_CODEGEN_VISIT)
   MINITVM_FOR_EACH_STMT(MINITVM_CODEGEN_VISIT)
 #undef MINITVM_CODEGEN_VISIT
 
-  // ---- helpers for subclasses --------------------------------------------------------------------
+  // ---- helpers for subclasses
+  // --------------------------------------------------------------------
   /** The printed name of a bound variable (InternalError when unbound). */
   const std::string& var_id(const ir::VarNode* v) const;
   /** Give `v` a fresh unique name and bind it. */
   std::string alloc_var_id(const ir::VarNode* v);
   /** Bind `v` to an arbitrary printed text (thread indices, inlined lets). */
   void bind_var_text(const ir::VarNode* v, std::string text);
-  bool is_bound(const ir::VarNode* v) const { return var_ids_.count(v) != 0; }
+  bool is_bound(const ir::VarNode* v) const {
+    return var_ids_.count(v) != 0;
+  }
   /** Element type of a buffer variable (parameter dtype or allocation dtype). */
   DataType buffer_elem_type(const ir::VarNode* buf) const;
   /** Scope of a buffer variable (Global for parameters). */
@@ -137,10 +145,12 @@ class CodeGenC : public ir::IRVisitor {
   bool provably_nonneg(const ir::Expr& e) const;
   void print_indent();
   /** The current expression output stream. */
-  std::ostream& out() { return *os_; }
+  std::ostream& out() {
+    return *os_;
+  }
   void print_binary(const char* op, const ir::Expr& a, const ir::Expr& b);
 
-  std::ostringstream stream_;   ///< function bodies
+  std::ostringstream stream_;  ///< function bodies
   int indent_ = 0;
   NameAllocator names_;
   /** Names reserved in every function (function names, preamble helpers). */

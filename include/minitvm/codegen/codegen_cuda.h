@@ -4,8 +4,8 @@
  * `build_cuda(lowered)` runs thread_sync("shared") and split_host_device on a lowered function and
  * prints every kernel with CodeGenCUDA:
  *
- *   extern "C" __global__ void __launch_bounds__(64) add_kernel0( float* __restrict__ C,  float* __restrict__ A, ...) {
- *     C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[...] + B[...]);
+ *   extern "C" __global__ void __launch_bounds__(64) add_kernel0( float* __restrict__ C,  float*
+ * __restrict__ A, ...) { C[((((int)blockIdx.x) * 64) + ((int)threadIdx.x))] = (A[...] + B[...]);
  *   }
  *
  * Text rules: handle parameters are printed TVM-style (leading space, double space after commas);
@@ -29,9 +29,9 @@
  *
  * min/max: integers use CUDA's `min(a, b)` / `max(a, b)`. Floating point (float, double, half,
  * bfloat16) use helper functions `mtvm_min` / `mtvm_max` defined in the preamble, which PROPAGATE
- * NaN (like PyTorch's max pooling and `torch.maximum`): `(a > b || isnan(a)) ? a : b`. This differs from
- * TVM, whose `max(a, b)` is `fmaxf` (NaN-ignoring). It also avoids the ambiguous `max(half, half)`
- * overload (and `__hmax`, which ignores NaN).
+ * NaN (like PyTorch's max pooling and `torch.maximum`): `(a > b || isnan(a)) ? a : b`. This differs
+ * from TVM, whose `max(a, b)` is `fmaxf` (NaN-ignoring). It also avoids the ambiguous `max(half,
+ * half)` overload (and `__hmax`, which ignores NaN).
  *
  * Math: float32 uses the accurate libdevice functions (`expf`, `logf`, `sqrtf`, `tanhf`, `powf`,
  * `erff`, ...), not TVM's fast `__expf`; float64 the plain names (`exp`, `sqrt`).
@@ -65,7 +65,8 @@ class CodeGenCUDA : public CodeGenC {
   void bind_thread_index(const ir::IterVar& iv) override;
   void print_storage_sync(const ir::CallNode* op) override;
   bool supports_vector_access(DataType t) const override;
-  void print_vec_construct(DataType t, const std::vector<std::string>& lanes, std::ostream& os) override;
+  void print_vec_construct(DataType t, const std::vector<std::string>& lanes,
+                           std::ostream& os) override;
   void print_float_const(DataType t, double v, std::ostream& os) override;
   void print_min_max(bool is_max, const ir::Expr& a, const ir::Expr& b, std::ostream& os) override;
   void print_math_call(const ir::CallNode* op, std::ostream& os) override;
@@ -76,7 +77,8 @@ class CodeGenCUDA : public CodeGenC {
 
  private:
   bool need_fp16_ = false, need_bf16_ = false;
-  bool need_minmax_f32_ = false, need_minmax_f64_ = false, need_minmax_f16_ = false, need_minmax_bf16_ = false;
+  bool need_minmax_f32_ = false, need_minmax_f64_ = false, need_minmax_f16_ = false,
+       need_minmax_bf16_ = false;
 };
 
 /** The nearest bfloat16 of `v` (ties to even, rounded once), as bits; NaN -> 0x7FFF. */
@@ -107,9 +109,9 @@ struct CudaBuildOptions {
 
 /** What build_cuda produces. */
 struct CudaBuildResult {
-  std::string cuda_source;            ///< the whole translation unit (all kernels)
-  runtime::CudaFunctionInfo info;     ///< signature + launches (grid/block from the IR)
-  ir::PrimFunc host;                  ///< host function (kernel regions replaced by tvm_call_packed)
+  std::string cuda_source;         ///< the whole translation unit (all kernels)
+  runtime::CudaFunctionInfo info;  ///< signature + launches (grid/block from the IR)
+  ir::PrimFunc host;               ///< host function (kernel regions replaced by tvm_call_packed)
   std::vector<ir::PrimFunc> kernels;  ///< device functions after thread_sync, as printed
 };
 
@@ -124,22 +126,25 @@ CudaBuildResult build_cuda(const ir::PrimFunc& lowered, const CudaBuildOptions& 
 
 /** What build_cuda produces for several functions compiled into one module. */
 struct CudaModuleBuild {
-  std::string cuda_source;                        ///< all kernels of all functions
+  std::string cuda_source;  ///< all kernels of all functions
   std::vector<runtime::CudaFunctionInfo> functions;
-  std::vector<CudaBuildResult> parts;             ///< per function (each part's source alone)
+  std::vector<CudaBuildResult> parts;  ///< per function (each part's source alone)
 };
 
 /** build_cuda on each function, kernels of all functions in one source. Names must be unique. */
-CudaModuleBuild build_cuda(const std::vector<ir::PrimFunc>& lowered, const CudaBuildOptions& options = {});
+CudaModuleBuild build_cuda(const std::vector<ir::PrimFunc>& lowered,
+                           const CudaBuildOptions& options = {});
 
 /**
  * A runtime module for lowered functions: without `emulate`, NVRTC compiles the source to PTX and
  * runtime::make_cuda_module wraps it (a GPU is needed only to call functions); with `emulate`,
  * make_cuda_emulator_module runs the same CUDA C on the CPU emulator.
  */
-runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered, const CudaBuildOptions& options = {});
+runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered,
+                                  const CudaBuildOptions& options = {});
 
 /** Print already split device kernels as one CUDA C source (no passes run). */
-std::string codegen_cuda(const std::vector<ir::PrimFunc>& kernels, const CudaBuildOptions& options = {});
+std::string codegen_cuda(const std::vector<ir::PrimFunc>& kernels,
+                         const CudaBuildOptions& options = {});
 
 }  // namespace minitvm::codegen

@@ -38,7 +38,7 @@ class EmulatorError : public RuntimeError {
 /** One parameter of an emitted kernel, as parsed from its signature. */
 struct KernelParam {
   std::string name;
-  std::string c_type;       ///< element type for pointers ("float"), else the scalar type ("int")
+  std::string c_type;  ///< element type for pointers ("float"), else the scalar type ("int")
   bool is_pointer = false;
 };
 
@@ -46,7 +46,7 @@ struct KernelParam {
 struct SharedDecl {
   std::string name;
   std::string c_type;
-  int64_t count = 0;        ///< elements; -1 for `extern __shared__ T name[];` (dynamic)
+  int64_t count = 0;  ///< elements; -1 for `extern __shared__ T name[];` (dynamic)
 };
 
 /** What the emulator learned about one `__global__` function of the source. */
@@ -55,14 +55,14 @@ struct KernelInfo {
   std::vector<KernelParam> params;
   int64_t launch_bounds = 0;  ///< from `__launch_bounds__(N)`, 0 if absent
   std::vector<SharedDecl> shared;
-  int first_line = 0;         ///< line of the signature in the CUDA source (1-based)
+  int first_line = 0;  ///< line of the signature in the CUDA source (1-based)
 };
 
 /** The result of rewriting a CUDA source for host compilation. */
 struct RewrittenSource {
-  std::string text;                 ///< same line count as the input
+  std::string text;  ///< same line count as the input
   std::vector<KernelInfo> kernels;
-  bool uses_barrier = false;        ///< `__syncthreads` appears anywhere in the source
+  bool uses_barrier = false;  ///< `__syncthreads` appears anywhere in the source
 };
 
 /**
@@ -90,25 +90,41 @@ const std::string& source(const CompiledKernels& compiled);
 struct EmuArg {
   enum class Kind { Buffer, Int, Float };
   Kind kind = Kind::Int;
-  void* data = nullptr;   ///< Buffer: host memory
-  int64_t nbytes = 0;     ///< Buffer: size in bytes (accesses beyond it are reported)
-  int64_t i = 0;          ///< Int
-  double f = 0;           ///< Float
+  void* data = nullptr;  ///< Buffer: host memory
+  int64_t nbytes = 0;    ///< Buffer: size in bytes (accesses beyond it are reported)
+  int64_t i = 0;         ///< Int
+  double f = 0;          ///< Float
 
   static EmuArg buffer(void* data, int64_t nbytes) {
-    EmuArg a; a.kind = Kind::Buffer; a.data = data; a.nbytes = nbytes; return a;
+    EmuArg a;
+    a.kind = Kind::Buffer;
+    a.data = data;
+    a.nbytes = nbytes;
+    return a;
   }
   template <typename T>
-  static EmuArg buffer(std::vector<T>& v) { return buffer(v.data(), static_cast<int64_t>(v.size() * sizeof(T))); }
-  static EmuArg scalar_int(int64_t v) { EmuArg a; a.kind = Kind::Int; a.i = v; return a; }
-  static EmuArg scalar_float(double v) { EmuArg a; a.kind = Kind::Float; a.f = v; return a; }
+  static EmuArg buffer(std::vector<T>& v) {
+    return buffer(v.data(), static_cast<int64_t>(v.size() * sizeof(T)));
+  }
+  static EmuArg scalar_int(int64_t v) {
+    EmuArg a;
+    a.kind = Kind::Int;
+    a.i = v;
+    return a;
+  }
+  static EmuArg scalar_float(double v) {
+    EmuArg a;
+    a.kind = Kind::Float;
+    a.f = v;
+    return a;
+  }
 };
 
 using Dim3 = std::array<int64_t, 3>;
 
 /** Options of one launch. */
 struct LaunchOptions {
-  int64_t dynamic_shared_bytes = 0;   ///< size of `extern __shared__` arrays
+  int64_t dynamic_shared_bytes = 0;  ///< size of `extern __shared__` arrays
 };
 
 /**
@@ -136,7 +152,8 @@ struct EmulatorModuleOptions {
   /** Per function (parallel to `functions`): signature arguments the kernels write before reading
    *  (outputs; build() fills this in). Only these are poisoned and checked. */
   std::vector<std::vector<int>> outputs;
-  /** Per function: signature arguments read and later written (saved and restored for the rerun). */
+  /** Per function: signature arguments read and later written (saved and restored for the rerun).
+   */
   std::vector<std::vector<int>> updated;
 };
 

@@ -4,10 +4,10 @@
  * Every rank runs the same program and extracts the same tasks. Rank 0 runs the task scheduler
  * (autotune::tune_tasks) and writes the log; its measurer sends each batch of candidates to the
  * worker ranks (ranks 1..K-1) in chunks, and every worker builds its chunk in parallel
- * (n_parallel = hardware threads / measuring ranks on its host) and times one candidate at a time under a
- * per-host device lock (MeasureOption::run_lock_file), so that two ranks never time on one CPU or
- * GPU at once. Each outcome travels back as soon as it is final and rank 0 appends it to the log on
- * arrival, so a job that ends abruptly keeps every finished measurement and a rerun resumes.
+ * (n_parallel = hardware threads / measuring ranks on its host) and times one candidate at a time
+ * under a per-host device lock (MeasureOption::run_lock_file), so that two ranks never time on one
+ * CPU or GPU at once. Each outcome travels back as soon as it is final and rank 0 appends it to the
+ * log on arrival, so a job that ends abruptly keeps every finished measurement and a rerun resumes.
  *
  * Faults:
  *   - a worker silent for longer than `worker_timeout_s` while it holds candidates is declared
@@ -81,7 +81,8 @@ class MpiJob {
   std::vector<int> lost_, refused_;
 };
 
-/** The per-host lock file the ranks of a host share for a device ("/tmp/minitvm-measure-cpu.lock"). */
+/** The per-host lock file the ranks of a host share for a device ("/tmp/minitvm-measure-cpu.lock").
+ */
 std::string device_lock_path(const std::string& device);
 
 }  // namespace minitvm::distributed

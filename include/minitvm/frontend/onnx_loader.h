@@ -60,13 +60,15 @@ HostArray load_tensor(const std::string& path);
 /** Run the model's nodes on `inputs` (in graph-input order) with `exec`; returns the graph outputs
  * in order. Pooling nodes are planned with plan_onnx_pool on the actual input shapes; MaxUnpool
  * is computed directly (scatter of X to the global Indices). */
-std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray>& inputs, PoolExecutor& exec);
+std::vector<HostArray> run_model(const Model& model, const std::vector<HostArray>& inputs,
+                                 PoolExecutor& exec);
 
 /** Outcome of one node-test directory. */
 struct NodeTestResult {
   std::string dir;
   bool passed = false;
-  std::vector<std::string> failures;  ///< "dir: data set k output m differs at index i: got x, expected y"
+  std::vector<std::string>
+      failures;  ///< "dir: data set k output m differs at index i: got x, expected y"
 };
 
 /** Run every test_data_set_* of an ONNX backend node-test directory and compare with ONNX's

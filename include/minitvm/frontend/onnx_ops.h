@@ -5,7 +5,8 @@
  * (onnx_loader.cc) parses these nodes' attributes with parse_tensor_op_attr and dispatches them to
  * run_tensor_op; pooling nodes keep going through the PoolExecutor.
  *
- *   if (onnx::is_tensor_op(n.op_type)) outs = onnx::run_tensor_op(n.name, n.op_type, n.op_attrs, ins);
+ *   if (onnx::is_tensor_op(n.op_type)) outs = onnx::run_tensor_op(n.name, n.op_type, n.op_attrs,
+ * ins);
  */
 #pragma once
 
@@ -38,7 +39,8 @@ const std::set<std::string>& tensor_op_attribute_names(const std::string& op_typ
  * outputs. Throws CompileError naming the node and attribute for unsupported cases (e.g. a Conv
  * group that is neither 1 nor the channel count, training-mode BatchNormalization). */
 std::vector<HostArray> run_tensor_op(const std::string& node_name, const std::string& op_type,
-                                     const TensorOpAttrs& attrs, const std::vector<const HostArray*>& inputs);
+                                     const TensorOpAttrs& attrs,
+                                     const std::vector<const HostArray*>& inputs);
 
 }  // namespace onnx
 }  // namespace frontend

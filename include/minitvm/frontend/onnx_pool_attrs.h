@@ -31,14 +31,15 @@ struct OnnxPoolAttrs {
   int64_t ceil_mode = 0;
   int64_t count_include_pad = 0;
   int64_t storage_order = 0;
-  int64_t p = 2;                   ///< LpPool / GlobalLpPool norm
-  bool want_indices = false;       ///< the MaxPool node uses its Indices output
+  int64_t p = 2;              ///< LpPool / GlobalLpPool norm
+  bool want_indices = false;  ///< the MaxPool node uses its Indices output
 };
 
 /** Resolve an ONNX pooling node for an input of `input_shape` (N, C, D1, ..., Dn) and `dtype`.
  * Throws PoolParamError naming the node and attribute where ONNX rejects the node, and for the
  * cases this frontend rejects on purpose (a window lying entirely in padding, spatial rank > 3). */
-PoolPlan plan_onnx_pool(const OnnxPoolAttrs& attrs, const std::vector<int64_t>& input_shape, DataType dtype);
+PoolPlan plan_onnx_pool(const OnnxPoolAttrs& attrs, const std::vector<int64_t>& input_shape,
+                        DataType dtype);
 
 }  // namespace frontend
 }  // namespace minitvm

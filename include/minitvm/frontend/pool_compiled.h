@@ -30,7 +30,8 @@ class CompiledPoolExecutor : public PoolExecutor {
                      const HostArray* indices) override;
 
   /** The kernel for a plan (compiled on first use). */
-  const topi::PooledKernel& kernel(const PoolPlan& plan, topi::PoolDirection dir, bool with_indices);
+  const topi::PooledKernel& kernel(const PoolPlan& plan, topi::PoolDirection dir,
+                                   bool with_indices);
   /** Compile, in batches of `batch` kernels per module, every kernel that running these plans
    * (forward, and backward when `backward`) will need and that is not cached yet. Plans that
    * cannot be compiled are skipped (running them reports the error as usual). Returns the number

@@ -1,6 +1,6 @@
 /** \file
- * The PyTorch pooling golden format (tests/data/pool/<op>.jsonl, see its README) and the conformance
- * harness that runs golden cases through any PoolExecutor.
+ * The PyTorch pooling golden format (tests/data/pool/<op>.jsonl, see its README) and the
+ * conformance harness that runs golden cases through any PoolExecutor.
  *
  * A case is valid (forward output, optional indices, optional backward), rejected (PyTorch raised
  * an error: planning must throw PoolParamError), or an optional `empty_window` quirk case (passes
@@ -50,7 +50,8 @@ struct GoldenCase {
   bool has_tag(const std::string& t) const;
 };
 
-/** Parse one JSON object of the golden format; throws CompileError naming the field on bad input. */
+/** Parse one JSON object of the golden format; throws CompileError naming the field on bad input.
+ */
 GoldenCase parse_golden_case(const nlohmann::json& j);
 /** Read a .jsonl golden file; throws CompileError with file and line on a malformed line. */
 std::vector<GoldenCase> read_golden_file(const std::string& path);
@@ -62,7 +63,8 @@ PoolPlan plan_golden_case(const GoldenCase& c, PoolLayout layout = PoolLayout::C
 /** How strictly values are compared. */
 struct ConformanceOptions {
   /** false: the tolerances of the golden README (what compiled kernels must meet). true: every
-   * value bit-exact (NaN == NaN) except float32 mean-path outputs (2 ulp); the reference meets it. */
+   * value bit-exact (NaN == NaN) except float32 mean-path outputs (2 ulp); the reference meets it.
+   */
   bool exact = false;
   /** Also fail a rejected case when our error kind differs from the golden `error_kind`. */
   bool check_error_kind = false;
@@ -78,8 +80,10 @@ struct CaseResult {
   std::string note;                   ///< e.g. "rejected as expected (stride_zero)"
 };
 
-/** Run one golden case through `exec`. Never throws for case-level problems (they become failures). */
-CaseResult run_pool_case(const GoldenCase& c, PoolExecutor& exec, const ConformanceOptions& opts = {});
+/** Run one golden case through `exec`. Never throws for case-level problems (they become failures).
+ */
+CaseResult run_pool_case(const GoldenCase& c, PoolExecutor& exec,
+                         const ConformanceOptions& opts = {});
 
 /** Totals of a run. */
 struct ConformanceSummary {

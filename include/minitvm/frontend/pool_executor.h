@@ -27,7 +27,8 @@ class HostArray {
    * that overflows int64, RuntimeError when the memory cannot be allocated. */
   HostArray(DataType dtype, std::vector<int64_t> shape);
   /** Array of `dtype` holding `values` converted from double (exact for int64 up to 2^53). */
-  static HostArray from_doubles(DataType dtype, std::vector<int64_t> shape, const std::vector<double>& values);
+  static HostArray from_doubles(DataType dtype, std::vector<int64_t> shape,
+                                const std::vector<double>& values);
 
   DataType dtype() const { return dtype_; }
   const std::vector<int64_t>& shape() const { return shape_; }
@@ -64,9 +65,12 @@ class HostArray {
  private:
   template <typename T>
   static constexpr DataType::Code type_code() {
-    if constexpr (std::is_floating_point_v<T>) return DataType::Code::Float;
-    else if constexpr (std::is_signed_v<T>) return DataType::Code::Int;
-    else return DataType::Code::UInt;
+    if constexpr (std::is_floating_point_v<T>)
+      return DataType::Code::Float;
+    else if constexpr (std::is_signed_v<T>)
+      return DataType::Code::Int;
+    else
+      return DataType::Code::UInt;
   }
   void check_type(size_t size, DataType::Code code) const;
 
@@ -92,8 +96,8 @@ class PoolExecutor {
   virtual PoolForwardResult forward(const PoolPlan& plan, const HostArray& input) = 0;
   /** Backward pass: d(sum(output*grad_output))/d(input). For max modes `indices` may be the
    * forward's indices or null (then the argmax is recomputed from `input`). */
-  virtual HostArray backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
-                             const HostArray* indices) = 0;
+  virtual HostArray backward(const PoolPlan& plan, const HostArray& input,
+                             const HostArray& grad_output, const HostArray* indices) = 0;
 };
 
 /** The naive reference: loop nests over the plan with PyTorch CPU's exact NaN, tie, index,

@@ -69,18 +69,18 @@ enum class PoolLayout { ChannelsFirst, ChannelsLast };
 
 /** How an average window's sum is divided. */
 enum class DivisorRule {
-  CountIncludePad,  ///< taps inside [-pad_begin, in + pad_end) (PyTorch clips ceil windows at L+p)
-  CountExcludePad,  ///< taps inside [0, in)
-  Override,         ///< PyTorch divisor_override, any non-zero value
-  AdaptiveEachAxis, ///< adaptive avg: sum / k_0 / k_1 / ... (one division per axis, PyTorch CPU)
-  Mean,             ///< one division by the window volume (mean() path, ONNX GlobalAveragePool)
+  CountIncludePad,   ///< taps inside [-pad_begin, in + pad_end) (PyTorch clips ceil windows at L+p)
+  CountExcludePad,   ///< taps inside [0, in)
+  Override,          ///< PyTorch divisor_override, any non-zero value
+  AdaptiveEachAxis,  ///< adaptive avg: sum / k_0 / k_1 / ... (one division per axis, PyTorch CPU)
+  Mean,              ///< one division by the window volume (mean() path, ONNX GlobalAveragePool)
 };
 
 /** How max-pool indices are encoded. */
 enum class IndexBase {
-  PerPlane,       ///< PyTorch: flat offset inside one (n, c) plane, row-major (d*H*W + h*W + w)
-  GlobalRowMajor, ///< ONNX storage_order=0: offset into the whole NC... input
-  GlobalColMajor, ///< ONNX storage_order=1: (n*C + c)*plane + h + w*H (+ d*H*W)
+  PerPlane,        ///< PyTorch: flat offset inside one (n, c) plane, row-major (d*H*W + h*W + w)
+  GlobalRowMajor,  ///< ONNX storage_order=0: offset into the whole NC... input
+  GlobalColMajor,  ///< ONNX storage_order=1: (n*C + c)*plane + h + w*H (+ d*H*W)
 };
 
 /** How an Lp window is reduced. */
@@ -122,7 +122,7 @@ struct PoolPlan {
   PoolMode mode = PoolMode::Max;
   DataType dtype = DataType::Float(32);
   PoolLayout layout = PoolLayout::ChannelsFirst;
-  bool batched = true;   ///< false: the input has no N axis (N is then 1 in `batch`)
+  bool batched = true;  ///< false: the input has no N axis (N is then 1 in `batch`)
   int64_t batch = 1;
   int64_t channels = 1;
   std::vector<PoolAxis> axes;  ///< spatial axes, outermost first (D, H, W)
@@ -154,7 +154,8 @@ struct PoolPlan {
    * Looks only at the positions that can be empty (windows starting in the padding), so it costs
    * O(1) unless dilation > input length. */
   int64_t first_empty_window(int a) const;
-  /** One-line description, e.g. "max_pool2d float32 NCHW in [1,3,8,8] out [1,3,4,4] k=[2,2] ...". */
+  /** One-line description, e.g. "max_pool2d float32 NCHW in [1,3,8,8] out [1,3,4,4] k=[2,2] ...".
+   */
   std::string str() const;
 };
 
@@ -164,8 +165,9 @@ struct PoolPlan {
 int64_t pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
                          int64_t pad_end, int64_t dilation, bool ceil_mode);
 /** pool_output_size, or nullopt when its arithmetic overflows int64. */
-std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride, int64_t pad_begin,
-                                                int64_t pad_end, int64_t dilation, bool ceil_mode);
+std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride,
+                                                int64_t pad_begin, int64_t pad_end,
+                                                int64_t dilation, bool ceil_mode);
 
 /** Size limits of every plan (docs/POOLING.md, "Size limits"). Each input length, kernel, stride,
  * padding and dilation is at most kPoolMaxDim (the compiled kernels index with int32); each output
@@ -186,8 +188,9 @@ inline constexpr int64_t kPoolOutputBudget = int64_t{1} << 24;
 inline int64_t pool_output_allowance(int64_t input_elements) {
   return input_elements > kPoolMaxElements / kPoolOutputRatio
              ? kPoolMaxElements
-             : (input_elements * kPoolOutputRatio > kPoolOutputBudget ? input_elements * kPoolOutputRatio
-                                                                      : kPoolOutputBudget);
+             : (input_elements * kPoolOutputRatio > kPoolOutputBudget
+                    ? input_elements * kPoolOutputRatio
+                    : kPoolOutputBudget);
 }
 /** Throws PoolParamError (TooLarge) naming `where` (an op or node) and the exceeded limit; every
  * planner calls it before it looks at a window. */

@@ -2,8 +2,9 @@
  * Arithmetic analysis and simplification over index expressions.
  *
  * - `IntervalSet`: a symbolic closed interval [min, max] of an integer expression (either bound may
- *   be "unbounded" = undefined Expr). `eval_interval(e, dom)` bounds `e` when each variable in `dom`
- *   ranges over its interval (variables not in `dom` stay symbolic: the interval of `x` is [x, x]).
+ *   be "unbounded" = undefined Expr). `eval_interval(e, dom)` bounds `e` when each variable in
+ * `dom` ranges over its interval (variables not in `dom` stay symbolic: the interval of `x` is [x,
+ * x]).
  * - `simplify(e, ranges)`: constant folding, canonical linear forms (`(x*4 + 2) - (x*4)` -> `2`,
  *   like terms combined, constants last), div/mod with known bounds (`floordiv(x, 8)` -> 0 when
  *   0 <= x < 8; `floormod(x*8 + y, 8)` -> y when 0 <= y < 8), min/max and comparisons decided from
@@ -73,8 +74,8 @@ struct LaneOffsets {
   int64_t min_offset() const;
   int64_t span() const;  ///< max - min + 1: the elements one dense access covering every lane reads
 };
-/** The lane offsets of a vector integer index, when they are constants: Ramp with a constant stride,
- *  Broadcast, their sums and differences, products with a constant broadcast, casts, and
+/** The lane offsets of a vector integer index, when they are constants: Ramp with a constant
+ * stride, Broadcast, their sums and differences, products with a constant broadcast, casts, and
  *  floordiv/floormod by a constant broadcast where the base is provably a multiple of it (e.g.
  *  `floordiv(ramp(x*48, 1, 48), 3)` -> base x*16, offsets 0,0,0,1,1,1,...). Otherwise nullopt. */
 std::optional<LaneOffsets> lane_offsets(const Expr& index);

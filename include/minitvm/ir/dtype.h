@@ -22,7 +22,9 @@ class DataType {
   static constexpr DataType Int(int bits, int lanes = 1) { return {Code::Int, bits, lanes}; }
   static constexpr DataType UInt(int bits, int lanes = 1) { return {Code::UInt, bits, lanes}; }
   static constexpr DataType Float(int bits, int lanes = 1) { return {Code::Float, bits, lanes}; }
-  static constexpr DataType BFloat(int bits = 16, int lanes = 1) { return {Code::BFloat, bits, lanes}; }
+  static constexpr DataType BFloat(int bits = 16, int lanes = 1) {
+    return {Code::BFloat, bits, lanes};
+  }
   static constexpr DataType Bool(int lanes = 1) { return {Code::UInt, 1, lanes}; }
   static constexpr DataType Handle() { return {Code::Handle, 64, 1}; }
   static constexpr DataType Void() { return {Code::Handle, 0, 0}; }

@@ -9,8 +9,8 @@
  * Semantics worth stating:
  * - `Div`/`Mod` are truncating on integers (C semantics) and ordinary division on floats;
  *   `FloorDiv`/`FloorMod` round toward negative infinity (the index arithmetic of schedules).
- * - `Load(buffer_var, index, predicate)` reads element `index` of a flat buffer; vector loads have a
- *   Ramp index. Before storage flattening tensors are read with `ProducerLoad(op, indices)`.
+ * - `Load(buffer_var, index, predicate)` reads element `index` of a flat buffer; vector loads have
+ * a Ramp index. Before storage flattening tensors are read with `ProducerLoad(op, indices)`.
  * - `Reduce` is a commutative reduction: `combiner` over `source`, across `axis`, under
  *   `condition`; `value_index` selects one output of a multi-value reducer (argmax).
  */
@@ -44,7 +44,8 @@ class Expr : public Ref<ExprNode> {
   Expr() = default;
   Expr(std::nullptr_t) {}
   explicit Expr(const ExprNode* p) : Ref<ExprNode>(p) {}
-  template <typename U, typename = std::enable_if_t<std::is_base_of_v<ExprNode, U> && !std::is_same_v<ExprNode, U>>>
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<ExprNode, U> &&
+                                                    !std::is_same_v<ExprNode, U>>>
   Expr(const Ref<U>& r) : Ref<ExprNode>(r.get()) {}
   Expr(int v);
   Expr(int64_t v);
@@ -58,7 +59,8 @@ class Stmt : public Ref<StmtNode> {
   Stmt() = default;
   Stmt(std::nullptr_t) {}
   explicit Stmt(const StmtNode* p) : Ref<StmtNode>(p) {}
-  template <typename U, typename = std::enable_if_t<std::is_base_of_v<StmtNode, U> && !std::is_same_v<StmtNode, U>>>
+  template <typename U, typename = std::enable_if_t<std::is_base_of_v<StmtNode, U> &&
+                                                    !std::is_same_v<StmtNode, U>>>
   Stmt(const Ref<U>& r) : Ref<StmtNode>(r.get()) {}
 };
 
@@ -79,7 +81,8 @@ struct FloatImmNode : public ExprNode {
 
 struct StringImmNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::StringImm;
-  explicit StringImmNode(std::string v) : ExprNode(kKind, DataType::Handle()), value(std::move(v)) {}
+  explicit StringImmNode(std::string v)
+      : ExprNode(kKind, DataType::Handle()), value(std::move(v)) {}
   std::string value;
   static Expr make(std::string value);
 };
@@ -138,7 +141,9 @@ struct NotNode : public ExprNode {
 struct SelectNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::Select;
   SelectNode(Expr c, Expr t, Expr f)
-      : ExprNode(kKind, t.dtype()), condition(std::move(c)), true_value(std::move(t)),
+      : ExprNode(kKind, t.dtype()),
+        condition(std::move(c)),
+        true_value(std::move(t)),
         false_value(std::move(f)) {}
   Expr condition, true_value, false_value;
   static Expr make(Expr c, Expr t, Expr f);
@@ -148,7 +153,10 @@ struct SelectNode : public ExprNode {
 struct LoadNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::Load;
   LoadNode(DataType t, Var buf, Expr idx, Expr pred)
-      : ExprNode(kKind, t), buffer_var(std::move(buf)), index(std::move(idx)), predicate(std::move(pred)) {}
+      : ExprNode(kKind, t),
+        buffer_var(std::move(buf)),
+        index(std::move(idx)),
+        predicate(std::move(pred)) {}
   Var buffer_var;
   Expr index;
   Expr predicate;  ///< all-true (const 1) when unconditional
@@ -158,7 +166,10 @@ struct LoadNode : public ExprNode {
 struct RampNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::Ramp;
   RampNode(Expr base, Expr stride, int lanes)
-      : ExprNode(kKind, base.dtype().with_lanes(lanes)), base(std::move(base)), stride(std::move(stride)), lanes(lanes) {}
+      : ExprNode(kKind, base.dtype().with_lanes(lanes)),
+        base(std::move(base)),
+        stride(std::move(stride)),
+        lanes(lanes) {}
   Expr base, stride;
   int lanes;
   static Expr make(Expr base, Expr stride, int lanes);
@@ -166,7 +177,8 @@ struct RampNode : public ExprNode {
 
 struct BroadcastNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::Broadcast;
-  BroadcastNode(Expr v, int lanes) : ExprNode(kKind, v.dtype().with_lanes(lanes)), value(std::move(v)), lanes(lanes) {}
+  BroadcastNode(Expr v, int lanes)
+      : ExprNode(kKind, v.dtype().with_lanes(lanes)), value(std::move(v)), lanes(lanes) {}
   Expr value;
   int lanes;
   static Expr make(Expr value, int lanes);
@@ -175,7 +187,10 @@ struct BroadcastNode : public ExprNode {
 struct LetNode : public ExprNode {
   static constexpr NodeKind kKind = NodeKind::Let;
   LetNode(Var v, Expr value, Expr body)
-      : ExprNode(kKind, body.dtype()), var(std::move(v)), value(std::move(value)), body(std::move(body)) {}
+      : ExprNode(kKind, body.dtype()),
+        var(std::move(v)),
+        value(std::move(value)),
+        body(std::move(body)) {}
   Var var;
   Expr value, body;
   static Expr make(Var var, Expr value, Expr body);
@@ -184,13 +199,33 @@ struct LetNode : public ExprNode {
 /** Built-in functions and intrinsics. `Extern` calls a function by name (C math library etc.). */
 enum class Intrinsic : uint8_t {
   Extern,
-  Likely,        ///< likely(cond): a branch hint on bound guards
-  IfThenElse,    ///< tvm_if_then_else(c, t, f): evaluates only the taken branch
-  Exp, Log, Sqrt, Tanh, Fabs, Floor, Ceil, Round, Trunc, Pow, Erf, Sigmoid, Exp2, Log2, Rsqrt,
-  IsNan, IsInf,
+  Likely,      ///< likely(cond): a branch hint on bound guards
+  IfThenElse,  ///< tvm_if_then_else(c, t, f): evaluates only the taken branch
+  Exp,
+  Log,
+  Sqrt,
+  Tanh,
+  Fabs,
+  Floor,
+  Ceil,
+  Round,
+  Trunc,
+  Pow,
+  Erf,
+  Sigmoid,
+  Exp2,
+  Log2,
+  Rsqrt,
+  IsNan,
+  IsInf,
   Reinterpret,
-  BitwiseAnd, BitwiseOr, BitwiseXor, BitwiseNot, ShiftLeft, ShiftRight,
-  StorageSync,   ///< tvm_storage_sync("shared"): __syncthreads()
+  BitwiseAnd,
+  BitwiseOr,
+  BitwiseXor,
+  BitwiseNot,
+  ShiftLeft,
+  ShiftRight,
+  StorageSync,  ///< tvm_storage_sync("shared"): __syncthreads()
   /** tvm_thread_allreduce(size, values..., cond, result_bufs..., reduce_thread_vars...), under an
    *  AttrStmt reduce_scope naming the combiner: a reduction of each value across the listed
    *  threads, every thread receiving the result in result_bufs[i][0]. Made by schedule_to_stmt for
@@ -218,15 +253,16 @@ struct CallNode : public ExprNode {
   static Expr make_extern(DataType t, std::string name, std::vector<Expr> args);
   /** Pure intrinsics can be duplicated, hoisted and removed when unused. */
   bool is_pure() const {
-    return op != Intrinsic::StorageSync && op != Intrinsic::Extern && op != Intrinsic::ThreadAllreduce &&
-           op != Intrinsic::Prefetch;
+    return op != Intrinsic::StorageSync && op != Intrinsic::Extern &&
+           op != Intrinsic::ThreadAllreduce && op != Intrinsic::Prefetch;
   }
 };
 
 // ---- ranges, iteration variables, reducers -----------------------------------------------------
 struct RangeNode : public Object {
   static constexpr NodeKind kKind = NodeKind::Range;
-  RangeNode(Expr min, Expr extent) : Object(kKind), min(std::move(min)), extent(std::move(extent)) {}
+  RangeNode(Expr min, Expr extent)
+      : Object(kKind), min(std::move(min)), extent(std::move(extent)) {}
   Expr min, extent;
 };
 
@@ -238,7 +274,9 @@ class Range : public Ref<RangeNode> {
   Range(Expr min, Expr extent);
   /** `{0, n}` style construction as in te::reduce_axis({0, m}). */
   Range(std::initializer_list<Expr> begin_end);
-  static Range from_min_extent(Expr min, Expr extent) { return Range(std::move(min), std::move(extent)); }
+  static Range from_min_extent(Expr min, Expr extent) {
+    return Range(std::move(min), std::move(extent));
+  }
   const Expr& min() const { return get()->min; }
   const Expr& extent() const { return get()->extent; }
 };
@@ -258,7 +296,11 @@ enum class IterVarType : uint8_t {
 struct IterVarNode : public Object {
   static constexpr NodeKind kKind = NodeKind::IterVar;
   IterVarNode(Range dom, Var var, IterVarType t, std::string tag)
-      : Object(kKind), dom(std::move(dom)), var(std::move(var)), iter_type(t), thread_tag(std::move(tag)) {}
+      : Object(kKind),
+        dom(std::move(dom)),
+        var(std::move(var)),
+        iter_type(t),
+        thread_tag(std::move(tag)) {}
   Range dom;  ///< may be undefined (thread axes before binding)
   Var var;
   IterVarType iter_type;
@@ -331,7 +373,9 @@ struct ProducerLoadNode : public ExprNode {
 
 Expr make_const(DataType t, double value);
 Expr make_const(DataType t, int64_t value);
-inline Expr make_const(DataType t, int value) { return make_const(t, static_cast<int64_t>(value)); }
+inline Expr make_const(DataType t, int value) {
+  return make_const(t, static_cast<int64_t>(value));
+}
 Expr make_zero(DataType t);
 /** Smallest/largest value of a type; -inf/+inf for floats. */
 Expr min_value(DataType t);
@@ -342,8 +386,12 @@ Expr cast(DataType t, Expr v);
 /** Constant queries. */
 const int64_t* as_const_int(const Expr& e);
 bool is_const_int(const Expr& e, int64_t v);
-inline bool is_zero(const Expr& e) { return is_const_int(e, 0); }
-inline bool is_one(const Expr& e) { return is_const_int(e, 1); }
+inline bool is_zero(const Expr& e) {
+  return is_const_int(e, 0);
+}
+inline bool is_one(const Expr& e) {
+  return is_const_int(e, 1);
+}
 bool is_const(const Expr& e);
 
 // Arithmetic with TVM's type rules: int + float casts the int; narrower ints widen; a C++ literal
@@ -391,14 +439,14 @@ Expr isinf(Expr x);
 
 // Literal overloads: the literal takes the other operand's type (a float literal with an int
 // expression makes a float32 constant and promotes the expression, as TVM does).
-#define MINITVM_LITERAL_OPS(OP)                                          \
-  Expr OP(Expr a, int b);                                                \
-  Expr OP(int a, Expr b);                                                \
-  Expr OP(Expr a, int64_t b);                                            \
-  Expr OP(int64_t a, Expr b);                                            \
-  Expr OP(Expr a, float b);                                              \
-  Expr OP(float a, Expr b);                                              \
-  Expr OP(Expr a, double b);                                             \
+#define MINITVM_LITERAL_OPS(OP) \
+  Expr OP(Expr a, int b);       \
+  Expr OP(int a, Expr b);       \
+  Expr OP(Expr a, int64_t b);   \
+  Expr OP(int64_t a, Expr b);   \
+  Expr OP(Expr a, float b);     \
+  Expr OP(float a, Expr b);     \
+  Expr OP(Expr a, double b);    \
   Expr OP(double a, Expr b);
 MINITVM_LITERAL_OPS(operator+)
 MINITVM_LITERAL_OPS(operator-)

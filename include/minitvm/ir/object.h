@@ -21,7 +21,7 @@ enum class NodeKind : uint8_t {
 #define MINITVM_KIND(N) N,
   MINITVM_FOR_EACH_EXPR(MINITVM_KIND) MINITVM_FOR_EACH_STMT(MINITVM_KIND)
 #undef MINITVM_KIND
-  IterVar,
+      IterVar,
   Range,
   Buffer,
   Operation,

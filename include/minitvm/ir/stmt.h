@@ -24,19 +24,21 @@ StorageScope parse_storage_scope(const std::string& s);
 
 /** Kinds of AttrStmt (typed, not strings; `Pragma` carries its key in `pragma_key`). */
 enum class AttrKind : uint8_t {
-  ThreadExtent,            ///< node = IterVar bound to a thread tag; value = extent
-  VirtualThread,           ///< node = IterVar with tag vthread; value = extent
-  RealizeScope,            ///< node = Operation; value = StringImm scope
-  PragmaAutoUnrollMaxStep, ///< node = IterVar; value = max step
-  PragmaUnrollExplicit,    ///< node = IterVar; value = 0/1
-  Pragma,                  ///< node = IterVar; other pragma keys
+  ThreadExtent,             ///< node = IterVar bound to a thread tag; value = extent
+  VirtualThread,            ///< node = IterVar with tag vthread; value = extent
+  RealizeScope,             ///< node = Operation; value = StringImm scope
+  PragmaAutoUnrollMaxStep,  ///< node = IterVar; value = max step
+  PragmaUnrollExplicit,     ///< node = IterVar; value = 0/1
+  Pragma,                   ///< node = IterVar; other pragma keys
   LoopScope,
-  ReduceScope,             ///< node = CommReducer of the tvm_thread_allreduce call in the body
-  DoubleBufferScope,       ///< node = Operation (schedule_ops), buffer Var (after storage_flatten); body = producer
-  DoubleBufferWrite,       ///< node = buffer Var; body = prefetch of the next iteration (inject_double_buffer)
+  ReduceScope,        ///< node = CommReducer of the tvm_thread_allreduce call in the body
+  DoubleBufferScope,  ///< node = Operation (schedule_ops), buffer Var (after storage_flatten); body
+                      ///< = producer
+  DoubleBufferWrite,  ///< node = buffer Var; body = prefetch of the next iteration
+                      ///< (inject_double_buffer)
   /** Stage::prefetch, directly inside the loop it names: node = Operation of the tensor,
-   *  pragma_key = its value_index (decimal), value = iteration offset. storage_flatten replaces it by
-   *  prefetch(address_of(...)) calls over the region the body reads at loop var + offset. */
+   *  pragma_key = its value_index (decimal), value = iteration offset. storage_flatten replaces it
+   * by prefetch(address_of(...)) calls over the region the body reads at loop var + offset. */
   PrefetchScope,
 };
 /** Printed key ("thread_extent", "pragma_auto_unroll_max_step", ...). */
@@ -62,7 +64,8 @@ struct AttrStmtNode : public StmtNode {
   std::string pragma_key;
   Expr value;
   Stmt body;
-  static Stmt make(Ref<Object> node, AttrKind kind, Expr value, Stmt body, std::string pragma_key = "");
+  static Stmt make(Ref<Object> node, AttrKind kind, Expr value, Stmt body,
+                   std::string pragma_key = "");
 };
 
 struct AssertStmtNode : public StmtNode {
@@ -212,8 +215,8 @@ class PrimFunc : public Ref<PrimFuncNode> {
  public:
   PrimFunc() = default;
   PrimFunc(Ref<PrimFuncNode> r) : Ref<PrimFuncNode>(std::move(r)) {}
-  static PrimFunc make(std::string name, std::vector<Var> params, std::map<const VarNode*, Buffer> buffer_map,
-                       Stmt body);
+  static PrimFunc make(std::string name, std::vector<Var> params,
+                       std::map<const VarNode*, Buffer> buffer_map, Stmt body);
   const std::string& name() const { return get()->name; }
   const Stmt& body() const { return get()->body; }
   /** Same function with another body. */

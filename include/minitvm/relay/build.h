@@ -13,8 +13,8 @@
  * fold_constant, fold_scale_axis (level 3), fold_constant, fuse_ops, plan_memory. Kernels:
  * conv2d (CUDA: direct or winograd by the answering record; llvm: the NCHW CPU schedule),
  * depthwise conv2d, grouped conv2d (any other `groups`: CUDA template group_conv2d_nchw.cuda,
- * llvm the grouped CPU schedule) and dense use their topi templates with the group's elementwise epilogue
- * (bias, BN scale/shift, residual add, relu, clip) inlined into the output stage (TVM's
+ * llvm the grouped CPU schedule) and dense use their topi templates with the group's elementwise
+ * epilogue (bias, BN scale/shift, residual add, relu, clip) inlined into the output stage (TVM's
  * traverse_inline); other groups get a simple schedule. The kernel of a group is called with its
  * inputs then its outputs.
  */
@@ -46,13 +46,13 @@ struct BuildOptions {
 /** One compiled kernel (one per distinct fused function). */
 struct KernelInfo {
   std::string func_name;
-  std::vector<std::string> ops;     ///< the group's ops, operands first
-  std::string master_op;            ///< the op providing the schedule
-  Json workload;                    ///< the dispatch key that was queried (null for simple schedules)
-  std::string template_key;         ///< "direct", "winograd" (CUDA), "cpu" (llvm template-free), "simple"
-  int64_t config_index = -1;        ///< the record's flat config index; -1 for fallback / none
+  std::vector<std::string> ops;  ///< the group's ops, operands first
+  std::string master_op;         ///< the op providing the schedule
+  Json workload;                 ///< the dispatch key that was queried (null for simple schedules)
+  std::string template_key;   ///< "direct", "winograd" (CUDA), "cpu" (llvm template-free), "simple"
+  int64_t config_index = -1;  ///< the record's flat config index; -1 for fallback / none
   bool is_fallback = false;
-  int num_nodes = 0;                ///< graph nodes calling it
+  int num_nodes = 0;  ///< graph nodes calling it
   /** The workloads a tuner can tune for this kernel (keys whose first element is a registered
    *  template: conv2d_NCHWc.x86 on llvm; conv2d_nchw.cuda, and conv2d_nchw_winograd.cuda for 3x3
    *  stride-1 layers, depthwise/group/dense templates on cuda). Empty for untunable kernels. */
@@ -62,23 +62,25 @@ struct KernelInfo {
 struct Built : runtime::CompiledGraph {
   std::vector<KernelInfo> kernels;
   transform::MemoryPlan memory;
-  Function optimized;               ///< the graph after the passes, before fusion
+  Function optimized;  ///< the graph after the passes, before fusion
   transform::FusedGraph fused;
   /** Kernels, workloads from the log / fallbacks, peak memory. */
   std::string report() const;
   /**
-   * The report as JSON: {"target", "workloads": {"total", "from_log", "fallback", "layers", "by_op":
-   * {family: {layers, total, from_log, fallback}}}, "kernels": [{"name", "ops", "master_op",
-   * "schedule", "nodes", "workload" (key or null), "config_index" (null: fallback or untuned),
-   * "fallback"}], "peak_bytes" (planned activations), "intermediate_bytes", "param_bytes"}.
-   * Workload counts are distinct workload keys of the tunable ops (conv2d, depthwise, dense).
+   * The report as JSON: {"target", "workloads": {"total", "from_log", "fallback", "layers",
+   * "by_op": {family: {layers, total, from_log, fallback}}}, "kernels": [{"name", "ops",
+   * "master_op", "schedule", "nodes", "workload" (key or null), "config_index" (null: fallback or
+   * untuned), "fallback"}], "peak_bytes" (planned activations), "intermediate_bytes",
+   * "param_bytes"}. Workload counts are distinct workload keys of the tunable ops (conv2d,
+   * depthwise, dense).
    */
   Json report_json() const;
   /** "53 conv2d workloads: 53 from log, 0 fallback" style counts per tunable op. */
   int num_fallbacks() const;
 };
 
-Built build(const Function& f, const std::string& target, const Params& params = {}, const BuildOptions& opt = {});
+Built build(const Function& f, const std::string& target, const Params& params = {},
+            const BuildOptions& opt = {});
 
 /**
  * The tuning tasks of a network (TVM's autotvm.task.extract_from_program): the workloads the build

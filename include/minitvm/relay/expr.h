@@ -11,9 +11,9 @@
  *
  *   auto x = relay::var("data", {{1, 3, 224, 224}});
  *   auto w = relay::var("w", {{64, 3, 7, 7}});
- *   auto y = relay::nn::relu(relay::nn::conv2d(x, w, {.strides = {2, 2}, .padding = {3, 3, 3, 3}}));
- *   relay::Function f({x, w}, y);
- *   std::cout << f;     // Relay-like text, one `%k = op(...)` line per call, its type in a trailing comment
+ *   auto y = relay::nn::relu(relay::nn::conv2d(x, w, {.strides = {2, 2}, .padding = {3, 3, 3,
+ * 3}})); relay::Function f({x, w}, y); std::cout << f;     // Relay-like text, one `%k = op(...)`
+ * line per call, its type in a trailing comment
  */
 #pragma once
 
@@ -51,11 +51,11 @@ using Expr = std::shared_ptr<const ExprNode>;
 
 struct ExprNode {
   ExprKind kind = ExprKind::Var;
-  std::string name;            ///< Var: its name; Call: the operator name ("nn.conv2d")
-  std::vector<Expr> args;      ///< Call: arguments; Tuple: fields; TupleGetItem: {tuple}
-  Json attrs = Json::object(); ///< Call attributes
-  int index = 0;               ///< TupleGetItem field
-  runtime::NDArray data;       ///< Constant value (CPU)
+  std::string name;               ///< Var: its name; Call: the operator name ("nn.conv2d")
+  std::vector<Expr> args;         ///< Call: arguments; Tuple: fields; TupleGetItem: {tuple}
+  Json attrs = Json::object();    ///< Call attributes
+  int index = 0;                  ///< TupleGetItem field
+  runtime::NDArray data;          ///< Constant value (CPU)
   std::vector<TensorType> types;  ///< checked type: 1 entry for a tensor, one per field for a tuple
   bool tuple_typed = false;
 

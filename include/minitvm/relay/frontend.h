@@ -1,8 +1,8 @@
 /** \file
  * relay::frontend::from_onnx: an ONNX ModelProto (libonnx's protobuf classes) as a graph function.
  *
- *   auto [mod, params] = relay::frontend::from_onnx("resnet18.onnx", {{"input", {1, 3, 224, 224}}});
- *   relay::Built lib = relay::build(mod, "llvm", params);
+ *   auto [mod, params] = relay::frontend::from_onnx("resnet18.onnx", {{"input", {1, 3, 224,
+ * 224}}}); relay::Built lib = relay::build(mod, "llvm", params);
  *
  * Graph inputs that are not initializers become Vars with the given shape (a shape for every input
  * whose shape in the model is not fully static; a given shape must agree with the model's static
@@ -20,7 +20,8 @@
  * one (and with reference_run). Float32 inputs stay graph inputs, shaped as the data set's tensor;
  * other inputs (int64 shapes/axes/pads, doubles ...), and float inputs the importer needs as
  * constants (Clip's min/max, Pad's constant_value ...), become initializers holding the data set's
- * values, so the model is imported (and built) again for a data set whose constants or shapes differ.
+ * values, so the model is imported (and built) again for a data set whose constants or shapes
+ * differ.
  */
 #pragma once
 
@@ -62,13 +63,15 @@ struct OnnxTestResult {
   enum class Status {
     Passed,
     Failed,       ///< a build/run error or an output that differs (reason says which)
-    Unsupported,  ///< an op from_onnx does not map, or from_onnx rejects the model (reason: its message)
+    Unsupported,  ///< an op from_onnx does not map, or from_onnx rejects the model (reason: its
+                  ///< message)
   };
   std::string dir;
   Status status = Status::Failed;
   std::string reason;  ///< empty when passed
   int data_sets = 0;   ///< data sets compared
-  int kernels = 0;     ///< kernels compiled (for the first data set); 0 for a graph with no computation
+  int kernels =
+      0;  ///< kernels compiled (for the first data set); 0 for a graph with no computation
   bool passed() const { return status == Status::Passed; }
 };
 

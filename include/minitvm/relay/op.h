@@ -6,8 +6,9 @@
  * attributes with Relay's defaults and runs the op's type rule; a bad call throws CompileError
  * "<op>: <argument> ...: <mismatch>" naming the argument by its var name or producing op.
  * Layouts are NCHW / OIHW, except the blocked ops alter_op_layout makes (layout_transform,
- * nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc, pools with layout NCHW[x]c); padding attributes are normalised to 4 values (top, left,
- * bottom, right). `concatenate` takes its inputs as separate arguments (Relay: one Tuple).
+ * nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc, pools with layout NCHW[x]c); padding
+ * attributes are normalised to 4 values (top, left, bottom, right). `concatenate` takes its inputs
+ * as separate arguments (Relay: one Tuple).
  */
 #pragma once
 
@@ -42,11 +43,11 @@ Expr call(const std::string& op, const std::vector<Expr>& args, const Json& attr
 
 struct Conv2DAttrs {
   std::vector<int64_t> strides{1, 1};
-  std::vector<int64_t> padding{0, 0};   ///< 1, 2 or 4 values
+  std::vector<int64_t> padding{0, 0};  ///< 1, 2 or 4 values
   std::vector<int64_t> dilation{1, 1};
   int64_t groups = 1;
-  int64_t channels = 0;                  ///< 0: from the weight
-  std::vector<int64_t> kernel_size{};    ///< empty: from the weight
+  int64_t channels = 0;                ///< 0: from the weight
+  std::vector<int64_t> kernel_size{};  ///< empty: from the weight
   std::string data_layout = "NCHW", kernel_layout = "OIHW";
 };
 struct Pool2DAttrs {
@@ -61,8 +62,9 @@ struct Pool2DAttrs {
 namespace nn {
 Expr conv2d(const Expr& data, const Expr& weight, const Conv2DAttrs& a = {});
 /** Returns the 3-field tuple (out, new mean, new var); take field 0 for inference. */
-Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Expr& mean, const Expr& var,
-                int axis = 1, double epsilon = 1e-5, bool center = true, bool scale = true);
+Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Expr& mean,
+                const Expr& var, int axis = 1, double epsilon = 1e-5, bool center = true,
+                bool scale = true);
 Expr relu(const Expr& x);
 Expr max_pool2d(const Expr& x, const Pool2DAttrs& a);
 Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a);
@@ -74,11 +76,13 @@ Expr softmax(const Expr& x, int axis = -1);
 /** Local response normalization across `axis` (TVM's attrs and defaults). The window of channel c
  * is [c - floor((size-1)/2), c + ceil((size-1)/2)] (ONNX's; equal to TVM's for odd sizes), and
  * y = x / (bias + alpha / size * square_sum)^beta. */
-Expr lrn(const Expr& x, int64_t size = 5, int axis = 1, double bias = 2.0, double alpha = 1e-4, double beta = 0.75);
+Expr lrn(const Expr& x, int64_t size = 5, int axis = 1, double bias = 2.0, double alpha = 1e-4,
+         double beta = 0.75);
 /** Field 0 of nn.dropout (Relay's python `relay.nn.dropout`); the call itself is a 2-tuple. */
 Expr dropout(const Expr& x, double rate = 0.5);
 /** pad_width: one (before, after) pair per axis. */
-Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width, double pad_value = 0.0);
+Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
+         double pad_value = 0.0);
 }  // namespace nn
 
 Expr add(const Expr& a, const Expr& b);
@@ -101,7 +105,8 @@ Expr expand_dims(const Expr& x, int axis, int num_newaxis = 1);
 /** Empty axes: every unit dimension. */
 Expr squeeze(const Expr& x, const std::vector<int64_t>& axes = {});
 /** Empty axes: all. */
-Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = false, bool exclude = false);
+Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = false,
+          bool exclude = false);
 
 /** Relay's layout_transform: `x` in layout `src` (NCHW, NCHW8c, OIHW8i16o, ...) rearranged to `dst`
  *  (the same primal axes; a sub-axis factor must divide its axis). */

@@ -27,14 +27,17 @@ struct Network {
   Params params;
 };
 
-Network resnet(int num_layers, int64_t batch = 1, const std::vector<int64_t>& image_shape = {3, 224, 224},
-               int64_t num_classes = 1000, uint64_t seed = 0);
-Network vgg(int num_layers, int64_t batch = 1, const std::vector<int64_t>& image_shape = {3, 224, 224},
-            int64_t num_classes = 1000, bool batch_norm = false, uint64_t seed = 0);
+Network resnet(int num_layers, int64_t batch = 1,
+               const std::vector<int64_t>& image_shape = {3, 224, 224}, int64_t num_classes = 1000,
+               uint64_t seed = 0);
+Network vgg(int num_layers, int64_t batch = 1,
+            const std::vector<int64_t>& image_shape = {3, 224, 224}, int64_t num_classes = 1000,
+            bool batch_norm = false, uint64_t seed = 0);
 Network mobilenet_v2(int64_t batch = 1, const std::vector<int64_t>& image_shape = {3, 224, 224},
                      int64_t num_classes = 1000, uint64_t seed = 0);
 
 /** Deterministic uniform [lo, hi) float32 array (same values on every platform). */
-runtime::NDArray random_uniform(const std::vector<int64_t>& shape, float lo, float hi, uint64_t seed);
+runtime::NDArray random_uniform(const std::vector<int64_t>& shape, float lo, float hi,
+                                uint64_t seed);
 
 }  // namespace minitvm::relay::testing

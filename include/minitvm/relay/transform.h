@@ -38,8 +38,8 @@
 
 #include <functional>
 #include <iosfwd>
-#include <optional>
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -78,11 +78,11 @@ struct FusedGroup {
 };
 
 struct FusedGraph {
-  Function func;                  ///< the (unfused) function the groups partition
-  std::vector<FusedGroup> groups; ///< in operand-before-user order
+  Function func;                   ///< the (unfused) function the groups partition
+  std::vector<FusedGroup> groups;  ///< in operand-before-user order
   /** Group index of each call node. */
   std::map<const ExprNode*, int> group_of;
-  std::string str() const;        ///< one line per group: `%k = fused_...(inputs) ty // ops`
+  std::string str() const;  ///< one line per group: `%k = fused_...(inputs) ty // ops`
 };
 
 /** fuse_opt_level 0: every op its own group (TVM opt_level 0). */

@@ -50,9 +50,11 @@ namespace minitvm::runtime {
 
 class ProfileReport;
 
-/** TVM v0.6 params bytes (graph.md §5.3) of `params`, in name order; arrays may be on any device. */
+/** TVM v0.6 params bytes (graph.md §5.3) of `params`, in name order; arrays may be on any device.
+ */
 std::string save_param_dict(const std::map<std::string, NDArray>& params);
-/** Parse TVM params bytes into CPU arrays; RuntimeError naming the offset/array on malformed bytes. */
+/** Parse TVM params bytes into CPU arrays; RuntimeError naming the offset/array on malformed bytes.
+ */
 std::map<std::string, NDArray> load_param_dict(const std::string& bytes);
 
 class GraphExecutor {
@@ -129,17 +131,18 @@ class GraphExecutor {
 
 /** One timed call of an op node (profile()). */
 struct ProfileCall {
-  int node = 0;              ///< node index in the graph
+  int node = 0;  ///< node index in the graph
   std::string node_name;
-  std::string func_name;     ///< the kernel
-  std::string ops;           ///< node attr "ops" if present, else ""
-  std::string op_type;       ///< grouping key of the op-type table (see ProfileReport)
-  std::string arg_shapes;    ///< "float32[1, 3, 224, 224], float32[64, 3, 7, 7], ..." (inputs then outputs)
+  std::string func_name;  ///< the kernel
+  std::string ops;        ///< node attr "ops" if present, else ""
+  std::string op_type;    ///< grouping key of the op-type table (see ProfileReport)
+  std::string
+      arg_shapes;  ///< "float32[1, 3, 224, 224], float32[64, 3, 7, 7], ..." (inputs then outputs)
   int num_inputs = 0, num_outputs = 0;
   std::vector<std::vector<int64_t>> output_shapes;
-  std::string device;        ///< "cpu0", "cuda0"
-  int run = 0;               ///< which timed run
-  double start_us = 0;       ///< since the start of the first timed run
+  std::string device;   ///< "cpu0", "cuda0"
+  int run = 0;          ///< which timed run
+  double start_us = 0;  ///< since the start of the first timed run
   double duration_us = 0;
 };
 

@@ -5,7 +5,8 @@
  *
  * File: "MTVMGLIB" (8 bytes), u32 version (1), u32 section count, then per section
  * u64 name length, name, u64 data length, data (little-endian). Sections: "target",
- * "graph_json", "params", optional "metadata" (CompiledGraph::metadata), "lib_type" ("llvm" | "cuda"), and
+ * "graph_json", "params", optional "metadata" (CompiledGraph::metadata), "lib_type" ("llvm" |
+ * "cuda"), and
  * - llvm: "lib_so" (a shared object: the module's code compiled to a host object file by LLVM —
  *   same O3 pipeline and host CPU features as the JIT — linked with `<cc> -shared -fPIC` together
  *   with a small stub that routes minitvm_parallel_for to the loading process's thread pool),
@@ -37,7 +38,8 @@ struct ExportOptions {
  * "cuda-emulator"); RuntimeError when the compiler fails (its output is in the message) or the
  * file cannot be written.
  */
-void export_library(const CompiledGraph& g, const std::string& path, const ExportOptions& options = {});
+void export_library(const CompiledGraph& g, const std::string& path,
+                    const ExportOptions& options = {});
 
 /**
  * One Module over several (e.g. one module per fused kernel, as a graph's `lib`): get_function
@@ -48,7 +50,8 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
  */
 Module combine_modules(const std::vector<Module>& modules);
 
-/** Read a file written by export_library; RuntimeError naming the file and section when malformed. */
+/** Read a file written by export_library; RuntimeError naming the file and section when malformed.
+ */
 CompiledGraph load_compiled_graph(const std::string& path);
 
 }  // namespace minitvm::runtime

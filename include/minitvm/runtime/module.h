@@ -14,8 +14,8 @@
 #pragma once
 
 #include <array>
-#include <cstring>
 #include <cstdint>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <memory>
@@ -51,8 +51,8 @@ struct FunctionSignature {
  * allocates, see TempBuffer).
  */
 struct KernelLaunch {
-  std::string kernel;                 ///< e.g. "matmul_kernel0"
-  std::vector<int> args;              ///< kernel order; signature args, then temporaries (above)
+  std::string kernel;     ///< e.g. "matmul_kernel0"
+  std::vector<int> args;  ///< kernel order; signature args, then temporaries (above)
   std::array<int64_t, 3> grid{1, 1, 1};
   std::array<int64_t, 3> block{1, 1, 1};
   int64_t dynamic_shared_bytes = 0;
@@ -99,8 +99,10 @@ class PackedFunc {
   static ArgValue to_arg(const NDArray& a) { return a; }
   template <typename T>
   static ArgValue to_arg(T v) {
-    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(v);
-    else return static_cast<int64_t>(v);
+    if constexpr (std::is_floating_point_v<T>)
+      return static_cast<double>(v);
+    else
+      return static_cast<int64_t>(v);
   }
   Body body_;
   FunctionSignature sig_;

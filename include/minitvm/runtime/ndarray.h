@@ -4,8 +4,8 @@
  *
  *   NDArray::empty(shape, dtype, device)           // 64-byte aligned on the CPU
  *   NDArray::from_vector(std::vector<T>, shape)    // CPU, dtype from T
- *   NDArray::from_vector(values, shape, dtype)     // CPU, raw storage (e.g. uint16_t bits for float16)
- *   a.to_vector<T>()                               // copies to host; T must match the dtype
+ *   NDArray::from_vector(values, shape, dtype)     // CPU, raw storage (e.g. uint16_t bits for
+ * float16) a.to_vector<T>()                               // copies to host; T must match the dtype
  *   a.shape(), a.dtype(), a.device(), a.strides() (elements; compact row-major unless imported)
  *   a.data() (device pointer), a.size() (elements), a.nbytes()
  *   a.copy_from(other) / a.copy_to(device)         // host<->device and same-device copies
@@ -38,10 +38,14 @@ namespace minitvm::runtime {
 /** The DataType that a host element type T stores: bool -> bool, float -> float32, ... */
 template <typename T>
 DataType dtype_of() {
-  if constexpr (std::is_same_v<T, bool>) return DataType::Bool();
-  else if constexpr (std::is_floating_point_v<T>) return DataType::Float(sizeof(T) * 8);
-  else if constexpr (std::is_signed_v<T>) return DataType::Int(sizeof(T) * 8);
-  else return DataType::UInt(sizeof(T) * 8);
+  if constexpr (std::is_same_v<T, bool>)
+    return DataType::Bool();
+  else if constexpr (std::is_floating_point_v<T>)
+    return DataType::Float(sizeof(T) * 8);
+  else if constexpr (std::is_signed_v<T>)
+    return DataType::Int(sizeof(T) * 8);
+  else
+    return DataType::UInt(sizeof(T) * 8);
 }
 
 /**
@@ -50,7 +54,8 @@ DataType dtype_of() {
  */
 inline bool host_type_matches(DataType host, DataType stored) {
   if (host == stored) return true;
-  bool is_half = (stored.is_float() || stored.is_bfloat()) && stored.bits() == 16 && stored.lanes() == 1;
+  bool is_half =
+      (stored.is_float() || stored.is_bfloat()) && stored.bits() == 16 && stored.lanes() == 1;
   return is_half && host.is_integral() && !host.is_bool() && host.bits() == 16;
 }
 
@@ -60,7 +65,8 @@ class NDArray {
 
   NDArray() = default;
   /** Uninitialised array; CPU memory is 64-byte aligned. A CUDA device needs a driver. */
-  static NDArray empty(const std::vector<int64_t>& shape, DataType dtype, Device dev = Device::cpu());
+  static NDArray empty(const std::vector<int64_t>& shape, DataType dtype,
+                       Device dev = Device::cpu());
   /** CPU array holding `values` (row-major), dtype from T. */
   template <typename T>
   static NDArray from_vector(const std::vector<T>& values, const std::vector<int64_t>& shape) {
@@ -71,7 +77,8 @@ class NDArray {
   static NDArray from_vector(const std::vector<T>& values, const std::vector<int64_t>& shape,
                              DataType dtype) {
     MINITVM_USER_CHECK(host_type_matches(dtype_of<T>(), dtype))
-        << "NDArray::from_vector: host element type " << dtype_of<T>() << " cannot hold dtype " << dtype;
+        << "NDArray::from_vector: host element type " << dtype_of<T>() << " cannot hold dtype "
+        << dtype;
     NDArray a = empty(shape, dtype, Device::cpu());
     MINITVM_USER_CHECK(static_cast<int64_t>(values.size()) == a.size())
         << "NDArray::from_vector: " << values.size() << " values for a shape of " << a.size()
@@ -89,7 +96,8 @@ class NDArray {
   std::vector<T> to_vector() const {
     MINITVM_USER_CHECK(defined()) << "NDArray::to_vector: undefined array";
     MINITVM_USER_CHECK(host_type_matches(dtype_of<T>(), dtype()))
-        << "NDArray::to_vector: element type " << dtype_of<T>() << " does not match dtype " << dtype();
+        << "NDArray::to_vector: element type " << dtype_of<T>() << " does not match dtype "
+        << dtype();
     if constexpr (std::is_same_v<T, bool>) {
       std::vector<uint8_t> bytes(static_cast<size_t>(size()));
       copy_to_bytes(bytes.data(), bytes.size());

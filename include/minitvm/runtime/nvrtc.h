@@ -12,8 +12,8 @@
  *   NvrtcOptions::arch is empty; otherwise NvrtcOptions::arch, defaulting to "sm_90". PTX is
  *   generated for the virtual architecture (`--gpu-architecture=compute_90`);
  * - `-I<cuda include dir>` is added when a CUDA include directory holding cuda_fp16.h is found
- *   ($CUDA_HOME/include, $CUDA_PATH/include, nvcc's ../include, /usr/local/cuda/include), so kernels
- *   may `#include <cuda_fp16.h>`;
+ *   ($CUDA_HOME/include, $CUDA_PATH/include, nvcc's ../include, /usr/local/cuda/include), so
+ * kernels may `#include <cuda_fp16.h>`;
  * - results are cached by a hash of (source, options, arch) in memory and, when
  *   NvrtcOptions::cache_dir is set, as `<cache_dir>/<hash>.ptx` files.
  */

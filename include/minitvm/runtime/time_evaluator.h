@@ -40,8 +40,10 @@ class TimeEvaluator {
   static ArgValue to_arg(const NDArray& a) { return a; }
   template <typename T>
   static ArgValue to_arg(T v) {
-    if constexpr (std::is_floating_point_v<T>) return static_cast<double>(v);
-    else return static_cast<int64_t>(v);
+    if constexpr (std::is_floating_point_v<T>)
+      return static_cast<double>(v);
+    else
+      return static_cast<int64_t>(v);
   }
   PackedFunc f_;
   Device dev_;

@@ -5,8 +5,8 @@
  *   stage, axis, file or line involved. Raised with MINITVM_USER_CHECK / user_error().
  * - InternalError: a compiler invariant broke; the message says it is a compiler bug and carries
  *   the source location. Raised with MINITVM_ICHECK.
- * - InvalidConfig: a tuning config cannot be applied to a template; the tuner catches it and records
- *   a failed measurement instead of stopping.
+ * - InvalidConfig: a tuning config cannot be applied to a template; the tuner catches it and
+ * records a failed measurement instead of stopping.
  * - RuntimeError: running a module failed (missing driver, argument mismatch, launch failure).
  *
  * All derive from minitvm::Error, which derives from std::runtime_error. Nothing in minitvm calls
@@ -91,11 +91,11 @@ inline std::string internal_prefix(const char* file, int line, const char* cond)
   } else                            \
     ::minitvm::detail::ErrorBuilder<::minitvm::RuntimeError>()
 /** `MINITVM_ICHECK(cond) << "message";` throws InternalError naming file and line. */
-#define MINITVM_ICHECK(cond) \
-  if (cond) {                \
-  } else                     \
+#define MINITVM_ICHECK(cond)                                   \
+  if (cond) {                                                  \
+  } else                                                       \
     ::minitvm::detail::ErrorBuilder<::minitvm::InternalError>( \
         ::minitvm::detail::internal_prefix(__FILE__, __LINE__, #cond))
-#define MINITVM_INTERNAL_ERROR                                 \
+#define MINITVM_INTERNAL_ERROR                               \
   ::minitvm::detail::ErrorBuilder<::minitvm::InternalError>( \
       ::minitvm::detail::internal_prefix(__FILE__, __LINE__, nullptr))

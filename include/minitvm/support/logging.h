@@ -1,6 +1,6 @@
 /** \file
- * Warnings and debug output. Warnings go to a replaceable sink (stderr by default) so that tests can
- * capture them and tools can count them.
+ * Warnings and debug output. Warnings go to a replaceable sink (stderr by default) so that tests
+ * can capture them and tools can count them.
  */
 #pragma once
 

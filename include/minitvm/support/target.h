@@ -2,10 +2,10 @@
  * Target strings, parsed once for every module that needs them: build() and the code generators,
  * AutoTVM dispatch and records, topi (`autotune::Target` / `autotune::parse_target` are aliases).
  *
- * Keys and model follow TVM v0.6's `Target::Create` (§1.5 of the AutoTVM spec): `cuda -model=titanx`
- * has keys ["cuda", "gpu"] and model "titanx"; `llvm -mcpu=skylake-avx512` has keys ["cpu"];
- * `opencl -device=mali` has keys ["mali", "mali", "opencl", "gpu"] (TVM pushes the device key
- * twice). str() gives back the name and options in their original order.
+ * Keys and model follow TVM v0.6's `Target::Create` (§1.5 of the AutoTVM spec): `cuda
+ * -model=titanx` has keys ["cuda", "gpu"] and model "titanx"; `llvm -mcpu=skylake-avx512` has keys
+ * ["cpu"]; `opencl -device=mali` has keys ["mali", "mali", "opencl", "gpu"] (TVM pushes the device
+ * key twice). str() gives back the name and options in their original order.
  *
  * parse_target() reads any target a tuning log may carry (opencl, rocm, unknown options are kept
  * verbatim), but the options minitvm interprets must have valid values:

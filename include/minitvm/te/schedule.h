@@ -63,10 +63,11 @@ struct StageNode {
   AttachType attach_type = AttachType::GroupRoot;
   IterVar attach_ivar;
   std::shared_ptr<StageNode> attach_stage;
-  std::string scope;  ///< "" (global), "shared", "local"
+  std::string scope;     ///< "" (global), "shared", "local"
   Expr store_predicate;  ///< set_store_predicate: guards the stage's stores (undefined: none)
   bool is_output = false;
-  bool double_buffer = false;  ///< double_buffer(): producer marked with a double_buffer_scope attribute
+  bool double_buffer =
+      false;  ///< double_buffer(): producer marked with a double_buffer_scope attribute
   ScheduleNode* schedule = nullptr;  ///< owning schedule (non-owning back pointer)
 };
 
@@ -76,7 +77,8 @@ class Stage {
   Stage() = default;
   explicit Stage(std::shared_ptr<StageNode> n) : n_(std::move(n)) {}
 
-  /** Split `parent` by `factor` (inner extent). Non-dividing factors are guarded. Returns {outer, inner}. */
+  /** Split `parent` by `factor` (inner extent). Non-dividing factors are guarded. Returns {outer,
+   * inner}. */
   std::pair<IterVar, IterVar> split(IterVar parent, Expr factor);
   /** Split so that the outer axis has `nparts` iterations. */
   std::pair<IterVar, IterVar> split_nparts(IterVar parent, Expr nparts);
@@ -111,8 +113,8 @@ class Stage {
    *  stage's main store (the update of a reduction, the write-back of a cross-thread reduction) is
    *  guarded by it; loops and reduction init are not. As TVM's set_store_predicate. */
   Stage& set_store_predicate(Expr pred);
-  /** TVM's double_buffer(): the stage's buffer, allocated inside the loop it is computed at, gets two
-   *  halves; iteration i reads half i % 2 while the producer prefetches iteration i + 1 into the
+  /** TVM's double_buffer(): the stage's buffer, allocated inside the loop it is computed at, gets
+   * two halves; iteration i reads half i % 2 while the producer prefetches iteration i + 1 into the
    *  other half (inject_double_buffer), so one barrier per iteration suffices. The stage must be
    *  computed at a loop of another stage (not inlined, not an output, not a placeholder). */
   Stage& double_buffer();
@@ -146,7 +148,8 @@ class Schedule {
   Stage operator[](const Tensor& t) const { return (*this)[t.op()]; }
   Stage operator[](const Operation& op) const;
   /** Insert a copy of `t` in `scope` read by `readers` instead of t. Returns the new tensor. */
-  Tensor cache_read(const Tensor& t, const std::string& scope, const std::vector<Operation>& readers);
+  Tensor cache_read(const Tensor& t, const std::string& scope,
+                    const std::vector<Operation>& readers);
   /** Compute `t` into a cache in `scope` and copy it out. Returns the cache tensor. */
   Tensor cache_write(const Tensor& t, const std::string& scope);
   /**

@@ -5,8 +5,8 @@
  * variable (consumers first; a stage attached with compute_at needs only the region its consumer
  * reads in one iteration of the enclosing loops, relaxed over thread axes as its storage scope
  * requires), and builds the statement: one `produce` per stage, `For` loops / thread-extent
- * attributes for the leaf axes, `Realize` for intermediate tensors, `likely` guards where a split does
- * not divide or a region exceeds the tensor.
+ * attributes for the leaf axes, `Realize` for intermediate tensors, `likely` guards where a split
+ * does not divide or a region exceeds the tensor.
  */
 #pragma once
 

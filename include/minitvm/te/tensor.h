@@ -92,7 +92,9 @@ class Tensor : public ir::Ref<TensorNode> {
   int value_index() const { return get()->value_index; }
   const std::string& name() const { return get()->op.name(); }
   /** Same op and output index. */
-  bool equals(const Tensor& o) const { return op().same_as(o.op()) && value_index() == o.value_index(); }
+  bool equals(const Tensor& o) const {
+    return op().same_as(o.op()) && value_index() == o.value_index();
+  }
 
  private:
   static Expr to_expr(const Expr& e) { return e; }
@@ -126,21 +128,21 @@ class ComputeOpNode : public BaseOpNode {
 };
 
 /** Make a compute op directly from axes and bodies (used by schedule transformations). */
-Operation make_compute_op(std::string name, std::string tag, std::vector<IterVar> axis, std::vector<Expr> body);
+Operation make_compute_op(std::string name, std::string tag, std::vector<IterVar> axis,
+                          std::vector<Expr> body);
 
 // ---- user entry points -------------------------------------------------------------------------
 
 /** One dimension of a shape: an integer expression (Expr, Var, IterVar) or an integer of any C++
  *  type (int, int64_t, size_t, ...), which becomes an int32 constant, or an int64 one when it does
- *  not fit int32 (as TVM converts Python ints). `placeholder`/`compute` reject negative constants and
- *  values beyond int64 with a CompileError naming the tensor and the dimension. */
+ *  not fit int32 (as TVM converts Python ints). `placeholder`/`compute` reject negative constants
+ * and values beyond int64 with a CompileError naming the tensor and the dimension. */
 class Dim {
  public:
   Dim(Expr e) : expr_(std::move(e)) {}
   Dim(const IterVar& iv) : expr_(iv->var) {}
   template <std::integral T>
-    requires(!std::is_same_v<T, bool>)
-  Dim(T v) {
+  requires(!std::is_same_v<T, bool>) Dim(T v) {
     if constexpr (std::is_signed_v<T>) {
       set(static_cast<int64_t>(v));
     } else if (static_cast<uint64_t>(v) <= static_cast<uint64_t>(INT64_MAX)) {
@@ -172,7 +174,8 @@ class Shape {
   size_t size() const { return dims_.size(); }
   const std::vector<Dim>& dims() const { return dims_; }
   /** The dimensions as expressions, each checked (integer type, not a negative constant, fits
-   *  int64); `what` and `name` name the tensor in the CompileError ("placeholder A: dimension 0 is -4"). */
+   *  int64); `what` and `name` name the tensor in the CompileError ("placeholder A: dimension 0 is
+   * -4"). */
   std::vector<Expr> checked(const char* what, const std::string& name) const;
 
  private:
@@ -180,18 +183,24 @@ class Shape {
 };
 
 /** A variable (TVM's te.var), e.g. a symbolic shape dimension `te::var("n")`. */
-inline Var var(std::string name = "tindex", DataType dtype = DataType::Int(32)) { return Var(std::move(name), dtype); }
+inline Var var(std::string name = "tindex", DataType dtype = DataType::Int(32)) {
+  return Var(std::move(name), dtype);
+}
 
-Tensor placeholder(Shape shape, DataType dtype = DataType::Float(32), std::string name = "placeholder");
+Tensor placeholder(Shape shape, DataType dtype = DataType::Float(32),
+                   std::string name = "placeholder");
 
 using FCompute = std::function<Expr(const std::vector<Var>&)>;
 /** compute(shape, f(vector<Var>)) for any rank. */
 Tensor compute(Shape shape, FCompute f, std::string name = "compute", std::string tag = "");
 /** Multi-output compute (e.g. argmax pairs): every body shares the axes. */
-std::vector<Tensor> compute_multi(Shape shape, std::function<std::vector<Expr>(const std::vector<Var>&)> f,
+std::vector<Tensor> compute_multi(Shape shape,
+                                  std::function<std::vector<Expr>(const std::vector<Var>&)> f,
                                   std::string name = "compute", std::string tag = "");
-Tensor compute(Shape shape, std::function<Expr(Var)> f, std::string name = "compute", std::string tag = "");
-Tensor compute(Shape shape, std::function<Expr(Var, Var)> f, std::string name = "compute", std::string tag = "");
+Tensor compute(Shape shape, std::function<Expr(Var)> f, std::string name = "compute",
+               std::string tag = "");
+Tensor compute(Shape shape, std::function<Expr(Var, Var)> f, std::string name = "compute",
+               std::string tag = "");
 Tensor compute(Shape shape, std::function<Expr(Var, Var, Var)> f, std::string name = "compute",
                std::string tag = "");
 Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var)> f, std::string name = "compute",
@@ -204,8 +213,8 @@ Tensor compute(Shape shape, std::function<Expr(Var, Var, Var, Var, Var, Var)> f,
 namespace detail {
 /** compute with explicit axis names; `arity` is the lambda's number of index variables (-1: it
  *  takes the vector). */
-Tensor compute_named(Shape shape, FCompute f, int arity, std::string name, std::vector<std::string> axis_names,
-                     std::string tag);
+Tensor compute_named(Shape shape, FCompute f, int arity, std::string name,
+                     std::vector<std::string> axis_names, std::string tag);
 template <typename F, size_t... I>
 FCompute spread(F&& f, std::index_sequence<I...>) {
   return [f = std::forward<F>(f)](const std::vector<Var>& v) -> Expr { return f(v[I]...); };
@@ -217,22 +226,29 @@ constexpr int index_arity() {
   } else {
     constexpr bool ok = []<size_t... I>(std::index_sequence<I...>) {
       return std::is_invocable_r_v<Expr, F, decltype((void)I, Var())...>;
-    }(std::make_index_sequence<N>());
-    if constexpr (ok) return static_cast<int>(N);
-    else return index_arity<F, N + 1>();
+    }
+    (std::make_index_sequence<N>());
+    if constexpr (ok)
+      return static_cast<int>(N);
+    else
+      return index_arity<F, N + 1>();
   }
 }
 template <typename F>
-Tensor compute_with_names(Shape shape, F&& f, std::string name, std::vector<std::string> axis_names, std::string tag) {
+Tensor compute_with_names(Shape shape, F&& f, std::string name, std::vector<std::string> axis_names,
+                          std::string tag) {
   using D = std::decay_t<F>;
   if constexpr (std::is_invocable_r_v<Expr, D, const std::vector<Var>&>) {
-    return compute_named(std::move(shape), FCompute(std::forward<F>(f)), -1, std::move(name), std::move(axis_names),
-                         std::move(tag));
+    return compute_named(std::move(shape), FCompute(std::forward<F>(f)), -1, std::move(name),
+                         std::move(axis_names), std::move(tag));
   } else {
     constexpr int n = index_arity<D>();
-    static_assert(n > 0, "te::compute: the function must take 1 to 6 Var indices (or a const std::vector<Var>&) "
-                         "and return an Expr");
-    return compute_named(std::move(shape), spread(std::forward<F>(f), std::make_index_sequence<n>()), n,
+    static_assert(
+        n > 0,
+        "te::compute: the function must take 1 to 6 Var indices (or a const std::vector<Var>&) "
+        "and return an Expr");
+    return compute_named(std::move(shape),
+                         spread(std::forward<F>(f), std::make_index_sequence<n>()), n,
                          std::move(name), std::move(axis_names), std::move(tag));
   }
 }
@@ -253,8 +269,8 @@ Tensor compute(Shape shape, F&& f, std::string name, std::initializer_list<std::
 template <typename F>
 Tensor compute(Shape shape, F&& f, std::string name, const std::vector<std::string>& axis_names,
                std::string tag = "") {
-  return detail::compute_with_names(std::move(shape), std::forward<F>(f), std::move(name), axis_names,
-                                    std::move(tag));
+  return detail::compute_with_names(std::move(shape), std::forward<F>(f), std::move(name),
+                                    axis_names, std::move(tag));
 }
 
 /** A reduction axis over `dom` ({begin, end} or Range(min, extent)). */
@@ -269,25 +285,24 @@ Expr min(Expr source, std::vector<IterVar> axis, Expr where = Expr());
 Expr prod(Expr source, std::vector<IterVar> axis, Expr where = Expr());
 /** Binary max/min (te::max(x, 0.0f)); literals take the other operand's type. */
 template <typename A, typename B>
-  requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
-           !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>)
-Expr max(A&& a, B&& b) {
+requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
+         !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>) Expr max(A&& a, B&& b) {
   return ir::max(std::forward<A>(a), std::forward<B>(b));
 }
 template <typename A, typename B>
-  requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
-           !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>)
-Expr min(A&& a, B&& b) {
+requires(!std::is_same_v<std::decay_t<B>, std::vector<IterVar>> &&
+         !std::is_same_v<std::decay_t<B>, std::initializer_list<IterVar>>) Expr min(A&& a, B&& b) {
   return ir::min(std::forward<A>(a), std::forward<B>(b));
 }
 /** A general commutative reduction: combiner with identity over axis. */
 Expr reduce(ir::CommReducer combiner, Expr source, std::vector<IterVar> axis, Expr where = Expr());
 /** Multi-value reduction (e.g. argmax): returns one Reduce per value. */
-std::vector<Expr> reduce_multi(ir::CommReducer combiner, std::vector<Expr> sources, std::vector<IterVar> axis,
-                               Expr where = Expr());
+std::vector<Expr> reduce_multi(ir::CommReducer combiner, std::vector<Expr> sources,
+                               std::vector<IterVar> axis, Expr where = Expr());
 /** Build a reducer from a combining function and identity values. */
-ir::CommReducer comm_reducer(std::function<std::vector<Expr>(const std::vector<Var>&, const std::vector<Var>&)> f,
-                             std::vector<Expr> identity, std::string name = "reducer");
+ir::CommReducer comm_reducer(
+    std::function<std::vector<Expr>(const std::vector<Var>&, const std::vector<Var>&)> f,
+    std::vector<Expr> identity, std::string name = "reducer");
 
 using ir::abs;
 using ir::cast;

@@ -30,9 +30,11 @@ te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs);
 /** dense (op tagged `dense`), optionally followed by bias / relu. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
 /** Winograd conv2d: the transform stages are computed at root in parallel. */
-te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs);
+te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
+                                      const std::vector<te::Tensor>& outs);
 /** TVM's x86 conv2d (AutoTVM task `conv2d_NCHWc.x86`, src/topi/cpu/conv2d_nchwc.cc): NCHW data
- *  and OIHW kernel packed into channel blocks, the blocked convolution, the result unpacked to NCHW. */
+ *  and OIHW kernel packed into channel blocks, the blocked convolution, the result unpacked to
+ * NCHW. */
 struct Conv2dNCHWc {
   te::Tensor data_vec;    ///< data packed to NCHW[ic_bn]c
   te::Tensor kernel_vec;  ///< kernel packed to OIHW[ic_bn]i[oc_bn]o
@@ -40,12 +42,13 @@ struct Conv2dNCHWc {
   te::Tensor conv;        ///< NCHW[oc_bn]c result (tag conv2d_NCHWc)
   te::Tensor output;      ///< unpacked NCHW output (output_unpack)
 };
-Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs,
-                         int64_t ic_bn, int64_t oc_bn);
+Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
+                         const nn::Conv2dAttrs& attrs, int64_t ic_bn, int64_t oc_bn);
 /** The blocked convolution alone (TVM's nn.conv2d_NCHWc, what a network kept in NCHWc runs):
  *  data NCHW[ic_bn]c (5-D), kernel OIHW[ic_bn]i[oc_bn]o (6-D), output NCHW[oc_bn]c (`output` ==
  *  `conv`; data_vec/kernel_vec are the given tensors). */
-Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs);
+Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel,
+                                 const nn::Conv2dAttrs& attrs);
 /** A layout transform of the blocked conv2d: name ("pack_data", "pack_kernel", "unpack_output"),
  *  its schedule and arguments (input, output). */
 struct NCHWcTransform {
@@ -56,13 +59,18 @@ struct NCHWcTransform {
 /** The three layout transforms between NCHW/OIHW and the blocked layouts of (ic_bn, oc_bn). */
 std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& data_shape,
                                                     const std::vector<int64_t>& kernel_shape,
-                                                    const nn::Conv2dAttrs& attrs, int64_t ic_bn, int64_t oc_bn);
-/** Workload key ("conv2d_NCHWc.x86", data, kernel, strides, padding(4), dilation, "NCHW", "NCHW", dtype). */
-autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
+                                                    const nn::Conv2dAttrs& attrs, int64_t ic_bn,
+                                                    int64_t oc_bn);
+/** Workload key ("conv2d_NCHWc.x86", data, kernel, strides, padding(4), dilation, "NCHW", "NCHW",
+ * dtype). */
+autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape,
+                                     const std::vector<int64_t>& kernel_shape,
                                      const nn::Conv2dAttrs& attrs);
-/** TVM's space: tile_ic, tile_oc, tile_ow (inner <= 64, verbose), then unroll_kw or (1x1) tile_oh. */
+/** TVM's space: tile_ic, tile_oc, tile_ow (inner <= 64, verbose), then unroll_kw or (1x1) tile_oh.
+ */
 void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<int64_t>& data_shape,
-                               const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+                               const std::vector<int64_t>& kernel_shape,
+                               const nn::Conv2dAttrs& attrs);
 /** TVM's _fallback_schedule (conv2d_avx_common / conv2d_avx_1x1) with the host's float32 lanes. */
 void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& data_shape,
                            const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
@@ -75,16 +83,19 @@ struct NCHWcChoice {
   bool is_fallback = true;
   int64_t ic_bn = 1, oc_bn = 1;
 };
-NCHWcChoice conv2d_nchwc_config(const autotune::Target& target, const std::vector<int64_t>& data_shape,
-                                const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+NCHWcChoice conv2d_nchwc_config(const autotune::Target& target,
+                                const std::vector<int64_t>& data_shape,
+                                const std::vector<int64_t>& kernel_shape,
+                                const nn::Conv2dAttrs& attrs);
 /** TVM's _schedule_conv_NCHWc for the NCHW-in / NCHW-out path; `cfg` a point of the space above
  *  whose tile_ic/tile_oc inner sizes are the blocks `t` was computed with. */
 te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv2dNCHWc& t);
 /** The blocked convolution inside a fused group (what relay runs for nn.contrib_conv2d_NCHWc):
  *  `outs[0]` is the group's output, the conv2d_NCHWc stage or an injective epilogue over it (bias,
- *  scale/shift, relu/clip, a residual add; inlined), 5-D NCHW[oc_bn]c or unpacked 4-D NCHW. `cfg` is
- *  a point of conv2d_NCHWc.x86's space whose tile_ic / tile_oc inner sizes are the blocks. */
-te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg, const std::vector<te::Tensor>& outs);
+ *  scale/shift, relu/clip, a residual add; inlined), 5-D NCHW[oc_bn]c or unpacked 4-D NCHW. `cfg`
+ * is a point of conv2d_NCHWc.x86's space whose tile_ic / tile_oc inner sizes are the blocks. */
+te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg,
+                                         const std::vector<te::Tensor>& outs);
 /** TVM's x86 depthwise_conv2d_NCHWc: data NCHW[x]c (5-D), kernel OIHW1i[x]o of shape
  *  (C/x, 1, kh, kw, 1, x), output NCHW[x]c (tag depthwise_conv2d_NCHWc). */
 struct DepthwiseNCHWc {
@@ -92,7 +103,8 @@ struct DepthwiseNCHWc {
   te::Tensor conv;      ///< the blocked result
   te::Tensor output;    ///< == conv
 };
-DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& attrs);
+DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
+                                      const nn::Conv2dAttrs& attrs);
 /** Its schedule inside a fused group (`outs[0]`: the convolution or a 5-D injective epilogue). */
 te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs);
 /** The host's float32 vector lanes (TVM's get_fp32_len: 16 with AVX-512, else 8). */

@@ -38,34 +38,36 @@ using autotune::Target;
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                          const autotune::ConvGeometry& g, const Target& target);
 /** conv2d winograd (5.b), kernel transform not pre-computed. */
-te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs,
-                                      ConfigEntity& cfg, const autotune::ConvGeometry& g, const Target& target);
+te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
+                                      const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                                      const autotune::ConvGeometry& g, const Target& target);
 /** depthwise conv2d NCHW (5.c). */
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                             const autotune::ConvGeometry& g, const Target& target);
-/** grouped conv2d NCHW (TVM v0.7 `group_conv2d_nchw.cuda`, op tagged `group_conv2d_nchw`; `g.groups`
- *  set, see autotune::define_group_conv2d_space). No TopHub log holds this template: the fallback
- *  is a fixed fit (tile_f [.., 1, <=8, <=2], tile_y [.., 1, <=4, 1], tile_x [.., 1, <=16, 1],
- *  tile_rc [.., <=8], the whole kernel window per shared stage, auto_unroll_max_step 512,
+/** grouped conv2d NCHW (TVM v0.7 `group_conv2d_nchw.cuda`, op tagged `group_conv2d_nchw`;
+ * `g.groups` set, see autotune::define_group_conv2d_space). No TopHub log holds this template: the
+ * fallback is a fixed fit (tile_f [.., 1, <=8, <=2], tile_y [.., 1, <=4, 1], tile_x [.., 1, <=16,
+ * 1], tile_rc [.., <=8], the whole kernel window per shared stage, auto_unroll_max_step 512,
  *  fuse_yx 0). */
 te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                         const autotune::ConvGeometry& g, const Target& target);
 /** dense (5.d): batch < 32 small-batch template, else large-batch. */
-te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
-                            const Target& target);
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                            const autotune::DenseGeometry& g, const Target& target);
 /** dense with the template chosen by the caller (the tuning tasks dense_small_batch.cuda and
  *  dense_large_batch.cuda exist for every batch). */
-te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
-                            const Target& target, bool small_batch_template);
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                            const autotune::DenseGeometry& g, const Target& target,
+                            bool small_batch_template);
 
 // The layer workload keys and dispatch() (topi/dispatch.h) are target-neutral; the CUDA code and
 // its users name them through this namespace as before.
 using topi::conv2d_workloads;
 using topi::dense_workloads;
-using topi::group_conv2d_workloads;
 using topi::depthwise_workloads;
 using topi::dispatch;
 using topi::Dispatched;
+using topi::group_conv2d_workloads;
 using topi::Workloads;
 
 }  // namespace minitvm::topi::cuda

@@ -4,9 +4,9 @@
  *
  *   auto best = autotune::tophub::context("cuda");
  *   autotune::DispatchScope scope(*best);
- *   auto L = topi::build_conv2d({1, 64, 56, 56}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda -emulate");
- *   std::cout << L.config.str() << (L.is_fallback ? " (fallback)" : "") << "\n" << L.ir << L.source;
- *   L.module.get_function(L.func_name)(data, kernel, out);
+ *   auto L = topi::build_conv2d({1, 64, 56, 56}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}, "cuda
+ * -emulate"); std::cout << L.config.str() << (L.is_fallback ? " (fallback)" : "") << "\n" << L.ir
+ * << L.source; L.module.get_function(L.func_name)(data, kernel, out);
  *
  * CUDA targets ("cuda", "cuda -emulate", "cuda -model=titanx", ...) use the tuned templates of
  * cuda_schedule.h (conv2d picks winograd when the answering record is a winograd one); "llvm"
@@ -30,13 +30,13 @@ namespace minitvm::topi {
 struct LayerBuild {
   runtime::Module module;
   std::string func_name;
-  std::vector<te::Tensor> args;     ///< placeholders and output, in call order
-  autotune::ConfigEntity config;    ///< the config applied (CUDA targets)
+  std::vector<te::Tensor> args;   ///< placeholders and output, in call order
+  autotune::ConfigEntity config;  ///< the config applied (CUDA targets)
   bool is_fallback = false;
-  std::string template_key;         ///< "direct", "winograd", "conv2d_NCHWc.x86" (llvm conv2d) or ""
-  autotune::Json workload;          ///< the workload key that was queried
-  std::string ir;                   ///< lowered IR text
-  std::string source;               ///< generated source (CUDA C; LLVM IR for llvm)
+  std::string template_key;  ///< "direct", "winograd", "conv2d_NCHWc.x86" (llvm conv2d) or ""
+  autotune::Json workload;   ///< the workload key that was queried
+  std::string ir;            ///< lowered IR text
+  std::string source;        ///< generated source (CUDA C; LLVM IR for llvm)
 };
 
 /** Build options beyond the target. */
@@ -54,12 +54,14 @@ struct LayerOptions {
   bool nchwc_blocked = false;
 };
 
-LayerBuild build_conv2d(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                        const nn::Conv2dAttrs& attrs, const std::string& target, const LayerOptions& opt = {});
-LayerBuild build_depthwise_conv2d(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
+LayerBuild build_conv2d(const std::vector<int64_t>& data_shape,
+                        const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs,
+                        const std::string& target, const LayerOptions& opt = {});
+LayerBuild build_depthwise_conv2d(const std::vector<int64_t>& data_shape,
+                                  const std::vector<int64_t>& kernel_shape,
                                   const nn::Conv2dAttrs& attrs, const std::string& target,
                                   const LayerOptions& opt = {});
-LayerBuild build_dense(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias, const std::string& target,
-                       const LayerOptions& opt = {});
+LayerBuild build_dense(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias,
+                       const std::string& target, const LayerOptions& opt = {});
 
 }  // namespace minitvm::topi

@@ -5,10 +5,10 @@
  * Tensor, tag and axis names follow TOPI so lowered IR reads like TVM's: conv2d pads into
  * `pad_temp` and computes `compute` (tag `conv2d_nchw`, axes nn/ff/yy/xx, reduce rc/ry/rx);
  * depthwise pads into `PaddedInput` and computes `DepthwiseConv2d` (tag `depthwise_conv2d_nchw`,
- * reduce di/dj); grouped conv2d pads into `pad_temp` and computes `compute` (tag `group_conv2d_nchw`,
- * axes nn/ff/yy/xx, reduce rc/ry/rx over one group's input channels); dense computes `T_dense`
- * (tag `dense`, reduce k). Injective ops carry the tags
- * `elemwise` / `broadcast` / `injective` so schedules can inline them.
+ * reduce di/dj); grouped conv2d pads into `pad_temp` and computes `compute` (tag
+ * `group_conv2d_nchw`, axes nn/ff/yy/xx, reduce rc/ry/rx over one group's input channels); dense
+ * computes `T_dense` (tag `dense`, reduce k). Injective ops carry the tags `elemwise` / `broadcast`
+ * / `injective` so schedules can inline them.
  *
  * Shapes must be constant; every shape mismatch raises CompileError naming the operator.
  *
@@ -50,7 +50,8 @@ struct Conv2dAttrs {
 };
 
 /** Output size of one spatial dim: (in + pad_before + pad_after - ((k-1)*dil + 1)) / stride + 1. */
-int64_t conv_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after, int64_t dil);
+int64_t conv_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad_before, int64_t pad_after,
+                      int64_t dil);
 
 /** conv2d NCHW: data (N, CI, H, W), kernel (CO, CI, KH, KW) -> (N, CO, OH, OW). */
 Tensor conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
@@ -61,8 +62,10 @@ inline Tensor conv2d_nchw(const Tensor& data, const Tensor& kernel, const Conv2d
 }
 
 /** depthwise conv2d NCHW: data (N, C, H, W), kernel (C, M, KH, KW) -> (N, C*M, OH, OW). */
-Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
-                             const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation,
+Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel,
+                             const std::vector<int64_t>& stride,
+                             const std::vector<int64_t>& padding,
+                             const std::vector<int64_t>& dilation,
                              DataType out_dtype = DataType::Float(32));
 
 /** grouped conv2d NCHW (TVM `topi.nn.group_conv2d_nchw`): data (N, CI, H, W), kernel
@@ -70,8 +73,9 @@ Tensor depthwise_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std
  *  (ff / (CO / groups)) * (CI / groups) + rc. groups must be >= 1 and divide CI and CO
  *  (CompileError naming the value otherwise); groups == 1 is a plain conv2d, groups == CI == CO a
  *  depthwise one (both computed here with this op's tag). */
-Tensor group_conv2d_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& stride,
-                         const std::vector<int64_t>& padding, const std::vector<int64_t>& dilation, int64_t groups,
+Tensor group_conv2d_nchw(const Tensor& data, const Tensor& kernel,
+                         const std::vector<int64_t>& stride, const std::vector<int64_t>& padding,
+                         const std::vector<int64_t>& dilation, int64_t groups,
                          DataType out_dtype = DataType::Float(32));
 
 /** Winograd transform matrices A (alpha x m), B (alpha x alpha), G (alpha x r) in double, by the
@@ -83,7 +87,8 @@ struct WinogradMatrices {
 WinogradMatrices winograd_transform_matrices(int m, int r);
 
 /** A constant matrix as a compute (TOPI `const_matrix`): nested selects on (i, j). */
-Tensor const_matrix(const std::vector<std::vector<double>>& mat, DataType dtype, const std::string& name);
+Tensor const_matrix(const std::vector<std::vector<double>>& mat, DataType dtype,
+                    const std::string& name);
 
 /** The intermediate tensors of a Winograd conv (for schedules). */
 struct WinogradTensors {
@@ -95,7 +100,8 @@ struct WinogradTensors {
 /** conv2d NCHW by Winograd F(m, r) (TVM `winograd_cuda`, kernel transform not pre-computed).
  *  m = tile_size > 0 ? tile_size : winograd_tile_size(H). Requires stride 1, dilation 1,
  *  KH == KW, symmetric padding. Output tag `conv2d_nchw_winograd`, name `output`. */
-WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& padding,
+WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
+                                     const std::vector<int64_t>& padding,
                                      DataType out_dtype = DataType::Float(32), int tile_size = 0);
 
 /** dense: data (B, K), weight (N, K) -> T_dense (B, N); with a bias (N) adds it (tag broadcast). */
@@ -109,8 +115,8 @@ Tensor relu(const Tensor& x);
 /** Elementwise a + b of equal shapes (tag elemwise). */
 Tensor add(const Tensor& a, const Tensor& b);
 /** Batch norm inference on axis 1: (x - mean) / sqrt(var + eps) * gamma + beta. */
-Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
-                            const Tensor& var, double epsilon = 1e-5);
+Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                            const Tensor& mean, const Tensor& var, double epsilon = 1e-5);
 /** Softmax over the last axis of a 2-D tensor (max-subtracted). */
 Tensor softmax(const Tensor& x);
 /** (N, d1, d2, ...) -> (N, d1*d2*...). */

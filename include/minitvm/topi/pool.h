@@ -48,7 +48,8 @@ struct PoolForward {
 /** Forward compute of a plan on `input` (batched shape, plan dtype). With `with_indices` (max
  * modes only) the output and indices are the two outputs of one reduction; indices follow
  * plan.index_base. */
-PoolForward pool_forward(const frontend::PoolPlan& plan, const te::Tensor& input, bool with_indices);
+PoolForward pool_forward(const frontend::PoolPlan& plan, const te::Tensor& input,
+                         bool with_indices);
 
 /** The tensors of a backward pool. */
 struct PoolBackward {
@@ -76,9 +77,11 @@ std::string pool_task_name(const frontend::PoolPlan& plan, PoolDirection dir);
 autotune::Json pool_workload(const frontend::PoolPlan& plan, PoolDirection dir);
 
 /** Define the knobs of the CPU template on `cfg` (space collection or a concrete config). */
-void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan,
+                           PoolDirection dir);
 /** Overwrite a fallback config's knobs with the hand-picked defaults for this plan. */
-void pool_cpu_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+void pool_cpu_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+                       PoolDirection dir);
 
 /** Schedule the CPU template: `outputs` are the computes to schedule (forward: output [+
  * indices]; backward: grad_input), `cfg` a config of define_pool_cpu_space's space. */
@@ -93,14 +96,17 @@ autotune::Json pool_cuda_workload(const frontend::PoolPlan& plan, PoolDirection 
 /** Define the knobs of the CUDA template on `cfg`, in this order: `threads` (threads per block,
  * 64..1024), `per_thread` (outputs — backward: input gradients — per thread, 1/2/4/8, strided by
  * the block size so that stores stay coalesced), `unroll_win` (unroll the window loops, 0/1). */
-void define_pool_cuda_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+void define_pool_cuda_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan,
+                            PoolDirection dir);
 /** Overwrite a fallback config's knobs with the CUDA defaults: 256 threads, 1-4 elements per
  * thread (as many as keep >= 1024 blocks), window unrolled unless it has more than 64 taps. */
-void pool_cuda_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan, PoolDirection dir);
+void pool_cuda_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+                        PoolDirection dir);
 /** The config of the CUDA template for `target`: DispatchContext::current()'s answer for
  * pool_cuda_workload(plan, dir), or pool_cuda_fallback when it has none (bare root context: the
  * fallback directly). */
-autotune::ConfigEntity pool_cuda_config(const frontend::PoolPlan& plan, PoolDirection dir, const std::string& target);
+autotune::ConfigEntity pool_cuda_config(const frontend::PoolPlan& plan, PoolDirection dir,
+                                        const std::string& target);
 
 /** Schedule the CUDA template (see docs/POOLING.md "CUDA schedules"): the output's data axes are
  * fused and split into (block, per-thread, thread); window sums (pool_sum, the float32 grad_acc
@@ -138,13 +144,13 @@ struct BuildPoolOptions {
  * "cuda -emulate" / "cuda" (a simple one-thread-per-output schedule, built when the CUDA backend
  * is available). Throws CompileError for unsupported plans (integer backward, float16 on llvm).
  */
-PooledKernel build_pool(const frontend::PoolPlan& plan, const std::string& target, PoolDirection dir,
-                        const BuildPoolOptions& opt = {});
+PooledKernel build_pool(const frontend::PoolPlan& plan, const std::string& target,
+                        PoolDirection dir, const BuildPoolOptions& opt = {});
 
 /** build_pool without the compilation: the kernel is scheduled and lowered (`lowered`, `args`,
  * `config`, ...) but `module` is left undefined. */
-PooledKernel lower_pool(const frontend::PoolPlan& plan, const std::string& target, PoolDirection dir,
-                        const BuildPoolOptions& opt = {});
+PooledKernel lower_pool(const frontend::PoolPlan& plan, const std::string& target,
+                        PoolDirection dir, const BuildPoolOptions& opt = {});
 
 /** Compile lowered kernels (lower_pool, distinct function names) into one module for `target` and
  * set each kernel's `module`. One code generation and JIT pass for all of them: much cheaper than

@@ -2,8 +2,9 @@
  * TopHub sweep: check every workload of AutoTVM tuning logs against our CUDA templates.
  *
  * For each distinct workload of the given records (formats 0.1 and 0.2; tasks `topi_nn_conv2d`,
- * `topi_nn_depthwise_conv2d_nchw`, `topi_nn_dense`, `conv2d_nchw.cuda`, `conv2d_nchw_winograd.cuda`,
- * `depthwise_conv2d_nchw.cuda`, `dense_small_batch.cuda`, `dense_large_batch.cuda`):
+ * `topi_nn_depthwise_conv2d_nchw`, `topi_nn_dense`, `conv2d_nchw.cuda`,
+ * `conv2d_nchw_winograd.cuda`, `depthwise_conv2d_nchw.cuda`, `dense_small_batch.cuda`,
+ * `dense_large_batch.cuda`):
  *
  *  1. the best record for the workload (ApplyHistoryBest over all the records, target "cuda") is
  *     applied to our template (the record's template: direct or winograd) and the layer is built
@@ -46,21 +47,22 @@ enum class OpKind { Conv2d, Depthwise, Dense };
 /** One workload of a tuning log, decoded into layer arguments. */
 struct SweepWorkload {
   OpKind op = OpKind::Conv2d;
-  std::string task_name;           ///< as in the log: "topi_nn_conv2d", "conv2d_nchw.cuda", ...
-  autotune::Json workload;         ///< the dispatch key of the log's records
+  std::string task_name;              ///< as in the log: "topi_nn_conv2d", "conv2d_nchw.cuda", ...
+  autotune::Json workload;            ///< the dispatch key of the log's records
   std::vector<int64_t> data_shape;    ///< conv: (N, CI, H, W)
   std::vector<int64_t> kernel_shape;  ///< conv: (CO, CI, KH, KW); depthwise (C, M, KH, KW)
   nn::Conv2dAttrs attrs;
   int64_t batch = 0, in_dim = 0, out_dim = 0;  ///< dense
   bool bias = false;                           ///< dense
-  std::string source;              ///< "file:line" of the first record seen
+  std::string source;                          ///< "file:line" of the first record seen
   /** "conv2d 1x64x56x56 k64x64x3x3 s1 p1,1 d1" style text. */
   std::string describe() const;
   /** Multiply-accumulates of the layer at batch `batch` (0 = its own batch). */
   int64_t macs(int64_t batch = 0) const;
 };
 
-/** Workloads of a set of records: supported ones (first-seen order, one per key) and skipped ones. */
+/** Workloads of a set of records: supported ones (first-seen order, one per key) and skipped ones.
+ */
 struct CollectedWorkloads {
   std::vector<SweepWorkload> supported;
   /** Distinct unsupported workloads: (description, reason). */
@@ -86,12 +88,13 @@ LayerBuild build_layer(const SweepWorkload& w, int64_t batch, const std::string&
 
 /** A workload's layer built with the config of its best record (build_with_best_record). */
 struct BestBuild {
-  LayerBuild layer;                          ///< the built layer when ok()
+  LayerBuild layer;  ///< the built layer when ok()
   /** The best record (owned by the ApplyHistoryBest); null when no record answers the workload. */
   const autotune::Record* record = nullptr;
-  std::string template_key;                  ///< "direct" / "winograd"
-  std::string stage;                         ///< failing stage: "key", "build", "nvrtc", "config" (the config does not fit the template: malformed); empty on success
-  std::string reason;                        ///< one line
+  std::string template_key;  ///< "direct" / "winograd"
+  std::string stage;  ///< failing stage: "key", "build", "nvrtc", "config" (the config does not fit
+                      ///< the template: malformed); empty on success
+  std::string reason;  ///< one line
   bool ok() const { return stage.empty(); }
 };
 
@@ -106,7 +109,8 @@ struct BestBuild {
 BestBuild build_with_best_record(const SweepWorkload& w, const autotune::ApplyHistoryBest& best,
                                  const std::string& target, int64_t batch = 0);
 
-/** The first non-blank line of a message, cut to `max` characters (for one-line failure reasons). */
+/** The first non-blank line of a message, cut to `max` characters (for one-line failure reasons).
+ */
 std::string first_line(const std::string& message, size_t max = 300);
 
 /** Options of check_workload. */
@@ -116,7 +120,8 @@ struct CheckOptions {
   std::string arch = "sm_90";
   /** Emulated layers larger than this (multiply-accumulates) are built and compiled only. */
   int64_t max_emulate_macs = 4'000'000'000;
-  /** Relative tolerance of the comparison against the reference (direct conv2d, depthwise, dense). */
+  /** Relative tolerance of the comparison against the reference (direct conv2d, depthwise, dense).
+   */
   double tolerance = 1e-3;
   /**
    * The same for the winograd template: its float32 input/output transforms lose about one more
@@ -129,15 +134,16 @@ struct CheckOptions {
 /** What happened to one workload. */
 struct CheckResult {
   bool passed = false;
-  bool emulated = false;          ///< the emulator ran and the output matched
-  int64_t emulated_batch = 0;     ///< batch used on the emulator
-  std::string stage;              ///< failing stage: "key", "build", "nvrtc", "ptxas", "emulate", "compare", "config" (malformed record)
-  std::string reason;             ///< one line
-  std::string config;             ///< the applied config (ConfigEntity::str())
-  std::string template_key;       ///< "direct" / "winograd"
-  int registers = 0;              ///< max registers of the kernels (ptxas)
-  int64_t shared_bytes = 0;       ///< max static shared memory of the kernels (ptxas)
-  double max_rel_error = 0;       ///< of the emulated run
+  bool emulated = false;       ///< the emulator ran and the output matched
+  int64_t emulated_batch = 0;  ///< batch used on the emulator
+  std::string stage;   ///< failing stage: "key", "build", "nvrtc", "ptxas", "emulate", "compare",
+                       ///< "config" (malformed record)
+  std::string reason;  ///< one line
+  std::string config;  ///< the applied config (ConfigEntity::str())
+  std::string template_key;  ///< "direct" / "winograd"
+  int registers = 0;         ///< max registers of the kernels (ptxas)
+  int64_t shared_bytes = 0;  ///< max static shared memory of the kernels (ptxas)
+  double max_rel_error = 0;  ///< of the emulated run
   double seconds = 0;
 };
 
@@ -148,7 +154,8 @@ struct CheckResult {
 CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryBest& best,
                            const CheckOptions& options = {});
 
-/** Whether a record was tuned for the CPU (target llvm): run_sweep checks those with check_llvm_record. */
+/** Whether a record was tuned for the CPU (target llvm): run_sweep checks those with
+ * check_llvm_record. */
 bool is_llvm_record(const autotune::Record& r);
 
 /** What happened to one llvm record. */
@@ -181,8 +188,8 @@ struct SweepSummary {
 /** Options of run_sweep. */
 struct SweepOptions {
   CheckOptions check;
-  int limit = -1;         ///< check only the first N supported workloads (-1: all)
-  bool verbose = false;   ///< one line per passing workload too
+  int limit = -1;        ///< check only the first N supported workloads (-1: all)
+  bool verbose = false;  ///< one line per passing workload too
 };
 
 /**
@@ -192,25 +199,32 @@ struct SweepOptions {
  * (`FAIL <workload> [<task>, <file:line>] <stage>: <reason>`), one per skipped workload kind, and
  * the closing line `N passed, N failed` (`, N malformed` when there are) to `out`.
  */
-SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions& options, std::ostream& out);
+SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions& options,
+                       std::ostream& out);
 
 // ---- naive references (plain loops, double accumulation) -------------------------------------
 
 /** conv2d NCHW; `depthwise`: kernel (C, M, KH, KW) and output channel c*M + m. */
-std::vector<float> reference_conv2d(const std::vector<int64_t>& data_shape, const std::vector<int64_t>& kernel_shape,
-                                    const nn::Conv2dAttrs& attrs, bool depthwise, const std::vector<float>& data,
+std::vector<float> reference_conv2d(const std::vector<int64_t>& data_shape,
+                                    const std::vector<int64_t>& kernel_shape,
+                                    const nn::Conv2dAttrs& attrs, bool depthwise,
+                                    const std::vector<float>& data,
                                     const std::vector<float>& kernel);
 /** dense: out[i][j] = sum_k data[i][k] * weight[j][k] (+ bias[j]). */
-std::vector<float> reference_dense(int64_t batch, int64_t in_dim, int64_t out_dim, const std::vector<float>& data,
-                                   const std::vector<float>& weight, const std::vector<float>* bias);
+std::vector<float> reference_dense(int64_t batch, int64_t in_dim, int64_t out_dim,
+                                   const std::vector<float>& data, const std::vector<float>& weight,
+                                   const std::vector<float>* bias);
 /** Deterministic uniform [-1, 1) values. */
 std::vector<float> random_values(size_t n, unsigned seed);
 /** max |a-b| / max(1, |b|); infinity when the sizes differ or a value is not finite. */
 double max_relative_error(const std::vector<float>& got, const std::vector<float>& ref);
-/** The same over `n` values at `got` and `ref` (lets callers split a large comparison into chunks). */
+/** The same over `n` values at `got` and `ref` (lets callers split a large comparison into chunks).
+ */
 double max_relative_error(const float* got, const float* ref, size_t n);
 
-/** Run a built layer (CPU NDArrays; llvm or "cuda -emulate" modules) on `inputs`; returns the output. */
-std::vector<float> run_layer(const LayerBuild& layer, const std::vector<std::vector<float>>& inputs);
+/** Run a built layer (CPU NDArrays; llvm or "cuda -emulate" modules) on `inputs`; returns the
+ * output. */
+std::vector<float> run_layer(const LayerBuild& layer,
+                             const std::vector<std::vector<float>>& inputs);
 
 }  // namespace minitvm::topi::sweep

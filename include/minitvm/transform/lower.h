@@ -1,5 +1,6 @@
 /** \file
- * `lower()`: schedule -> loop-nest IR, through one explicit list of passes (src/transform/lower.cc).
+ * `lower()`: schedule -> loop-nest IR, through one explicit list of passes
+ * (src/transform/lower.cc).
  *
  * The IR can be printed after every pass: set `LowerOptions::print_after_each_pass` (to a stream)
  * or the environment variable MINITVM_PRINT_IR=1 (debug output only; results never depend on it).
@@ -24,15 +25,16 @@ struct LowerOptions {
   /** Global unroll defaults (TVM build_config); pragmas override them per loop nest. */
   transform::UnrollOptions unroll{};
   bool disable_vectorize = false;
-  /** TVM's double_buffer_split_loop (build_config default 1): see transform::inject_double_buffer. */
+  /** TVM's double_buffer_split_loop (build_config default 1): see transform::inject_double_buffer.
+   */
   int double_buffer_split_loop = 1;
   /** Extra passes run at the end, in order (name, pass). */
   std::vector<std::pair<std::string, std::function<ir::Stmt(const ir::Stmt&)>>> custom_passes;
 };
 
 /** Lower a schedule to a function whose parameters are `args` (tensors, in order). */
-ir::PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& name = "default_function",
-                   const LowerOptions& options = {});
+ir::PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args,
+                   const std::string& name = "default_function", const LowerOptions& options = {});
 
 /** The names of the passes of lower(), in order (for docs and tests). */
 std::vector<std::string> lower_pass_names();

@@ -18,7 +18,8 @@ using ir::Stmt;
  *  `binds` maps each argument operation (and output index) to its buffer; tensors that are read
  *  but neither bound nor realized raise CompileError naming the tensor.
  *  Expects: schedule_to_stmt output. Guarantees: no Realize, Provide or ProducerLoad remain. */
-Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const ir::OperationNode*, int>, ir::Buffer>& binds);
+Stmt storage_flatten(const Stmt& s,
+                     const std::map<std::pair<const ir::OperationNode*, int>, ir::Buffer>& binds);
 
 /** Vectorized loops with constant extent (2..64) become Ramp/Broadcast vector code. Loads may use
  *  ramps (any stride) or indices with constant lane offsets over a short span (ir::lane_offsets,
@@ -29,20 +30,20 @@ Stmt storage_flatten(const Stmt& s, const std::map<std::pair<const ir::Operation
  *  allocations) become serial loops. */
 Stmt vectorize_loop(const Stmt& s);
 
-/** Virtual threads as TVM's InjectVirtualThread: buffers whose contents depend on the thread grow by
- *  its extent, and the thread variable is injected at the lowest statements using it (duplicated, or
- *  a serial loop `v.s`); statements that do not use it run once. */
+/** Virtual threads as TVM's InjectVirtualThread: buffers whose contents depend on the thread grow
+ * by its extent, and the thread variable is injected at the lowest statements using it (duplicated,
+ * or a serial loop `v.s`); statements that do not use it run once. */
 Stmt inject_virtual_thread(const Stmt& s);
 
 /** TVM's InjectDoubleBuffer. For each buffer whose producer sits under a `double_buffer_scope`
  *  attribute (Stage::double_buffer) and which is allocated inside a loop L (the innermost For
- *  around the allocation, the loop the stage is computed at): the allocation moves around L with twice the size;
- *  iteration i reads half i % 2; the producer runs once for iteration 0 before L and, inside L,
- *  fills half (i + 1) % 2 for iteration i + 1 under `if (i + 1 < extent)` and a
+ *  around the allocation, the loop the stage is computed at): the allocation moves around L with
+ * twice the size; iteration i reads half i % 2; the producer runs once for iteration 0 before L
+ * and, inside L, fills half (i + 1) % 2 for iteration i + 1 under `if (i + 1 < extent)` and a
  *  `double_buffer_write` attribute (so thread_sync needs one barrier per iteration). With
- *  split_loop = k > 0 (TVM's double_buffer_split_loop, default 1) L runs (extent - 1) / k times with
- *  k copies of its body and the last iterations follow as a tail without the prefetch; 0 keeps L.
- *  A buffer with no loop around it (its loop had extent 1 and was not emitted), a loop between
+ *  split_loop = k > 0 (TVM's double_buffer_split_loop, default 1) L runs (extent - 1) / k times
+ * with k copies of its body and the last iterations follow as a tail without the prefetch; 0 keeps
+ * L. A buffer with no loop around it (its loop had extent 1 and was not emitted), a loop between
  *  the allocation and the producer, or a producer using a let bound inside L is left single
  *  buffered. Expects: after storage_flatten and inject_virtual_thread. */
 Stmt inject_double_buffer(const Stmt& s, int split_loop = 1);
@@ -69,7 +70,8 @@ struct UnrollOptions {
   bool explicit_unroll = true;
 };
 /** TVM's UnrollLoop: user unroll() loops and, under pragma_auto_unroll_max_step, small perfect
- *  nests are expanded (explicit) or marked `unrolled` (#pragma unroll in CUDA). Removes the pragmas. */
+ *  nests are expanded (explicit) or marked `unrolled` (#pragma unroll in CUDA). Removes the
+ * pragmas. */
 Stmt unroll_loop(const Stmt& s, const UnrollOptions& opt = {});
 
 /** Removes statements without effect: empty loops, no-op evaluates, empty branches. */

@@ -24,7 +24,8 @@
 
 namespace minitvm::transform {
 
-/** Insert barriers for buffers of `scope`. Only StorageScope::Shared is supported; Warp is a no-op. */
+/** Insert barriers for buffers of `scope`. Only StorageScope::Shared is supported; Warp is a no-op.
+ */
 ir::Stmt thread_sync(const ir::Stmt& body, ir::StorageScope scope);
 /** Same on a function body. */
 ir::PrimFunc thread_sync(const ir::PrimFunc& f, ir::StorageScope scope);

@@ -25,7 +25,8 @@ TemplateResult matmul_llvm(ConfigEntity& cfg, const Json& args) {
       << "matmul template: args are [M, N, K] or [M, N, K, dtype], got " << args.dump();
   int64_t m = arg_int(args, 0, "M"), n = arg_int(args, 1, "N"), k = arg_int(args, 2, "K");
   std::string dtype = args.size() == 4 ? args[3].get<std::string>() : "float32";
-  MINITVM_USER_CHECK(dtype == "float32" || dtype == "float64") << "matmul template: dtype " << dtype;
+  MINITVM_USER_CHECK(dtype == "float32" || dtype == "float64")
+      << "matmul template: dtype " << dtype;
   DataType dt = DataType::Float(dtype == "float32" ? 32 : 64);
 
   SplitOptions oy;

@@ -6,11 +6,11 @@
 #include <chrono>
 #include <cmath>
 #include <condition_variable>
+#include <fstream>
 #include <map>
 #include <mutex>
 #include <optional>
 #include <random>
-#include <fstream>
 #include <thread>
 
 #include <fcntl.h>
@@ -62,7 +62,8 @@ class DeviceLock {
     if (path.empty()) return;
     fd_ = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
     MINITVM_USER_CHECK(fd_ >= 0) << "measure: cannot open the device lock file '" << path << "'";
-    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(wait_s));
+    const auto deadline = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                             std::chrono::duration<double>(wait_s));
     for (;;) {
       if (::flock(fd_, (exclusive ? LOCK_EX : LOCK_SH) | LOCK_NB) == 0) return;
       if (errno != EWOULDBLOCK && errno != EINTR) break;
@@ -84,7 +85,9 @@ class DeviceLock {
 };
 
 // How long a measurement waits for the device lock before it is recorded as a RUN_TIMEOUT.
-double lock_wait_s(const MeasureOption& o) { return 2 * (o.build_timeout_s + o.run_timeout_s) + 30; }
+double lock_wait_s(const MeasureOption& o) {
+  return 2 * (o.build_timeout_s + o.run_timeout_s) + 30;
+}
 
 std::string cpu_model_name() {
   std::ifstream f("/proc/cpuinfo");
@@ -124,8 +127,9 @@ void run_build(const Task& task, ConfigEntity cfg, const std::shared_ptr<BuildSt
     func = mod.get_function(fname);
   } catch (const std::exception& e) {
     err = static_cast<int>(classify_build_error(e, !instantiated));
-    if (err == static_cast<int>(MeasureErrorNo::CompileHost) && instantiated && task.target().name == "cuda" &&
-        !dynamic_cast<const CompileError*>(&e) && !dynamic_cast<const InternalError*>(&e))
+    if (err == static_cast<int>(MeasureErrorNo::CompileHost) && instantiated &&
+        task.target().name == "cuda" && !dynamic_cast<const CompileError*>(&e) &&
+        !dynamic_cast<const InternalError*>(&e))
       err = static_cast<int>(MeasureErrorNo::CompileDevice);
     msg = e.what();
   }
@@ -205,7 +209,8 @@ struct LocalMeasurer::Impl {
   };
   std::map<std::string, Prepared> prepared;
 
-  Prepared& prepare_reference(const runtime::FunctionSignature& sig, int num_outputs, const ConfigEntity& cfg);
+  Prepared& prepare_reference(const runtime::FunctionSignature& sig, int num_outputs,
+                              const ConfigEntity& cfg);
   MeasureOutcome run_one(const ConfigEntity& cfg, const BuildState& b);
 };
 
@@ -214,7 +219,8 @@ LocalMeasurer::LocalMeasurer(Task task, MeasureOption opt) : impl_(std::make_uni
   impl_->opt = opt;
   const Target& t = impl_->task.target();
   impl_->cuda = t.name == "cuda" || t.name == "nvptx";
-  impl_->emulate = impl_->cuda && std::find(t.options.begin(), t.options.end(), "-emulate") != t.options.end();
+  impl_->emulate =
+      impl_->cuda && std::find(t.options.begin(), t.options.end(), "-emulate") != t.options.end();
   if (impl_->cuda && !impl_->emulate) {
     MINITVM_USER_CHECK(runtime::cuda_available())
         << "tuning " << impl_->task.name() << " for '" << t.str()
@@ -222,12 +228,15 @@ LocalMeasurer::LocalMeasurer(Task task, MeasureOption opt) : impl_(std::make_uni
         << runtime::cuda_unavailable_reason() << ")";
     impl_->dev = Device::cuda();
   }
-  MINITVM_USER_CHECK(opt.number >= 1 && opt.repeat >= 1) << "measure option: number and repeat must be >= 1";
+  MINITVM_USER_CHECK(opt.number >= 1 && opt.repeat >= 1)
+      << "measure option: number and repeat must be >= 1";
 }
 
 LocalMeasurer::~LocalMeasurer() = default;
 
-bool LocalMeasurer::timed() const { return !impl_->emulate; }
+bool LocalMeasurer::timed() const {
+  return !impl_->emulate;
+}
 
 std::string host_name() {
   char buf[256] = {0};
@@ -255,8 +264,8 @@ std::string shape_key(const std::vector<std::pair<DataType, std::vector<int64_t>
 
 }  // namespace
 
-LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(const runtime::FunctionSignature& sig,
-                                                                       int num_outputs, const ConfigEntity& cfg) {
+LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(
+    const runtime::FunctionSignature& sig, int num_outputs, const ConfigEntity& cfg) {
   std::vector<std::pair<DataType, std::vector<int64_t>>> shapes;
   for (const auto& a : sig.args) shapes.emplace_back(a.dtype, a.shape);
   Prepared& p = prepared[shape_key(shapes)];
@@ -264,7 +273,8 @@ LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(const runt
   p.host_args.clear();
   for (size_t i = 0; i < sig.args.size(); ++i) {
     MINITVM_USER_CHECK(sig.args[i].kind == runtime::ArgSpec::Kind::Buffer)
-        << "tuning: template " << task.name() << " has a scalar argument '" << sig.args[i].name << "'";
+        << "tuning: template " << task.name() << " has a scalar argument '" << sig.args[i].name
+        << "'";
     p.host_args.push_back(make_input(sig.args[i], 1234u + static_cast<uint32_t>(i)));
   }
   if (!(opt.check_correctness || emulate)) {
@@ -289,8 +299,9 @@ LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(const runt
     if (shape_key(fb_shapes) != shape_key(shapes)) {
       ConfigEntity c = cfg;
       tr = task.instantiate(c);
-      MINITVM_USER_CHECK(!tr.reference) << "template " << task.name()
-                                        << ": a host reference cannot follow config-dependent layouts";
+      MINITVM_USER_CHECK(!tr.reference)
+          << "template " << task.name()
+          << ": a host reference cannot follow config-dependent layouts";
       std::vector<te::Operation> outs;
       for (size_t k = tr.args.size() - static_cast<size_t>(num_outputs); k < tr.args.size(); ++k)
         outs.push_back(tr.args[k].op());
@@ -312,7 +323,8 @@ LocalMeasurer::Impl::Prepared& LocalMeasurer::Impl::prepare_reference(const runt
       p.ref_outputs.push_back(as_doubles(arrs[i]));
     p.ref_ready = true;
   } catch (const std::exception& e) {
-    log_warning(std::string("tuning: no reference for correctness checks of ") + task.name() + ": " + e.what());
+    log_warning(std::string("tuning: no reference for correctness checks of ") + task.name() +
+                ": " + e.what());
     p.ref_failed = true;
   }
   return p;
@@ -358,14 +370,16 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
     std::string error;
   };
   auto rs = std::make_shared<RunState>();
-  DeviceLock device_lock(emulate ? std::string() : opt.run_lock_file, /*exclusive=*/true, lock_wait_s(opt));
+  DeviceLock device_lock(emulate ? std::string() : opt.run_lock_file, /*exclusive=*/true,
+                         lock_wait_s(opt));
   if (!device_lock.held()) {
     MeasureOutcome out;
     out.config = cfg;
     out.result.error_no = static_cast<int>(MeasureErrorNo::RunTimeout);
     out.result.costs = {1e9};
     out.error = "the device lock '" + opt.run_lock_file + "' was not free within " +
-                std::to_string(static_cast<int>(lock_wait_s(opt))) + " s (another process holds it)";
+                std::to_string(static_cast<int>(lock_wait_s(opt))) +
+                " s (another process holds it)";
     return out;
   }
   runtime::PackedFunc f = b.func;
@@ -378,7 +392,8 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
     try {
       std::vector<runtime::ArgValue> call(args.begin(), args.end());
       f.call(call);  // first call: produces the outputs checked below
-      if (time_it) prof = runtime::time_evaluator(f, d, o.number, o.repeat, o.min_repeat_ms).call(call);
+      if (time_it)
+        prof = runtime::time_evaluator(f, d, o.number, o.repeat, o.min_repeat_ms).call(call);
     } catch (const std::exception& e) {
       err = e.what();
       if (err.empty()) err = "unknown error";
@@ -391,7 +406,8 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
   });
   {
     std::unique_lock<std::mutex> lock(rs->mu);
-    bool finished = rs->cv.wait_for(lock, std::chrono::duration<double>(opt.run_timeout_s), [&] { return rs->done; });
+    bool finished = rs->cv.wait_for(lock, std::chrono::duration<double>(opt.run_timeout_s),
+                                    [&] { return rs->done; });
     if (!finished) {
       lock.unlock();
       worker.detach();
@@ -410,9 +426,9 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
       const auto& want = ref_outputs[k];
       for (size_t i = 0; i < got.size() && i < want.size(); ++i) {
         if (!(std::abs(got[i] - want[i]) <= opt.atol + opt.rtol * std::abs(want[i]))) {
-          fail(MeasureErrorNo::WrongAnswer, "output " + std::to_string(k) + " element " + std::to_string(i) +
-                                                ": got " + std::to_string(got[i]) + ", expected " +
-                                                std::to_string(want[i]));
+          fail(MeasureErrorNo::WrongAnswer,
+               "output " + std::to_string(k) + " element " + std::to_string(i) + ": got " +
+                   std::to_string(got[i]) + ", expected " + std::to_string(want[i]));
           return out;
         }
       }
@@ -434,7 +450,9 @@ MeasureOutcome LocalMeasurer::Impl::run_one(const ConfigEntity& cfg, const Build
 
 std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntity>& configs) {
   Impl& m = *impl_;
-  int threads = m.opt.n_parallel > 0 ? m.opt.n_parallel : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  int threads = m.opt.n_parallel > 0
+                    ? m.opt.n_parallel
+                    : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   std::vector<std::shared_ptr<BuildState>> states;
   std::vector<Clock::time_point> started(configs.size());
   std::vector<std::thread> workers(configs.size());
@@ -502,8 +520,8 @@ std::vector<MeasureOutcome> LocalMeasurer::measure(const std::vector<ConfigEntit
   return outs;
 }
 
-Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result, double version,
-                   const MeasuredOn& where) {
+Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResult& result,
+                   double version, const MeasuredOn& where) {
   MINITVM_USER_CHECK(version == 0.1 || version == 0.2) << "record version must be 0.1 or 0.2";
   Record r;
   r.version = version;
@@ -528,7 +546,8 @@ Record make_record(const Task& task, const ConfigEntity& cfg, const MeasureResul
   if (!where.empty()) {
     // An extra key (TVM's decoder reads only the keys it knows): where the record was measured.
     r.extra["measured_on"] = Json::object({{"host", where.host}, {"device", where.device}});
-    r.key_order = version == 0.2 ? std::vector<std::string>{"input", "config", "result", "version", "tvm_version", "measured_on"}
+    r.key_order = version == 0.2 ? std::vector<std::string>{"input",   "config",      "result",
+                                                            "version", "tvm_version", "measured_on"}
                                  : std::vector<std::string>{"i", "r", "v", "measured_on"};
   }
   return r;

@@ -33,7 +33,8 @@ struct CallBinding {
   CallBinding& operator=(const CallBinding&) = delete;
 };
 
-TemplateResult invoke(const TemplateFn& fn, ConfigEntity& cfg, const Json& args, const Target& target) {
+TemplateResult invoke(const TemplateFn& fn, ConfigEntity& cfg, const Json& args,
+                      const Target& target) {
   CallBinding bind(cfg, target);
   return fn(cfg, args);
 }
@@ -54,7 +55,8 @@ struct SpaceCache {
 std::optional<ConfigSpace> registered_space(const Record& r, std::string& error) {
   if (!find_template(r.input.task_name)) return std::nullopt;
   static SpaceCache* cache = new SpaceCache();
-  const std::string key = r.input.task_name + '\x1f' + r.input.args.dump() + '\x1f' + r.input.target_str;
+  const std::string key =
+      r.input.task_name + '\x1f' + r.input.args.dump() + '\x1f' + r.input.target_str;
   {
     std::lock_guard<std::mutex> lock(cache->mu);
     if (auto it = cache->entries.find(key); it != cache->entries.end()) {
@@ -81,9 +83,9 @@ const bool provider_installed = (set_record_space_provider(registered_space), tr
 }  // namespace
 
 ConfigEntity& get_config() {
-  MINITVM_USER_CHECK(!tl_calls.empty())
-      << "get_config() called outside a template call (only a registered template run by a Task, a tuner or "
-         "apply_template has a config)";
+  MINITVM_USER_CHECK(!tl_calls.empty()) << "get_config() called outside a template call (only a "
+                                           "registered template run by a Task, a tuner or "
+                                           "apply_template has a config)";
   return *tl_calls.back().first;
 }
 
@@ -94,7 +96,8 @@ const Target& template_target() {
 
 bool register_template(const std::string& name, ArgsTemplateFn fn) {
   MINITVM_USER_CHECK(!name.empty() && fn) << "register_template: empty name or function";
-  return register_template(name, TemplateFn([fn = std::move(fn)](ConfigEntity&, const Json& args) { return fn(args); }));
+  return register_template(
+      name, TemplateFn([fn = std::move(fn)](ConfigEntity&, const Json& args) { return fn(args); }));
 }
 
 bool register_template(const std::string& name, TemplateFn fn) {
@@ -121,10 +124,15 @@ std::vector<std::string> template_names() {
 }
 
 Task::Task(std::string name, Json args, const std::string& target)
-    : name_(std::move(name)), args_(std::move(args)), target_str_(target), target_(parse_target(target)) {
+    : name_(std::move(name)),
+      args_(std::move(args)),
+      target_str_(target),
+      target_(parse_target(target)) {
   MINITVM_USER_CHECK(args_.is_array()) << "task " << name_ << ": args must be a JSON array";
   fn_ = find_template(name_);
-  if (!fn_) MINITVM_USER_ERROR << "unknown tuning template '" << name_ << "' (registered: " << registered_names() << ")";
+  if (!fn_)
+    MINITVM_USER_ERROR << "unknown tuning template '" << name_
+                       << "' (registered: " << registered_names() << ")";
   workload_ = workload_v02(name_, args_);
   FallbackConfigEntity cfg;
   TemplateResult r = invoke(*fn_, cfg, args_, target_);
@@ -134,7 +142,9 @@ Task::Task(std::string name, Json args, const std::string& target)
   MINITVM_USER_CHECK(space_.size() >= 1) << "task " << name_ << ": empty config space";
 }
 
-std::string Task::workload_key() const { return autotune::workload_key(workload_); }
+std::string Task::workload_key() const {
+  return autotune::workload_key(workload_);
+}
 
 double Task::throughput(double seconds) const {
   if (!(seconds > 0) || seconds >= 1e9) return 0;
@@ -147,9 +157,12 @@ TemplateResult Task::instantiate(ConfigEntity& cfg) const {
   return invoke(*fn_, cfg, args_, target_);
 }
 
-AppliedTemplate apply_template(const std::string& name, const Json& args, const std::string& target) {
+AppliedTemplate apply_template(const std::string& name, const Json& args,
+                               const std::string& target) {
   const TemplateFn* fn = find_template(name);
-  if (!fn) MINITVM_USER_ERROR << "unknown tuning template '" << name << "' (registered: " << registered_names() << ")";
+  if (!fn)
+    MINITVM_USER_ERROR << "unknown tuning template '" << name
+                       << "' (registered: " << registered_names() << ")";
   MINITVM_USER_CHECK(args.is_array()) << "template " << name << ": args must be a JSON array";
   Target t = parse_target(target);
   AppliedTemplate out;
@@ -186,8 +199,10 @@ std::vector<int64_t> ints_of(const Json& v) {
   if (v.is_number_integer()) return {v.get<int64_t>()};
   if (v.is_array())
     for (const auto& x : v)
-      if (x.is_number_integer()) out.push_back(x.get<int64_t>());
-      else return {};
+      if (x.is_number_integer())
+        out.push_back(x.get<int64_t>());
+      else
+        return {};
   return out;
 }
 
@@ -206,9 +221,12 @@ Json cuda_conv_args(const Json& args) {
     if (v.size() == 1) v.push_back(v[0]);
     return v;
   };
-  std::vector<int64_t> st = pair(ints_of(args[2])), pad = ints_of(args[3]), dil = pair(ints_of(args[4]));
-  if (pad.size() == 1) pad = {pad[0], pad[0], pad[0], pad[0]};
-  else if (pad.size() == 2) pad = {pad[0], pad[1], pad[0], pad[1]};
+  std::vector<int64_t> st = pair(ints_of(args[2])), pad = ints_of(args[3]),
+                       dil = pair(ints_of(args[4]));
+  if (pad.size() == 1)
+    pad = {pad[0], pad[0], pad[0], pad[0]};
+  else if (pad.size() == 2)
+    pad = {pad[0], pad[1], pad[0], pad[1]};
   if (st.size() == 2) a[2] = int_json(st);
   if (pad.size() == 4) a[3] = int_json(pad);
   if (dil.size() == 2) a[4] = int_json(dil);
@@ -218,10 +236,13 @@ Json cuda_conv_args(const Json& args) {
 // TVM v0.7 conv2d_strategy_cuda adds the winograd implementation for 2 < kh == kw < 8, stride 1,
 // dilation 1 (ours also needs symmetric padding).
 bool cuda_winograd_applies(const Json& a) {
-  if (!a.is_array() || a.size() != 6 || !a[1].is_array() || a[1].size() != 3 || !a[1][1].is_array()) return false;
-  std::vector<int64_t> ks = ints_of(a[1][1]), st = ints_of(a[2]), pad = ints_of(a[3]), dil = ints_of(a[4]);
-  return ks.size() == 4 && ks[2] == ks[3] && ks[2] > 2 && ks[2] < 8 && st == std::vector<int64_t>{1, 1} &&
-         dil == std::vector<int64_t>{1, 1} && pad.size() == 4 && pad[0] == pad[2] && pad[1] == pad[3];
+  if (!a.is_array() || a.size() != 6 || !a[1].is_array() || a[1].size() != 3 || !a[1][1].is_array())
+    return false;
+  std::vector<int64_t> ks = ints_of(a[1][1]), st = ints_of(a[2]), pad = ints_of(a[3]),
+                       dil = ints_of(a[4]);
+  return ks.size() == 4 && ks[2] == ks[3] && ks[2] > 2 && ks[2] < 8 &&
+         st == std::vector<int64_t>{1, 1} && dil == std::vector<int64_t>{1, 1} && pad.size() == 4 &&
+         pad[0] == pad[2] && pad[1] == pad[3];
 }
 
 int64_t dense_batch(const Json& a) {
@@ -253,7 +274,8 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
     // (template, args) of each task of the layer, in TVM's order.
     std::vector<std::pair<std::string, Json>> picks;
     if (layer.contains("template")) {
-      MINITVM_USER_CHECK(layer["template"].is_string()) << "network layer " << idx << ": \"template\" must be a string";
+      MINITVM_USER_CHECK(layer["template"].is_string())
+          << "network layer " << idx << ": \"template\" must be a string";
       picks.emplace_back(layer["template"].get<std::string>(), args);
     } else {
       MINITVM_USER_CHECK(layer.contains("op") && layer["op"].is_string())
@@ -272,8 +294,8 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
         if (dense_batch(args) >= 32) picks.emplace_back("dense_large_batch.cuda", args);
       } else if (op == "conv2d" && kind == "llvm") {
         // On CPUs TVM tunes conv2d as its x86 NCHWc template (src/topi/cpu/conv2d_nchwc.cc); conv2d
-        // layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype), the
-        // x86 task's workload also names the layouts, as build_conv2d queries it.
+        // layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype),
+        // the x86 task's workload also names the layouts, as build_conv2d queries it.
         picks.emplace_back("conv2d_NCHWc.x86", args);
       } else {
         picks.emplace_back((op == "conv2d" ? "conv2d_nchw" : op) + "." + kind, args);
@@ -282,14 +304,15 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
     for (auto& [tpl, a] : picks) {
       if (tpl == "conv2d_NCHWc.x86" && a.is_array() && a.size() == 6)
         a = Json::array({a[0], a[1], a[2], a[3], a[4], "NCHW", "NCHW", a[5]});
-      if (tpl == "conv2d_nchw.cuda" || tpl == "conv2d_nchw_winograd.cuda" || tpl == "depthwise_conv2d_nchw.cuda")
+      if (tpl == "conv2d_nchw.cuda" || tpl == "conv2d_nchw_winograd.cuda" ||
+          tpl == "depthwise_conv2d_nchw.cuda")
         a = cuda_conv_args(a);
       std::string key = tpl + "|" + a.dump();
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);
       if (!find_template(tpl)) {
-        log_warning("extract_tasks: no template '" + tpl + "' registered; layer " + std::to_string(idx) +
-                    " skipped");
+        log_warning("extract_tasks: no template '" + tpl + "' registered; layer " +
+                    std::to_string(idx) + " skipped");
         if (skipped) skipped->push_back(tpl);
         continue;
       }

@@ -25,7 +25,9 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 // Cost used in the gradient for a task with no successful trial yet (Ansor's 1e10).
 constexpr double kNoCost = 1e10;
 
-double work_of(const Task& t) { return t.flop() > 0 ? t.flop() : t.bytes(); }
+double work_of(const Task& t) {
+  return t.flop() > 0 ? t.flop() : t.bytes();
+}
 
 // Tasks whose measurements can train each other's model: same template and the same knobs.
 std::string similarity_key(const Task& t) {
@@ -44,7 +46,7 @@ std::string ms(double seconds) {
 struct TaskRun {
   std::unique_ptr<Tuner> tuner;
   std::unique_ptr<Measurer> measurer;
-  TuneCallback log;           // appends records of this task (null without a log)
+  TuneCallback log;                // appends records of this task (null without a log)
   std::vector<double> round_best;  // best cost after each round of this call
   std::string group;
 };
@@ -52,8 +54,8 @@ struct TaskRun {
 }  // namespace
 
 double estimated_latency(const std::vector<WeightedTask>& tasks, const std::vector<double>& costs) {
-  MINITVM_ICHECK(tasks.size() == costs.size()) << "estimated_latency: " << tasks.size() << " tasks, "
-                                               << costs.size() << " costs";
+  MINITVM_ICHECK(tasks.size() == costs.size())
+      << "estimated_latency: " << tasks.size() << " tasks, " << costs.size() << " costs";
   double sum = 0;
   for (size_t i = 0; i < tasks.size(); ++i) {
     if (!std::isfinite(costs[i])) return kInf;
@@ -76,41 +78,53 @@ std::optional<int64_t> fallback_config_index(const Task& task) {
 
 std::string NetworkTuneSummary::table(const std::vector<WeightedTask>& wt) const {
   std::ostringstream os;
-  os << std::left << std::setw(4) << "#" << std::setw(7) << "weight" << std::setw(8) << "trials" << std::right
-     << std::setw(13) << "fallback ms" << std::setw(11) << "best ms" << std::setw(10) << "speedup" << std::setw(12)
-     << "throughput" << std::setw(8) << "share" << "  task\n";
+  os << std::left << std::setw(4) << "#" << std::setw(7) << "weight" << std::setw(8) << "trials"
+     << std::right << std::setw(13) << "fallback ms" << std::setw(11) << "best ms" << std::setw(10)
+     << "speedup" << std::setw(12) << "throughput" << std::setw(8) << "share"
+     << "  task\n";
   for (size_t i = 0; i < tasks.size() && i < wt.size(); ++i) {
     const TaskTuneState& s = tasks[i];
     const Task& t = wt[i].task;
     std::ostringstream thr, sp, share;
     if (std::isfinite(s.best_cost)) {
-      thr << std::fixed << std::setprecision(1) << t.throughput(s.best_cost) << (t.flop() > 0 ? " GF/s" : " GB/s");
-      if (s.fallback_cost > 0) sp << std::fixed << std::setprecision(2) << s.fallback_cost / s.best_cost << "x";
+      thr << std::fixed << std::setprecision(1) << t.throughput(s.best_cost)
+          << (t.flop() > 0 ? " GF/s" : " GB/s");
+      if (s.fallback_cost > 0)
+        sp << std::fixed << std::setprecision(2) << s.fallback_cost / s.best_cost << "x";
       if (std::isfinite(estimate) && estimate > 0)
-        share << std::fixed << std::setprecision(1) << 100.0 * wt[i].weight * s.best_cost / estimate << "%";
+        share << std::fixed << std::setprecision(1) << 100.0 * wt[i].weight * s.best_cost / estimate
+              << "%";
     }
-    os << std::left << std::setw(4) << i << std::setw(7) << wt[i].weight << std::setw(8) << s.trials << std::right
-       << std::setw(13) << (s.fallback_cost > 0 ? ms(s.fallback_cost) : "-") << std::setw(11) << ms(s.best_cost)
-       << std::setw(10) << sp.str() << std::setw(12) << thr.str() << std::setw(8) << share.str() << "  "
+    os << std::left << std::setw(4) << i << std::setw(7) << wt[i].weight << std::setw(8) << s.trials
+       << std::right << std::setw(13) << (s.fallback_cost > 0 ? ms(s.fallback_cost) : "-")
+       << std::setw(11) << ms(s.best_cost) << std::setw(10) << sp.str() << std::setw(12)
+       << thr.str() << std::setw(8) << share.str() << "  "
        << (wt[i].label.empty() ? t.workload_key() : wt[i].label) << "\n";
   }
-  os << "estimated network latency (tuned kernels): fallback " << (fallback_estimate > 0 ? ms(fallback_estimate) : "n/a")
-     << " ms, now " << ms(estimate) << " ms; " << resumed << " trials resumed, " << measured << " measured ("
-     << failed << " failed) in " << std::fixed << std::setprecision(1) << seconds << " s\n";
+  os << "estimated network latency (tuned kernels): fallback "
+     << (fallback_estimate > 0 ? ms(fallback_estimate) : "n/a") << " ms, now " << ms(estimate)
+     << " ms; " << resumed << " trials resumed, " << measured << " measured (" << failed
+     << " failed) in " << std::fixed << std::setprecision(1) << seconds << " s\n";
   return os.str();
 }
 
 NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const SchedulerOptions& opt,
                               const MeasurerFactory& make_measurer) {
-  MINITVM_USER_CHECK(opt.strategy == "gradient" || opt.strategy == "round-robin" || opt.strategy == "sequential")
-      << "task scheduler: unknown strategy '" << opt.strategy << "' (expected gradient, round-robin or sequential)";
-  MINITVM_USER_CHECK(opt.round_trials >= 1) << "task scheduler: round_trials must be >= 1, got " << opt.round_trials;
-  MINITVM_USER_CHECK(opt.n_trial >= 0) << "task scheduler: n_trial must be >= 0, got " << opt.n_trial;
+  MINITVM_USER_CHECK(opt.strategy == "gradient" || opt.strategy == "round-robin" ||
+                     opt.strategy == "sequential")
+      << "task scheduler: unknown strategy '" << opt.strategy
+      << "' (expected gradient, round-robin or sequential)";
+  MINITVM_USER_CHECK(opt.round_trials >= 1)
+      << "task scheduler: round_trials must be >= 1, got " << opt.round_trials;
+  MINITVM_USER_CHECK(opt.n_trial >= 0)
+      << "task scheduler: n_trial must be >= 0, got " << opt.n_trial;
   MINITVM_USER_CHECK(opt.backward_window >= 1) << "task scheduler: backward_window must be >= 1";
-  MINITVM_USER_CHECK(opt.log_version == 0.1 || opt.log_version == 0.2) << "task scheduler: log version must be 0.1 or 0.2";
+  MINITVM_USER_CHECK(opt.log_version == 0.1 || opt.log_version == 0.2)
+      << "task scheduler: log version must be 0.1 or 0.2";
   for (const auto& t : tasks) {
     MINITVM_USER_CHECK(t.weight > 0 && std::isfinite(t.weight))
-        << "task scheduler: task " << t.task.workload_key() << " has weight " << t.weight << " (must be > 0)";
+        << "task scheduler: task " << t.task.workload_key() << " has weight " << t.weight
+        << " (must be > 0)";
     check_tuning_target(t.task.target_str());
   }
   auto t_start = std::chrono::steady_clock::now();
@@ -133,7 +147,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
       r.tuner->load_history(hist);
       s.resumed = r.tuner->trials();
       for (const auto& [idx, res] : hist)
-        if (s.fallback_index && idx == *s.fallback_index && res.error_no == 0) s.fallback_cost = res.mean_cost();
+        if (s.fallback_index && idx == *s.fallback_index && res.error_no == 0)
+          s.fallback_cost = res.mean_cost();
     }
     s.trials = r.tuner->trials();
     total += s.trials;
@@ -142,7 +157,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
   // Records go to the log through one callback per task (created lazily: a run with nothing left
   // to measure does not touch the log).
   auto logger = [&](size_t i) -> TuneCallback& {
-    if (!runs[i].log && !opt.log_file.empty()) runs[i].log = log_to_file(tasks[i].task, opt.log_file, opt.log_version);
+    if (!runs[i].log && !opt.log_file.empty())
+      runs[i].log = log_to_file(tasks[i].task, opt.log_file, opt.log_version);
     return runs[i].log;
   };
   // Measures configs of task i (as a batch); logs each outcome once, as soon as it is known.
@@ -151,7 +167,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     TaskRun& r = runs[i];
     if (!r.measurer) {
       r.measurer = make_measurer(tasks[i].task);
-      MINITVM_ICHECK(r.measurer) << "measurer factory returned null for " << tasks[i].task.workload_key();
+      MINITVM_ICHECK(r.measurer) << "measurer factory returned null for "
+                                 << tasks[i].task.workload_key();
       r.measurer->on_outcome = [&, i](const MeasureOutcome& o) {
         ++hooked;
         if (auto& cb = logger(i)) cb(*runs[i].tuner, {o});
@@ -179,7 +196,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     s.trials = tu.trials();
     s.best_cost = tu.best_index() >= 0 ? tu.best_cost() : kInf;
     s.best_index = tu.best_index();
-    bool stalled = opt.early_stopping > 0 && tu.best_trial() > 0 && tu.trials() - tu.best_trial() >= opt.early_stopping;
+    bool stalled = opt.early_stopping > 0 && tu.best_trial() > 0 &&
+                   tu.trials() - tu.best_trial() >= opt.early_stopping;
     s.done = !tu.has_next() || stalled;
   };
   auto estimate_now = [&]() {
@@ -200,7 +218,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     if (!s.fallback_index || runs[i].tuner->visited(*s.fallback_index)) continue;
     Measurer& m = measurer_of(i);
     std::vector<MeasureOutcome> outs = m.measure({tasks[i].task.config(*s.fallback_index)});
-    MINITVM_ICHECK(outs.size() == 1) << "measurer returned " << outs.size() << " results for 1 config";
+    MINITVM_ICHECK(outs.size() == 1)
+        << "measurer returned " << outs.size() << " results for 1 config";
     runs[i].tuner->load_history({{*s.fallback_index, outs[0].result}});
     if (outs[0].result.error_no == 0) s.fallback_cost = outs[0].result.mean_cost();
     account(i, outs);
@@ -208,8 +227,9 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     refresh(i);
     if (opt.progress)
       *opt.progress << "[fallback] task " << i + 1 << "/" << n << " "
-                    << (tasks[i].label.empty() ? tasks[i].task.workload_key() : tasks[i].label) << ": "
-                    << (s.fallback_cost > 0 ? ms(s.fallback_cost) + " ms" : "failed") << "\n";
+                    << (tasks[i].label.empty() ? tasks[i].task.workload_key() : tasks[i].label)
+                    << ": " << (s.fallback_cost > 0 ? ms(s.fallback_cost) + " ms" : "failed")
+                    << "\n";
   }
   add_point();
   bool all_fallbacks = n > 0;
@@ -223,7 +243,9 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
   // Sequential shares: an equal part of the budget per task (earlier tasks take the remainder).
   std::vector<int> share(n, 0);
   for (size_t i = 0; i < n; ++i)
-    share[i] = opt.n_trial / static_cast<int>(std::max<size_t>(1, n)) + (static_cast<int>(i) < opt.n_trial % static_cast<int>(std::max<size_t>(1, n)) ? 1 : 0);
+    share[i] =
+        opt.n_trial / static_cast<int>(std::max<size_t>(1, n)) +
+        (static_cast<int>(i) < opt.n_trial % static_cast<int>(std::max<size_t>(1, n)) ? 1 : 0);
   size_t rr_next = 0;
 
   auto gradient_of = [&](size_t i) {
@@ -286,11 +308,14 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     }
     if (warm >= 0) return warm;
     if (std::uniform_real_distribution<double>(0, 1)(rng) < opt.eps_random)
-      return static_cast<int>(alive[std::uniform_int_distribution<size_t>(0, alive.size() - 1)(rng)]);
+      return static_cast<int>(
+          alive[std::uniform_int_distribution<size_t>(0, alive.size() - 1)(rng)]);
     std::vector<double> g;
     for (size_t i : alive) g.push_back(gradient_of(i));
     auto [lo, hi] = std::minmax_element(g.begin(), g.end());
-    if (*lo == *hi) return static_cast<int>(alive[std::uniform_int_distribution<size_t>(0, alive.size() - 1)(rng)]);
+    if (*lo == *hi)
+      return static_cast<int>(
+          alive[std::uniform_int_distribution<size_t>(0, alive.size() - 1)(rng)]);
     return static_cast<int>(alive[static_cast<size_t>(lo - g.begin())]);
   };
 
@@ -307,7 +332,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
         std::vector<double> ys;
         for (size_t j = 0; j < n; ++j) {
           if (j == i || runs[j].group != r.group) continue;
-          if (auto* other = dynamic_cast<ModelTuner*>(runs[j].tuner.get())) other->transfer_rows(xs, ys);
+          if (auto* other = dynamic_cast<ModelTuner*>(runs[j].tuner.get()))
+            other->transfer_rows(xs, ys);
         }
         constexpr size_t kMaxTransfer = 512;  // the newest rows; fitting cost grows with rows
         if (xs.size() > kMaxTransfer) {
@@ -322,7 +348,9 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
     to.n_trial = r.tuner->trials() + k;
     to.batch_size = k;
     const int before = r.tuner->trials();
-    r.tuner->tune(m, to, {[&, i](const Tuner&, const std::vector<MeasureOutcome>& outs) { account(i, outs); }});
+    r.tuner->tune(m, to, {[&, i](const Tuner&, const std::vector<MeasureOutcome>& outs) {
+                    account(i, outs);
+                  }});
     const int done_now = r.tuner->trials() - before;
     total += done_now;
     refresh(i);
@@ -335,11 +363,11 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
       const TaskTuneState& s = sum.tasks[i];
       const Task& t = tasks[i].task;
       *opt.progress << "[" << total << "/" << opt.n_trial << "] task " << i + 1 << "/" << n << " "
-                    << (tasks[i].label.empty() ? t.workload_key() : tasks[i].label) << ": trials " << s.trials
-                    << ", best ";
+                    << (tasks[i].label.empty() ? t.workload_key() : tasks[i].label) << ": trials "
+                    << s.trials << ", best ";
       if (std::isfinite(s.best_cost))
-        *opt.progress << std::fixed << std::setprecision(2) << t.throughput(s.best_cost) << " " << t.throughput_unit()
-                      << " (" << ms(s.best_cost) << " ms)";
+        *opt.progress << std::fixed << std::setprecision(2) << t.throughput(s.best_cost) << " "
+                      << t.throughput_unit() << " (" << ms(s.best_cost) << " ms)";
       else
         *opt.progress << "n/a";
       *opt.progress << ", est. network " << ms(estimate_now()) << " ms\n" << std::defaultfloat;
@@ -353,7 +381,8 @@ NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const Sche
 
 NetworkTuneSummary tune_tasks(const std::vector<WeightedTask>& tasks, const SchedulerOptions& opt,
                               const MeasureOption& measure) {
-  return tune_tasks(tasks, opt, [measure](const Task& t) { return std::make_unique<LocalMeasurer>(t, measure); });
+  return tune_tasks(
+      tasks, opt, [measure](const Task& t) { return std::make_unique<LocalMeasurer>(t, measure); });
 }
 
 }  // namespace minitvm::autotune

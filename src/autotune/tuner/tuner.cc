@@ -50,21 +50,23 @@ void Tuner::load_history(const std::vector<std::pair<int64_t, MeasureResult>>& h
   if (!idx.empty()) update(idx, res);
 }
 
-int Tuner::tune(Measurer& measurer, const TuneOptions& opt, const std::vector<TuneCallback>& callbacks) {
+int Tuner::tune(Measurer& measurer, const TuneOptions& opt,
+                const std::vector<TuneCallback>& callbacks) {
   int64_t budget = std::min<int64_t>(opt.n_trial, space_.size());
   planned_ = static_cast<int>(budget);
   int batch = opt.batch_size > 0 ? opt.batch_size : preferred_batch_size();
   int measured = 0;
   while (trials_ < budget && has_next()) {
-    if (opt.early_stopping > 0 && best_trial_ > 0 && trials_ - best_trial_ >= opt.early_stopping) break;
+    if (opt.early_stopping > 0 && best_trial_ > 0 && trials_ - best_trial_ >= opt.early_stopping)
+      break;
     int n = static_cast<int>(std::min<int64_t>(batch, budget - trials_));
     std::vector<int64_t> idx = next_batch(n);
     if (idx.empty()) break;
     std::vector<ConfigEntity> cfgs;
     for (int64_t i : idx) cfgs.push_back(space_.get(i));
     std::vector<MeasureOutcome> outs = measurer.measure(cfgs);
-    MINITVM_ICHECK(outs.size() == cfgs.size()) << "measurer returned " << outs.size() << " results for "
-                                               << cfgs.size() << " configs";
+    MINITVM_ICHECK(outs.size() == cfgs.size())
+        << "measurer returned " << outs.size() << " results for " << cfgs.size() << " configs";
     std::vector<MeasureResult> res;
     for (size_t k = 0; k < idx.size(); ++k) {
       record(idx[k], outs[k].result);
@@ -128,20 +130,24 @@ std::vector<int64_t> GridSearchTuner::next_batch(int n) {
   return out;
 }
 
-GATuner::GATuner(ConfigSpace space, uint64_t seed, int pop_size, int elite_num, double mutation_prob)
+GATuner::GATuner(ConfigSpace space, uint64_t seed, int pop_size, int elite_num,
+                 double mutation_prob)
     : Tuner(std::move(space), seed), elite_num_(elite_num), mutation_prob_(mutation_prob) {
   pop_size_ = static_cast<int>(std::min<int64_t>(pop_size, space_.size()));
   elite_num_ = std::min(elite_num_, pop_size_);
 }
 
-void GATuner::update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results) {
-  for (size_t k = 0; k < indices.size(); ++k) scored_.push_back({result_score(results[k]), indices[k]});
+void GATuner::update(const std::vector<int64_t>& indices,
+                     const std::vector<MeasureResult>& results) {
+  for (size_t k = 0; k < indices.size(); ++k)
+    scored_.push_back({result_score(results[k]), indices[k]});
 }
 
 void GATuner::next_generation() {
   // Parents: the best pop_size measured configs.
   std::vector<std::pair<double, int64_t>> pop = scored_;
-  std::stable_sort(pop.begin(), pop.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  std::stable_sort(pop.begin(), pop.end(),
+                   [](const auto& a, const auto& b) { return a.first > b.first; });
   if (static_cast<int>(pop.size()) > pop_size_) pop.resize(pop_size_);
   std::vector<int64_t> next;
   auto push_unvisited = [&](int64_t i) {
@@ -162,7 +168,8 @@ void GATuner::next_generation() {
   for (const auto& p : pop) total += p.first;
   std::uniform_real_distribution<double> u01(0.0, 1.0);
   auto pick_parent = [&]() -> int64_t {
-    if (total <= 0) return pop[std::uniform_int_distribution<size_t>(0, pop.size() - 1)(rng_)].second;
+    if (total <= 0)
+      return pop[std::uniform_int_distribution<size_t>(0, pop.size() - 1)(rng_)].second;
     double r = u01(rng_) * total;
     for (const auto& p : pop) {
       r -= p.first;
@@ -175,15 +182,18 @@ void GATuner::next_generation() {
   while (static_cast<int>(next.size()) < pop_size_ && has_next() && attempts < pop_size_ * 50) {
     ++attempts;
     std::vector<int64_t> a = digits(pick_parent()), b = digits(pick_parent());
-    size_t point = dims_.size() > 1 ? std::uniform_int_distribution<size_t>(1, dims_.size() - 1)(rng_) : 0;
+    size_t point =
+        dims_.size() > 1 ? std::uniform_int_distribution<size_t>(1, dims_.size() - 1)(rng_) : 0;
     std::vector<int64_t> child(a.begin(), a.begin() + static_cast<long>(point));
     child.insert(child.end(), b.begin() + static_cast<long>(point), b.end());
     for (size_t k = 0; k < child.size(); ++k)
-      if (u01(rng_) < mutation_prob_) child[k] = std::uniform_int_distribution<int64_t>(0, dims_[k] - 1)(rng_);
+      if (u01(rng_) < mutation_prob_)
+        child[k] = std::uniform_int_distribution<int64_t>(0, dims_[k] - 1)(rng_);
     push_unvisited(index_of_digits(child));
   }
   // Converged population: fill with random configs so a batch is never short.
-  while (static_cast<int>(next.size()) < pop_size_ && static_cast<int64_t>(next.size()) + static_cast<int64_t>(0) < space_.size()) {
+  while (static_cast<int>(next.size()) < pop_size_ &&
+         static_cast<int64_t>(next.size()) + static_cast<int64_t>(0) < space_.size()) {
     bool any = false;
     for (int tries = 0; tries < 8 && !any; ++tries) any = push_unvisited(random_unvisited());
     if (!any) break;
@@ -207,7 +217,8 @@ std::vector<int64_t> GATuner::next_batch(int n) {
   return out;
 }
 
-std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space, uint64_t seed) {
+std::unique_ptr<Tuner> make_tuner(const std::string& name, const ConfigSpace& space,
+                                  uint64_t seed) {
   if (name == "random") return std::make_unique<RandomTuner>(space, seed);
   if (name == "grid" || name == "gridsearch") return std::make_unique<GridSearchTuner>(space, seed);
   if (name == "ga") return std::make_unique<GATuner>(space, seed);

@@ -33,9 +33,10 @@ TuneCallback log_to_file(const Task& task, const std::string& path, double versi
       if (!text.empty() && text.back() != '\n') {
         cut = true;
         size_t line = static_cast<size_t>(std::count(text.begin(), text.end(), '\n')) + 1;
-        log_warning("tuning log " + path + ":" + std::to_string(line) +
-                    ": the last line has no newline (cut by an interrupted run?); new records start on the "
-                    "next line");
+        log_warning(
+            "tuning log " + path + ":" + std::to_string(line) +
+            ": the last line has no newline (cut by an interrupted run?); new records start on the "
+            "next line");
       }
     }
   }
@@ -51,7 +52,8 @@ TuneCallback log_to_file(const Task& task, const std::string& path, double versi
   };
 }
 
-std::vector<std::pair<int64_t, MeasureResult>> history_from_log(const Task& task, const std::string& path) {
+std::vector<std::pair<int64_t, MeasureResult>> history_from_log(const Task& task,
+                                                                const std::string& path) {
   std::vector<std::pair<int64_t, MeasureResult>> hist;
   if (!std::ifstream(path).good()) return hist;
   LoadOptions lo;
@@ -95,7 +97,9 @@ size_t pick_best(const std::string& in_path, const std::string& out_path) {
   return best.size();
 }
 
-bool stderr_is_tty() { return isatty(fileno(stderr)) != 0; }
+bool stderr_is_tty() {
+  return isatty(fileno(stderr)) != 0;
+}
 
 namespace {
 double now_s() {
@@ -105,14 +109,21 @@ std::string clock_text(double s) {
   if (!(s >= 0) || !std::isfinite(s)) return "?";
   long t = static_cast<long>(s + 0.5);
   char buf[32];
-  if (t >= 3600) std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
-  else std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
+  if (t >= 3600)
+    std::snprintf(buf, sizeof buf, "%ld:%02ld:%02ld", t / 3600, (t / 60) % 60, t % 60);
+  else
+    std::snprintf(buf, sizeof buf, "%ld:%02ld", t / 60, t % 60);
   return buf;
 }
 }  // namespace
 
-ProgressBar::ProgressBar(std::ostream& os, bool enabled, std::function<double(double)> unit_scale, std::string unit)
-    : os_(os), enabled_(enabled), scale_(std::move(unit_scale)), unit_(std::move(unit)), start_(now_s()) {}
+ProgressBar::ProgressBar(std::ostream& os, bool enabled, std::function<double(double)> unit_scale,
+                         std::string unit)
+    : os_(os),
+      enabled_(enabled),
+      scale_(std::move(unit_scale)),
+      unit_(std::move(unit)),
+      start_(now_s()) {}
 
 std::string ProgressBar::render(int done, int total, double best_cost, double elapsed_s) const {
   const int width = 30;
@@ -122,7 +133,8 @@ std::string ProgressBar::render(int done, int total, double best_cost, double el
   s << '[' << std::string(filled, '=') << (filled < width ? ">" : "")
     << std::string(width - filled - (filled < width ? 1 : 0), ' ') << "] " << done << '/' << total;
   if (std::isfinite(best_cost) && best_cost > 0 && best_cost < 1e9)
-    s << "  best " << std::fixed << std::setprecision(2) << (scale_ ? scale_(best_cost) : 1.0 / best_cost) << ' ' << unit_;
+    s << "  best " << std::fixed << std::setprecision(2)
+      << (scale_ ? scale_(best_cost) : 1.0 / best_cost) << ' ' << unit_;
   else
     s << "  best -";
   s << "  elapsed " << clock_text(elapsed_s);
@@ -133,15 +145,19 @@ std::string ProgressBar::render(int done, int total, double best_cost, double el
 TuneCallback ProgressBar::callback() {
   return [this](const Tuner& t, const std::vector<MeasureOutcome>&) {
     if (!enabled_) return;
-    os_ << '\r' << render(t.trials(), t.planned_trials(), t.best_cost(), now_s() - start_) << "\x1b[K" << std::flush;
+    os_ << '\r' << render(t.trials(), t.planned_trials(), t.best_cost(), now_s() - start_)
+        << "\x1b[K" << std::flush;
     drawn_ = true;
   };
 }
 
 void ProgressBar::finish(const Tuner& t) {
   if (!enabled_) return;
-  os_ << '\r' << render(t.trials(), std::max(t.trials(), t.planned_trials()), t.best_cost(), now_s() - start_)
-      << "\x1b[K\n" << std::flush;
+  os_ << '\r'
+      << render(t.trials(), std::max(t.trials(), t.planned_trials()), t.best_cost(),
+                now_s() - start_)
+      << "\x1b[K\n"
+      << std::flush;
 }
 
 }  // namespace minitvm::autotune

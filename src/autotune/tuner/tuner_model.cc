@@ -18,15 +18,18 @@ std::vector<double> entity_features(const KnobSpace& knob, size_t pos) {
   std::vector<double> f;
   const Entity& e = knob.entities[pos];
   if (const auto* sp = std::get_if<SplitEntity>(&e)) {
-    for (size_t k = 1; k < sp->size.size(); ++k) f.push_back(std::log2(static_cast<double>(std::max<int64_t>(1, sp->size[k]))));
+    for (size_t k = 1; k < sp->size.size(); ++k)
+      f.push_back(std::log2(static_cast<double>(std::max<int64_t>(1, sp->size[k]))));
     if (sp->size.size() <= 1) f.push_back(static_cast<double>(pos));
     return f;
   }
   f.push_back(static_cast<double>(pos));
   if (const auto* ot = std::get_if<OtherOptionEntity>(&e)) {
     double v = 0;
-    if (ot->val.is_number()) v = ot->val.get<double>();
-    else if (ot->val.is_boolean()) v = ot->val.get<bool>() ? 1 : 0;
+    if (ot->val.is_number())
+      v = ot->val.get<double>();
+    else if (ot->val.is_boolean())
+      v = ot->val.get<bool>() ? 1 : 0;
     f.push_back(v);
   }
   return f;
@@ -62,7 +65,8 @@ std::vector<double> features_from_table(const std::vector<std::vector<std::vecto
 }  // namespace
 
 std::vector<double> knob_features(const ConfigSpace& space, int64_t index) {
-  MINITVM_USER_CHECK(index >= 0 && index < space.size()) << "knob_features: index " << index << " out of range";
+  MINITVM_USER_CHECK(index >= 0 && index < space.size())
+      << "knob_features: index " << index << " out of range";
   return features_from_table(feature_table(space), index);
 }
 
@@ -114,8 +118,10 @@ int Gbdt::build(Tree& t, const std::vector<std::vector<double>>& x, const std::v
   return id;
 }
 
-void Gbdt::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y, const GbdtOptions& opt) {
-  MINITVM_USER_CHECK(x.size() == y.size() && !x.empty()) << "Gbdt::fit: need as many rows as targets (>= 1)";
+void Gbdt::fit(const std::vector<std::vector<double>>& x, const std::vector<double>& y,
+               const GbdtOptions& opt) {
+  MINITVM_USER_CHECK(x.size() == y.size() && !x.empty())
+      << "Gbdt::fit: need as many rows as targets (>= 1)";
   for (const auto& row : x)
     MINITVM_USER_CHECK(row.size() == x[0].size()) << "Gbdt::fit: rows of different lengths";
   trees_.clear();
@@ -151,7 +157,8 @@ double Gbdt::predict(const std::vector<double>& x) const {
 ModelTuner::ModelTuner(ConfigSpace space, uint64_t seed, int plan_size, double eps_greedy)
     : Tuner(std::move(space), seed), plan_size_(std::max(1, plan_size)), eps_(eps_greedy) {}
 
-void ModelTuner::update(const std::vector<int64_t>& indices, const std::vector<MeasureResult>& results) {
+void ModelTuner::update(const std::vector<int64_t>& indices,
+                        const std::vector<MeasureResult>& results) {
   auto table = feature_table(space_);
   for (size_t k = 0; k < indices.size(); ++k) {
     xs_.push_back(features_from_table(table, indices[k]));
@@ -168,13 +175,15 @@ static std::vector<double> log_score_targets(const std::vector<double>& scores) 
   double top = *std::max_element(scores.begin(), scores.end());
   if (!(top > 0)) return {};
   double worst = top;
-  for (double s : scores) if (s > 0) worst = std::min(worst, s);
+  for (double s : scores)
+    if (s > 0) worst = std::min(worst, s);
   std::vector<double> y;
   for (double s : scores) y.push_back(s > 0 ? std::log(s / top) : std::log(worst / top) - 0.5);
   return y;
 }
 
-void ModelTuner::set_transfer_data(std::vector<std::vector<double>> xs, std::vector<double> targets) {
+void ModelTuner::set_transfer_data(std::vector<std::vector<double>> xs,
+                                   std::vector<double> targets) {
   MINITVM_USER_CHECK(xs.size() == targets.size())
       << "set_transfer_data: " << xs.size() << " rows but " << targets.size() << " targets";
   const size_t width = knob_features(space_, 0).size();
@@ -188,7 +197,8 @@ void ModelTuner::set_transfer_data(std::vector<std::vector<double>> xs, std::vec
   dirty_ = true;
 }
 
-void ModelTuner::transfer_rows(std::vector<std::vector<double>>& xs, std::vector<double>& targets) const {
+void ModelTuner::transfer_rows(std::vector<std::vector<double>>& xs,
+                               std::vector<double>& targets) const {
   std::vector<double> y = log_score_targets(scores_);
   if (y.empty()) return;
   xs.insert(xs.end(), xs_.begin(), xs_.end());
@@ -260,7 +270,8 @@ void ModelTuner::replan() {
       int64_t q = index_of_digits(d);
       double s = score(q);
       changed |= offer(q, s);
-      if (s >= pscore[p] || (temp > 0 && u01(rng_) < std::exp((s - pscore[p]) / std::max(temp, 1e-9)))) {
+      if (s >= pscore[p] ||
+          (temp > 0 && u01(rng_) < std::exp((s - pscore[p]) / std::max(temp, 1e-9)))) {
         points[p] = q;
         pscore[p] = s;
       }
@@ -299,7 +310,8 @@ std::vector<int64_t> ModelTuner::next_batch(int n) {
     }
     for (int k = 0; static_cast<int>(out.size()) < n && has_next() && k < 4 * n; ++k) {
       std::vector<int64_t> d(dims_.size());
-      for (size_t j = 0; j < d.size(); ++j) d[j] = perms[j][static_cast<size_t>(k) % perms[j].size()];
+      for (size_t j = 0; j < d.size(); ++j)
+        d[j] = perms[j][static_cast<size_t>(k) % perms[j].size()];
       int64_t i = index_of_digits(d);
       if (visited(i)) continue;
       mark_visited(i);
@@ -318,7 +330,8 @@ std::vector<int64_t> ModelTuner::next_batch(int n) {
         std::vector<int64_t> d = digits(cand[k]);
         int fresh = 0;
         for (size_t j = 0; j < d.size(); ++j) fresh += covered[j].count(d[j]) == 0;
-        double v = (pred.empty() ? 0.0 : pred[k]) + diversity_weight * fresh / std::max<size_t>(1, d.size());
+        double v = (pred.empty() ? 0.0 : pred[k]) +
+                   diversity_weight * fresh / std::max<size_t>(1, d.size());
         if (v > best) {
           best = v;
           best_k = k;

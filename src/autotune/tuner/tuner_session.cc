@@ -11,15 +11,24 @@ namespace minitvm::autotune {
 
 const char* measure_error_name(int error_no) {
   switch (static_cast<MeasureErrorNo>(error_no)) {
-    case MeasureErrorNo::NoError: return "NO_ERROR";
-    case MeasureErrorNo::InstantiationError: return "INSTANTIATION_ERROR";
-    case MeasureErrorNo::CompileHost: return "COMPILE_HOST";
-    case MeasureErrorNo::CompileDevice: return "COMPILE_DEVICE";
-    case MeasureErrorNo::RuntimeDevice: return "RUNTIME_DEVICE";
-    case MeasureErrorNo::WrongAnswer: return "WRONG_ANSWER";
-    case MeasureErrorNo::BuildTimeout: return "BUILD_TIMEOUT";
-    case MeasureErrorNo::RunTimeout: return "RUN_TIMEOUT";
-    default: return "UNKNOWN_ERROR";
+    case MeasureErrorNo::NoError:
+      return "NO_ERROR";
+    case MeasureErrorNo::InstantiationError:
+      return "INSTANTIATION_ERROR";
+    case MeasureErrorNo::CompileHost:
+      return "COMPILE_HOST";
+    case MeasureErrorNo::CompileDevice:
+      return "COMPILE_DEVICE";
+    case MeasureErrorNo::RuntimeDevice:
+      return "RUNTIME_DEVICE";
+    case MeasureErrorNo::WrongAnswer:
+      return "WRONG_ANSWER";
+    case MeasureErrorNo::BuildTimeout:
+      return "BUILD_TIMEOUT";
+    case MeasureErrorNo::RunTimeout:
+      return "RUN_TIMEOUT";
+    default:
+      return "UNKNOWN_ERROR";
   }
 }
 
@@ -27,8 +36,8 @@ std::string TuneSummary::error_summary() const {
   std::ostringstream os;
   for (const auto& [no, msg] : first_errors) {
     auto it = error_counts.find(no);
-    os << (it == error_counts.end() ? 0 : it->second) << " x " << measure_error_name(no) << " (" << no
-       << "): " << msg << "\n";
+    os << (it == error_counts.end() ? 0 : it->second) << " x " << measure_error_name(no) << " ("
+       << no << "): " << msg << "\n";
   }
   return os.str();
 }
@@ -59,23 +68,25 @@ TuneSummary tune_task(const Task& task, const TuneSessionOptions& opt, Measurer&
   if (!opt.log_file.empty()) cbs.push_back(log_to_file(task, opt.log_file, opt.log_version));
   int failed = 0;
   std::ostream& vout = opt.verbose_out ? *opt.verbose_out : std::cerr;
-  cbs.push_back([&failed, &sum, &opt, &vout](const Tuner& t, const std::vector<MeasureOutcome>& outs) {
-    int trial = t.trials() - static_cast<int>(outs.size());
-    for (const auto& o : outs) {
-      ++trial;
-      const int no = o.result.error_no;
-      if (no == 0) continue;
-      ++failed;
-      ++sum.error_counts[no];
-      std::string msg = o.error.empty() ? "(no message)" : o.error;
-      sum.first_errors.emplace(no, msg);
-      if (opt.verbose)
-        vout << "trial " << trial << " config #" << o.config.index << " " << o.config.str() << ": "
-             << measure_error_name(no) << " (" << no << "): " << msg << "\n";
-    }
-  });
-  ProgressBar bar(std::cerr, opt.progress && stderr_is_tty(), [&task](double c) { return task.throughput(c); },
-                  sum.unit);
+  cbs.push_back(
+      [&failed, &sum, &opt, &vout](const Tuner& t, const std::vector<MeasureOutcome>& outs) {
+        int trial = t.trials() - static_cast<int>(outs.size());
+        for (const auto& o : outs) {
+          ++trial;
+          const int no = o.result.error_no;
+          if (no == 0) continue;
+          ++failed;
+          ++sum.error_counts[no];
+          std::string msg = o.error.empty() ? "(no message)" : o.error;
+          sum.first_errors.emplace(no, msg);
+          if (opt.verbose)
+            vout << "trial " << trial << " config #" << o.config.index << " " << o.config.str()
+                 << ": " << measure_error_name(no) << " (" << no << "): " << msg << "\n";
+        }
+      });
+  ProgressBar bar(
+      std::cerr, opt.progress && stderr_is_tty(), [&task](double c) { return task.throughput(c); },
+      sum.unit);
   cbs.push_back(bar.callback());
   TuneOptions to;
   to.n_trial = opt.n_trial;

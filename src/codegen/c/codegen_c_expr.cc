@@ -30,7 +30,8 @@ void CodeGenC::print_expr(const Expr& e, std::ostream& os) {
 
 const std::string& CodeGenC::var_id(const VarNode* v) const {
   auto it = var_ids_.find(v);
-  MINITVM_ICHECK(it != var_ids_.end()) << "variable '" << v->name_hint << "' is used before it is defined";
+  MINITVM_ICHECK(it != var_ids_.end())
+      << "variable '" << v->name_hint << "' is used before it is defined";
   return it->second;
 }
 
@@ -40,12 +41,15 @@ std::string CodeGenC::alloc_var_id(const VarNode* v) {
   return name;
 }
 
-void CodeGenC::bind_var_text(const VarNode* v, std::string text) { var_ids_[v] = std::move(text); }
+void CodeGenC::bind_var_text(const VarNode* v, std::string text) {
+  var_ids_[v] = std::move(text);
+}
 
 DataType CodeGenC::buffer_elem_type(const VarNode* buf) const {
   auto it = buffer_types_.find(buf);
   if (it != buffer_types_.end()) return it->second;
-  MINITVM_ICHECK(!buf->pointee.is_void()) << "buffer '" << buf->name_hint << "' has no element type";
+  MINITVM_ICHECK(!buf->pointee.is_void())
+      << "buffer '" << buf->name_hint << "' has no element type";
   return buf->pointee;
 }
 
@@ -80,7 +84,8 @@ bool CodeGenC::provably_nonneg(const Expr& e) const {
   MINITVM_NONNEG_BOTH(Min)
 #undef MINITVM_NONNEG_BOTH
   if (auto* m = e.as<MaxNode>()) return provably_nonneg(m->a) || provably_nonneg(m->b);
-  if (auto* s = e.as<SelectNode>()) return provably_nonneg(s->true_value) && provably_nonneg(s->false_value);
+  if (auto* s = e.as<SelectNode>())
+    return provably_nonneg(s->true_value) && provably_nonneg(s->false_value);
   return false;
 }
 
@@ -104,7 +109,9 @@ void CodeGenC::print_type(DataType t, std::ostream& os) {
   }
 }
 
-void CodeGenC::print_func_prefix(const PrimFunc&, std::ostream& os) { os << "void"; }
+void CodeGenC::print_func_prefix(const PrimFunc&, std::ostream& os) {
+  os << "void";
+}
 void CodeGenC::print_func_attrs(const PrimFunc&, std::ostream&) {}
 void CodeGenC::print_storage_scope(StorageScope, std::ostream&) {}
 
@@ -116,7 +123,9 @@ void CodeGenC::print_storage_sync(const CallNode*) {
   MINITVM_USER_ERROR << "C backend: tvm_storage_sync needs a GPU target";
 }
 
-bool CodeGenC::supports_vector_access(DataType) const { return false; }
+bool CodeGenC::supports_vector_access(DataType) const {
+  return false;
+}
 
 void CodeGenC::print_vec_load(const Var& buffer, DataType t, const Expr& base, std::ostream& os) {
   os << "((";
@@ -124,14 +133,17 @@ void CodeGenC::print_vec_load(const Var& buffer, DataType t, const Expr& base, s
   os << "*)(" << var_id(buffer.get()) << " + " << print_expr(base) << "))[0]";
 }
 
-void CodeGenC::print_vec_store(const Var& buffer, DataType t, const Expr& base, const std::string& value) {
+void CodeGenC::print_vec_store(const Var& buffer, DataType t, const Expr& base,
+                               const std::string& value) {
   print_indent();
   stream_ << "((";
   print_type(t, stream_);
-  stream_ << "*)(" << var_id(buffer.get()) << " + " << print_expr(base) << "))[0] = " << value << ";\n";
+  stream_ << "*)(" << var_id(buffer.get()) << " + " << print_expr(base) << "))[0] = " << value
+          << ";\n";
 }
 
-void CodeGenC::print_vec_construct(DataType t, const std::vector<std::string>& lanes, std::ostream& os) {
+void CodeGenC::print_vec_construct(DataType t, const std::vector<std::string>& lanes,
+                                   std::ostream& os) {
   os << "((";
   print_type(t, os);
   os << "){";
@@ -153,8 +165,10 @@ void CodeGenC::print_int_const(DataType t, int64_t v, std::ostream& os) {
   } else if (t.is_uint()) {
     os << static_cast<uint64_t>(v) << "U";
   } else if (t.bits() == 32) {
-    if (v == std::numeric_limits<int32_t>::min()) os << "(-2147483647 - 1)";
-    else os << v;
+    if (v == std::numeric_limits<int32_t>::min())
+      os << "(-2147483647 - 1)";
+    else
+      os << v;
   } else {
     os << "((";
     print_type(t, os);
@@ -167,7 +181,8 @@ namespace {
 std::string float_text(double v, bool single) {
   char buf[64];
   std::snprintf(buf, sizeof(buf), "%.6e", v);
-  bool exact = single ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v;
+  bool exact =
+      single ? std::strtof(buf, nullptr) == static_cast<float>(v) : std::strtod(buf, nullptr) == v;
   if (!exact) std::snprintf(buf, sizeof(buf), single ? "%.8e" : "%.16e", v);
   return buf;
 }
@@ -210,15 +225,21 @@ void CodeGenC::print_cast(DataType to, const Expr& value, std::ostream& os) {
 }
 
 void CodeGenC::print_unroll_hint() {}
-void CodeGenC::print_alloc_alignment(const AllocateNode*, std::ostream& os) { os << "_Alignas(16) "; }
+void CodeGenC::print_alloc_alignment(const AllocateNode*, std::ostream& os) {
+  os << "_Alignas(16) ";
+}
 
 std::string CodeGenC::preamble() {
   std::string s;
   if (need_floordiv_) {
-    s += "static inline int mtvm_floordiv(int a, int b) { int q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-         "static inline int mtvm_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n"
-         "static inline long long mtvm_floordiv(long long a, long long b) { long long q = a / b; return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
-         "static inline long long mtvm_floormod(long long a, long long b) { long long r = a % b; return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
+    s += "static inline int mtvm_floordiv(int a, int b) { int q = a / b; return (q * b != a && ((a "
+         "< 0) != (b < 0))) ? q - 1 : q; }\n"
+         "static inline int mtvm_floormod(int a, int b) { int r = a % b; return (r != 0 && ((r < "
+         "0) != (b < 0))) ? r + b : r; }\n"
+         "static inline long long mtvm_floordiv(long long a, long long b) { long long q = a / b; "
+         "return (q * b != a && ((a < 0) != (b < 0))) ? q - 1 : q; }\n"
+         "static inline long long mtvm_floormod(long long a, long long b) { long long r = a % b; "
+         "return (r != 0 && ((r < 0) != (b < 0))) ? r + b : r; }\n";
   }
   return s;
 }
@@ -228,15 +249,24 @@ void CodeGenC::print_binary(const char* op, const Expr& a, const Expr& b) {
   out() << "(" << print_expr(a) << " " << op << " " << print_expr(b) << ")";
 }
 
-void CodeGenC::visit(const IntImmNode* op) { print_int_const(op->dtype, op->value, out()); }
-void CodeGenC::visit(const FloatImmNode* op) { print_float_const(op->dtype, op->value, out()); }
-void CodeGenC::visit(const StringImmNode* op) { out() << "\"" << op->value << "\""; }
-void CodeGenC::visit(const VarNode* op) { out() << var_id(op); }
+void CodeGenC::visit(const IntImmNode* op) {
+  print_int_const(op->dtype, op->value, out());
+}
+void CodeGenC::visit(const FloatImmNode* op) {
+  print_float_const(op->dtype, op->value, out());
+}
+void CodeGenC::visit(const StringImmNode* op) {
+  out() << "\"" << op->value << "\"";
+}
+void CodeGenC::visit(const VarNode* op) {
+  out() << var_id(op);
+}
 
 void CodeGenC::visit(const CastNode* op) {
   if (op->dtype.is_vector()) {
     std::vector<std::string> lanes;
-    for (int i = 0; i < op->dtype.lanes(); ++i) lanes.push_back(print_expr(extract_lane(Expr(op), i)));
+    for (int i = 0; i < op->dtype.lanes(); ++i)
+      lanes.push_back(print_expr(extract_lane(Expr(op), i)));
     print_vec_construct(op->dtype, lanes, out());
     return;
   }
@@ -244,21 +274,24 @@ void CodeGenC::visit(const CastNode* op) {
 }
 
 namespace {
-bool is_vector_node(const ExprNode* n) { return n->dtype.is_vector(); }
+bool is_vector_node(const ExprNode* n) {
+  return n->dtype.is_vector();
+}
 }  // namespace
 
-#define MINITVM_VECTOR_FALLBACK(op)                                                       \
-  if (is_vector_node(op)) {                                                               \
-    std::vector<std::string> lanes;                                                       \
-    for (int i = 0; i < op->dtype.lanes(); ++i) lanes.push_back(print_expr(extract_lane(Expr(op), i))); \
-    print_vec_construct(op->dtype, lanes, out());                                         \
-    return;                                                                               \
+#define MINITVM_VECTOR_FALLBACK(op)                           \
+  if (is_vector_node(op)) {                                   \
+    std::vector<std::string> lanes;                           \
+    for (int i = 0; i < op->dtype.lanes(); ++i)               \
+      lanes.push_back(print_expr(extract_lane(Expr(op), i))); \
+    print_vec_construct(op->dtype, lanes, out());             \
+    return;                                                   \
   }
 
-#define MINITVM_PRINT_BINOP(N, TOKEN)        \
-  void CodeGenC::visit(const N##Node* op) {  \
-    MINITVM_VECTOR_FALLBACK(op)              \
-    print_binary(TOKEN, op->a, op->b);       \
+#define MINITVM_PRINT_BINOP(N, TOKEN)       \
+  void CodeGenC::visit(const N##Node* op) { \
+    MINITVM_VECTOR_FALLBACK(op)             \
+    print_binary(TOKEN, op->a, op->b);      \
   }
 MINITVM_PRINT_BINOP(Add, "+")
 MINITVM_PRINT_BINOP(Sub, "-")
@@ -270,10 +303,10 @@ MINITVM_PRINT_BINOP(Or, "||")
 #undef MINITVM_PRINT_BINOP
 
 // Comparisons have a bool (vector) type; their operands decide the lane count.
-#define MINITVM_PRINT_CMP(N, TOKEN)          \
-  void CodeGenC::visit(const N##Node* op) {  \
-    MINITVM_VECTOR_FALLBACK(op)              \
-    print_binary(TOKEN, op->a, op->b);       \
+#define MINITVM_PRINT_CMP(N, TOKEN)         \
+  void CodeGenC::visit(const N##Node* op) { \
+    MINITVM_VECTOR_FALLBACK(op)             \
+    print_binary(TOKEN, op->a, op->b);      \
   }
 MINITVM_PRINT_CMP(EQ, "==")
 MINITVM_PRINT_CMP(NE, "!=")
@@ -289,8 +322,10 @@ void CodeGenC::print_floor_divmod(bool is_div, const Expr& a, const Expr& b) {
     // floor(a / b) for floats; floormod as a - floor(a / b) * b
     const char* fl = t.bits() == 64 ? "floor" : "floorf";
     std::string sa = print_expr(a), sb = print_expr(b);
-    if (is_div) out() << fl << "((" << sa << " / " << sb << "))";
-    else out() << "(" << sa << " - (" << fl << "((" << sa << " / " << sb << ")) * " << sb << "))";
+    if (is_div)
+      out() << fl << "((" << sa << " / " << sb << "))";
+    else
+      out() << "(" << sa << " - (" << fl << "((" << sa << " / " << sb << ")) * " << sb << "))";
     return;
   }
   const int64_t* c = as_const_int(b);
@@ -314,7 +349,8 @@ void CodeGenC::print_floor_divmod(bool is_div, const Expr& a, const Expr& b) {
   MINITVM_USER_CHECK(t.is_int() && (t.bits() == 32 || t.bits() == 64))
       << "floordiv/floormod of type " << t << " is not supported by the C printer";
   need_floordiv_ = true;
-  out() << (is_div ? "mtvm_floordiv(" : "mtvm_floormod(") << print_expr(a) << ", " << print_expr(b) << ")";
+  out() << (is_div ? "mtvm_floordiv(" : "mtvm_floormod(") << print_expr(a) << ", " << print_expr(b)
+        << ")";
 }
 
 void CodeGenC::visit(const FloorDivNode* op) {
@@ -361,8 +397,12 @@ void CodeGenC::visit(const LoadNode* op) {
   }
 }
 
-void CodeGenC::visit(const RampNode* op) { MINITVM_VECTOR_FALLBACK(op) }
-void CodeGenC::visit(const BroadcastNode* op) { MINITVM_VECTOR_FALLBACK(op) }
+void CodeGenC::visit(const RampNode* op) {
+  MINITVM_VECTOR_FALLBACK(op)
+}
+void CodeGenC::visit(const BroadcastNode* op) {
+  MINITVM_VECTOR_FALLBACK(op)
+}
 
 void CodeGenC::visit(const LetNode* op) {
   // Inline: the variable prints as its parenthesised value.
@@ -378,23 +418,42 @@ void CodeGenC::visit(const CallNode* op) {
   auto& a = op->args;
   auto binop = [&](const char* tok) { print_binary(tok, a.at(0), a.at(1)); };
   switch (op->op) {
-    case Intrinsic::Likely: print_expr(a.at(0), out()); return;
-    case Intrinsic::IfThenElse:
-      out() << "(" << print_expr(a.at(0)) << " ? " << print_expr(a.at(1)) << " : " << print_expr(a.at(2)) << ")";
+    case Intrinsic::Likely:
+      print_expr(a.at(0), out());
       return;
-    case Intrinsic::BitwiseAnd: binop("&"); return;
-    case Intrinsic::BitwiseOr: binop("|"); return;
-    case Intrinsic::BitwiseXor: binop("^"); return;
-    case Intrinsic::ShiftLeft: binop("<<"); return;
-    case Intrinsic::ShiftRight: binop(">>"); return;
-    case Intrinsic::BitwiseNot: out() << "(~" << print_expr(a.at(0)) << ")"; return;
+    case Intrinsic::IfThenElse:
+      out() << "(" << print_expr(a.at(0)) << " ? " << print_expr(a.at(1)) << " : "
+            << print_expr(a.at(2)) << ")";
+      return;
+    case Intrinsic::BitwiseAnd:
+      binop("&");
+      return;
+    case Intrinsic::BitwiseOr:
+      binop("|");
+      return;
+    case Intrinsic::BitwiseXor:
+      binop("^");
+      return;
+    case Intrinsic::ShiftLeft:
+      binop("<<");
+      return;
+    case Intrinsic::ShiftRight:
+      binop(">>");
+      return;
+    case Intrinsic::BitwiseNot:
+      out() << "(~" << print_expr(a.at(0)) << ")";
+      return;
     case Intrinsic::StorageSync:
-      MINITVM_INTERNAL_ERROR << "tvm_storage_sync used as a value; it must be an Evaluate statement";
+      MINITVM_INTERNAL_ERROR
+          << "tvm_storage_sync used as a value; it must be an Evaluate statement";
       return;
     case Intrinsic::ThreadAllreduce:
-      MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
+      MINITVM_INTERNAL_ERROR
+          << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
       return;
-    case Intrinsic::AddressOf: out() << "(&" << print_expr(a.at(0)) << ")"; return;
+    case Intrinsic::AddressOf:
+      out() << "(&" << print_expr(a.at(0)) << ")";
+      return;
     case Intrinsic::Prefetch:
       MINITVM_INTERNAL_ERROR << "prefetch used as a value; it must be an Evaluate statement";
       return;
@@ -403,7 +462,9 @@ void CodeGenC::visit(const CallNode* op) {
       for (size_t i = 0; i < a.size(); ++i) out() << (i ? ", " : "") << print_expr(a[i]);
       out() << ")";
       return;
-    default: print_math_call(op, out()); return;
+    default:
+      print_math_call(op, out());
+      return;
   }
 }
 
@@ -411,7 +472,8 @@ void CodeGenC::visit(const ReduceNode*) {
   MINITVM_INTERNAL_ERROR << "Reduce node reached code generation (it must be lowered first)";
 }
 void CodeGenC::visit(const ProducerLoadNode*) {
-  MINITVM_INTERNAL_ERROR << "ProducerLoad reached code generation (storage flattening must run first)";
+  MINITVM_INTERNAL_ERROR
+      << "ProducerLoad reached code generation (storage flattening must run first)";
 }
 
 #undef MINITVM_VECTOR_FALLBACK

@@ -17,9 +17,11 @@ void CodeGenC::print_stmt(const Stmt& s) {
 void CodeGenC::collect_vector_accesses(const Stmt& body) {
   post_order_visit(body, [this](const Ref<Object>& n) {
     if (auto* l = n.as<LoadNode>()) {
-      if (use_vector_access(l->dtype, l->index, l->predicate)) vector_accessed_.insert(l->buffer_var.get());
+      if (use_vector_access(l->dtype, l->index, l->predicate))
+        vector_accessed_.insert(l->buffer_var.get());
     } else if (auto* s = n.as<StoreNode>()) {
-      if (use_vector_access(s->value.dtype(), s->index, s->predicate)) vector_accessed_.insert(s->buffer_var.get());
+      if (use_vector_access(s->value.dtype(), s->index, s->predicate))
+        vector_accessed_.insert(s->buffer_var.get());
     }
   });
 }
@@ -79,7 +81,9 @@ void CodeGenC::add_function(const PrimFunc& f) {
   stream_ << saved.str() << func;
 }
 
-std::string CodeGenC::finish() { return preamble() + stream_.str(); }
+std::string CodeGenC::finish() {
+  return preamble() + stream_.str();
+}
 
 // ---- statements --------------------------------------------------------------------------------
 void CodeGenC::visit(const LetStmtNode* op) {
@@ -112,7 +116,8 @@ void CodeGenC::visit(const AttrStmtNode* op) {
       nonneg_vars_.insert(iv.var().get());
     }
   } else if (op->attr_kind == AttrKind::VirtualThread) {
-    MINITVM_INTERNAL_ERROR << "virtual_thread attribute reached code generation (vthreads must be injected first)";
+    MINITVM_INTERNAL_ERROR
+        << "virtual_thread attribute reached code generation (vthreads must be injected first)";
   }
   print_stmt(op->body);
 }
@@ -158,7 +163,8 @@ void CodeGenC::print_scalarized_store(const StoreNode* op) {
   MINITVM_ICHECK(op->index.dtype().lanes() == lanes) << "store lanes mismatch";
   for (int i = 0; i < lanes; ++i) {
     Expr pred = op->predicate.defined() ? extract_lane(op->predicate, i) : Expr();
-    print_stmt(StoreNode::make(op->buffer_var, extract_lane(op->value, i), extract_lane(op->index, i), pred));
+    print_stmt(StoreNode::make(op->buffer_var, extract_lane(op->value, i),
+                               extract_lane(op->index, i), pred));
   }
 }
 
@@ -168,14 +174,17 @@ void CodeGenC::visit(const ProvideNode*) {
 void CodeGenC::visit(const RealizeNode*) {
   MINITVM_INTERNAL_ERROR << "Realize reached code generation (storage flattening must run first)";
 }
-void CodeGenC::visit(const ProducerConsumerNode* op) { print_stmt(op->body); }
+void CodeGenC::visit(const ProducerConsumerNode* op) {
+  print_stmt(op->body);
+}
 
 void CodeGenC::visit(const AllocateNode* op) {
   int64_t size = op->constant_size();
   MINITVM_USER_CHECK(size > 0) << "allocation '" << op->buffer_var.name()
                                << "' must have a constant positive size in device code";
-  MINITVM_USER_CHECK(op->dtype.is_scalar()) << "allocation '" << op->buffer_var.name()
-                                            << "' of vector type " << op->dtype << " is not supported";
+  MINITVM_USER_CHECK(op->dtype.is_scalar())
+      << "allocation '" << op->buffer_var.name() << "' of vector type " << op->dtype
+      << " is not supported";
   const VarNode* v = op->buffer_var.get();
   buffer_types_[v] = op->dtype;
   buffer_scopes_[v] = op->scope;
@@ -197,8 +206,10 @@ void CodeGenC::visit(const IfThenElseNode* op) {
   std::string cond = print_expr(op->condition);
   print_indent();
   // A printed condition that is already parenthesised is not wrapped again: `if (x < 4) {`.
-  if (cond.size() >= 2 && cond.front() == '(' && cond.back() == ')') stream_ << "if " << cond << " {\n";
-  else stream_ << "if (" << cond << ") {\n";
+  if (cond.size() >= 2 && cond.front() == '(' && cond.back() == ')')
+    stream_ << "if " << cond << " {\n";
+  else
+    stream_ << "if (" << cond << ") {\n";
   indent_ += 2;
   print_stmt(op->then_case);
   indent_ -= 2;
@@ -238,8 +249,10 @@ void CodeGenC::visit(const ForNode* op) {
   stream_ << "for (";
   print_type(op->loop_var.dtype(), stream_);
   stream_ << " " << name << " = " << min << "; " << name << " < ";
-  if (is_zero(op->min)) stream_ << extent;
-  else stream_ << "(" << min << " + " << extent << ")";
+  if (is_zero(op->min))
+    stream_ << extent;
+  else
+    stream_ << "(" << min << " + " << extent << ")";
   stream_ << "; ++" << name << ") {\n";
   indent_ += 2;
   print_stmt(op->body);

@@ -30,7 +30,8 @@ std::string c_identifier(const std::string& hint) {
   std::string s;
   s.reserve(hint.size() + 1);
   for (char c : hint) {
-    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
+    bool ok =
+        (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
     s.push_back(ok ? c : '_');
   }
   if (s.empty()) s = "v";
@@ -58,7 +59,9 @@ std::string NameAllocator::fresh(const std::string& hint) {
   }
 }
 
-void NameAllocator::reserve(const std::string& name) { taken_.insert(name); }
+void NameAllocator::reserve(const std::string& name) {
+  taken_.insert(name);
+}
 
 void NameAllocator::clear() {
   taken_.clear();
@@ -81,12 +84,14 @@ Expr extract_lane(const Expr& e, int lane) {
       auto* r = e.as<RampNode>();
       return r->base + r->stride * make_const(r->stride.dtype(), int64_t{lane});
     }
-    case NodeKind::Broadcast: return e.as<BroadcastNode>()->value;
+    case NodeKind::Broadcast:
+      return e.as<BroadcastNode>()->value;
     case NodeKind::Cast: {
       auto* c = e.as<CastNode>();
       return CastNode::make(c->dtype.element_of(), extract_lane(c->value, lane));
     }
-    case NodeKind::Not: return NotNode::make(extract_lane(e.as<NotNode>()->a, lane));
+    case NodeKind::Not:
+      return NotNode::make(extract_lane(e.as<NotNode>()->a, lane));
     case NodeKind::Select: {
       auto* s = e.as<SelectNode>();
       return SelectNode::make(extract_lane(s->condition, lane), extract_lane(s->true_value, lane),
@@ -109,10 +114,12 @@ Expr extract_lane(const Expr& e, int lane) {
       return LetNode::make(l->var, l->value, extract_lane(l->body, lane));
     }
 #define MINITVM_LANE_BINARY(N) \
-  case NodeKind::N: return lane_of_binary<NodeKind::N>(e.get(), lane);
+  case NodeKind::N:            \
+    return lane_of_binary<NodeKind::N>(e.get(), lane);
       MINITVM_FOR_EACH_BINARY(MINITVM_LANE_BINARY)
 #undef MINITVM_LANE_BINARY
-    default: break;
+    default:
+      break;
   }
   MINITVM_INTERNAL_ERROR << "cannot split vector expression of type " << e.dtype() << " into lanes";
   return e;
@@ -126,7 +133,9 @@ struct Congruence {
   int64_t rem;
 };
 
-int64_t gcd64(int64_t a, int64_t b) { return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b); }
+int64_t gcd64(int64_t a, int64_t b) {
+  return std::gcd(a < 0 ? -a : a, b < 0 ? -b : b);
+}
 
 Congruence normalize(Congruence c) {
   if (c.coeff != 0) {

@@ -7,8 +7,8 @@
 
 #include "minitvm/codegen/codegen_cuda.h"
 #include "minitvm/codegen/cuda_emulator.h"
-#include "minitvm/runtime/cuda.h"
 #include "minitvm/ir/functor.h"
+#include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
 #include "minitvm/transform/split_host_device.h"
@@ -26,9 +26,12 @@ CudaBuildOptions CudaBuildOptions::from_target(const Target& target) {
   return o;
 }
 
-CudaBuildOptions CudaBuildOptions::from_target(const std::string& target) { return from_target(parse_target(target)); }
+CudaBuildOptions CudaBuildOptions::from_target(const std::string& target) {
+  return from_target(parse_target(target));
+}
 
-std::string codegen_cuda(const std::vector<ir::PrimFunc>& kernels, const CudaBuildOptions& options) {
+std::string codegen_cuda(const std::vector<ir::PrimFunc>& kernels,
+                         const CudaBuildOptions& options) {
   CodeGenCUDA cg;
   cg.set_restrict(options.restricted);
   for (const auto& k : kernels) cg.add_function(k);
@@ -48,7 +51,8 @@ constexpr int64_t kMaxRegistersPerBlock = 64 * 1024;
 constexpr int64_t kMaxRegistersPerThread = 255;
 
 std::string dims(const std::array<int64_t, 3>& d) {
-  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) + ")";
+  return "(" + std::to_string(d[0]) + ", " + std::to_string(d[1]) + ", " + std::to_string(d[2]) +
+         ")";
 }
 
 /** Static shared memory of a kernel: its constant-size `shared` allocations, in bytes. */
@@ -73,26 +77,29 @@ int64_t static_shared_bytes(const ir::PrimFunc& kernel, std::string* largest) {
 void check_launch_limits(const CudaBuildResult& r) {
   for (size_t k = 0; k < r.info.launches.size(); ++k) {
     const runtime::KernelLaunch& l = r.info.launches[k];
-    const std::string head = "build_cuda: kernel " + l.kernel + " (function " + r.info.signature.name + "): ";
+    const std::string head =
+        "build_cuda: kernel " + l.kernel + " (function " + r.info.signature.name + "): ";
     static const char* const axis[3] = {"x", "y", "z"};
     for (int i = 0; i < 3; ++i) {
       MINITVM_USER_CHECK(l.block[i] <= kMaxBlockDim[i])
-          << head << "threadIdx." << axis[i] << " has extent " << l.block[i] << ", over CUDA's limit of "
-          << kMaxBlockDim[i] << " for block dimension " << axis[i] << " (block " << dims(l.block) << ")";
+          << head << "threadIdx." << axis[i] << " has extent " << l.block[i]
+          << ", over CUDA's limit of " << kMaxBlockDim[i] << " for block dimension " << axis[i]
+          << " (block " << dims(l.block) << ")";
       MINITVM_USER_CHECK(l.grid[i] <= kMaxGridDim[i])
-          << head << "blockIdx." << axis[i] << " has extent " << l.grid[i] << ", over CUDA's limit of "
-          << kMaxGridDim[i] << " for grid dimension " << axis[i] << " (grid " << dims(l.grid) << ")";
+          << head << "blockIdx." << axis[i] << " has extent " << l.grid[i]
+          << ", over CUDA's limit of " << kMaxGridDim[i] << " for grid dimension " << axis[i]
+          << " (grid " << dims(l.grid) << ")";
     }
     const int64_t threads = l.block[0] * l.block[1] * l.block[2];
     MINITVM_USER_CHECK(threads <= kMaxThreadsPerBlock)
-        << head << threads << " threads per block (block " << dims(l.block) << "), over CUDA's limit of "
-        << kMaxThreadsPerBlock;
+        << head << threads << " threads per block (block " << dims(l.block)
+        << "), over CUDA's limit of " << kMaxThreadsPerBlock;
     if (k < r.kernels.size()) {
       std::string largest;
       const int64_t shared = static_shared_bytes(r.kernels[k], &largest);
       MINITVM_USER_CHECK(shared <= kMaxStaticSharedBytes)
-          << head << shared << " bytes of static shared memory (largest: " << largest << "), over CUDA's limit of "
-          << kMaxStaticSharedBytes << " bytes (48 KiB) per block";
+          << head << shared << " bytes of static shared memory (largest: " << largest
+          << "), over CUDA's limit of " << kMaxStaticSharedBytes << " bytes (48 KiB) per block";
     }
   }
 }
@@ -105,14 +112,16 @@ void check_ptxas_resources(const CudaModuleBuild& b, const runtime::PtxasReport&
       for (const auto& x : rep.kernels)
         if (x.name == l.kernel) k = &x;
       if (!k) continue;
-      const std::string head = "build_cuda: kernel " + l.kernel + " (function " + f.signature.name + ", ptxas -arch=" +
-                               rep.arch + "): ";
+      const std::string head = "build_cuda: kernel " + l.kernel + " (function " + f.signature.name +
+                               ", ptxas -arch=" + rep.arch + "): ";
       const int64_t threads = l.block[0] * l.block[1] * l.block[2];
       MINITVM_USER_CHECK(k->registers <= kMaxRegistersPerThread)
-          << head << k->registers << " registers per thread, over CUDA's limit of " << kMaxRegistersPerThread;
+          << head << k->registers << " registers per thread, over CUDA's limit of "
+          << kMaxRegistersPerThread;
       MINITVM_USER_CHECK(int64_t(k->registers) * threads <= kMaxRegistersPerBlock)
-          << head << k->registers << " registers per thread x " << threads << " threads = "
-          << int64_t(k->registers) * threads << " registers per block, over CUDA's limit of " << kMaxRegistersPerBlock;
+          << head << k->registers << " registers per thread x " << threads
+          << " threads = " << int64_t(k->registers) * threads
+          << " registers per block, over CUDA's limit of " << kMaxRegistersPerBlock;
       MINITVM_USER_CHECK(k->shared_bytes <= kMaxStaticSharedBytes)
           << head << k->shared_bytes << " bytes of static shared memory, over CUDA's limit of "
           << kMaxStaticSharedBytes << " bytes (48 KiB) per block";
@@ -153,7 +162,8 @@ class WriteOrder : public ir::IRVisitor {
   void visit(const ir::VarNode* op) override { note(op, false); }  // a pointer used any other way
 };
 
-void written_arguments(const CudaBuildResult& r, std::vector<int>* outputs, std::vector<int>* updated) {
+void written_arguments(const CudaBuildResult& r, std::vector<int>* outputs,
+                       std::vector<int>* updated) {
   WriteOrder w;
   for (size_t k = 0; k < r.kernels.size() && k < r.info.launches.size(); ++k) {
     w.arg_of.clear();
@@ -174,9 +184,9 @@ void written_arguments(const CudaBuildResult& r, std::vector<int>* outputs, std:
 CudaBuildResult build_cuda(const ir::PrimFunc& lowered, const CudaBuildOptions& options) {
   ir::PrimFunc synced = transform::thread_sync(lowered, ir::StorageScope::Shared);
   transform::HostDeviceSplit split = transform::split_host_device(synced);
-  MINITVM_USER_CHECK(!split.kernels.empty())
-      << "build_cuda: function " << lowered.name()
-      << " has no thread_extent binding, so nothing runs on the GPU (bind an axis to blockIdx/threadIdx)";
+  MINITVM_USER_CHECK(!split.kernels.empty()) << "build_cuda: function " << lowered.name()
+                                             << " has no thread_extent binding, so nothing runs on "
+                                                "the GPU (bind an axis to blockIdx/threadIdx)";
   CudaBuildResult r;
   r.cuda_source = codegen_cuda(split.kernels, options);
   r.info = std::move(split.info);
@@ -186,7 +196,8 @@ CudaBuildResult build_cuda(const ir::PrimFunc& lowered, const CudaBuildOptions& 
   return r;
 }
 
-CudaModuleBuild build_cuda(const std::vector<ir::PrimFunc>& lowered, const CudaBuildOptions& options) {
+CudaModuleBuild build_cuda(const std::vector<ir::PrimFunc>& lowered,
+                           const CudaBuildOptions& options) {
   CudaModuleBuild out;
   std::vector<ir::PrimFunc> all_kernels;
   std::unordered_set<std::string> names;
@@ -198,12 +209,15 @@ CudaModuleBuild build_cuda(const std::vector<ir::PrimFunc>& lowered, const CudaB
     out.functions.push_back(r.info);
     out.parts.push_back(std::move(r));
   }
-  out.cuda_source = out.parts.size() == 1 ? out.parts[0].cuda_source : codegen_cuda(all_kernels, options);
+  out.cuda_source =
+      out.parts.size() == 1 ? out.parts[0].cuda_source : codegen_cuda(all_kernels, options);
   return out;
 }
 
-runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered, const CudaBuildOptions& options) {
-  if (!options.arch.empty()) runtime::check_nvrtc_arch(options.arch, "build_cuda: -arch=" + options.arch);
+runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered,
+                                  const CudaBuildOptions& options) {
+  if (!options.arch.empty())
+    runtime::check_nvrtc_arch(options.arch, "build_cuda: -arch=" + options.arch);
   MINITVM_USER_CHECK(!options.checked || options.emulate)
       << "build_cuda: -checked applies to the CPU emulator only (use \"cuda -emulate -checked\")";
   CudaModuleBuild b = build_cuda(lowered, options);
@@ -222,7 +236,8 @@ runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered, cons
   runtime::NvrtcResult ptx = runtime::nvrtc_compile(b.cuda_source, nv);
   if (options.ptxas_check && !runtime::find_ptxas().empty())
     check_ptxas_resources(b, runtime::ptxas_check(ptx.ptx, ptx.arch));
-  return runtime::make_cuda_module(std::move(ptx.ptx), std::move(b.functions), std::move(b.cuda_source), ptx.arch);
+  return runtime::make_cuda_module(std::move(ptx.ptx), std::move(b.functions),
+                                   std::move(b.cuda_source), ptx.arch);
 }
 
 }  // namespace minitvm::codegen

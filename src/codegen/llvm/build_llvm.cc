@@ -35,13 +35,15 @@ runtime::FunctionSignature signature_of(const PrimFunc& func) {
       if (!buf->name.empty()) spec.name = buf->name;
       for (const Expr& e : buf->shape) {
         const int64_t* v = as_const_int(e);
-        MINITVM_USER_CHECK(v) << "LLVM codegen: function '" << func->name << "': buffer '" << spec.name
-                              << "' has a non-constant shape (" << to_string(e) << "); only static shapes are supported";
+        MINITVM_USER_CHECK(v) << "LLVM codegen: function '" << func->name << "': buffer '"
+                              << spec.name << "' has a non-constant shape (" << to_string(e)
+                              << "); only static shapes are supported";
         spec.shape.push_back(*v);
       }
     } else {
-      MINITVM_USER_CHECK(!p.dtype().is_handle()) << "LLVM codegen: function '" << func->name
-                                                  << "': handle parameter '" << p.name() << "' has no buffer";
+      MINITVM_USER_CHECK(!p.dtype().is_handle())
+          << "LLVM codegen: function '" << func->name << "': handle parameter '" << p.name()
+          << "' has no buffer";
       spec.kind = runtime::ArgSpec::Kind::Scalar;
       spec.dtype = p.dtype();
     }
@@ -88,8 +90,9 @@ namespace {
  *  machine often hides, are never emitted for tensor code and do not make a CPU unusable here. */
 bool codegen_feature(const std::string& triple, const std::string& f) {
   if (llvm::Triple(triple).getArch() != llvm::Triple::x86_64) return true;
-  for (const char* p : {"sse", "ssse", "avx", "fma", "f16c", "bmi", "lzcnt", "popcnt", "movbe", "amx", "xop",
-                        "tbm", "aes", "pclmul", "vpclmulqdq", "gfni", "sha", "cx16", "adx", "evex512", "prfchw"})
+  for (const char* p : {"sse",        "ssse",  "avx", "fma",  "f16c", "bmi",     "lzcnt",
+                        "popcnt",     "movbe", "amx", "xop",  "tbm",  "aes",     "pclmul",
+                        "vpclmulqdq", "gfni",  "sha", "cx16", "adx",  "evex512", "prfchw"})
     if (f.rfind(p, 0) == 0) return true;
   return false;
 }
@@ -106,7 +109,8 @@ CpuAttrs cpu_attributes(const Target& t) {
   const std::string host_cpu = llvm::sys::getHostCPUName().str();
   MINITVM_USER_CHECK(t.mtriple.empty() || t.mtriple == triple ||
                      llvm::Triple(t.mtriple).getArch() == llvm::Triple(triple).getArch())
-      << "build: target '" << t.str() << "': -mtriple=" << t.mtriple << " is not this host's triple (" << triple
+      << "build: target '" << t.str() << "': -mtriple=" << t.mtriple
+      << " is not this host's triple (" << triple
       << "); the llvm target JIT-compiles for the host and cannot cross-compile";
   std::string err;
   const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, err);
@@ -116,8 +120,8 @@ CpuAttrs cpu_attributes(const Target& t) {
   std::unique_ptr<llvm::MCSubtargetInfo> generic(target->createMCSubtargetInfo(triple, "", ""));
   MINITVM_ICHECK(generic) << "LLVM cannot describe the host triple " << triple;
   MINITVM_USER_CHECK(t.mcpu.empty() || generic->isCPUStringValid(t.mcpu))
-      << "build: target '" << t.str() << "': -mcpu=" << t.mcpu << " is not a CPU LLVM knows for " << triple
-      << " (this host's CPU is " << host_cpu << ")";
+      << "build: target '" << t.str() << "': -mcpu=" << t.mcpu << " is not a CPU LLVM knows for "
+      << triple << " (this host's CPU is " << host_cpu << ")";
   const std::string cpu = t.mcpu.empty() ? host_cpu : t.mcpu;
   std::unique_ptr<llvm::MCSubtargetInfo> sti(target->createMCSubtargetInfo(triple, cpu, ""));
   MINITVM_ICHECK(sti) << "LLVM cannot describe CPU " << cpu;
@@ -127,32 +131,34 @@ CpuAttrs cpu_attributes(const Target& t) {
   if (!t.mcpu.empty()) {
     std::string missing;
     for (const auto& kv : host)
-      if (!kv.second && known.count(kv.first().str()) && codegen_feature(triple, kv.first().str()) &&
-          sti->checkFeatures("+" + kv.first().str()))
+      if (!kv.second && known.count(kv.first().str()) &&
+          codegen_feature(triple, kv.first().str()) && sti->checkFeatures("+" + kv.first().str()))
         missing += (missing.empty() ? "" : ", ") + kv.first().str();
     MINITVM_USER_CHECK(missing.empty())
-        << "build: target '" << t.str() << "': -mcpu=" << t.mcpu << " needs CPU features this host (" << host_cpu
-        << ") lacks: " << missing << "; the llvm target runs the code it compiles on this host";
+        << "build: target '" << t.str() << "': -mcpu=" << t.mcpu
+        << " needs CPU features this host (" << host_cpu << ") lacks: " << missing
+        << "; the llvm target runs the code it compiles on this host";
     a.cpu = t.mcpu;
     a.set_cpu = true;
-    a.set_features = true;  // the CPU's own features, not the host's (an explicit list overrides the CPU)
+    a.set_features =
+        true;  // the CPU's own features, not the host's (an explicit list overrides the CPU)
   }
   for (const auto& f : t.mattr) {
     const std::string name = f.substr(1);
-    MINITVM_USER_CHECK(known.count(name))
-        << "build: target '" << t.str() << "': -mattr feature '" << name << "' is not a feature LLVM knows for "
-        << triple;
+    MINITVM_USER_CHECK(known.count(name)) << "build: target '" << t.str() << "': -mattr feature '"
+                                          << name << "' is not a feature LLVM knows for " << triple;
     auto it = host.find(name);
     MINITVM_USER_CHECK(f[0] == '-' || it == host.end() || it->second)
-        << "build: target '" << t.str() << "': -mattr=" << f << " enables a feature this host (" << host_cpu
-        << ") lacks; the llvm target runs the code it compiles on this host";
+        << "build: target '" << t.str() << "': -mattr=" << f << " enables a feature this host ("
+        << host_cpu << ") lacks; the llvm target runs the code it compiles on this host";
     a.features += (a.features.empty() ? "" : ",") + f;
     a.set_features = true;
   }
   if (a.set_features && !a.set_cpu) {
     // Features on top of the host's: the host's list first, the user's flags after it win.
     std::string base;
-    for (const auto& kv : host) base += (base.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
+    for (const auto& kv : host)
+      base += (base.empty() ? "" : ",") + std::string(kv.second ? "+" : "-") + kv.first().str();
     a.features = base + (a.features.empty() ? "" : "," + a.features);
   }
   return a;
@@ -175,9 +181,10 @@ runtime::Module build_llvm(const std::vector<PrimFunc>& funcs, const Target& tar
   return runtime::cpu::make_llvm_module(std::move(jit), sigs, std::move(text));
 }
 
-runtime::Module build_llvm(const std::vector<PrimFunc>& funcs, const std::vector<runtime::FunctionSignature>& sigs) {
-  MINITVM_ICHECK(funcs.size() == sigs.size()) << "build_llvm: " << funcs.size() << " functions but "
-                                               << sigs.size() << " signatures";
+runtime::Module build_llvm(const std::vector<PrimFunc>& funcs,
+                           const std::vector<runtime::FunctionSignature>& sigs) {
+  MINITVM_ICHECK(funcs.size() == sigs.size())
+      << "build_llvm: " << funcs.size() << " functions but " << sigs.size() << " signatures";
   for (size_t i = 0; i < funcs.size(); ++i) {
     MINITVM_ICHECK(funcs[i]->name == sigs[i].name && funcs[i]->params.size() == sigs[i].args.size())
         << "build_llvm: signature " << i << " ('" << sigs[i].name << "') does not match function '"

@@ -30,10 +30,12 @@ llvm::Value* CodeGenLLVM::emit(const Expr& e) {
   MINITVM_ICHECK(e.defined()) << "LLVM codegen: undefined expression";
   switch (e->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return emit_node(static_cast<const N##Node*>(e.get()));
+  case NodeKind::N:     \
+    return emit_node(static_cast<const N##Node*>(e.get()));
     MINITVM_FOR_EACH_EXPR(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "LLVM codegen: not an expression";
+    default:
+      MINITVM_INTERNAL_ERROR << "LLVM codegen: not an expression";
   }
   return nullptr;
 }
@@ -41,7 +43,8 @@ llvm::Value* CodeGenLLVM::emit(const Expr& e) {
 // ---- bfloat16 helpers: registers hold float values exactly representable in bfloat16 ----------
 llvm::Value* CodeGenLLVM::round_bf16(llvm::Value* f) {
   llvm::Type* it = f->getType()->isVectorTy()
-                       ? static_cast<llvm::Type*>(llvm::VectorType::get(i32_, llvm::cast<llvm::VectorType>(f->getType())))
+                       ? static_cast<llvm::Type*>(llvm::VectorType::get(
+                             i32_, llvm::cast<llvm::VectorType>(f->getType())))
                        : i32_;
   auto c = [&](uint32_t v) { return llvm::ConstantInt::get(it, v); };
   llvm::Value* bits = builder_->CreateBitCast(f, it);
@@ -49,7 +52,8 @@ llvm::Value* CodeGenLLVM::round_bf16(llvm::Value* f) {
   llvm::Value* rounded = builder_->CreateAdd(builder_->CreateAdd(bits, c(0x7fff)), lsb);
   llvm::Value* quiet = builder_->CreateOr(bits, c(0x00400000));
   llvm::Value* is_nan = builder_->CreateFCmpUNO(f, f);
-  llvm::Value* r = builder_->CreateAnd(builder_->CreateSelect(is_nan, quiet, rounded), c(0xffff0000u));
+  llvm::Value* r =
+      builder_->CreateAnd(builder_->CreateSelect(is_nan, quiet, rounded), c(0xffff0000u));
   return builder_->CreateBitCast(r, f->getType());
 }
 
@@ -60,7 +64,8 @@ llvm::Value* CodeGenLLVM::bf16_from_bits(llvm::Value* bits16) {
     it = llvm::VectorType::get(i32_, vt);
     ft = llvm::VectorType::get(ft, vt);
   }
-  llvm::Value* w = builder_->CreateShl(builder_->CreateZExt(bits16, it), llvm::ConstantInt::get(it, 16));
+  llvm::Value* w =
+      builder_->CreateShl(builder_->CreateZExt(bits16, it), llvm::ConstantInt::get(it, 16));
   return builder_->CreateBitCast(w, ft);
 }
 
@@ -92,11 +97,14 @@ llvm::Value* CodeGenLLVM::from_memory(DataType t, llvm::Value* v) {
 }
 
 // ---- leaves ------------------------------------------------------------------------------------
-llvm::Value* CodeGenLLVM::emit_node(const IntImmNode* op) { return const_int(op->dtype, op->value); }
+llvm::Value* CodeGenLLVM::emit_node(const IntImmNode* op) {
+  return const_int(op->dtype, op->value);
+}
 
 llvm::Value* CodeGenLLVM::emit_node(const FloatImmNode* op) {
   if (op->dtype.is_bfloat())
-    return llvm::ConstantFP::get(llvm_type(op->dtype), round_to_bf16(static_cast<float>(op->value)));
+    return llvm::ConstantFP::get(llvm_type(op->dtype),
+                                 round_to_bf16(static_cast<float>(op->value)));
   return llvm::ConstantFP::get(llvm_type(op->dtype), op->value);
 }
 
@@ -106,8 +114,8 @@ llvm::Value* CodeGenLLVM::emit_node(const StringImmNode* op) {
 
 llvm::Value* CodeGenLLVM::emit_node(const VarNode* op) {
   auto it = vars_.find(op);
-  MINITVM_ICHECK(it != vars_.end()) << "LLVM codegen: variable '" << op->name_hint << "' used in '" << func_name_
-                                    << "' is not defined there";
+  MINITVM_ICHECK(it != vars_.end()) << "LLVM codegen: variable '" << op->name_hint << "' used in '"
+                                    << func_name_ << "' is not defined there";
   return it->second;
 }
 
@@ -123,7 +131,8 @@ llvm::Value* CodeGenLLVM::emit_cast(DataType from, DataType to, llvm::Value* v) 
   }
   llvm::Type* dst = llvm_type(to);
   if (to.is_bool()) {
-    if (from.is_floating()) return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
+    if (from.is_floating())
+      return builder_->CreateFCmpUNE(v, llvm::Constant::getNullValue(v->getType()));
     if (from.is_handle()) return builder_->CreateIsNotNull(v);
     return builder_->CreateICmpNE(v, llvm::Constant::getNullValue(v->getType()));
   }
@@ -139,7 +148,8 @@ llvm::Value* CodeGenLLVM::emit_cast(DataType from, DataType to, llvm::Value* v) 
     return fix_precision(to, f);
   }
   // from a float type
-  if (to.is_integral()) return to.is_int() ? builder_->CreateFPToSI(v, dst) : builder_->CreateFPToUI(v, dst);
+  if (to.is_integral())
+    return to.is_int() ? builder_->CreateFPToSI(v, dst) : builder_->CreateFPToUI(v, dst);
   llvm::Value* f = builder_->CreateFPCast(v, dst);
   return fix_precision(to, f);
 }
@@ -189,8 +199,8 @@ llvm::Value* CodeGenLLVM::emit_floordiv(DataType t, llvm::Value* a, llvm::Value*
   // its sign differs from the divisor's.
   llvm::Value* zero = llvm::Constant::getNullValue(a->getType());
   llvm::Value* r = builder_->CreateSRem(a, b);
-  llvm::Value* adjust = builder_->CreateAnd(builder_->CreateICmpNE(r, zero),
-                                            builder_->CreateICmpSLT(builder_->CreateXor(r, b), zero));
+  llvm::Value* adjust = builder_->CreateAnd(
+      builder_->CreateICmpNE(r, zero), builder_->CreateICmpSLT(builder_->CreateXor(r, b), zero));
   if (want_mod) return builder_->CreateSelect(adjust, builder_->CreateAdd(r, b), r);
   llvm::Value* q = builder_->CreateSDiv(a, b);
   return builder_->CreateAdd(q, builder_->CreateSExt(adjust, q->getType()));
@@ -227,8 +237,8 @@ llvm::Value* CodeGenLLVM::emit_compare(NodeKind k, DataType t, llvm::Value* a, l
   return builder_->CreateICmp(p, a, b);
 }
 
-#define MINITVM_CMP(N) \
-  llvm::Value* CodeGenLLVM::emit_node(const N##Node* op) { \
+#define MINITVM_CMP(N)                                                         \
+  llvm::Value* CodeGenLLVM::emit_node(const N##Node* op) {                     \
     return emit_compare(NodeKind::N, op->a.dtype(), emit(op->a), emit(op->b)); \
   }
 MINITVM_CMP(EQ)
@@ -239,9 +249,15 @@ MINITVM_CMP(GT)
 MINITVM_CMP(GE)
 #undef MINITVM_CMP
 
-llvm::Value* CodeGenLLVM::emit_node(const AndNode* op) { return builder_->CreateAnd(emit(op->a), emit(op->b)); }
-llvm::Value* CodeGenLLVM::emit_node(const OrNode* op) { return builder_->CreateOr(emit(op->a), emit(op->b)); }
-llvm::Value* CodeGenLLVM::emit_node(const NotNode* op) { return builder_->CreateNot(emit(op->a)); }
+llvm::Value* CodeGenLLVM::emit_node(const AndNode* op) {
+  return builder_->CreateAnd(emit(op->a), emit(op->b));
+}
+llvm::Value* CodeGenLLVM::emit_node(const OrNode* op) {
+  return builder_->CreateOr(emit(op->a), emit(op->b));
+}
+llvm::Value* CodeGenLLVM::emit_node(const NotNode* op) {
+  return builder_->CreateNot(emit(op->a));
+}
 
 llvm::Value* CodeGenLLVM::emit_node(const SelectNode* op) {
   llvm::Value* c = emit(op->condition);
@@ -261,14 +277,17 @@ llvm::Value* CodeGenLLVM::emit_node(const RampNode* op) {
   DataType et = op->base.dtype();
   std::vector<llvm::Constant*> steps;
   for (int i = 0; i < op->lanes; ++i) {
-    if (et.is_floating()) steps.push_back(llvm::ConstantFP::get(llvm_type(et), i));
-    else steps.push_back(llvm::ConstantInt::get(llvm_type(et), i));
+    if (et.is_floating())
+      steps.push_back(llvm::ConstantFP::get(llvm_type(et), i));
+    else
+      steps.push_back(llvm::ConstantInt::get(llvm_type(et), i));
   }
   llvm::Value* iota = llvm::ConstantVector::get(steps);
   llvm::Value* base = builder_->CreateVectorSplat(op->lanes, emit(op->base));
   llvm::Value* stride = builder_->CreateVectorSplat(op->lanes, emit(op->stride));
   if (et.is_floating()) return builder_->CreateFAdd(base, builder_->CreateFMul(stride, iota));
-  return builder_->CreateAdd(base, builder_->CreateMul(stride, iota, "", false, et.is_int()), "", false, et.is_int());
+  return builder_->CreateAdd(base, builder_->CreateMul(stride, iota, "", false, et.is_int()), "",
+                             false, et.is_int());
 }
 
 llvm::Value* CodeGenLLVM::emit_node(const BroadcastNode* op) {
@@ -278,8 +297,8 @@ llvm::Value* CodeGenLLVM::emit_node(const BroadcastNode* op) {
 // ---- memory ------------------------------------------------------------------------------------
 llvm::Value* CodeGenLLVM::buffer_ptr(const Var& buffer_var) {
   llvm::Value* p = emit_node(buffer_var.get());
-  MINITVM_ICHECK(p->getType()->isPointerTy())
-      << "LLVM codegen: '" << buffer_var->name_hint << "' in '" << func_name_ << "' is not a buffer";
+  MINITVM_ICHECK(p->getType()->isPointerTy()) << "LLVM codegen: '" << buffer_var->name_hint
+                                              << "' in '" << func_name_ << "' is not a buffer";
   return p;
 }
 
@@ -287,7 +306,9 @@ llvm::Value* CodeGenLLVM::element_address(llvm::Value* base, DataType elem, cons
   llvm::Value* idx = emit(index);
   DataType it = index.dtype();
   MINITVM_ICHECK(it.is_integral()) << "LLVM codegen: index of type " << it;
-  llvm::Type* i64 = it.is_vector() ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(i64_, it.lanes())) : i64_;
+  llvm::Type* i64 = it.is_vector()
+                        ? static_cast<llvm::Type*>(llvm::FixedVectorType::get(i64_, it.lanes()))
+                        : i64_;
   if (it.bits() != 64) idx = builder_->CreateIntCast(idx, i64, it.is_int());
   return builder_->CreateInBoundsGEP(storage_type(elem), base, idx);
 }
@@ -309,9 +330,11 @@ std::optional<RampForm> ramp_form(const Expr& e) {
     return std::make_pair(*fx, *fy);
   };
   if (auto* a = e.as<AddNode>()) {
-    if (auto p = both(a->a, a->b)) return RampForm{p->first.base + p->second.base, p->first.stride + p->second.stride};
+    if (auto p = both(a->a, a->b))
+      return RampForm{p->first.base + p->second.base, p->first.stride + p->second.stride};
   } else if (auto* s = e.as<SubNode>()) {
-    if (auto p = both(s->a, s->b)) return RampForm{p->first.base - p->second.base, p->first.stride - p->second.stride};
+    if (auto p = both(s->a, s->b))
+      return RampForm{p->first.base - p->second.base, p->first.stride - p->second.stride};
   } else if (auto* m = e.as<MulNode>()) {
     auto* bx = m->b.as<BroadcastNode>();
     const Expr* other = &m->a;
@@ -332,7 +355,9 @@ Expr dense_base(const Expr& index) {
   auto f = ramp_form(index);
   return f && is_one(f->stride) ? f->base : Expr();
 }
-bool always_true(const Expr& pred) { return !pred.defined() || is_one(pred); }
+bool always_true(const Expr& pred) {
+  return !pred.defined() || is_one(pred);
+}
 
 /** Lane offsets of a vector index that one dense access of at most 4 elements per lane covers
  *  (strides up to 4, reversed or repeated lanes): cheaper as a wide load/store plus a shuffle than
@@ -345,7 +370,8 @@ std::optional<LaneOffsets> short_span(const Expr& index) {
 }
 }  // namespace
 
-llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const LaneOffsets& lo, llvm::Value* mask) {
+llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const LaneOffsets& lo,
+                                         llvm::Value* mask) {
   // One load of the elements [base + min, base + max] (masked: only the elements some active lane
   // reads), then a shuffle that picks each lane's element. Elements between the lanes lie inside
   // the range the lanes themselves read, so an unmasked wide load stays in bounds.
@@ -371,7 +397,8 @@ llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const La
     for (auto& r : readers) copies = std::max(copies, r.size());
     shared = copies > 1;
     // (shuffled as bytes: x86 shuffles i1 vectors bit by bit)
-    llvm::Value* bytes = builder_->CreateSExt(mask, llvm::FixedVectorType::get(builder_->getInt8Ty(), lanes));
+    llvm::Value* bytes =
+        builder_->CreateSExt(mask, llvm::FixedVectorType::get(builder_->getInt8Ty(), lanes));
     llvm::Value* none = llvm::Constant::getNullValue(bytes->getType());
     llvm::Value* emask = nullptr;
     for (size_t c = 0; c < copies; ++c) {
@@ -389,8 +416,9 @@ llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const La
   return v;
 }
 
-llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& index, const Expr& predicate,
-                                    llvm::Value* extra_mask, llvm::Value* passthru) {
+llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& index,
+                                    const Expr& predicate, llvm::Value* extra_mask,
+                                    llvm::Value* passthru) {
   DataType elem = t.element_of();
   llvm::Value* base = buffer_ptr(buf);
   llvm::Align align(std::max(1, elem.bytes()));
@@ -428,12 +456,15 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
     }
   } else if (Expr dense = dense_base(index); dense.defined()) {
     llvm::Value* addr = element_address(base, elem, dense);
-    if (mask) raw = builder_->CreateMaskedLoad(st, addr, align, mask, llvm::Constant::getNullValue(st));
-    else raw = builder_->CreateAlignedLoad(st, addr, align);
+    if (mask)
+      raw = builder_->CreateMaskedLoad(st, addr, align, mask, llvm::Constant::getNullValue(st));
+    else
+      raw = builder_->CreateAlignedLoad(st, addr, align);
   } else if (auto f = ramp_form(index); f && is_zero(f->stride) && !mask) {
     // Every lane reads the same element: one scalar load, broadcast.
     llvm::Value* addr = element_address(base, elem, f->base);
-    raw = builder_->CreateVectorSplat(t.lanes(), builder_->CreateAlignedLoad(storage_type(elem), addr, align));
+    raw = builder_->CreateVectorSplat(t.lanes(),
+                                      builder_->CreateAlignedLoad(storage_type(elem), addr, align));
   } else if (auto lo = short_span(index)) {
     raw = emit_span_load(t, base, *lo, mask);
   } else {
@@ -473,8 +504,10 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
     builder_->SetInsertPoint(done);
   } else if (Expr dense = dense_base(op->index); dense.defined()) {
     llvm::Value* addr = element_address(base, elem, dense);
-    if (mask) builder_->CreateMaskedStore(value, addr, align, mask);
-    else builder_->CreateAlignedStore(value, addr, align);
+    if (mask)
+      builder_->CreateMaskedStore(value, addr, align, mask);
+    else
+      builder_->CreateAlignedStore(value, addr, align);
   } else {
     llvm::Value* ptrs = element_address(base, elem, op->index);
     builder_->CreateMaskedScatter(value, ptrs, align, mask);
@@ -487,7 +520,8 @@ llvm::Value* CodeGenLLVM::emit_node(const ReduceNode*) {
   return nullptr;
 }
 llvm::Value* CodeGenLLVM::emit_node(const ProducerLoadNode*) {
-  MINITVM_INTERNAL_ERROR << "LLVM codegen: ProducerLoad in '" << func_name_ << "': storage was not flattened";
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: ProducerLoad in '" << func_name_
+                         << "': storage was not flattened";
   return nullptr;
 }
 

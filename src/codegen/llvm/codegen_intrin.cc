@@ -12,26 +12,43 @@ using namespace ir;
 
 llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
   auto arg = [&](size_t i) {
-    MINITVM_ICHECK(i < op->args.size()) << "LLVM codegen: " << op->name << " needs " << i + 1 << " arguments";
+    MINITVM_ICHECK(i < op->args.size())
+        << "LLVM codegen: " << op->name << " needs " << i + 1 << " arguments";
     return emit(op->args[i]);
   };
   switch (op->op) {
-    case Intrinsic::Extern: return emit_extern(op);
-    case Intrinsic::Likely: return arg(0);
-    case Intrinsic::IfThenElse: return emit_if_then_else(op);
-    case Intrinsic::Exp: case Intrinsic::Log: case Intrinsic::Sqrt: case Intrinsic::Tanh:
-    case Intrinsic::Fabs: case Intrinsic::Floor: case Intrinsic::Ceil: case Intrinsic::Round:
-    case Intrinsic::Trunc: case Intrinsic::Pow: case Intrinsic::Erf: case Intrinsic::Sigmoid:
-    case Intrinsic::Exp2: case Intrinsic::Log2: case Intrinsic::Rsqrt:
+    case Intrinsic::Extern:
+      return emit_extern(op);
+    case Intrinsic::Likely:
+      return arg(0);
+    case Intrinsic::IfThenElse:
+      return emit_if_then_else(op);
+    case Intrinsic::Exp:
+    case Intrinsic::Log:
+    case Intrinsic::Sqrt:
+    case Intrinsic::Tanh:
+    case Intrinsic::Fabs:
+    case Intrinsic::Floor:
+    case Intrinsic::Ceil:
+    case Intrinsic::Round:
+    case Intrinsic::Trunc:
+    case Intrinsic::Pow:
+    case Intrinsic::Erf:
+    case Intrinsic::Sigmoid:
+    case Intrinsic::Exp2:
+    case Intrinsic::Log2:
+    case Intrinsic::Rsqrt:
       return emit_math(op);
     case Intrinsic::IsNan: {
       llvm::Value* x = arg(0);
-      if (!op->args[0].dtype().is_floating()) return llvm::Constant::getNullValue(llvm_type(op->dtype));
+      if (!op->args[0].dtype().is_floating())
+        return llvm::Constant::getNullValue(llvm_type(op->dtype));
       return builder_->CreateFCmpUNO(x, x);
     }
     case Intrinsic::IsInf: {
       llvm::Value* x = arg(0);
-      if (!op->args[0].dtype().is_floating()) return llvm::Constant::getNullValue(llvm_type(op->dtype));
+      if (!op->args[0].dtype().is_floating())
+        return llvm::Constant::getNullValue(llvm_type(op->dtype));
       llvm::Value* ax = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::fabs, x);
       return builder_->CreateFCmpOEQ(ax, llvm::ConstantFP::getInfinity(x->getType()));
     }
@@ -49,18 +66,25 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
       if (to.is_handle()) return builder_->CreateIntToPtr(x, llvm_type(to));
       return builder_->CreateBitCast(x, llvm_type(to));
     }
-    case Intrinsic::BitwiseAnd: return builder_->CreateAnd(arg(0), arg(1));
-    case Intrinsic::BitwiseOr: return builder_->CreateOr(arg(0), arg(1));
-    case Intrinsic::BitwiseXor: return builder_->CreateXor(arg(0), arg(1));
-    case Intrinsic::BitwiseNot: return builder_->CreateNot(arg(0));
-    case Intrinsic::ShiftLeft: return builder_->CreateShl(arg(0), arg(1));
+    case Intrinsic::BitwiseAnd:
+      return builder_->CreateAnd(arg(0), arg(1));
+    case Intrinsic::BitwiseOr:
+      return builder_->CreateOr(arg(0), arg(1));
+    case Intrinsic::BitwiseXor:
+      return builder_->CreateXor(arg(0), arg(1));
+    case Intrinsic::BitwiseNot:
+      return builder_->CreateNot(arg(0));
+    case Intrinsic::ShiftLeft:
+      return builder_->CreateShl(arg(0), arg(1));
     case Intrinsic::ShiftRight:
-      return op->dtype.is_int() ? builder_->CreateAShr(arg(0), arg(1)) : builder_->CreateLShr(arg(0), arg(1));
+      return op->dtype.is_int() ? builder_->CreateAShr(arg(0), arg(1))
+                                : builder_->CreateLShr(arg(0), arg(1));
     case Intrinsic::StorageSync:
       // No shared memory between CPU threads of one task: nothing to synchronise.
       return llvm::ConstantInt::get(i32_, 0);
     case Intrinsic::ThreadAllreduce:
-      MINITVM_INTERNAL_ERROR << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
+      MINITVM_INTERNAL_ERROR
+          << "tvm_thread_allreduce reached code generation (lower_thread_allreduce lowers it)";
       return nullptr;
     case Intrinsic::AddressOf: {
       auto* l = op->args.at(0).as<LoadNode>();
@@ -69,7 +93,8 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
       // index a + b: two GEPs, so that a loop-invariant a is computed once and unrolled constant
       // b's become addressing offsets (one GEP of a + b would make LLVM hoist buf + b for every b).
       if (auto* add = l->index.as<AddNode>())
-        return element_address(element_address(buffer_ptr(l->buffer_var), l->dtype, add->a), l->dtype, add->b);
+        return element_address(element_address(buffer_ptr(l->buffer_var), l->dtype, add->a),
+                               l->dtype, add->b);
       return element_address(buffer_ptr(l->buffer_var), l->dtype, l->index);
     }
     case Intrinsic::Prefetch: {
@@ -82,7 +107,8 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
         MINITVM_ICHECK(c) << "LLVM codegen: prefetch operand " << i << " must be a constant";
         ops.push_back(llvm::ConstantInt::get(i32_, c->value));
       }
-      llvm::Function* f = llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {ptr->getType()});
+      llvm::Function* f =
+          llvm::Intrinsic::getDeclaration(&module_, llvm::Intrinsic::prefetch, {ptr->getType()});
       builder_->CreateCall(f, ops);
       return llvm::ConstantInt::get(i32_, 0);
     }
@@ -91,7 +117,8 @@ llvm::Value* CodeGenLLVM::emit_node(const CallNode* op) {
   return nullptr;
 }
 
-llvm::Value* CodeGenLLVM::call_libm(const std::string& name, DataType t, std::vector<llvm::Value*> args) {
+llvm::Value* CodeGenLLVM::call_libm(const std::string& name, DataType t,
+                                    std::vector<llvm::Value*> args) {
   // t is the compute type: float32 or float64 (scalar or vector); vectors call per lane.
   llvm::Type* et = llvm_type(t.element_of());
   std::string fname = t.bits() == 32 ? name + "f" : name;
@@ -101,47 +128,83 @@ llvm::Value* CodeGenLLVM::call_libm(const std::string& name, DataType t, std::ve
   llvm::Value* out = llvm::PoisonValue::get(llvm_type(t));
   for (int i = 0; i < t.lanes(); ++i) {
     std::vector<llvm::Value*> lane;
-    for (llvm::Value* a : args) lane.push_back(builder_->CreateExtractElement(a, static_cast<uint64_t>(i)));
-    out = builder_->CreateInsertElement(out, builder_->CreateCall(callee, lane), static_cast<uint64_t>(i));
+    for (llvm::Value* a : args)
+      lane.push_back(builder_->CreateExtractElement(a, static_cast<uint64_t>(i)));
+    out = builder_->CreateInsertElement(out, builder_->CreateCall(callee, lane),
+                                        static_cast<uint64_t>(i));
   }
   return out;
 }
 
 llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
   DataType t = op->dtype;
-  MINITVM_USER_CHECK(t.is_floating()) << "LLVM codegen: " << op->name << " of type " << t << " (needs a float type)";
+  MINITVM_USER_CHECK(t.is_floating())
+      << "LLVM codegen: " << op->name << " of type " << t << " (needs a float type)";
   // float16 math computes in float32 and rounds once; bfloat16 registers are float32 already.
   DataType ct = t.bits() == 64 ? t : DataType::Float(32, t.lanes());
   std::vector<llvm::Value*> args;
   for (const Expr& a : op->args) {
-    MINITVM_ICHECK(a.dtype() == t) << "LLVM codegen: " << op->name << " argument of type " << a.dtype();
+    MINITVM_ICHECK(a.dtype() == t)
+        << "LLVM codegen: " << op->name << " argument of type " << a.dtype();
     args.push_back(emit_cast(t, ct, emit(a)));
   }
   llvm::Type* cty = llvm_type(ct);
-  auto unary = [&](llvm::Intrinsic::ID id) { return builder_->CreateUnaryIntrinsic(id, args.at(0)); };
+  auto unary = [&](llvm::Intrinsic::ID id) {
+    return builder_->CreateUnaryIntrinsic(id, args.at(0));
+  };
   llvm::Value* one = llvm::ConstantFP::get(cty, 1.0);
   llvm::Value* r = nullptr;
   switch (op->op) {
-    case Intrinsic::Exp: r = unary(llvm::Intrinsic::exp); break;
-    case Intrinsic::Exp2: r = unary(llvm::Intrinsic::exp2); break;
-    case Intrinsic::Log: r = unary(llvm::Intrinsic::log); break;
-    case Intrinsic::Log2: r = unary(llvm::Intrinsic::log2); break;
-    case Intrinsic::Sqrt: r = unary(llvm::Intrinsic::sqrt); break;
-    case Intrinsic::Fabs: r = unary(llvm::Intrinsic::fabs); break;
-    case Intrinsic::Floor: r = unary(llvm::Intrinsic::floor); break;
-    case Intrinsic::Ceil: r = unary(llvm::Intrinsic::ceil); break;
-    case Intrinsic::Round: r = unary(llvm::Intrinsic::round); break;
-    case Intrinsic::Trunc: r = unary(llvm::Intrinsic::trunc); break;
-    case Intrinsic::Pow: r = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1)); break;
-    case Intrinsic::Tanh: r = call_libm("tanh", ct, {args.at(0)}); break;
-    case Intrinsic::Erf: r = call_libm("erf", ct, {args.at(0)}); break;
-    case Intrinsic::Rsqrt: r = builder_->CreateFDiv(one, unary(llvm::Intrinsic::sqrt)); break;
+    case Intrinsic::Exp:
+      r = unary(llvm::Intrinsic::exp);
+      break;
+    case Intrinsic::Exp2:
+      r = unary(llvm::Intrinsic::exp2);
+      break;
+    case Intrinsic::Log:
+      r = unary(llvm::Intrinsic::log);
+      break;
+    case Intrinsic::Log2:
+      r = unary(llvm::Intrinsic::log2);
+      break;
+    case Intrinsic::Sqrt:
+      r = unary(llvm::Intrinsic::sqrt);
+      break;
+    case Intrinsic::Fabs:
+      r = unary(llvm::Intrinsic::fabs);
+      break;
+    case Intrinsic::Floor:
+      r = unary(llvm::Intrinsic::floor);
+      break;
+    case Intrinsic::Ceil:
+      r = unary(llvm::Intrinsic::ceil);
+      break;
+    case Intrinsic::Round:
+      r = unary(llvm::Intrinsic::round);
+      break;
+    case Intrinsic::Trunc:
+      r = unary(llvm::Intrinsic::trunc);
+      break;
+    case Intrinsic::Pow:
+      r = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::pow, args.at(0), args.at(1));
+      break;
+    case Intrinsic::Tanh:
+      r = call_libm("tanh", ct, {args.at(0)});
+      break;
+    case Intrinsic::Erf:
+      r = call_libm("erf", ct, {args.at(0)});
+      break;
+    case Intrinsic::Rsqrt:
+      r = builder_->CreateFDiv(one, unary(llvm::Intrinsic::sqrt));
+      break;
     case Intrinsic::Sigmoid: {
-      llvm::Value* e = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_->CreateFNeg(args.at(0)));
+      llvm::Value* e =
+          builder_->CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_->CreateFNeg(args.at(0)));
       r = builder_->CreateFDiv(one, builder_->CreateFAdd(one, e));
       break;
     }
-    default: MINITVM_INTERNAL_ERROR << "LLVM codegen: " << op->name << " is not a math function";
+    default:
+      MINITVM_INTERNAL_ERROR << "LLVM codegen: " << op->name << " is not a math function";
   }
   return emit_cast(ct, t, r);
 }
@@ -199,8 +262,8 @@ llvm::Value* CodeGenLLVM::emit_extern(const CallNode* op) {
   std::vector<llvm::Type*> ats;
   for (size_t i = 0; i < args.size(); ++i) {
     MINITVM_USER_CHECK(arg_types[i].is_scalar() || arg_types[i].lanes() == lanes)
-        << "LLVM codegen: extern call '" << op->name << "': argument " << i << " has " << arg_types[i].lanes()
-        << " lanes, the call " << lanes;
+        << "LLVM codegen: extern call '" << op->name << "': argument " << i << " has "
+        << arg_types[i].lanes() << " lanes, the call " << lanes;
     ats.push_back(llvm_type(arg_types[i].element_of()));
   }
   llvm::Type* rt = t.is_void() ? llvm::Type::getVoidTy(ctx_) : llvm_type(t.element_of());
@@ -208,12 +271,15 @@ llvm::Value* CodeGenLLVM::emit_extern(const CallNode* op) {
   auto call_lane = [&](int lane) {
     std::vector<llvm::Value*> a;
     for (size_t i = 0; i < args.size(); ++i)
-      a.push_back(arg_types[i].is_scalar() ? args[i] : builder_->CreateExtractElement(args[i], static_cast<uint64_t>(lane)));
+      a.push_back(arg_types[i].is_scalar()
+                      ? args[i]
+                      : builder_->CreateExtractElement(args[i], static_cast<uint64_t>(lane)));
     return builder_->CreateCall(callee, a);
   };
   if (lanes == 1) return call_lane(0);
   llvm::Value* out = llvm::PoisonValue::get(llvm_type(t));
-  for (int i = 0; i < lanes; ++i) out = builder_->CreateInsertElement(out, call_lane(i), static_cast<uint64_t>(i));
+  for (int i = 0; i < lanes; ++i)
+    out = builder_->CreateInsertElement(out, call_lane(i), static_cast<uint64_t>(i));
   return out;
 }
 

@@ -25,15 +25,18 @@ CodeGenLLVM::CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module)
   ptr_ = llvm::PointerType::get(ctx, 0);
 }
 
-CodeGenLLVM::ScopedBind::ScopedBind(CodeGenLLVM* cg, const VarNode* v, llvm::Value* val) : cg_(cg), v_(v) {
+CodeGenLLVM::ScopedBind::ScopedBind(CodeGenLLVM* cg, const VarNode* v, llvm::Value* val)
+    : cg_(cg), v_(v) {
   auto it = cg->vars_.find(v);
   had_ = it != cg->vars_.end();
   old_ = had_ ? it->second : nullptr;
   cg->vars_[v] = val;
 }
 CodeGenLLVM::ScopedBind::~ScopedBind() {
-  if (had_) cg_->vars_[v_] = old_;
-  else cg_->vars_.erase(v_);
+  if (had_)
+    cg_->vars_[v_] = old_;
+  else
+    cg_->vars_.erase(v_);
 }
 
 // ---- types -------------------------------------------------------------------------------------
@@ -48,17 +51,21 @@ llvm::Type* CodeGenLLVM::llvm_type(DataType t) {
     return llvm::Type::getFloatTy(ctx_);
   }
   switch (t.bits()) {
-    case 16: return llvm::Type::getHalfTy(ctx_);
-    case 32: return llvm::Type::getFloatTy(ctx_);
-    case 64: return llvm::Type::getDoubleTy(ctx_);
-    default: break;
+    case 16:
+      return llvm::Type::getHalfTy(ctx_);
+    case 32:
+      return llvm::Type::getFloatTy(ctx_);
+    case 64:
+      return llvm::Type::getDoubleTy(ctx_);
+    default:
+      break;
   }
   MINITVM_USER_ERROR << "LLVM codegen: unsupported type " << t;
   return nullptr;
 }
 
 llvm::Type* CodeGenLLVM::storage_type(DataType t) {
-  llvm::Type* elem = t.element_of().is_bool() ? i8_
+  llvm::Type* elem = t.element_of().is_bool()     ? i8_
                      : t.element_of().is_bfloat() ? llvm::Type::getInt16Ty(ctx_)
                                                   : llvm_type(t.element_of());
   if (t.is_vector()) return llvm::FixedVectorType::get(elem, t.lanes());
@@ -69,15 +76,17 @@ llvm::Value* CodeGenLLVM::const_int(DataType t, int64_t v) {
   // A constant outside its type would be truncated silently (e.g. a buffer size folded in int32).
   if (t.element_of().is_int() && t.bits() < 64) {
     const int64_t hi = (int64_t{1} << (t.bits() - 1)) - 1;
-    MINITVM_USER_CHECK(v >= -hi - 1 && v <= hi) << "LLVM codegen: function '" << func_name_ << "': integer constant "
-                                                << v << " does not fit " << t.element_of();
+    MINITVM_USER_CHECK(v >= -hi - 1 && v <= hi)
+        << "LLVM codegen: function '" << func_name_ << "': integer constant " << v
+        << " does not fit " << t.element_of();
   }
   return llvm::ConstantInt::get(llvm_type(t), static_cast<uint64_t>(v), /*isSigned=*/true);
 }
 
 // ---- functions ---------------------------------------------------------------------------------
-llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name, const std::vector<Param>& params,
-                                                 const Stmt& body) {
+llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name,
+                                                const std::vector<Param>& params,
+                                                const Stmt& body) {
   std::vector<llvm::Type*> types;
   for (const Param& p : params) types.push_back(p.type);
   auto* fty = llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), types, false);
@@ -85,7 +94,8 @@ llvm::Function* CodeGenLLVM::emit_body_function(const std::string& name, const s
   fn->addFnAttr(llvm::Attribute::NoUnwind);
   for (size_t i = 0; i < params.size(); ++i) {
     if (params[i].noalias) fn->addParamAttr(i, llvm::Attribute::NoAlias);
-    if (params[i].align > 1) fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(params[i].align)));
+    if (params[i].align > 1)
+      fn->addParamAttr(i, llvm::Attribute::getWithAlignment(ctx_, llvm::Align(params[i].align)));
     if (!params[i].vars.empty()) fn->getArg(i)->setName(params[i].vars.front()->name_hint);
   }
 
@@ -156,7 +166,8 @@ void CodeGenLLVM::add_function(const PrimFunc& func) {
   std::vector<llvm::Value*> call_args;
   for (size_t i = 0; i < params.size(); ++i) {
     llvm::Value* slot = builder_->CreateConstInBoundsGEP1_64(ptr_, fn->getArg(0), i);
-    llvm::Value* p = builder_->CreateAlignedLoad(ptr_, slot, llvm::Align(8), params[i].vars.front()->name_hint);
+    llvm::Value* p =
+        builder_->CreateAlignedLoad(ptr_, slot, llvm::Align(8), params[i].vars.front()->name_hint);
     if (scalar_types[i].is_handle()) {
       call_args.push_back(p);
       continue;
@@ -183,10 +194,12 @@ void CodeGenLLVM::emit(const Stmt& s) {
   MINITVM_ICHECK(s.defined()) << "LLVM codegen: undefined statement";
   switch (s->kind()) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return emit_node(static_cast<const N##Node*>(s.get()));
+  case NodeKind::N:     \
+    return emit_node(static_cast<const N##Node*>(s.get()));
     MINITVM_FOR_EACH_STMT(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "LLVM codegen: not a statement";
+    default:
+      MINITVM_INTERNAL_ERROR << "LLVM codegen: not a statement";
   }
 }
 
@@ -198,20 +211,30 @@ void CodeGenLLVM::emit_node(const LetStmtNode* op) {
 }
 
 // Thread and pragma annotations mean nothing to the CPU backend.
-void CodeGenLLVM::emit_node(const AttrStmtNode* op) { emit(op->body); }
+void CodeGenLLVM::emit_node(const AttrStmtNode* op) {
+  emit(op->body);
+}
 
 // Assertions are not checked: the C calling convention has no error channel (see header).
-void CodeGenLLVM::emit_node(const AssertStmtNode* op) { emit(op->body); }
+void CodeGenLLVM::emit_node(const AssertStmtNode* op) {
+  emit(op->body);
+}
 
-void CodeGenLLVM::emit_node(const StoreNode* op) { emit_store(op); }
+void CodeGenLLVM::emit_node(const StoreNode* op) {
+  emit_store(op);
+}
 
 void CodeGenLLVM::emit_node(const ProvideNode*) {
-  MINITVM_INTERNAL_ERROR << "LLVM codegen: Provide in '" << func_name_ << "': storage was not flattened";
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: Provide in '" << func_name_
+                         << "': storage was not flattened";
 }
 void CodeGenLLVM::emit_node(const RealizeNode*) {
-  MINITVM_INTERNAL_ERROR << "LLVM codegen: Realize in '" << func_name_ << "': storage was not flattened";
+  MINITVM_INTERNAL_ERROR << "LLVM codegen: Realize in '" << func_name_
+                         << "': storage was not flattened";
 }
-void CodeGenLLVM::emit_node(const ProducerConsumerNode* op) { emit(op->body); }
+void CodeGenLLVM::emit_node(const ProducerConsumerNode* op) {
+  emit(op->body);
+}
 
 void CodeGenLLVM::emit_node(const AllocateNode* op) {
   DataType elem = op->dtype.element_of();
@@ -220,17 +243,18 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
   // Sizes are int32 (as TVM's): a larger buffer cannot be indexed and its size would wrap.
   for (const Expr& e : op->extents) {
     if (const int64_t* c = as_const_int(e)) {
-      MINITVM_USER_CHECK(*c >= 0 && *c <= INT32_MAX) << "LLVM codegen: function '" << func_name_ << "': buffer '"
-                                                     << op->buffer_var->name_hint << "' has " << *c
-                                                     << " elements, more than int32 can index";
+      MINITVM_USER_CHECK(*c >= 0 && *c <= INT32_MAX)
+          << "LLVM codegen: function '" << func_name_ << "': buffer '" << op->buffer_var->name_hint
+          << "' has " << *c << " elements, more than int32 can index";
     }
   }
-  MINITVM_USER_CHECK(count <= INT32_MAX) << "LLVM codegen: function '" << func_name_ << "': buffer '"
-                                         << op->buffer_var->name_hint << "' has " << count
-                                         << " elements, more than int32 can index";
+  MINITVM_USER_CHECK(count <= INT32_MAX)
+      << "LLVM codegen: function '" << func_name_ << "': buffer '" << op->buffer_var->name_hint
+      << "' has " << count << " elements, more than int32 can index";
   const int64_t elem_bytes = std::max(1, elem.bytes()) * op->dtype.lanes();
   if (count >= 0 && count * elem_bytes <= kMaxStackAllocBytes) {
-    llvm::Value* a = entry_alloca(st, static_cast<uint64_t>(std::max<int64_t>(count, 1) * op->dtype.lanes()), kAllocAlign);
+    llvm::Value* a = entry_alloca(
+        st, static_cast<uint64_t>(std::max<int64_t>(count, 1) * op->dtype.lanes()), kAllocAlign);
     a->setName(op->buffer_var->name_hint);
     ScopedBind bind(this, op->buffer_var.get(), a);
     emit(op->body);
@@ -238,13 +262,17 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
   }
   // Heap: aligned_alloc(64, bytes rounded up to 64), freed after the body.
   llvm::Value* bytes = llvm::ConstantInt::get(i64_, elem_bytes);
-  for (const Expr& e : op->extents) bytes = builder_->CreateMul(bytes, emit_cast(e.dtype(), DataType::Int(64), emit(e)));
-  bytes = builder_->CreateAnd(builder_->CreateAdd(bytes, llvm::ConstantInt::get(i64_, kAllocAlign - 1)),
-                              llvm::ConstantInt::get(i64_, ~static_cast<uint64_t>(kAllocAlign - 1)));
-  auto alloc_fn = module_.getOrInsertFunction("aligned_alloc", llvm::FunctionType::get(ptr_, {i64_, i64_}, false));
-  auto free_fn = module_.getOrInsertFunction("free", llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false));
-  llvm::Value* p = builder_->CreateCall(alloc_fn, {llvm::ConstantInt::get(i64_, kAllocAlign), bytes},
-                                        op->buffer_var->name_hint);
+  for (const Expr& e : op->extents)
+    bytes = builder_->CreateMul(bytes, emit_cast(e.dtype(), DataType::Int(64), emit(e)));
+  bytes =
+      builder_->CreateAnd(builder_->CreateAdd(bytes, llvm::ConstantInt::get(i64_, kAllocAlign - 1)),
+                          llvm::ConstantInt::get(i64_, ~static_cast<uint64_t>(kAllocAlign - 1)));
+  auto alloc_fn = module_.getOrInsertFunction("aligned_alloc",
+                                              llvm::FunctionType::get(ptr_, {i64_, i64_}, false));
+  auto free_fn = module_.getOrInsertFunction(
+      "free", llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false));
+  llvm::Value* p = builder_->CreateCall(
+      alloc_fn, {llvm::ConstantInt::get(i64_, kAllocAlign), bytes}, op->buffer_var->name_hint);
   {
     ScopedBind bind(this, op->buffer_var.get(), p);
     emit(op->body);
@@ -258,10 +286,13 @@ void CodeGenLLVM::emit_node(const BlockNode* op) {
 
 void CodeGenLLVM::emit_node(const IfThenElseNode* op) {
   llvm::Value* cond = emit(op->condition);
-  MINITVM_ICHECK(op->condition.dtype() == DataType::Bool()) << "IfThenElse condition of type " << op->condition.dtype();
+  MINITVM_ICHECK(op->condition.dtype() == DataType::Bool())
+      << "IfThenElse condition of type " << op->condition.dtype();
   auto* then_bb = llvm::BasicBlock::Create(ctx_, "if_then", function_);
   auto* end_bb = llvm::BasicBlock::Create(ctx_, "if_end", function_);
-  auto* else_bb = op->else_case.defined() ? llvm::BasicBlock::Create(ctx_, "if_else", function_, end_bb) : end_bb;
+  auto* else_bb = op->else_case.defined()
+                      ? llvm::BasicBlock::Create(ctx_, "if_else", function_, end_bb)
+                      : end_bb;
   builder_->CreateCondBr(cond, then_bb, else_bb);
   builder_->SetInsertPoint(then_bb);
   emit(op->then_case);
@@ -302,14 +333,16 @@ void CodeGenLLVM::emit_serial_loop(const ForNode* op) {
   builder_->SetInsertPoint(head);
   llvm::PHINode* iv = builder_->CreatePHI(llvm_type(t), 2, op->loop_var->name_hint);
   iv->addIncoming(begin, pre);
-  llvm::Value* cond = t.is_int() ? builder_->CreateICmpSLT(iv, end) : builder_->CreateICmpULT(iv, end);
+  llvm::Value* cond =
+      t.is_int() ? builder_->CreateICmpSLT(iv, end) : builder_->CreateICmpULT(iv, end);
   builder_->CreateCondBr(cond, body, exit);
   builder_->SetInsertPoint(body);
   {
     ScopedBind bind(this, op->loop_var.get(), iv);
     emit(op->body);
   }
-  llvm::Value* next = builder_->CreateAdd(iv, llvm::ConstantInt::get(llvm_type(t), 1), "", false, t.is_int());
+  llvm::Value* next =
+      builder_->CreateAdd(iv, llvm::ConstantInt::get(llvm_type(t), 1), "", false, t.is_int());
   iv->addIncoming(next, builder_->GetInsertBlock());
   llvm::BranchInst* back = builder_->CreateBr(head);
   // Loops the schedule asked to unroll or vectorize (and that reached us as loops) carry the
@@ -318,8 +351,9 @@ void CodeGenLLVM::emit_serial_loop(const ForNode* op) {
     llvm::Metadata* hint =
         op->for_kind == ForKind::Unrolled
             ? llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")})
-            : llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
-                                      llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx_))});
+            : llvm::MDNode::get(ctx_,
+                                {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
+                                 llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx_))});
     llvm::MDNode* loop_id = llvm::MDNode::getDistinct(ctx_, {nullptr, hint});
     loop_id->replaceOperandWith(0, loop_id);
     back->setMetadata(llvm::LLVMContext::MD_loop, loop_id);

@@ -57,9 +57,10 @@ class CodeGenLLVM {
   llvm::Value* buffer_ptr(const ir::Var& buffer_var);
   /** Address(es) of element `index` in units of `elem`: a pointer, or a vector of pointers. */
   llvm::Value* element_address(llvm::Value* base, DataType elem, const ir::Expr& index);
-  llvm::Value* emit_load(DataType t, const ir::Var& buf, const ir::Expr& index, const ir::Expr& predicate,
-                         llvm::Value* extra_mask, llvm::Value* passthru);
-  llvm::Value* emit_span_load(DataType t, llvm::Value* base, const ir::LaneOffsets& lo, llvm::Value* mask);
+  llvm::Value* emit_load(DataType t, const ir::Var& buf, const ir::Expr& index,
+                         const ir::Expr& predicate, llvm::Value* extra_mask, llvm::Value* passthru);
+  llvm::Value* emit_span_load(DataType t, llvm::Value* base, const ir::LaneOffsets& lo,
+                              llvm::Value* mask);
   void emit_store(const ir::StoreNode* op);
   llvm::Value* to_memory(DataType t, llvm::Value* v);
   llvm::Value* from_memory(DataType t, llvm::Value* v);
@@ -108,8 +109,8 @@ class CodeGenLLVM {
   llvm::LLVMContext& ctx_;
   llvm::Module& module_;
   std::unique_ptr<llvm::IRBuilder<>> builder_;
-  llvm::Function* function_ = nullptr;   ///< function being filled
-  std::string func_name_;                ///< PrimFunc being compiled, for names and messages
+  llvm::Function* function_ = nullptr;  ///< function being filled
+  std::string func_name_;               ///< PrimFunc being compiled, for names and messages
   /** Inside the true branch of a vector tvm_if_then_else: its condition, which masks every vector
    *  load there (lanes that would not take the branch are not read). */
   llvm::Value* load_mask_ = nullptr;

@@ -44,7 +44,8 @@ void CodeGenLLVM::emit_parallel_loop(const ForNode* op) {
   llvm::Value* closure = entry_alloca(closure_ty, 1, 8);
   for (size_t i = 0; i < field_types.size(); ++i) {
     llvm::Value* v = i < values.size() ? values[i] : min;
-    builder_->CreateStore(v, builder_->CreateStructGEP(closure_ty, closure, static_cast<unsigned>(i)));
+    builder_->CreateStore(v,
+                          builder_->CreateStructGEP(closure_ty, closure, static_cast<unsigned>(i)));
   }
 
   // The body function: captured values and the loop variable as parameters, pointers noalias
@@ -77,8 +78,10 @@ void CodeGenLLVM::emit_parallel_loop(const ForNode* op) {
     llvm::Value* cl = task_fn->getArg(1);
     std::vector<llvm::Value*> args;
     for (size_t i = 0; i < values.size(); ++i)
-      args.push_back(b.CreateLoad(field_types[i], b.CreateStructGEP(closure_ty, cl, static_cast<unsigned>(i))));
-    llvm::Value* m = b.CreateLoad(min->getType(), b.CreateStructGEP(closure_ty, cl, static_cast<unsigned>(values.size())));
+      args.push_back(b.CreateLoad(field_types[i],
+                                  b.CreateStructGEP(closure_ty, cl, static_cast<unsigned>(i))));
+    llvm::Value* m = b.CreateLoad(
+        min->getType(), b.CreateStructGEP(closure_ty, cl, static_cast<unsigned>(values.size())));
     llvm::Value* task = b.CreateIntCast(task_fn->getArg(0), min->getType(), true);
     args.push_back(b.CreateAdd(m, task, op->loop_var->name_hint, false, lt.is_int()));
     b.CreateCall(body_fn, args);

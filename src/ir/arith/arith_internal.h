@@ -77,7 +77,9 @@ struct LinearForm {
 };
 
 /** Whether linear canonicalisation applies to type t (signed scalar integers). */
-inline bool is_linear_type(DataType t) { return t.is_int() && t.is_scalar(); }
+inline bool is_linear_type(DataType t) {
+  return t.is_int() && t.is_scalar();
+}
 /** Decompose an (already simplified) expression: Add/Sub/Mul-by-constant/IntImm are linear. */
 LinearForm to_linear(const Expr& e);
 /** Rebuild in TVM's order: positive terms, the constant, then subtracted negative terms. */
@@ -103,7 +105,8 @@ class Simplifier : public IRMutator {
   Expr div_by_const(const Expr& num, int64_t c, bool is_mod, bool trunc);
 
   /** Facts from a branch condition: constant bounds of variables compared with constants in a
-   *  conjunction (likely() unwrapped). Returns what to hand to unassume() when leaving the branch. */
+   *  conjunction (likely() unwrapped). Returns what to hand to unassume() when leaving the branch.
+   */
   std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> assume(const Expr& cond);
   void unassume(const std::vector<std::pair<const VarNode*, std::optional<ConstBound>>>& saved);
   /** Scoped range of a variable. */
@@ -151,7 +154,8 @@ class Simplifier : public IRMutator {
   Expr compare(NodeKind k, Expr a, Expr b);
   Expr div_mod(NodeKind k, const Expr& self, const Expr& a, const Expr& b);
   Expr min_max(bool is_min, const Expr& a, const Expr& b);
-  std::optional<Expr> div_linear(const LinearForm& f, int64_t c, bool is_mod, bool trunc, int depth);
+  std::optional<Expr> div_linear(const LinearForm& f, int64_t c, bool is_mod, bool trunc,
+                                 int depth);
   bool recombine_once(LinearForm& f);
   bool prove_symbolic_upper(const Expr& d, int64_t bound);
 

@@ -40,7 +40,9 @@ int64_t floormod_c(int64_t a, int64_t b) {
 }
 
 namespace {
-bool is_inf(int64_t v) { return v == kNegInf || v == kPosInf; }
+bool is_inf(int64_t v) {
+  return v == kNegInf || v == kPosInf;
+}
 
 // a / b for a bound value a (maybe infinite) and a finite or infinite divisor b != 0.
 int64_t div_value(int64_t a, int64_t b, bool floor) {
@@ -64,7 +66,8 @@ ConstBound hull4(int64_t a, int64_t b, int64_t c, int64_t d) {
 ConstBound ConstBoundAnalyzer::type_bound(DataType t) {
   if (t.is_bool()) return {0, 1};
   if (t.is_uint()) return {0, t.bits() >= 63 ? kPosInf : (int64_t{1} << t.bits()) - 1};
-  if (t.is_int() && t.bits() < 64) return {-(int64_t{1} << (t.bits() - 1)), (int64_t{1} << (t.bits() - 1)) - 1};
+  if (t.is_int() && t.bits() < 64)
+    return {-(int64_t{1} << (t.bits() - 1)), (int64_t{1} << (t.bits() - 1)) - 1};
   return {};
 }
 
@@ -77,8 +80,10 @@ std::optional<ConstBound> ConstBoundAnalyzer::set(const VarNode* v, ConstBound b
 }
 
 void ConstBoundAnalyzer::restore(const VarNode* v, std::optional<ConstBound> prev) {
-  if (prev) overrides_[v] = *prev;
-  else overrides_.erase(v);
+  if (prev)
+    overrides_[v] = *prev;
+  else
+    overrides_.erase(v);
 }
 
 ConstBound ConstBoundAnalyzer::var_bound(const VarNode* v) {
@@ -102,8 +107,10 @@ ConstBound ConstBoundAnalyzer::bound(const Expr& e) {
   DataType t = e.dtype();
   if (!t.is_integral()) return {};
   switch (e->kind()) {
-    case NodeKind::IntImm: return ConstBound::point(e.as<IntImmNode>()->value);
-    case NodeKind::Var: return var_bound(static_cast<const VarNode*>(e.get()));
+    case NodeKind::IntImm:
+      return ConstBound::point(e.as<IntImmNode>()->value);
+    case NodeKind::Var:
+      return var_bound(static_cast<const VarNode*>(e.get()));
     case NodeKind::Cast: {
       auto* op = e.as<CastNode>();
       ConstBound tb = type_bound(t);
@@ -125,7 +132,8 @@ ConstBound ConstBoundAnalyzer::bound(const Expr& e) {
     case NodeKind::Mul: {
       auto* op = e.as<MulNode>();
       ConstBound a = bound(op->a), b = bound(op->b);
-      return hull4(sat_mul(a.lo, b.lo), sat_mul(a.lo, b.hi), sat_mul(a.hi, b.lo), sat_mul(a.hi, b.hi));
+      return hull4(sat_mul(a.lo, b.lo), sat_mul(a.lo, b.hi), sat_mul(a.hi, b.lo),
+                   sat_mul(a.hi, b.hi));
     }
     case NodeKind::Div:
     case NodeKind::FloorDiv: {
@@ -134,8 +142,8 @@ ConstBound ConstBoundAnalyzer::bound(const Expr& e) {
       const Expr& eb = floor ? e.as<FloorDivNode>()->b : e.as<DivNode>()->b;
       ConstBound a = bound(ea), b = bound(eb);
       if (b.lo > 0 || b.hi < 0) {
-        return hull4(div_value(a.lo, b.lo, floor), div_value(a.lo, b.hi, floor), div_value(a.hi, b.lo, floor),
-                     div_value(a.hi, b.hi, floor));
+        return hull4(div_value(a.lo, b.lo, floor), div_value(a.lo, b.hi, floor),
+                     div_value(a.hi, b.lo, floor), div_value(a.hi, b.hi, floor));
       }
       return type_bound(t);
     }
@@ -192,12 +200,14 @@ ConstBound ConstBoundAnalyzer::bound(const Expr& e) {
       restore(op->var.get(), prev);
       return r;
     }
-    case NodeKind::Broadcast: return bound(e.as<BroadcastNode>()->value);
+    case NodeKind::Broadcast:
+      return bound(e.as<BroadcastNode>()->value);
     case NodeKind::Ramp: {
       auto* op = e.as<RampNode>();
       ConstBound b = bound(op->base), s = bound(op->stride);
       int64_t n = op->lanes - 1;
-      ConstBound span = {std::min<int64_t>(0, sat_mul(s.lo, n)), std::max<int64_t>(0, sat_mul(s.hi, n))};
+      ConstBound span = {std::min<int64_t>(0, sat_mul(s.lo, n)),
+                         std::max<int64_t>(0, sat_mul(s.hi, n))};
       return {sat_add(b.lo, span.lo), sat_add(b.hi, span.hi)};
     }
     case NodeKind::Call: {
@@ -208,7 +218,8 @@ ConstBound ConstBoundAnalyzer::bound(const Expr& e) {
       }
       return type_bound(t);
     }
-    default: return type_bound(t);
+    default:
+      return type_bound(t);
   }
 }
 

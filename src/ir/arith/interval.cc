@@ -32,7 +32,8 @@ class IntervalEvaluator {
     DataType t = e.dtype();
     if (!t.is_integral() && !t.is_bool()) return opaque(e);
     switch (e->kind()) {
-      case NodeKind::IntImm: return IntervalSet::point(e);
+      case NodeKind::IntImm:
+        return IntervalSet::point(e);
       case NodeKind::Var: {
         auto it = dom_.find(static_cast<const VarNode*>(e.get()));
         return it == dom_.end() ? IntervalSet::point(e) : it->second;
@@ -49,11 +50,16 @@ class IntervalEvaluator {
         return {both(a.min, b.max, [](Expr x, Expr y) { return x - y; }),
                 both(a.max, b.min, [](Expr x, Expr y) { return x - y; })};
       }
-      case NodeKind::Mul: return mul(e.as<MulNode>());
-      case NodeKind::FloorDiv: return div(e, e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, true);
-      case NodeKind::Div: return div(e, e.as<DivNode>()->a, e.as<DivNode>()->b, false);
-      case NodeKind::FloorMod: return mod(e, e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, true);
-      case NodeKind::Mod: return mod(e, e.as<ModNode>()->a, e.as<ModNode>()->b, false);
+      case NodeKind::Mul:
+        return mul(e.as<MulNode>());
+      case NodeKind::FloorDiv:
+        return div(e, e.as<FloorDivNode>()->a, e.as<FloorDivNode>()->b, true);
+      case NodeKind::Div:
+        return div(e, e.as<DivNode>()->a, e.as<DivNode>()->b, false);
+      case NodeKind::FloorMod:
+        return mod(e, e.as<FloorModNode>()->a, e.as<FloorModNode>()->b, true);
+      case NodeKind::Mod:
+        return mod(e, e.as<ModNode>()->a, e.as<ModNode>()->b, false);
       case NodeKind::Min: {
         auto* op = e.as<MinNode>();
         IntervalSet a = eval(op->a), b = eval(op->b);
@@ -70,7 +76,8 @@ class IntervalEvaluator {
         auto* op = e.as<SelectNode>();
         return hull(eval(op->true_value), eval(op->false_value));
       }
-      case NodeKind::Cast: return cast_iv(e.as<CastNode>());
+      case NodeKind::Cast:
+        return cast_iv(e.as<CastNode>());
       case NodeKind::Let: {
         auto* op = e.as<LetNode>();
         IntervalSet v = eval(op->value);
@@ -79,11 +86,14 @@ class IntervalEvaluator {
         if (it != dom_.end()) prev = it->second;
         dom_[op->var.get()] = v;
         IntervalSet r = eval(op->body);
-        if (prev) dom_[op->var.get()] = *prev;
-        else dom_.erase(op->var.get());
+        if (prev)
+          dom_[op->var.get()] = *prev;
+        else
+          dom_.erase(op->var.get());
         return r;
       }
-      case NodeKind::Broadcast: return eval(e.as<BroadcastNode>()->value);
+      case NodeKind::Broadcast:
+        return eval(e.as<BroadcastNode>()->value);
       case NodeKind::Ramp: {
         auto* op = e.as<RampNode>();
         IntervalSet b = eval(op->base);
@@ -93,7 +103,8 @@ class IntervalEvaluator {
         return {b.min.defined() ? b.min + std::min<int64_t>(0, span) : Expr(),
                 b.max.defined() ? b.max + std::max<int64_t>(0, span) : Expr()};
       }
-      default: return opaque(e);
+      default:
+        return opaque(e);
     }
   }
 
@@ -153,7 +164,8 @@ class IntervalEvaluator {
     if (a0 && a1 && b0 && b1) {
       int64_t c[4] = {*a0 * *b0, *a0 * *b1, *a1 * *b0, *a1 * *b1};
       DataType t = op->dtype;
-      return {make_const(t, *std::min_element(c, c + 4)), make_const(t, *std::max_element(c, c + 4))};
+      return {make_const(t, *std::min_element(c, c + 4)),
+              make_const(t, *std::max_element(c, c + 4))};
     }
     return IntervalSet::everything();
   }
@@ -165,7 +177,8 @@ class IntervalEvaluator {
       if (auto* c = as_const_int(b.min)) {
         if (*c == 0) return IntervalSet::everything();
         // Both floor and truncating division by a constant are monotone in the numerator.
-        Expr lo = a.min.defined() ? fdiv(a.min, b.min) : Expr(), hi = a.max.defined() ? fdiv(a.max, b.min) : Expr();
+        Expr lo = a.min.defined() ? fdiv(a.min, b.min) : Expr(),
+             hi = a.max.defined() ? fdiv(a.max, b.min) : Expr();
         return *c > 0 ? IntervalSet{lo, hi} : IntervalSet{hi, lo};
       }
       if (a.is_point()) return IntervalSet::point(fdiv(a.min, b.min));
@@ -202,7 +215,8 @@ class IntervalEvaluator {
     IntervalSet v = eval(op->value);
     if (v.is_point()) return IntervalSet::point(cast(to, v.min));
     if (!to.is_integral() || !from.is_integral()) return opaque(Expr(op));
-    bool widening = to.bits() > from.bits() || (to.bits() == from.bits() && to.code() == from.code());
+    bool widening =
+        to.bits() > from.bits() || (to.bits() == from.bits() && to.code() == from.code());
     if (!widening) {
       // Narrowing keeps the values only when both bounds are known to fit.
       ConstBound tb = ConstBoundAnalyzer::type_bound(to);
@@ -225,7 +239,8 @@ IntervalSet eval_interval(const Expr& e, const IntervalMap& dom) {
   IntervalSet r = ev.eval(s);
   if (r.min.defined()) r.min = simplify(r.min);
   if (r.max.defined()) r.max = simplify(r.max);
-  if (r.min.defined() && r.max.defined() && !r.min.same_as(r.max) && structural_equal(r.min, r.max)) r.max = r.min;
+  if (r.min.defined() && r.max.defined() && !r.min.same_as(r.max) && structural_equal(r.min, r.max))
+    r.max = r.min;
   return r;
 }
 

@@ -6,7 +6,9 @@
 
 namespace minitvm::ir {
 
-int64_t LaneOffsets::min_offset() const { return *std::min_element(offsets.begin(), offsets.end()); }
+int64_t LaneOffsets::min_offset() const {
+  return *std::min_element(offsets.begin(), offsets.end());
+}
 int64_t LaneOffsets::span() const {
   return *std::max_element(offsets.begin(), offsets.end()) - min_offset() + 1;
 }
@@ -18,14 +20,17 @@ const int64_t* broadcast_const(const Expr& e) {
   return b ? as_const_int(b->value) : nullptr;
 }
 
-std::optional<LaneOffsets> combine(const std::optional<LaneOffsets>& a, const std::optional<LaneOffsets>& b, int sign) {
+std::optional<LaneOffsets> combine(const std::optional<LaneOffsets>& a,
+                                   const std::optional<LaneOffsets>& b, int sign) {
   if (!a || !b || a->offsets.size() != b->offsets.size()) return std::nullopt;
   LaneOffsets r{sign > 0 ? a->base + b->base : a->base - b->base, a->offsets};
   for (size_t i = 0; i < r.offsets.size(); ++i) r.offsets[i] += sign * b->offsets[i];
   return r;
 }
 
-int64_t floor_div(int64_t a, int64_t b) { return a / b - ((a % b != 0) && ((a < 0) != (b < 0))); }
+int64_t floor_div(int64_t a, int64_t b) {
+  return a / b - ((a % b != 0) && ((a < 0) != (b < 0)));
+}
 
 }  // namespace
 
@@ -79,7 +84,8 @@ std::optional<LaneOffsets> lane_offsets(const Expr& e) {
     // floordiv(b + o, k) = b/k + floordiv(o, k) when b is a multiple of k.
     if (!can_prove(floormod(o->base, kk) == make_zero(o->base.dtype()))) return std::nullopt;
     for (auto& x : o->offsets) x = fd ? floor_div(x, *k) : x - floor_div(x, *k) * *k;
-    return LaneOffsets{fd ? simplify(floordiv(o->base, kk)) : make_zero(o->base.dtype()), o->offsets};
+    return LaneOffsets{fd ? simplify(floordiv(o->base, kk)) : make_zero(o->base.dtype()),
+                       o->offsets};
   }
   return std::nullopt;
 }

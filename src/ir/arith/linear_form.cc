@@ -47,8 +47,10 @@ void decompose(const Expr& e, int64_t scale, LinearForm& f) {
 LinearForm to_linear(const Expr& e) {
   LinearForm f;
   f.dtype = e.dtype();
-  if (is_linear_type(f.dtype)) decompose(e, 1, f);
-  else f.add(e, 1);
+  if (is_linear_type(f.dtype))
+    decompose(e, 1, f);
+  else
+    f.add(e, 1);
   return f;
 }
 

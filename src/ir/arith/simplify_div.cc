@@ -3,9 +3,11 @@
 //
 // Identities used (c, d, m > 0; floor semantics unless stated):
 //   floordiv(c*x + y, c) = x + floordiv(y, c)          floormod(c*x + y, c) = floormod(y, c)
-//   floordiv(d*u + r, d*m) = floordiv(u, m)             floormod(d*u + r, d*m) = d*floormod(u, m) + r
+//   floordiv(d*u + r, d*m) = floordiv(u, m)             floormod(d*u + r, d*m) = d*floormod(u, m) +
+//   r
 //       when 0 <= r < d
-//   floordiv(floordiv(x, a), b) = floordiv(x, a*b)      floormod(floormod(x, a), b) = floormod(x, b)
+//   floordiv(floordiv(x, a), b) = floordiv(x, a*b)      floormod(floormod(x, a), b) = floormod(x,
+//   b)
 //       when a % b == 0
 // The truncating forms agree with the floor forms on non-negative operands; they are rewritten only
 // when every numerator involved is provably non-negative.
@@ -69,7 +71,8 @@ Expr Simplifier::div_by_const(const Expr& num, int64_t c, bool is_mod, bool trun
   return r ? *r : make_div(num, c, is_mod, trunc);
 }
 
-std::optional<Expr> Simplifier::div_linear(const LinearForm& f, int64_t c, bool is_mod, bool trunc, int depth) {
+std::optional<Expr> Simplifier::div_linear(const LinearForm& f, int64_t c, bool is_mod, bool trunc,
+                                           int depth) {
   if (depth > 6) return std::nullopt;
   DataType t = f.dtype;
   ConstBound nb = bound(from_linear(f));
@@ -90,8 +93,10 @@ std::optional<Expr> Simplifier::div_linear(const LinearForm& f, int64_t c, bool 
   LinearForm out, rest;
   out.dtype = rest.dtype = t;
   for (auto& tm : f.terms) {
-    if (tm.coeff % c == 0) out.add(tm.atom, tm.coeff / c);
-    else rest.add(tm.atom, tm.coeff);
+    if (tm.coeff % c == 0)
+      out.add(tm.atom, tm.coeff / c);
+    else
+      rest.add(tm.atom, tm.coeff);
   }
   rest.base = is_mod ? floormod_c(f.base, c) : f.base;
   if (!out.terms.empty() || rest.base != f.base) {
@@ -107,15 +112,18 @@ std::optional<Expr> Simplifier::div_linear(const LinearForm& f, int64_t c, bool 
   std::vector<int64_t> cands;
   for (auto& tm : f.terms) {
     int64_t g = std::gcd(tm.coeff < 0 ? -tm.coeff : tm.coeff, c);
-    if (g > 1 && g < c && std::find(cands.begin(), cands.end(), g) == cands.end()) cands.push_back(g);
+    if (g > 1 && g < c && std::find(cands.begin(), cands.end(), g) == cands.end())
+      cands.push_back(g);
   }
   std::sort(cands.rbegin(), cands.rend());
   for (int64_t g : cands) {
     LinearForm u, r;
     u.dtype = r.dtype = t;
     for (auto& tm : f.terms) {
-      if (tm.coeff % g == 0) u.add(tm.atom, tm.coeff / g);
-      else r.add(tm.atom, tm.coeff);
+      if (tm.coeff % g == 0)
+        u.add(tm.atom, tm.coeff / g);
+      else
+        r.add(tm.atom, tm.coeff);
     }
     u.base = floordiv_c(f.base, g);
     r.base = floormod_c(f.base, g);
@@ -140,7 +148,8 @@ std::optional<Expr> Simplifier::div_linear(const LinearForm& f, int64_t c, bool 
       int64_t prod;
       if (!__builtin_mul_overflow(ac, c, &prod)) return div_by_const(*inner, prod, false, trunc);
     }
-    if (is_mod && match_mod(a, trunc, &inner, &ac) && ac % c == 0) return div_by_const(*inner, c, true, trunc);
+    if (is_mod && match_mod(a, trunc, &inner, &ac) && ac % c == 0)
+      return div_by_const(*inner, c, true, trunc);
   }
   return std::nullopt;
 }

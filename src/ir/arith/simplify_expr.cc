@@ -7,7 +7,9 @@
 namespace minitvm::ir::arith {
 
 namespace {
-Expr bool_const(bool v) { return make_const(DataType::Bool(), int64_t(v)); }
+Expr bool_const(bool v) {
+  return make_const(DataType::Bool(), int64_t(v));
+}
 
 Expr make_ramp(const Expr& base, const Expr& stride, int lanes) {
   if (is_zero(stride)) return BroadcastNode::make(base, lanes);
@@ -17,22 +19,30 @@ Expr make_ramp(const Expr& base, const Expr& stride, int lanes) {
 Expr make_binary(NodeKind k, const Expr& a, const Expr& b) {
   switch (k) {
 #define MINITVM_CASE(N) \
-  case NodeKind::N: return N##Node::make(a, b);
+  case NodeKind::N:     \
+    return N##Node::make(a, b);
     MINITVM_FOR_EACH_BINARY(MINITVM_CASE)
 #undef MINITVM_CASE
-    default: MINITVM_INTERNAL_ERROR << "make_binary on a non-binary kind";
+    default:
+      MINITVM_INTERNAL_ERROR << "make_binary on a non-binary kind";
   }
   return Expr();
 }
 
 bool fold_compare(NodeKind k, int64_t a, int64_t b) {
   switch (k) {
-    case NodeKind::LT: return a < b;
-    case NodeKind::LE: return a <= b;
-    case NodeKind::GT: return a > b;
-    case NodeKind::GE: return a >= b;
-    case NodeKind::EQ: return a == b;
-    default: return a != b;
+    case NodeKind::LT:
+      return a < b;
+    case NodeKind::LE:
+      return a <= b;
+    case NodeKind::GT:
+      return a > b;
+    case NodeKind::GE:
+      return a >= b;
+    case NodeKind::EQ:
+      return a == b;
+    default:
+      return a != b;
   }
 }
 }  // namespace
@@ -111,15 +121,18 @@ Expr Simplifier::vector_binary(NodeKind k, const Expr& a, const Expr& b) {
   if (ba && bb) return BroadcastNode::make(scalar(ba->value, bb->value), lanes);
   if (k == NodeKind::Add || k == NodeKind::Sub) {
     if (ra && bb) return make_ramp(scalar(ra->base, bb->value), ra->stride, lanes);
-    if (ra && rb) return make_ramp(scalar(ra->base, rb->base), scalar(ra->stride, rb->stride), lanes);
+    if (ra && rb)
+      return make_ramp(scalar(ra->base, rb->base), scalar(ra->stride, rb->stride), lanes);
     if (ba && rb) {
       Expr stride = k == NodeKind::Add ? rb->stride : mutate(-rb->stride);
       return make_ramp(scalar(ba->value, rb->base), stride, lanes);
     }
   }
   if (k == NodeKind::Mul) {
-    if (ra && bb) return make_ramp(scalar(ra->base, bb->value), scalar(ra->stride, bb->value), lanes);
-    if (ba && rb) return make_ramp(scalar(ba->value, rb->base), scalar(ba->value, rb->stride), lanes);
+    if (ra && bb)
+      return make_ramp(scalar(ra->base, bb->value), scalar(ra->stride, bb->value), lanes);
+    if (ba && rb)
+      return make_ramp(scalar(ba->value, rb->base), scalar(ba->value, rb->stride), lanes);
   }
   return make_binary(k, a, b);
 }
@@ -176,10 +189,14 @@ Expr Simplifier::div_mod(NodeKind k, const Expr& self, const Expr& a, const Expr
   bool is_mod = k == NodeKind::Mod || k == NodeKind::FloorMod;
   auto rebuild = [&]() -> Expr {
     switch (k) {
-      case NodeKind::Div: return t.is_integral() ? truncdiv(a, b) : a / b;
-      case NodeKind::Mod: return truncmod(a, b);
-      case NodeKind::FloorDiv: return floordiv(a, b);
-      default: return floormod(a, b);
+      case NodeKind::Div:
+        return t.is_integral() ? truncdiv(a, b) : a / b;
+      case NodeKind::Mod:
+        return truncmod(a, b);
+      case NodeKind::FloorDiv:
+        return floordiv(a, b);
+      default:
+        return floormod(a, b);
     }
   };
   if (!t.is_integral() || !t.is_scalar()) {
@@ -192,7 +209,8 @@ Expr Simplifier::div_mod(NodeKind k, const Expr& self, const Expr& a, const Expr
   if (cb && *cb > 0 && is_linear_type(t)) return div_by_const(a, *cb, is_mod, !floor);
   if (is_linear_type(t) && !cb) {
     // 0 <= a < b: the quotient is 0 and the remainder a.
-    if (prove_non_negative(a) && prove_negative(add_sub(a, b, -1))) return is_mod ? a : make_zero(t);
+    if (prove_non_negative(a) && prove_negative(add_sub(a, b, -1)))
+      return is_mod ? a : make_zero(t);
   }
   (void)self;
   return rebuild();
@@ -249,8 +267,12 @@ Expr Simplifier::compare(NodeKind k, Expr a, Expr b) {
   auto* fb = b.as<FloatImmNode>();
   if (fa && fb) {
     double x = fa->value, y = fb->value;
-    bool r = k == NodeKind::LT ? x < y : k == NodeKind::LE ? x <= y : k == NodeKind::GT ? x > y
-           : k == NodeKind::GE ? x >= y : k == NodeKind::EQ ? x == y : x != y;
+    bool r = k == NodeKind::LT   ? x < y
+             : k == NodeKind::LE ? x <= y
+             : k == NodeKind::GT ? x > y
+             : k == NodeKind::GE ? x >= y
+             : k == NodeKind::EQ ? x == y
+                                 : x != y;
     return bool_const(r);
   }
   if (!is_linear_type(a.dtype())) return make_binary(k, a, b);
@@ -297,8 +319,10 @@ Expr Simplifier::compare(NodeKind k, Expr a, Expr b) {
   LinearForm pos, neg;
   pos.dtype = neg.dtype = f.dtype;
   for (auto& t : f.terms) {
-    if (t.coeff > 0) pos.terms.push_back(t);
-    else neg.terms.push_back({t.atom, -t.coeff});
+    if (t.coeff > 0)
+      pos.terms.push_back(t);
+    else
+      neg.terms.push_back({t.atom, -t.coeff});
   }
   if (!pos.terms.empty()) {
     neg.base = -base;
@@ -309,12 +333,12 @@ Expr Simplifier::compare(NodeKind k, Expr a, Expr b) {
   return make_binary(k, c, from_linear(neg));
 }
 
-#define MINITVM_SIMP_CMP(N)                                       \
-  Expr Simplifier::visit(const N##Node* op, const Expr& self) {   \
-    Expr a = mutate(op->a), b = mutate(op->b);                    \
-    Expr r = compare(NodeKind::N, a, b);                          \
-    if (structural_equal(r, self)) return self;                   \
-    return r;                                                     \
+#define MINITVM_SIMP_CMP(N)                                     \
+  Expr Simplifier::visit(const N##Node* op, const Expr& self) { \
+    Expr a = mutate(op->a), b = mutate(op->b);                  \
+    Expr r = compare(NodeKind::N, a, b);                        \
+    if (structural_equal(r, self)) return self;                 \
+    return r;                                                   \
   }
 MINITVM_SIMP_CMP(EQ)
 MINITVM_SIMP_CMP(NE)
@@ -350,12 +374,18 @@ Expr Simplifier::visit(const NotNode* op, const Expr& self) {
     return swap ? compare(k, cmp->b, cmp->a) : compare(k, cmp->a, cmp->b);
   };
   Expr r;
-  if (auto* c = a.as<LTNode>()) r = negate(c, NodeKind::LE, true);
-  else if (auto* c = a.as<LENode>()) r = negate(c, NodeKind::LT, true);
-  else if (auto* c = a.as<GTNode>()) r = negate(c, NodeKind::LE, false);
-  else if (auto* c = a.as<GENode>()) r = negate(c, NodeKind::LT, false);
-  else if (auto* c = a.as<EQNode>()) r = negate(c, NodeKind::NE, false);
-  else if (auto* c = a.as<NENode>()) r = negate(c, NodeKind::EQ, false);
+  if (auto* c = a.as<LTNode>())
+    r = negate(c, NodeKind::LE, true);
+  else if (auto* c = a.as<LENode>())
+    r = negate(c, NodeKind::LT, true);
+  else if (auto* c = a.as<GTNode>())
+    r = negate(c, NodeKind::LE, false);
+  else if (auto* c = a.as<GENode>())
+    r = negate(c, NodeKind::LT, false);
+  else if (auto* c = a.as<EQNode>())
+    r = negate(c, NodeKind::NE, false);
+  else if (auto* c = a.as<NENode>())
+    r = negate(c, NodeKind::EQ, false);
   if (r.defined()) return r;
   if (a.same_as(op->a)) return self;
   return NotNode::make(a);
@@ -369,7 +399,8 @@ Expr Simplifier::visit(const SelectNode* op, const Expr& self) {
   unassume(facts);
   Expr f = mutate(op->false_value);
   if (structural_equal(t, f)) return t;
-  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value)) return self;
+  if (c.same_as(op->condition) && t.same_as(op->true_value) && f.same_as(op->false_value))
+    return self;
   return SelectNode::make(c, t, f);
 }
 

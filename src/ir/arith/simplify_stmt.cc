@@ -13,14 +13,18 @@ void Simplifier::push_range(const VarNode* v, const Range& r) {
 }
 
 void Simplifier::pop_range(const VarNode* v) {
-  MINITVM_ICHECK(!saved_.empty() && saved_.back().first == v) << "unbalanced range scopes in simplify";
-  if (saved_.back().second) ranges_[v] = *saved_.back().second;
-  else ranges_.erase(v);
+  MINITVM_ICHECK(!saved_.empty() && saved_.back().first == v)
+      << "unbalanced range scopes in simplify";
+  if (saved_.back().second)
+    ranges_[v] = *saved_.back().second;
+  else
+    ranges_.erase(v);
   saved_.pop_back();
   bounds_.clear_memo();
 }
 
-std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> Simplifier::assume(const Expr& cond) {
+std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> Simplifier::assume(
+    const Expr& cond) {
   std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> saved;
   std::vector<Expr> work{cond};
   auto tighten = [&](const Expr& v, int64_t lo, int64_t hi) {
@@ -33,7 +37,8 @@ std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> Simplifier::as
   while (!work.empty()) {
     Expr c = work.back();
     work.pop_back();
-    if (auto* call = c.as<CallNode>(); call && call->op == Intrinsic::Likely && call->args.size() == 1) {
+    if (auto* call = c.as<CallNode>();
+        call && call->op == Intrinsic::Likely && call->args.size() == 1) {
       work.push_back(call->args[0]);
     } else if (auto* a = c.as<AndNode>()) {
       work.push_back(a->a);
@@ -51,7 +56,8 @@ std::vector<std::pair<const VarNode*, std::optional<ConstBound>>> Simplifier::as
   return saved;
 }
 
-void Simplifier::unassume(const std::vector<std::pair<const VarNode*, std::optional<ConstBound>>>& saved) {
+void Simplifier::unassume(
+    const std::vector<std::pair<const VarNode*, std::optional<ConstBound>>>& saved) {
   for (auto it = saved.rbegin(); it != saved.rend(); ++it) bounds_.restore(it->first, it->second);
 }
 

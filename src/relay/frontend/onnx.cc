@@ -29,14 +29,17 @@ namespace minitvm::relay::frontend {
 #ifndef MINITVM_HAVE_ONNX
 
 Imported from_onnx(const std::string& path, const ShapeDict&) {
-  MINITVM_USER_ERROR << "relay::frontend::from_onnx(" << path << "): minitvm was built without ONNX support";
+  MINITVM_USER_ERROR << "relay::frontend::from_onnx(" << path
+                     << "): minitvm was built without ONNX support";
   return {};
 }
 Imported from_onnx_bytes(const std::string&, const ShapeDict&) {
   MINITVM_USER_ERROR << "relay::frontend::from_onnx_bytes: minitvm was built without ONNX support";
   return {};
 }
-std::vector<std::string> onnx_supported_ops() { return {}; }
+std::vector<std::string> onnx_supported_ops() {
+  return {};
+}
 std::vector<OnnxInput> onnx_graph_inputs(const std::string&) {
   throw CompileError("from_onnx: minitvm was built without ONNX support (libonnx-dev)");
 }
@@ -61,8 +64,10 @@ struct Const {
   double at(int64_t k) const { return is_int ? double(i[k]) : f[k]; }
   int64_t iat(int64_t k) const { return is_int ? i[k] : int64_t(f[k]); }
   void push(const Const& src, int64_t k) {
-    if (is_int) i.push_back(src.iat(k));
-    else f.push_back(src.at(k));
+    if (is_int)
+      i.push_back(src.iat(k));
+    else
+      f.push_back(src.at(k));
   }
 };
 
@@ -75,9 +80,9 @@ Const make_ints(Shape shape, std::vector<int64_t> v) {
 }
 
 struct Value {
-  Expr e;                    // graph expression (float32)
-  std::optional<Const> c;    // import-time constant
-  bool param = false;        // a float initializer: bound through params when used as a tensor
+  Expr e;                  // graph expression (float32)
+  std::optional<Const> c;  // import-time constant
+  bool param = false;      // a float initializer: bound through params when used as a tensor
 };
 
 Shape strides_of(const Shape& s) {
@@ -86,10 +91,11 @@ Shape strides_of(const Shape& s) {
   return st;
 }
 
-const std::map<std::string, std::set<std::string>>& op_attrs() {
-  static const std::map<std::string, std::set<std::string>> m{
+const std::map<std::string, std::set<std::string> >& op_attrs() {
+  static const std::map<std::string, std::set<std::string> > m{
       {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
-      {"BatchNormalization", {"consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"}},
+      {"BatchNormalization",
+       {"consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"}},
       {"Relu", {}},
       {"Sigmoid", {}},
       {"Clip", {"min", "max"}},
@@ -99,8 +105,11 @@ const std::map<std::string, std::set<std::string>>& op_attrs() {
       {"Sub", {"axis", "broadcast"}},
       {"Mul", {"axis", "broadcast"}},
       {"Div", {"axis", "broadcast"}},
-      {"MaxPool", {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
-      {"AveragePool", {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads", "strides"}},
+      {"MaxPool",
+       {"auto_pad", "ceil_mode", "dilations", "kernel_shape", "pads", "storage_order", "strides"}},
+      {"AveragePool",
+       {"auto_pad", "ceil_mode", "count_include_pad", "dilations", "kernel_shape", "pads",
+        "strides"}},
       {"GlobalAveragePool", {}},
       {"GlobalMaxPool", {}},
       {"Gemm", {"alpha", "beta", "broadcast", "transA", "transB"}},
@@ -129,8 +138,9 @@ const std::map<std::string, std::set<std::string>>& op_attrs() {
 
 // Ops evaluated at import when every input is a constant.
 const std::set<std::string>& foldable() {
-  static const std::set<std::string> s{"Add", "Sub", "Mul", "Div", "Concat", "Gather", "Unsqueeze", "Squeeze",
-                                       "Slice", "Cast", "Reshape", "Identity", "Flatten", "Transpose"};
+  static const std::set<std::string> s{"Add",     "Sub",       "Mul",     "Div",      "Concat",
+                                       "Gather",  "Unsqueeze", "Squeeze", "Slice",    "Cast",
+                                       "Reshape", "Identity",  "Flatten", "Transpose"};
   return s;
 }
 
@@ -138,46 +148,67 @@ Const const_from_proto(const ::onnx::TensorProto& t, const std::string& what) {
   Const c;
   c.shape.assign(t.dims().begin(), t.dims().end());
   for (size_t k = 0; k < c.shape.size(); ++k)
-    MINITVM_USER_CHECK(c.shape[k] >= 0) << what << ": dims[" << k << "] = " << c.shape[k] << " is negative";
+    MINITVM_USER_CHECK(c.shape[k] >= 0)
+        << what << ": dims[" << k << "] = " << c.shape[k] << " is negative";
   std::optional<int64_t> n = checked_product(c.shape);
   MINITVM_USER_CHECK(n) << what << ": the product of its dims overflows int64";
   const std::string& raw = t.raw_data();
   auto from_raw = [&](auto tag, bool is_int) {
     using T = decltype(tag);
     MINITVM_USER_CHECK(raw.size() == size_t(*n) * sizeof(T))
-        << what << ": raw_data has " << raw.size() << " bytes, its dims need " << *n << " elements of " << sizeof(T);
+        << what << ": raw_data has " << raw.size() << " bytes, its dims need " << *n
+        << " elements of " << sizeof(T);
     c.is_int = is_int;
     for (int64_t k = 0; k < *n; ++k) {
       T v;
       std::memcpy(&v, raw.data() + k * sizeof(T), sizeof(T));
-      if (is_int) c.i.push_back(int64_t(v));
-      else c.f.push_back(double(v));
+      if (is_int)
+        c.i.push_back(int64_t(v));
+      else
+        c.f.push_back(double(v));
     }
   };
   auto from_field = [&](const auto& field, bool is_int) {
-    MINITVM_USER_CHECK(int64_t(field.size()) == *n) << what << " holds " << field.size() << " values for " << *n
-                                                     << " elements";
+    MINITVM_USER_CHECK(int64_t(field.size()) == *n)
+        << what << " holds " << field.size() << " values for " << *n << " elements";
     c.is_int = is_int;
     for (auto v : field) {
-      if (is_int) c.i.push_back(int64_t(v));
-      else c.f.push_back(double(v));
+      if (is_int)
+        c.i.push_back(int64_t(v));
+      else
+        c.f.push_back(double(v));
     }
   };
   switch (t.data_type()) {
     case ::onnx::TensorProto_DataType_FLOAT:
-      if (!raw.empty()) from_raw(float{}, false); else from_field(t.float_data(), false);
+      if (!raw.empty())
+        from_raw(float{}, false);
+      else
+        from_field(t.float_data(), false);
       break;
     case ::onnx::TensorProto_DataType_DOUBLE:
-      if (!raw.empty()) from_raw(double{}, false); else from_field(t.double_data(), false);
+      if (!raw.empty())
+        from_raw(double{}, false);
+      else
+        from_field(t.double_data(), false);
       break;
     case ::onnx::TensorProto_DataType_INT64:
-      if (!raw.empty()) from_raw(int64_t{}, true); else from_field(t.int64_data(), true);
+      if (!raw.empty())
+        from_raw(int64_t{}, true);
+      else
+        from_field(t.int64_data(), true);
       break;
     case ::onnx::TensorProto_DataType_INT32:
-      if (!raw.empty()) from_raw(int32_t{}, true); else from_field(t.int32_data(), true);
+      if (!raw.empty())
+        from_raw(int32_t{}, true);
+      else
+        from_field(t.int32_data(), true);
       break;
     case ::onnx::TensorProto_DataType_BOOL:
-      if (!raw.empty()) from_raw(uint8_t{}, true); else from_field(t.int32_data(), true);
+      if (!raw.empty())
+        from_raw(uint8_t{}, true);
+      else
+        from_field(t.int32_data(), true);
       break;
     default:
       MINITVM_USER_ERROR << what << " has unsupported element type " << t.data_type()
@@ -187,7 +218,8 @@ Const const_from_proto(const ::onnx::TensorProto& t, const std::string& what) {
 }
 
 runtime::NDArray to_ndarray(const Const& c, const std::string& what) {
-  MINITVM_USER_CHECK(!c.is_int) << what << " is an integer tensor; only float32 tensors can enter the graph";
+  MINITVM_USER_CHECK(!c.is_int)
+      << what << " is an integer tensor; only float32 tensors can enter the graph";
   std::vector<float> v(c.f.begin(), c.f.end());
   return runtime::NDArray::from_vector<float>(v, c.shape);
 }
@@ -199,7 +231,8 @@ class Importer {
   Imported run() {
     for (const auto& op : model_.opset_import())
       if (op.domain().empty() || op.domain() == "ai.onnx") opset_ = op.version();
-    MINITVM_USER_CHECK(opset_ > 0) << "from_onnx: the model declares no opset for the default ONNX domain";
+    MINITVM_USER_CHECK(opset_ > 0)
+        << "from_onnx: the model declares no opset for the default ONNX domain";
     const auto& g = model_.graph();
     std::set<std::string> init_names;
     for (const auto& t : g.initializer()) {
@@ -229,12 +262,15 @@ class Importer {
       if (it != shapes_.end()) {
         s = it->second;
         for (auto d : s)
-          MINITVM_USER_CHECK(d >= 1) << "from_onnx: the shape given for input '" << in.name() << "' has dim " << d;
+          MINITVM_USER_CHECK(d >= 1)
+              << "from_onnx: the shape given for input '" << in.name() << "' has dim " << d;
         if (tt.has_shape()) {
           bool agree = model_shape.size() == s.size();
-          for (size_t k = 0; agree && k < s.size(); ++k) agree = model_shape[k] < 0 || model_shape[k] == s[k];
-          MINITVM_USER_CHECK(agree) << "from_onnx: the shape given for input '" << in.name() << "' "
-                                    << fmt_shape(s) << " disagrees with the model's " << fmt_shape(model_shape);
+          for (size_t k = 0; agree && k < s.size(); ++k)
+            agree = model_shape[k] < 0 || model_shape[k] == s[k];
+          MINITVM_USER_CHECK(agree)
+              << "from_onnx: the shape given for input '" << in.name() << "' " << fmt_shape(s)
+              << " disagrees with the model's " << fmt_shape(model_shape);
         }
       } else {
         MINITVM_USER_CHECK(is_static) << "from_onnx: no shape given for graph input '" << in.name()
@@ -248,8 +284,8 @@ class Importer {
       values_[in.name()] = std::move(v);
     }
     for (const auto& [name, s] : shapes_)
-      MINITVM_USER_CHECK(input_names.count(name))
-          << "from_onnx: a shape is given for '" << name << "', which is not a graph input of the model";
+      MINITVM_USER_CHECK(input_names.count(name)) << "from_onnx: a shape is given for '" << name
+                                                  << "', which is not a graph input of the model";
     int idx = 0;
     for (const auto& n : g.node()) {
       try {
@@ -276,7 +312,8 @@ class Importer {
   static std::string fmt_shape(const Shape& s) {
     std::ostringstream os;
     os << "(";
-    for (size_t k = 0; k < s.size(); ++k) os << (k ? ", " : "") << (s[k] < 0 ? std::string("?") : std::to_string(s[k]));
+    for (size_t k = 0; k < s.size(); ++k)
+      os << (k ? ", " : "") << (s[k] < 0 ? std::string("?") : std::to_string(s[k]));
     os << ")";
     return os.str();
   }
@@ -298,7 +335,8 @@ class Importer {
     if (!cond) fail(msg);
   }
 
-  const ::onnx::AttributeProto* attr(const std::string& k, ::onnx::AttributeProto_AttributeType type) {
+  const ::onnx::AttributeProto* attr(const std::string& k,
+                                     ::onnx::AttributeProto_AttributeType type) {
     auto it = attrs_.find(k);
     if (it == attrs_.end()) return nullptr;
     if (it->second->type() != type)
@@ -330,7 +368,8 @@ class Importer {
   Value& value(int k) {
     check(has_input(k), "input " + std::to_string(k) + " is missing");
     auto it = values_.find(n_->input(k));
-    if (it == values_.end()) fail("input ", k, " '", n_->input(k), "' is not produced by any earlier node or graph input");
+    if (it == values_.end())
+      fail("input ", k, " '", n_->input(k), "' is not produced by any earlier node or graph input");
     return it->second;
   }
   // A graph tensor for input k.
@@ -361,7 +400,8 @@ class Importer {
 
   Expr tensor(const std::string& name, const std::string& what) {
     auto it = values_.find(name);
-    MINITVM_USER_CHECK(it != values_.end()) << "from_onnx: " << what << " '" << name << "' is never produced";
+    MINITVM_USER_CHECK(it != values_.end())
+        << "from_onnx: " << what << " '" << name << "' is never produced";
     Value& v = it->second;
     if (v.e) return v.e;
     if (v.param) {
@@ -403,11 +443,13 @@ class Importer {
     lift1d_ = false;
     label_ = "node " + std::to_string(idx) + " '" + n.name() + "' (" + n.op_type() + ")";
     attrs_.clear();
-    if (!n.domain().empty() && n.domain() != "ai.onnx") fail("op domain '", n.domain(), "' is not supported");
+    if (!n.domain().empty() && n.domain() != "ai.onnx")
+      fail("op domain '", n.domain(), "' is not supported");
     auto it = op_attrs().find(n.op_type());
     if (it == op_attrs().end()) fail("op ", n.op_type(), " is not supported");
     for (const auto& a : n.attribute()) {
-      if (!it->second.count(a.name())) fail("attribute '", a.name(), "' of ", n.op_type(), " is not supported");
+      if (!it->second.count(a.name()))
+        fail("attribute '", a.name(), "' of ", n.op_type(), " is not supported");
       attrs_[a.name()] = &a;
     }
     const std::string& op = n.op_type();
@@ -425,11 +467,13 @@ class Importer {
     if (op == "HardSigmoid" || op == "HardSwish") return op_hard(op == "HardSwish");
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") return op_binary(op);
     if (op == "MaxPool" || op == "AveragePool") return op_pool(op == "MaxPool");
-    if (op == "GlobalAveragePool" || op == "GlobalMaxPool") return op_global_pool(op == "GlobalMaxPool");
+    if (op == "GlobalAveragePool" || op == "GlobalMaxPool")
+      return op_global_pool(op == "GlobalMaxPool");
     if (op == "Gemm") return op_gemm();
     if (op == "MatMul") return op_matmul();
     if (op == "Flatten") return op_flatten_graph();
-    if (op == "Reshape") return only_outputs(1), set_out(0, reshape(in(0), reshape_target(shape_of(0))));
+    if (op == "Reshape")
+      return only_outputs(1), set_out(0, reshape(in(0), reshape_target(shape_of(0))));
     if (op == "Transpose") return op_transpose();
     if (op == "Concat") return op_concat();
     if (op == "Split") return op_split();
@@ -438,7 +482,8 @@ class Importer {
     if (op == "Dropout") return op_dropout();
     if (op == "Identity") return only_outputs(1), set_out(0, in(0));
     if (op == "Pad") return op_pad();
-    if (op == "Squeeze") return only_outputs(1), set_out(0, squeeze(in(0), squeeze_axes(shape_of(0))));
+    if (op == "Squeeze")
+      return only_outputs(1), set_out(0, squeeze(in(0), squeeze_axes(shape_of(0))));
     if (op == "Unsqueeze") return op_unsqueeze_graph();
     if (op == "Slice") return op_slice_graph();
     if (op == "Gather") return op_gather_graph();
@@ -508,20 +553,25 @@ class Importer {
     const Const& a = cin(0, "input");
     Const r;
     if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
-      if (has("axis")) fail("attribute 'axis' (opset < 7 broadcasting) on constants is not supported");
+      if (has("axis"))
+        fail("attribute 'axis' (opset < 7 broadcasting) on constants is not supported");
       const Const& b = cin(1, "input");
       bool ok;
       r.shape = broadcast(a.shape, b.shape, ok);
-      if (!ok) fail("shapes ", fmt_shape(a.shape), " and ", fmt_shape(b.shape), " do not broadcast");
+      if (!ok)
+        fail("shapes ", fmt_shape(a.shape), " and ", fmt_shape(b.shape), " do not broadcast");
       r.is_int = a.is_int && b.is_int;
       int64_t n = r.numel();
       for (int64_t k = 0; k < n; ++k) {
         int64_t ia = bidx(a.shape, r.shape, k), ib = bidx(b.shape, r.shape, k);
         if (r.is_int) {
           int64_t x = a.i[ia], y = b.i[ib], v = 0;
-          if (op == "Add") v = x + y;
-          else if (op == "Sub") v = x - y;
-          else if (op == "Mul") v = x * y;
+          if (op == "Add")
+            v = x + y;
+          else if (op == "Sub")
+            v = x - y;
+          else if (op == "Mul")
+            v = x * y;
           else {
             if (y == 0) fail("integer division by zero at element ", k);
             v = x / y;
@@ -539,13 +589,16 @@ class Importer {
       int64_t to = geti("to", -1);
       r.shape = a.shape;
       if (to == ::onnx::TensorProto_DataType_FLOAT || to == ::onnx::TensorProto_DataType_DOUBLE) {
-        for (int64_t k = 0; k < a.numel(); ++k) r.f.push_back(to == 1 ? double(float(a.at(k))) : a.at(k));
-      } else if (to == ::onnx::TensorProto_DataType_INT64 || to == ::onnx::TensorProto_DataType_INT32 ||
+        for (int64_t k = 0; k < a.numel(); ++k)
+          r.f.push_back(to == 1 ? double(float(a.at(k))) : a.at(k));
+      } else if (to == ::onnx::TensorProto_DataType_INT64 ||
+                 to == ::onnx::TensorProto_DataType_INT32 ||
                  to == ::onnx::TensorProto_DataType_BOOL) {
         r.is_int = true;
         for (int64_t k = 0; k < a.numel(); ++k) {
           double v = a.at(k);
-          r.i.push_back(to == ::onnx::TensorProto_DataType_BOOL ? int64_t(v != 0) : int64_t(std::trunc(v)));
+          r.i.push_back(to == ::onnx::TensorProto_DataType_BOOL ? int64_t(v != 0)
+                                                                : int64_t(std::trunc(v)));
         }
       } else {
         fail("attribute 'to' = ", to, " is not supported (float, double, int64, int32, bool)");
@@ -570,7 +623,8 @@ class Importer {
       std::set<int64_t> drop(axes.begin(), axes.end());
       r.shape.clear();
       for (size_t k = 0; k < a.shape.size(); ++k)
-        if (!(axes.empty() ? a.shape[k] == 1 : drop.count(int64_t(k)) > 0)) r.shape.push_back(a.shape[k]);
+        if (!(axes.empty() ? a.shape[k] == 1 : drop.count(int64_t(k)) > 0))
+          r.shape.push_back(a.shape[k]);
     } else if (op == "Transpose") {
       auto perm = transpose_perm(a.shape.size());
       r.is_int = a.is_int;
@@ -591,9 +645,12 @@ class Importer {
       std::vector<const Const*> parts;
       for (int k = 0; k < num_inputs(); ++k) {
         const Const& c = cin(k, "input");
-        if (int64_t(c.shape.size()) != rank) fail("input ", k, " has rank ", c.shape.size(), ", input 0 has ", rank);
+        if (int64_t(c.shape.size()) != rank)
+          fail("input ", k, " has rank ", c.shape.size(), ", input 0 has ", rank);
         for (int64_t d = 0; d < rank; ++d)
-          if (d != ax && c.shape[d] != a.shape[d]) fail("input ", k, " ", fmt_shape(c.shape), " does not match input 0 ", fmt_shape(a.shape), " off axis ", ax);
+          if (d != ax && c.shape[d] != a.shape[d])
+            fail("input ", k, " ", fmt_shape(c.shape), " does not match input 0 ",
+                 fmt_shape(a.shape), " off axis ", ax);
         r.shape[ax] += c.shape[ax];
         r.is_int = r.is_int && c.is_int;
         parts.push_back(&c);
@@ -621,7 +678,8 @@ class Importer {
       for (int64_t o = 0; o < outer; ++o)
         for (int64_t j = 0; j < ind.numel(); ++j) {
           int64_t t = ind.i[j];
-          if (t < -a.shape[ax] || t >= a.shape[ax]) fail("index ", t, " is out of range for axis ", ax, " of size ", a.shape[ax]);
+          if (t < -a.shape[ax] || t >= a.shape[ax])
+            fail("index ", t, " is out of range for axis ", ax, " of size ", a.shape[ax]);
           if (t < 0) t += a.shape[ax];
           for (int64_t k = 0; k < inner; ++k) r.push(a, (o * a.shape[ax] + t) * inner + k);
         }
@@ -633,7 +691,8 @@ class Importer {
       int64_t n = r.numel();
       for (int64_t k = 0; k < n; ++k) {
         int64_t src = 0;
-        for (size_t d = 0; d < r.shape.size(); ++d) src += (sl.start[d] + ((k / ost[d]) % r.shape[d]) * sl.step[d]) * ist[d];
+        for (size_t d = 0; d < r.shape.size(); ++d)
+          src += (sl.start[d] + ((k / ost[d]) % r.shape[d]) * sl.step[d]) * ist[d];
         r.push(a, src);
       }
     } else {
@@ -656,9 +715,13 @@ class Importer {
       for (auto d : target) check(d != 0, "allowzero = 1 with a 0 in the shape is not supported");
     int minus = 0;
     for (size_t k = 0; k < target.size(); ++k) {
-      if (target[k] == -1) ++minus;
-      else if (target[k] < -1) fail("shape ", fmt_shape(target), " has a negative dim ", target[k]);
-      else if (target[k] == 0 && k >= in_shape.size()) fail("shape ", fmt_shape(target), " copies dim ", k, " (0) beyond the input rank ", in_shape.size());
+      if (target[k] == -1)
+        ++minus;
+      else if (target[k] < -1)
+        fail("shape ", fmt_shape(target), " has a negative dim ", target[k]);
+      else if (target[k] == 0 && k >= in_shape.size())
+        fail("shape ", fmt_shape(target), " copies dim ", k, " (0) beyond the input rank ",
+             in_shape.size());
     }
     if (minus > 1) fail("shape ", fmt_shape(target), " has more than one -1");
     resolve_reshape(in_shape, target);  // validate
@@ -671,14 +734,18 @@ class Importer {
     int minus_at = -1;
     for (size_t k = 0; k < o.size(); ++k) {
       if (o[k] == 0) o[k] = in_shape[k];
-      if (o[k] == -1) minus_at = int(k);
-      else known *= o[k];
+      if (o[k] == -1)
+        minus_at = int(k);
+      else
+        known *= o[k];
     }
     if (minus_at >= 0) {
-      if (known == 0 || total % known != 0) fail("shape ", fmt_shape(target), " cannot reshape ", fmt_shape(in_shape));
+      if (known == 0 || total % known != 0)
+        fail("shape ", fmt_shape(target), " cannot reshape ", fmt_shape(in_shape));
       o[minus_at] = total / known;
     } else if (known != total) {
-      fail("shape ", fmt_shape(target), " has ", known, " elements, the input ", fmt_shape(in_shape), " has ", total);
+      fail("shape ", fmt_shape(target), " has ", known, " elements, the input ",
+           fmt_shape(in_shape), " has ", total);
     }
     return o;
   }
@@ -731,7 +798,8 @@ class Importer {
     if (p->size() != rank) fail("attribute 'perm' has ", p->size(), " entries for rank ", rank);
     std::set<int64_t> seen;
     for (auto a : *p) {
-      if (a < 0 || a >= int64_t(rank) || !seen.insert(a).second) fail("attribute 'perm' is not a permutation of 0..", rank - 1);
+      if (a < 0 || a >= int64_t(rank) || !seen.insert(a).second)
+        fail("attribute 'perm' is not a permutation of 0..", rank - 1);
       perm.push_back(a);
     }
     return perm;
@@ -758,7 +826,8 @@ class Importer {
     if (axes.empty())
       for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
     if (steps.empty()) steps.assign(starts.size(), 1);
-    if (axes.size() != starts.size() || steps.size() != starts.size()) fail("starts, ends, axes and steps have different lengths");
+    if (axes.size() != starts.size() || steps.size() != starts.size())
+      fail("starts, ends, axes and steps have different lengths");
     SliceParams p;
     p.start.assign(r, 0);
     p.step.assign(r, 1);
@@ -792,7 +861,8 @@ class Importer {
     auto v = getints(k);
     if (!v) return {def, def};
     if (lift1d_ && v->size() == 1) return {1, (*v)[0]};
-    if (v->size() != 2) fail("attribute '", k, "' has ", v->size(), " values; only 2-D (NCHW) is supported");
+    if (v->size() != 2)
+      fail("attribute '", k, "' has ", v->size(), " values; only 2-D (NCHW) is supported");
     return *v;
   }
   // Explicit (top, left, bottom, right) padding from pads / auto_pad.
@@ -842,7 +912,9 @@ class Importer {
       x = reshape(x, xs);
       w = reshape(w, ws);
     }
-    if (xs.size() != 4 || ws.size() != 4) fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ", fmt_shape(xs), " weight ", fmt_shape(ws));
+    if (xs.size() != 4 || ws.size() != 4)
+      fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ",
+           fmt_shape(xs), " weight ", fmt_shape(ws));
     int64_t group = geti("group", 1);
     if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
     auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
@@ -850,7 +922,9 @@ class Importer {
     positive(dil, "dilations");
     Shape kshape{ws[2], ws[3]};
     if (auto ks = getints("kernel_shape"))
-      if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]})) fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
+      if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]}))
+        fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ",
+             fmt_shape(ws));
     Conv2DAttrs a;
     a.strides = strides;
     a.dilation = dil;
@@ -866,8 +940,10 @@ class Importer {
   }
   void op_bn() {
     only_outputs(1);
-    if (geti("training_mode", 0) != 0) fail("attribute 'training_mode' = 1 is not supported (inference only)");
-    if (opset_ < 7 && geti("is_test", 0) != 1) fail("attribute 'is_test' = 0 (training mode, opset < 7) is not supported");
+    if (geti("training_mode", 0) != 0)
+      fail("attribute 'training_mode' = 1 is not supported (inference only)");
+    if (opset_ < 7 && geti("is_test", 0) != 1)
+      fail("attribute 'is_test' = 0 (training mode, opset < 7) is not supported");
     if (geti("spatial", 1) != 1) fail("attribute 'spatial' = 0 is not supported");
     double eps = getf("epsilon", 1e-5);
     if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
@@ -875,12 +951,14 @@ class Importer {
   }
   void op_clip() {
     only_outputs(1);
-    double lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+    double lo = -std::numeric_limits<float>::infinity(),
+           hi = std::numeric_limits<float>::infinity();
     if (opset_ < 11) {
       lo = getf("min", lo);
       hi = getf("max", hi);
     } else {
-      check(!has("min") && !has("max"), "attributes 'min'/'max' are not allowed from opset 11 (they are inputs)");
+      check(!has("min") && !has("max"),
+            "attributes 'min'/'max' are not allowed from opset 11 (they are inputs)");
       if (has_input(1)) lo = cscalar(1, "min");
       if (has_input(2)) hi = cscalar(2, "max");
     }
@@ -902,13 +980,15 @@ class Importer {
     if (opset_ >= 7) fail("attributes 'axis'/'broadcast' are not allowed from opset 7");
     Shape bs = b->type().shape;
     if (geti("broadcast", 0) == 0) {
-      if (as != bs) fail("broadcast = 0 needs equal shapes, got ", fmt_shape(as), " and ", fmt_shape(bs));
+      if (as != bs)
+        fail("broadcast = 0 needs equal shapes, got ", fmt_shape(as), " and ", fmt_shape(bs));
       return;
     }
     if (!has("axis")) return;
     int64_t r = int64_t(as.size());
     int64_t ax = norm_axis(geti("axis", 0), r, "axis");
-    if (ax + int64_t(bs.size()) > r) fail("B ", fmt_shape(bs), " does not fit A ", fmt_shape(as), " from axis ", ax);
+    if (ax + int64_t(bs.size()) > r)
+      fail("B ", fmt_shape(bs), " does not fit A ", fmt_shape(as), " from axis ", ax);
     Shape t = bs;
     t.resize(size_t(r - ax), 1);
     if (t != bs) b = reshape(b, t);
@@ -917,7 +997,10 @@ class Importer {
     only_outputs(1);
     Expr a = in(0), b = in(1);
     legacy_broadcast(a->type().shape, b);
-    Expr y = op == "Add" ? add(a, b) : op == "Sub" ? subtract(a, b) : op == "Mul" ? multiply(a, b) : divide(a, b);
+    Expr y = op == "Add"   ? add(a, b)
+             : op == "Sub" ? subtract(a, b)
+             : op == "Mul" ? multiply(a, b)
+                           : divide(a, b);
     set_out(0, y);
   }
   void op_pool(bool is_max) {
@@ -927,11 +1010,13 @@ class Importer {
     if (xs.size() != 4) fail("only 2-D pooling (4-D data) is supported, got ", fmt_shape(xs));
     auto ks = getints("kernel_shape");
     check(ks.has_value(), "attribute 'kernel_shape' is required");
-    if (ks->size() != 2) fail("attribute 'kernel_shape' has ", ks->size(), " values; only 2-D is supported");
+    if (ks->size() != 2)
+      fail("attribute 'kernel_shape' has ", ks->size(), " values; only 2-D is supported");
     positive(*ks, "kernel_shape");
     auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
     positive(strides, "strides");
-    if (dil != Shape{1, 1}) fail("attribute 'dilations' ", fmt_shape(dil), " is not supported (only 1)");
+    if (dil != Shape{1, 1})
+      fail("attribute 'dilations' ", fmt_shape(dil), " is not supported (only 1)");
     if (geti("storage_order", 0) != 0) fail("attribute 'storage_order' = 1 is not supported");
     int64_t ceil = geti("ceil_mode", 0), cip = geti("count_include_pad", 0);
     if (ceil != 0 && ceil != 1) fail("attribute 'ceil_mode' = ", ceil, " must be 0 or 1");
@@ -950,7 +1035,9 @@ class Importer {
         if ((out - 1) * strides[i] >= xs[2 + i] + p[i]) --out;
         int64_t extra = (out - 1) * strides[i] + (*ks)[i] - padded;
         if (extra > 0 && !is_max && cip)
-          fail("ceil_mode = 1 with count_include_pad = 1 and a partial last window is not supported");
+          fail(
+              "ceil_mode = 1 with count_include_pad = 1 and a partial last window is not "
+              "supported");
         p[i + 2] += std::max<int64_t>(extra, 0);
       }
     }
@@ -975,7 +1062,8 @@ class Importer {
     only_outputs(1);
     Expr a = in(0), b = in(1);
     int64_t ta = geti("transA", 0), tb = geti("transB", 0);
-    if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1)) fail("attributes 'transA'/'transB' must be 0 or 1");
+    if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+      fail("attributes 'transA'/'transB' must be 0 or 1");
     double alpha = getf("alpha", 1.0), beta = getf("beta", 1.0);
     if (!std::isfinite(alpha) || !std::isfinite(beta)) fail("alpha and beta must be finite");
     if (a->type().shape.size() != 2 || b->type().shape.size() != 2)
@@ -1034,19 +1122,23 @@ class Importer {
     Shape s = x->type().shape;
     int64_t ax = norm_axis(geti("axis", 0), int64_t(s.size()), "axis");
     Shape sizes;
-    if (auto v = getints("split")) sizes = *v;
-    else if (opset_ >= 13 && has_input(1)) sizes = cints(1, "split");
+    if (auto v = getints("split"))
+      sizes = *v;
+    else if (opset_ >= 13 && has_input(1))
+      sizes = cints(1, "split");
     int64_t nout = n_->output_size();
     if (has("num_outputs")) {
       int64_t no = geti("num_outputs", 0);
-      if (no != nout) fail("attribute 'num_outputs' = ", no, " but the node has ", nout, " outputs");
+      if (no != nout)
+        fail("attribute 'num_outputs' = ", no, " but the node has ", nout, " outputs");
     }
     if (sizes.empty()) {
       // ceil-sized parts, the last one smaller (opset 18); equal parts when they divide
       int64_t part = (s[ax] + nout - 1) / nout;
       for (int64_t k = 0; k < nout; ++k) sizes.push_back(std::min(part, s[ax] - k * part));
     }
-    if (int64_t(sizes.size()) != nout) fail("split has ", sizes.size(), " sizes for ", nout, " outputs");
+    if (int64_t(sizes.size()) != nout)
+      fail("split has ", sizes.size(), " sizes for ", nout, " outputs");
     int64_t total = 0;
     Shape idx;
     for (size_t k = 0; k < sizes.size(); ++k) {
@@ -1074,7 +1166,8 @@ class Importer {
     only_outputs(1);
     Expr x = in(0);
     int64_t r = int64_t(x->type().shape.size());
-    Shape axes = opset_ >= 18 ? (has_input(1) ? cints(1, "axes") : Shape{}) : (getints("axes") ? *getints("axes") : Shape{});
+    Shape axes = opset_ >= 18 ? (has_input(1) ? cints(1, "axes") : Shape{})
+                              : (getints("axes") ? *getints("axes") : Shape{});
     int64_t keep = geti("keepdims", 1);
     if (keep != 0 && keep != 1) fail("attribute 'keepdims' = ", keep, " must be 0 or 1");
     if (axes.empty() && geti("noop_with_empty_axes", 0)) return set_out(0, x);
@@ -1095,7 +1188,8 @@ class Importer {
     Shape s = x->type().shape;
     int64_t r = int64_t(s.size());
     std::string mode = gets("mode", "constant");
-    if (mode != "constant") fail("attribute 'mode' = '", mode, "' is not supported (only constant)");
+    if (mode != "constant")
+      fail("attribute 'mode' = '", mode, "' is not supported (only constant)");
     Shape pads;
     double value = 0;
     if (opset_ < 11) {
@@ -1108,11 +1202,13 @@ class Importer {
       if (has_input(2)) value = cscalar(2, "constant_value");
     }
     Shape axes;
-    if (has_input(3)) axes = cints(3, "axes");
+    if (has_input(3))
+      axes = cints(3, "axes");
     else
       for (int64_t k = 0; k < r; ++k) axes.push_back(k);
-    if (pads.size() != 2 * axes.size()) fail("pads has ", pads.size(), " values for ", axes.size(), " axes");
-    std::vector<std::pair<int64_t, int64_t>> pw(r, {0, 0});
+    if (pads.size() != 2 * axes.size())
+      fail("pads has ", pads.size(), " values for ", axes.size(), " axes");
+    std::vector<std::pair<int64_t, int64_t> > pw(r, {0, 0});
     for (size_t k = 0; k < axes.size(); ++k) {
       int64_t ax = norm_axis(axes[k], r, "axis");
       int64_t b = pads[k], e = pads[k + axes.size()];
@@ -1134,7 +1230,9 @@ class Importer {
     Expr y = x;
     for (size_t d = 0; d < s.size(); ++d) {
       if (sl.out[d] == s[d] && sl.step[d] == 1) continue;
-      if (sl.step[d] != 1) fail("steps other than 1 on a graph tensor are not supported (axis ", d, " step ", sl.step[d], ")");
+      if (sl.step[d] != 1)
+        fail("steps other than 1 on a graph tensor are not supported (axis ", d, " step ",
+             sl.step[d], ")");
       if (sl.out[d] == 0) fail("an empty slice on axis ", d, " is not supported");
       Shape pts;
       int64_t b = sl.start[d], e = sl.start[d] + sl.out[d];
@@ -1153,9 +1251,11 @@ class Importer {
     const Const& ind = cin(1, "indices");
     if (!ind.is_int) fail("indices must be integers");
     if (ind.numel() != 1 || ind.shape.size() > 1)
-      fail("only a single (scalar or 1-element) index is supported on a graph tensor, got indices ", fmt_shape(ind.shape));
+      fail("only a single (scalar or 1-element) index is supported on a graph tensor, got indices ",
+           fmt_shape(ind.shape));
     int64_t t = ind.i[0];
-    if (t < -s[ax] || t >= s[ax]) fail("index ", t, " is out of range for axis ", ax, " of size ", s[ax]);
+    if (t < -s[ax] || t >= s[ax])
+      fail("index ", t, " is out of range for axis ", ax, " of size ", s[ax]);
     if (t < 0) t += s[ax];
     Shape pts;
     int part = 0;
@@ -1168,18 +1268,21 @@ class Importer {
   void op_lrn() {
     only_outputs(1);
     Expr x = in(0);
-    if (x->type().shape.size() < 2) fail("data must have rank >= 2 (N, C, ...), got ", fmt_shape(x->type().shape));
+    if (x->type().shape.size() < 2)
+      fail("data must have rank >= 2 (N, C, ...), got ", fmt_shape(x->type().shape));
     check(has("size"), "attribute 'size' is required");
     int64_t size = geti("size", 0);
     if (size < 1) fail("attribute 'size' = ", size, " must be >= 1");
     double alpha = getf("alpha", 1e-4), beta = getf("beta", 0.75), bias = getf("bias", 1.0);
-    if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(bias)) fail("alpha, beta and bias must be finite");
+    if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(bias))
+      fail("alpha, beta and bias must be finite");
     set_out(0, nn::lrn(x, size, 1, bias, alpha, beta));
   }
   void op_cast_graph() {
     only_outputs(1);
     int64_t to = geti("to", -1);
-    if (to != ::onnx::TensorProto_DataType_FLOAT) fail("attribute 'to' = ", to, " on a float32 graph tensor is not supported (only float)");
+    if (to != ::onnx::TensorProto_DataType_FLOAT)
+      fail("attribute 'to' = ", to, " on a float32 graph tensor is not supported (only float)");
     set_out(0, in(0));
   }
 
@@ -1223,7 +1326,8 @@ std::vector<OnnxInput> onnx_graph_inputs(const std::string& path) {
     o.name = in.name();
     const auto& tt = in.type().tensor_type();
     o.has_shape = tt.has_shape();
-    for (const auto& d : tt.shape().dim()) o.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    for (const auto& d : tt.shape().dim())
+      o.shape.push_back(d.has_dim_value() ? d.dim_value() : -1);
     r.push_back(std::move(o));
   }
   return r;

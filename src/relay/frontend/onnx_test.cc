@@ -23,7 +23,8 @@ namespace minitvm::relay::frontend {
 
 #ifndef MINITVM_HAVE_ONNX
 
-OnnxTestResult run_onnx_test_dir(const std::string& dir, const std::string&, const OnnxTestOptions&) {
+OnnxTestResult run_onnx_test_dir(const std::string& dir, const std::string&,
+                                 const OnnxTestOptions&) {
   OnnxTestResult r;
   r.dir = dir;
   r.status = OnnxTestResult::Status::Unsupported;
@@ -43,7 +44,9 @@ struct TestError {
   Status status;
   std::string reason;
 };
-[[noreturn]] void fail(Status s, const std::string& why) { throw TestError{s, why}; }
+[[noreturn]] void fail(Status s, const std::string& why) {
+  throw TestError{s, why};
+}
 
 std::string read_file(const fs::path& p) {
   std::ifstream f(p, std::ios::binary);
@@ -55,11 +58,14 @@ std::string read_file(const fs::path& p) {
 
 ::onnx::TensorProto read_tensor(const fs::path& p) {
   ::onnx::TensorProto t;
-  if (!t.ParseFromString(read_file(p))) fail(Status::Failed, p.filename().string() + " is not a TensorProto");
+  if (!t.ParseFromString(read_file(p)))
+    fail(Status::Failed, p.filename().string() + " is not a TensorProto");
   return t;
 }
 
-std::vector<int64_t> dims(const ::onnx::TensorProto& t) { return {t.dims().begin(), t.dims().end()}; }
+std::vector<int64_t> dims(const ::onnx::TensorProto& t) {
+  return {t.dims().begin(), t.dims().end()};
+}
 
 int64_t numel(const std::vector<int64_t>& s) {
   int64_t n = 1;
@@ -72,12 +78,14 @@ std::vector<float> floats_of(const ::onnx::TensorProto& t, const std::string& wh
   int64_t n = numel(dims(t));
   std::vector<float> v;
   if (!t.raw_data().empty()) {
-    if (t.raw_data().size() != size_t(n) * 4) fail(Status::Failed, what + ": raw_data size does not match its dims");
+    if (t.raw_data().size() != size_t(n) * 4)
+      fail(Status::Failed, what + ": raw_data size does not match its dims");
     v.resize(size_t(n));
     std::memcpy(v.data(), t.raw_data().data(), v.size() * 4);
   } else {
     v.assign(t.float_data().begin(), t.float_data().end());
-    if (int64_t(v.size()) != n) fail(Status::Failed, what + ": float_data size does not match its dims");
+    if (int64_t(v.size()) != n)
+      fail(Status::Failed, what + ": float_data size does not match its dims");
   }
   return v;
 }
@@ -155,27 +163,32 @@ class Runner {
  private:
   void body(OnnxTestResult& r) {
     if (!fs::is_regular_file(dir_ / "model.onnx")) fail(Status::Failed, "no model.onnx");
-    if (!model_.ParseFromString(read_file(dir_ / "model.onnx"))) fail(Status::Failed, "model.onnx is not an ONNX ModelProto");
+    if (!model_.ParseFromString(read_file(dir_ / "model.onnx")))
+      fail(Status::Failed, "model.onnx is not an ONNX ModelProto");
     auto ops = onnx_supported_ops();
     std::set<std::string> sup(ops.begin(), ops.end());
     for (const auto& n : model_.graph().node()) {
-      if (!n.domain().empty() && n.domain() != "ai.onnx") fail(Status::Unsupported, "op domain '" + n.domain() + "'");
+      if (!n.domain().empty() && n.domain() != "ai.onnx")
+        fail(Status::Unsupported, "op domain '" + n.domain() + "'");
       if (!sup.count(n.op_type())) fail(Status::Unsupported, "op " + n.op_type());
     }
     for (const auto& i : model_.graph().input())
       if (!i.type().has_tensor_type())
-        fail(Status::Unsupported, "graph input '" + i.name() + "' is not a tensor (sequence, optional or map)");
+        fail(Status::Unsupported,
+             "graph input '" + i.name() + "' is not a tensor (sequence, optional or map)");
     for (const auto& o : model_.graph().output()) {
       if (!o.type().has_tensor_type())
-        fail(Status::Unsupported, "graph output '" + o.name() + "' is not a tensor (sequence, optional or map)");
+        fail(Status::Unsupported,
+             "graph output '" + o.name() + "' is not a tensor (sequence, optional or map)");
       int et = o.type().tensor_type().elem_type();
       if (et != 0 && et != ::onnx::TensorProto_DataType_FLOAT)
-        fail(Status::Unsupported, "graph output '" + o.name() + "' has element type " + std::to_string(et) +
-                                      " (only float32 outputs)");
+        fail(Status::Unsupported, "graph output '" + o.name() + "' has element type " +
+                                      std::to_string(et) + " (only float32 outputs)");
     }
     std::vector<fs::path> sets;
     for (auto& e : fs::directory_iterator(dir_))
-      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0) sets.push_back(e.path());
+      if (e.is_directory() && e.path().filename().string().rfind("test_data_set_", 0) == 0)
+        sets.push_back(e.path());
     std::sort(sets.begin(), sets.end());
     if (sets.empty()) fail(Status::Failed, "no test_data_set_* directories");
     for (size_t k = 0; k < sets.size(); ++k) {
@@ -187,13 +200,14 @@ class Runner {
   void run_set(const fs::path& set, const std::string& label, OnnxTestResult& r) {
     const auto& g = model_.graph();
     std::vector<int> fed = fed_inputs(g);
-    std::vector<::onnx::TensorProto> ins;
+    std::vector< ::onnx::TensorProto> ins;
     for (size_t k = 0; k < fed.size(); ++k) {
       fs::path p = set / ("input_" + std::to_string(k) + ".pb");
-      if (!fs::exists(p)) fail(Status::Failed, label + ": " + p.filename().string() + " is missing");
+      if (!fs::exists(p))
+        fail(Status::Failed, label + ": " + p.filename().string() + " is missing");
       ins.push_back(read_tensor(p));
     }
-    std::vector<::onnx::TensorProto> want;
+    std::vector< ::onnx::TensorProto> want;
     for (int k = 0;; ++k) {
       fs::path p = set / ("output_" + std::to_string(k) + ".pb");
       if (!fs::exists(p)) break;
@@ -205,7 +219,8 @@ class Runner {
     for (size_t k = 0; k < want.size(); ++k)
       if (want[k].data_type() != ::onnx::TensorProto_DataType_FLOAT)
         fail(Status::Unsupported, "output " + std::to_string(k) + " has element type " +
-                                      std::to_string(want[k].data_type()) + " (only float32 outputs are compared)");
+                                      std::to_string(want[k].data_type()) +
+                                      " (only float32 outputs are compared)");
 
     // Which fed inputs stay graph inputs: float32 ones, unless the importer wants them constant.
     Params inputs;
@@ -214,20 +229,24 @@ class Runner {
       std::string key;
       ::onnx::ModelProto m = model_;
       auto* mg = m.mutable_graph();
-      ::google::protobuf::RepeatedPtrField<::onnx::ValueInfoProto> kept;
+      ::google::protobuf::RepeatedPtrField< ::onnx::ValueInfoProto> kept;
       ShapeDict shapes;
       inputs.clear();
       std::set<int> fed_set(fed.begin(), fed.end());
       for (int k = 0; k < g.input_size(); ++k)
-        if (!fed_set.count(k)) *kept.Add() = g.input(k);  // initializer-backed inputs (old IR) stay listed
+        if (!fed_set.count(k))
+          *kept.Add() = g.input(k);  // initializer-backed inputs (old IR) stay listed
       for (size_t k = 0; k < fed.size(); ++k) {
         const auto& vi = g.input(fed[k]);
         const auto& t = ins[k];
-        bool graph_input = t.data_type() == ::onnx::TensorProto_DataType_FLOAT && !constant_.count(vi.name());
+        bool graph_input =
+            t.data_type() == ::onnx::TensorProto_DataType_FLOAT && !constant_.count(vi.name());
         if (graph_input) {
           *kept.Add() = vi;
-          if (!static_shape_is(vi, dims(t))) shapes[vi.name()] = dims(t);  // the model's when it matches
-          inputs[vi.name()] = runtime::NDArray::from_vector<float>(floats_of(t, label + " input " + std::to_string(k)), dims(t));
+          if (!static_shape_is(vi, dims(t)))
+            shapes[vi.name()] = dims(t);  // the model's when it matches
+          inputs[vi.name()] = runtime::NDArray::from_vector<float>(
+              floats_of(t, label + " input " + std::to_string(k)), dims(t));
           key += "I" + vi.name() + shape_str(dims(t));
         } else {
           ::onnx::TensorProto init = t;
@@ -283,33 +302,37 @@ class Runner {
     try {
       for (auto& [name, v] : inputs) c->ex->set_input(name, v);
       c->ex->run();
-      for (int k = 0; k < c->ex->get_num_outputs(); ++k) got.push_back(c->ex->get_output(k).copy_to(Device::cpu()));
+      for (int k = 0; k < c->ex->get_num_outputs(); ++k)
+        got.push_back(c->ex->get_output(k).copy_to(Device::cpu()));
     } catch (const std::exception& e) {
       fail(Status::Failed, label + ": run on " + target_ + ": " + e.what());
     }
     compare(got, want, label + ", " + target_);
   }
 
-  void compare(const std::vector<runtime::NDArray>& got, const std::vector<::onnx::TensorProto>& want,
-               const std::string& label) {
+  void compare(const std::vector<runtime::NDArray>& got,
+               const std::vector< ::onnx::TensorProto>& want, const std::string& label) {
     if (got.size() != want.size())
-      fail(Status::Failed, label + ": " + std::to_string(got.size()) + " outputs, " + std::to_string(want.size()) +
-                               " recorded");
+      fail(Status::Failed, label + ": " + std::to_string(got.size()) + " outputs, " +
+                               std::to_string(want.size()) + " recorded");
     for (size_t k = 0; k < want.size(); ++k) {
       std::string what = label + ": output " + std::to_string(k);
       auto shape = dims(want[k]);
       if (got[k].shape() != shape)
-        fail(Status::Failed, what + " has shape " + shape_str(got[k].shape()) + ", expected " + shape_str(shape));
-      if (got[k].dtype() != DataType::Float(32)) fail(Status::Failed, what + " is " + got[k].dtype().str());
+        fail(Status::Failed,
+             what + " has shape " + shape_str(got[k].shape()) + ", expected " + shape_str(shape));
+      if (got[k].dtype() != DataType::Float(32))
+        fail(Status::Failed, what + " is " + got[k].dtype().str());
       auto w = floats_of(want[k], what);
       auto v = got[k].to_vector<float>();
       for (size_t i = 0; i < v.size(); ++i) {
         double x = v[i], y = w[i];
-        bool ok = std::isnan(y) ? std::isnan(x)
+        bool ok = std::isnan(y)   ? std::isnan(x)
                   : std::isinf(y) ? x == y
                                   : std::abs(x - y) <= opt_.atol + opt_.rtol * std::abs(y);
-        if (!ok) fail(Status::Failed, what + " differs at index " + std::to_string(i) + ": got " + fmt(x) +
-                                           ", expected " + fmt(y));
+        if (!ok)
+          fail(Status::Failed, what + " differs at index " + std::to_string(i) + ": got " + fmt(x) +
+                                   ", expected " + fmt(y));
       }
     }
   }
@@ -319,12 +342,13 @@ class Runner {
   OnnxTestOptions opt_;
   ::onnx::ModelProto model_;
   std::set<std::string> constant_;  // fed float inputs the importer needs as initializers
-  std::map<std::string, std::unique_ptr<Compiled>> cache_;
+  std::map<std::string, std::unique_ptr<Compiled> > cache_;
 };
 
 }  // namespace
 
-OnnxTestResult run_onnx_test_dir(const std::string& dir, const std::string& target, const OnnxTestOptions& options) {
+OnnxTestResult run_onnx_test_dir(const std::string& dir, const std::string& target,
+                                 const OnnxTestOptions& options) {
   return Runner(dir, target, options).run();
 }
 

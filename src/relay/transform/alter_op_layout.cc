@@ -16,7 +16,9 @@ namespace {
 
 using Shape = std::vector<int64_t>;
 
-std::string nchw_b(int64_t b) { return detail::Layout::blocked("NCHW", 'C', b); }
+std::string nchw_b(int64_t b) {
+  return detail::Layout::blocked("NCHW", 'C', b);
+}
 
 // One value of the original graph in the new one: its NCHW form and/or its NCHW[block]c form.
 struct Val {
@@ -26,7 +28,8 @@ struct Val {
 };
 
 bool is_4d_float(const Expr& e) {
-  return !e->tuple_typed && e->types[0].shape.size() == 4 && e->types[0].dtype == DataType::Float(32);
+  return !e->tuple_typed && e->types[0].shape.size() == 4 &&
+         e->types[0].dtype == DataType::Float(32);
 }
 
 class Alter {
@@ -104,7 +107,8 @@ class Alter {
       int64_t b = block_of(e->args[0]);
       return {nullptr, call(op, {val(e->args[0]).blocked}, e->attrs), b};
     }
-    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "nn.bias_add") {
+    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
+        op == "nn.bias_add") {
       std::vector<Expr> in = e->args;
       int64_t b = 0;  // the block of an operand with the output's shape
       for (auto& a : in)
@@ -112,7 +116,8 @@ class Alter {
       if (!b || C % b) return keep(e);
       std::vector<Expr> args;
       if (op == "nn.bias_add") {
-        if (e->attrs.at("axis").get<int64_t>() != 1 || in[1]->types[0].shape.size() != 1) return keep(e);
+        if (e->attrs.at("axis").get<int64_t>() != 1 || in[1]->types[0].shape.size() != 1)
+          return keep(e);
         Expr data = broadcast_operand(in[0], C, b);
         Expr bias = layout_transform(reshape(nchw(in[1]), {1, C, 1, 1}), "NCHW", nchw_b(b));
         if (!data) return keep(e);
@@ -159,8 +164,10 @@ class Alter {
       if (!opt_.conv_blocks) return keep(e);
       std::optional<ConvBlocks> cb = opt_.conv_blocks(*e);
       if (!cb) return keep(e);
-      MINITVM_USER_CHECK(cb->ic_bn >= 1 && C % cb->ic_bn == 0 && cb->oc_bn >= 1 && O % cb->oc_bn == 0)
-          << "alter_op_layout: channel blocks " << cb->ic_bn << "/" << cb->oc_bn << " do not divide " << C << "/" << O;
+      MINITVM_USER_CHECK(cb->ic_bn >= 1 && C % cb->ic_bn == 0 && cb->oc_bn >= 1 &&
+                         O % cb->oc_bn == 0)
+          << "alter_op_layout: channel blocks " << cb->ic_bn << "/" << cb->oc_bn
+          << " do not divide " << C << "/" << O;
       std::string kl = "OIHW" + std::to_string(cb->ic_bn) + "i" + std::to_string(cb->oc_bn) + "o";
       at["data_layout"] = nchw_b(cb->ic_bn);
       at["kernel_layout"] = kl;
@@ -188,6 +195,8 @@ class Alter {
 
 }  // namespace
 
-Function alter_op_layout(const Function& f, const AlterLayoutOptions& opt) { return Alter(opt).run(f); }
+Function alter_op_layout(const Function& f, const AlterLayoutOptions& opt) {
+  return Alter(opt).run(f);
+}
 
 }  // namespace minitvm::relay::transform

@@ -14,12 +14,14 @@ Function bind_params(const Function& f, const Params& params) {
       continue;
     }
     TensorType t{it->second.shape(), it->second.dtype()};
-    MINITVM_USER_CHECK(t == p->types[0]) << "bind_params: param '" << p->name << "' is " << t.str()
-                                         << " but the function's %" << p->name << " is " << p->types[0].str();
+    MINITVM_USER_CHECK(t == p->types[0])
+        << "bind_params: param '" << p->name << "' is " << t.str() << " but the function's %"
+        << p->name << " is " << p->types[0].str();
     bound[p.get()] = constant(it->second);
   }
   for (auto& [name, v] : params)
-    MINITVM_USER_CHECK(f.param(name) != nullptr) << "bind_params: '" << name << "' is not a parameter of the function";
+    MINITVM_USER_CHECK(f.param(name) != nullptr)
+        << "bind_params: '" << name << "' is not a parameter of the function";
   if (bound.empty()) return f;
   Function g = detail::rewrite(f, [&](const Expr& orig, const Expr& e) {
     auto it = bound.find(orig.get());

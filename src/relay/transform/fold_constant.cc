@@ -7,7 +7,8 @@ namespace minitvm::relay::transform {
 
 Function fold_constant(const Function& f) {
   return detail::rewrite(f, [](const Expr&, const Expr& e) -> Expr {
-    if (e->kind == ExprKind::TupleGetItem && e->args[0]->kind == ExprKind::Tuple) return e->args[0]->args[e->index];
+    if (e->kind == ExprKind::TupleGetItem && e->args[0]->kind == ExprKind::Tuple)
+      return e->args[0]->args[e->index];
     if (e->kind != ExprKind::Call || e->tuple_typed) return e;
     std::vector<runtime::NDArray> vals;
     for (auto& a : e->args) {

@@ -13,8 +13,12 @@ namespace minitvm::relay::transform {
 namespace {
 
 using P = OpPattern;
-P combine(P a, P b) { return static_cast<int>(a) > static_cast<int>(b) ? a : b; }
-bool le(P a, P b) { return static_cast<int>(a) <= static_cast<int>(b); }
+P combine(P a, P b) {
+  return static_cast<int>(a) > static_cast<int>(b) ? a : b;
+}
+bool le(P a, P b) {
+  return static_cast<int>(a) <= static_cast<int>(b);
+}
 
 // Indexed forward graph (graph.md 1.3).
 struct GNode {
@@ -33,9 +37,15 @@ std::vector<GNode> forward_graph(const Function& f) {
     n.ref = e;
     n.index = static_cast<int>(g.size());
     switch (e->kind) {
-      case ExprKind::Call: n.pattern = op_pattern(e->name); break;
-      case ExprKind::Constant: n.pattern = e->types[0].numel() == 1 && e->data.ndim() == 0 ? P::kElemWise : P::kOpaque; break;
-      default: n.pattern = P::kOpaque; break;  // vars; tuples and projections stay unfused here
+      case ExprKind::Call:
+        n.pattern = op_pattern(e->name);
+        break;
+      case ExprKind::Constant:
+        n.pattern = e->types[0].numel() == 1 && e->data.ndim() == 0 ? P::kElemWise : P::kOpaque;
+        break;
+      default:
+        n.pattern = P::kOpaque;
+        break;  // vars; tuples and projections stay unfused here
     }
     id[e.get()] = n.index;
     g.push_back(n);
@@ -46,7 +56,8 @@ std::vector<GNode> forward_graph(const Function& f) {
       P edge = P::kOpaque;
       if (e->kind == ExprKind::Call) {
         edge = n.pattern;
-        if (edge == P::kBroadcast && !a->tuple_typed && a->types[0].shape == e->types[0].shape) edge = P::kElemWise;
+        if (edge == P::kBroadcast && !a->tuple_typed && a->types[0].shape == e->types[0].shape)
+          edge = P::kElemWise;
       }
       g[id.at(a.get())].outputs.push_back({n.index, edge});
     }
@@ -131,7 +142,8 @@ struct Group {
 
 class Partitioner {
  public:
-  Partitioner(const std::vector<GNode>& g, const std::vector<DomNode>& dom) : g_(g), dom_(dom), groups_(g.size()) {
+  Partitioner(const std::vector<GNode>& g, const std::vector<DomNode>& dom)
+      : g_(g), dom_(dom), groups_(g.size()) {
     for (size_t i = 0; i < g.size(); ++i) {
       groups_[i].pattern = g[i].pattern;
       groups_[i].root_ref = static_cast<int>(i);
@@ -218,7 +230,8 @@ class Partitioner {
         if (le(dn.pattern, P::kInjective) || dn.pattern == P::kCommReduce)
           try_fuse([](P k, bool is_sink) {
             if (!is_sink) return le(k, P::kInjective);
-            return le(k, P::kBroadcast) || k == P::kCommReduce || k == P::kInjective || k == P::kOutEWiseFusable;
+            return le(k, P::kBroadcast) || k == P::kCommReduce || k == P::kInjective ||
+                   k == P::kOutEWiseFusable;
           });
       } else if (gn->pattern == P::kInjective || gn->pattern == P::kTuple) {
         if (phase != 1) continue;
@@ -233,7 +246,9 @@ class Partitioner {
   std::unordered_set<int> visited_;
 };
 
-std::string shape_key(const TensorType& t) { return t.str(); }
+std::string shape_key(const TensorType& t) {
+  return t.str();
+}
 
 }  // namespace
 
@@ -260,7 +275,8 @@ FusedGraph fuse_ops(const Function& f, int opt_level) {
     }
   }
   // Order groups by the index of their root node.
-  std::sort(roots.begin(), roots.end(), [](Group* a, Group* b) { return a->root_ref < b->root_ref; });
+  std::sort(roots.begin(), roots.end(),
+            [](Group* a, Group* b) { return a->root_ref < b->root_ref; });
   for (size_t i = 0; i < roots.size(); ++i) group_index[roots[i]] = static_cast<int>(i);
   out.groups.resize(roots.size());
   for (auto& n : g) {
@@ -268,7 +284,8 @@ FusedGraph fuse_ops(const Function& f, int opt_level) {
     int gi = group_index.at(groups[n.index].root());
     out.group_of[n.ref.get()] = gi;
   }
-  std::map<std::string, std::map<std::string, std::string>> names;  // base name -> key -> unique name
+  std::map<std::string, std::map<std::string, std::string>>
+      names;  // base name -> key -> unique name
   for (size_t gi = 0; gi < roots.size(); ++gi) {
     FusedGroup& fg = out.groups[gi];
     fg.root = g[roots[gi]->root_ref].ref;
@@ -303,20 +320,23 @@ FusedGraph fuse_ops(const Function& f, int opt_level) {
     std::string name = "fused";
     std::ostringstream key;
     std::unordered_map<const ExprNode*, int> local;
-    for (auto& in : fg.inputs) key << "in:" << (in->tuple_typed ? std::string("tuple") : shape_key(in->types[0])) << ";";
+    for (auto& in : fg.inputs)
+      key << "in:" << (in->tuple_typed ? std::string("tuple") : shape_key(in->types[0])) << ";";
     for (auto& e : fg.nodes) {
       name += "_" + e->name;
       key << e->name << "(";
       for (auto& a : e->args) {
         auto it = local.find(a.get());
-        key << (it != local.end() ? "%" + std::to_string(it->second) : "p" + std::to_string(input_id.at(a.get())))
+        key << (it != local.end() ? "%" + std::to_string(it->second)
+                                  : "p" + std::to_string(input_id.at(a.get())))
             << ",";
       }
       key << ")" << e->attrs.dump() << ";";
       local[e.get()] = static_cast<int>(local.size());
     }
     fg.key = key.str();
-    if (name.size() > 80) name = name.substr(0, 80) + "_" + std::to_string(std::hash<std::string>()(name)) + "_";
+    if (name.size() > 80)
+      name = name.substr(0, 80) + "_" + std::to_string(std::hash<std::string>()(name)) + "_";
     std::replace(name.begin(), name.end(), '.', '_');
     auto& by_key = names[name];
     auto it = by_key.find(fg.key);
@@ -337,7 +357,8 @@ std::string FusedGraph::str() const {
   auto name_of = [&](const Expr& e) -> std::string {
     auto it = names.find(e.get());
     if (it != names.end()) return it->second;
-    if (e->kind == ExprKind::Constant) return names[e.get()] = "meta[relay.Constant][" + std::to_string(next_const++) + "]";
+    if (e->kind == ExprKind::Constant)
+      return names[e.get()] = "meta[relay.Constant][" + std::to_string(next_const++) + "]";
     return "?";
   };
   os << "fused graph: " << groups.size() << " primitive functions\n";

@@ -29,7 +29,8 @@ class Planner {
     plan.storage_is_param.push_back(is_param);
     return t;
   }
-  // Smallest free block >= size within [size, 16 size), else the largest below size down to size/16.
+  // Smallest free block >= size within [size, 16 size), else the largest below size down to
+  // size/16.
   Token* request(int64_t size, int ref) {
     const int64_t match = 16;
     auto take = [&](std::multimap<int64_t, Token*>::iterator it) {

@@ -14,17 +14,17 @@
 #include <llvm/ExecutionEngine/Orc/LLJIT.h>
 #include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
 #include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
 #include <llvm/IR/Module.h>
 #include <llvm/IR/Verifier.h>
 #include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/CodeGen.h>
 #include <llvm/Support/Error.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/SourceMgr.h>
 #include <llvm/Support/TargetSelect.h>
 #include <llvm/Support/raw_ostream.h>
 #include <llvm/Target/TargetMachine.h>
-#include <llvm/IR/LegacyPassManager.h>
-#include <llvm/Support/CodeGen.h>
 #pragma GCC diagnostic pop
 
 #include <atomic>
@@ -57,10 +57,14 @@ struct HelperSymbol {
   void* addr;
 };
 
-#define MINITVM_F1(fn) {#fn, reinterpret_cast<void*>(static_cast<float (*)(float)>(&::fn))}
-#define MINITVM_D1(fn) {#fn, reinterpret_cast<void*>(static_cast<double (*)(double)>(&::fn))}
-#define MINITVM_F2(fn) {#fn, reinterpret_cast<void*>(static_cast<float (*)(float, float)>(&::fn))}
-#define MINITVM_D2(fn) {#fn, reinterpret_cast<void*>(static_cast<double (*)(double, double)>(&::fn))}
+#define MINITVM_F1(fn) \
+  { #fn, reinterpret_cast < void*>(static_cast <float (*)(float)>(&::fn)) }
+#define MINITVM_D1(fn) \
+  { #fn, reinterpret_cast < void*>(static_cast <double (*)(double)>(&::fn)) }
+#define MINITVM_F2(fn) \
+  { #fn, reinterpret_cast < void*>(static_cast <float (*)(float, float)>(&::fn)) }
+#define MINITVM_D2(fn) \
+  { #fn, reinterpret_cast < void*>(static_cast <double (*)(double, double)>(&::fn)) }
 
 std::vector<HelperSymbol> helper_symbols() {
   return {
@@ -68,18 +72,62 @@ std::vector<HelperSymbol> helper_symbols() {
       {"memcpy", reinterpret_cast<void*>(&::memcpy)},
       {"memmove", reinterpret_cast<void*>(&::memmove)},
       {"memset", reinterpret_cast<void*>(&::memset)},
-      MINITVM_F1(expf), MINITVM_F1(exp2f), MINITVM_F1(logf), MINITVM_F1(log2f), MINITVM_F1(log10f),
-      MINITVM_F1(sqrtf), MINITVM_F1(tanhf), MINITVM_F1(erff), MINITVM_F1(fabsf), MINITVM_F1(floorf),
-      MINITVM_F1(ceilf), MINITVM_F1(roundf), MINITVM_F1(truncf), MINITVM_F1(sinf), MINITVM_F1(cosf),
-      MINITVM_F1(tanf), MINITVM_F1(atanf), MINITVM_F1(sinhf), MINITVM_F1(coshf), MINITVM_F1(expm1f),
-      MINITVM_F1(log1pf), MINITVM_F1(nearbyintf), MINITVM_F1(rintf),
-      MINITVM_D1(exp), MINITVM_D1(exp2), MINITVM_D1(log), MINITVM_D1(log2), MINITVM_D1(log10),
-      MINITVM_D1(sqrt), MINITVM_D1(tanh), MINITVM_D1(erf), MINITVM_D1(fabs), MINITVM_D1(floor),
-      MINITVM_D1(ceil), MINITVM_D1(round), MINITVM_D1(trunc), MINITVM_D1(sin), MINITVM_D1(cos),
-      MINITVM_D1(tan), MINITVM_D1(atan), MINITVM_D1(sinh), MINITVM_D1(cosh), MINITVM_D1(expm1),
-      MINITVM_D1(log1p), MINITVM_D1(nearbyint), MINITVM_D1(rint),
-      MINITVM_F2(powf), MINITVM_F2(fmodf), MINITVM_F2(atan2f), MINITVM_F2(fminf), MINITVM_F2(fmaxf),
-      MINITVM_D2(pow), MINITVM_D2(fmod), MINITVM_D2(atan2), MINITVM_D2(fmin), MINITVM_D2(fmax),
+      MINITVM_F1(expf),
+      MINITVM_F1(exp2f),
+      MINITVM_F1(logf),
+      MINITVM_F1(log2f),
+      MINITVM_F1(log10f),
+      MINITVM_F1(sqrtf),
+      MINITVM_F1(tanhf),
+      MINITVM_F1(erff),
+      MINITVM_F1(fabsf),
+      MINITVM_F1(floorf),
+      MINITVM_F1(ceilf),
+      MINITVM_F1(roundf),
+      MINITVM_F1(truncf),
+      MINITVM_F1(sinf),
+      MINITVM_F1(cosf),
+      MINITVM_F1(tanf),
+      MINITVM_F1(atanf),
+      MINITVM_F1(sinhf),
+      MINITVM_F1(coshf),
+      MINITVM_F1(expm1f),
+      MINITVM_F1(log1pf),
+      MINITVM_F1(nearbyintf),
+      MINITVM_F1(rintf),
+      MINITVM_D1(exp),
+      MINITVM_D1(exp2),
+      MINITVM_D1(log),
+      MINITVM_D1(log2),
+      MINITVM_D1(log10),
+      MINITVM_D1(sqrt),
+      MINITVM_D1(tanh),
+      MINITVM_D1(erf),
+      MINITVM_D1(fabs),
+      MINITVM_D1(floor),
+      MINITVM_D1(ceil),
+      MINITVM_D1(round),
+      MINITVM_D1(trunc),
+      MINITVM_D1(sin),
+      MINITVM_D1(cos),
+      MINITVM_D1(tan),
+      MINITVM_D1(atan),
+      MINITVM_D1(sinh),
+      MINITVM_D1(cosh),
+      MINITVM_D1(expm1),
+      MINITVM_D1(log1p),
+      MINITVM_D1(nearbyint),
+      MINITVM_D1(rint),
+      MINITVM_F2(powf),
+      MINITVM_F2(fmodf),
+      MINITVM_F2(atan2f),
+      MINITVM_F2(fminf),
+      MINITVM_F2(fmaxf),
+      MINITVM_D2(pow),
+      MINITVM_D2(fmod),
+      MINITVM_D2(atan2),
+      MINITVM_D2(fmin),
+      MINITVM_D2(fmax),
   };
 }
 
@@ -139,16 +187,18 @@ class Jit {
     auto tm = jtmb->createTargetMachine();
     if (!tm) throw RuntimeError(to_string(tm.takeError()));
     tm_ = std::move(*tm);
-    // Modules are materialised on first lookup, in whichever thread asks (the tuner builds on several
-    // threads). The default compiler shares one TargetMachine, whose MC state is not thread safe;
-    // ConcurrentIRCompiler makes a TargetMachine per compilation.
-    auto jit = llvm::orc::LLJITBuilder()
-                   .setJITTargetMachineBuilder(std::move(*jtmb))
-                   .setCompileFunctionCreator([](llvm::orc::JITTargetMachineBuilder jtmb)
-                                                  -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
-                     return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
-                   })
-                   .create();
+    // Modules are materialised on first lookup, in whichever thread asks (the tuner builds on
+    // several threads). The default compiler shares one TargetMachine, whose MC state is not thread
+    // safe; ConcurrentIRCompiler makes a TargetMachine per compilation.
+    auto jit =
+        llvm::orc::LLJITBuilder()
+            .setJITTargetMachineBuilder(std::move(*jtmb))
+            .setCompileFunctionCreator(
+                [](llvm::orc::JITTargetMachineBuilder jtmb)
+                    -> llvm::Expected<std::unique_ptr<llvm::orc::IRCompileLayer::IRCompiler>> {
+                  return std::make_unique<llvm::orc::ConcurrentIRCompiler>(std::move(jtmb));
+                })
+            .create();
     if (!jit) throw RuntimeError(to_string(jit.takeError()));
     lljit_ = std::move(*jit);
 
@@ -191,7 +241,8 @@ std::atomic<int64_t> g_live_modules{0};
 
 class JitModuleImpl final : public JitModule {
  public:
-  JitModuleImpl(llvm::orc::JITDylib* jd, llvm::orc::ResourceTrackerSP rt, std::set<std::string> defined)
+  JitModuleImpl(llvm::orc::JITDylib* jd, llvm::orc::ResourceTrackerSP rt,
+                std::set<std::string> defined)
       : jd_(jd), rt_(std::move(rt)), defined_(std::move(defined)) {
     g_live_modules.fetch_add(1);
   }
@@ -213,7 +264,8 @@ class JitModuleImpl final : public JitModule {
     if (!defined_.count(name)) return nullptr;
     std::lock_guard<std::mutex> lock(mu_);
     auto addr = Jit::get().lljit().lookup(*jd_, name);
-    if (!addr) throw CompileError("JIT: cannot materialise '" + name + "': " + to_string(addr.takeError()));
+    if (!addr)
+      throw CompileError("JIT: cannot materialise '" + name + "': " + to_string(addr.takeError()));
     return addr->toPtr<void*>();
   }
 
@@ -253,13 +305,15 @@ std::shared_ptr<JitModule> jit_compile(std::unique_ptr<llvm::Module> module,
   if (!jd) throw RuntimeError("JIT: " + to_string(jd.takeError()));
   jd->addToLinkOrder(lljit.getMainJITDylib());
   auto rt = jd->createResourceTracker();
-  if (auto err = lljit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
+  if (auto err =
+          lljit.addIRModule(rt, llvm::orc::ThreadSafeModule(std::move(module), std::move(context))))
     throw CompileError("JIT: adding module failed: " + to_string(std::move(err)));
   return std::make_shared<JitModuleImpl>(&*jd, std::move(rt), std::move(defined));
 }
 
 namespace {
-std::unique_ptr<llvm::Module> parse_ir(const std::string& text, const std::string& name, llvm::LLVMContext& ctx) {
+std::unique_ptr<llvm::Module> parse_ir(const std::string& text, const std::string& name,
+                                       llvm::LLVMContext& ctx) {
   Jit::get();  // initialise targets before parsing
   llvm::SMDiagnostic diag;
   auto mod = llvm::parseAssembly(llvm::MemoryBufferRef(text, name), diag, ctx);
@@ -274,7 +328,8 @@ std::unique_ptr<llvm::Module> parse_ir(const std::string& text, const std::strin
 }
 }  // namespace
 
-std::shared_ptr<JitModule> jit_compile_ir(const std::string& llvm_ir_text, const std::string& module_name) {
+std::shared_ptr<JitModule> jit_compile_ir(const std::string& llvm_ir_text,
+                                          const std::string& module_name) {
   auto ctx = std::make_unique<llvm::LLVMContext>();
   auto mod = parse_ir(llvm_ir_text, module_name, *ctx);
   return jit_compile(std::move(mod), std::move(ctx));
@@ -323,14 +378,19 @@ std::string jit_emit_object(const std::string& llvm_ir_text) {
 void jit_define_symbol(const std::string& name, void* address) {
   auto& lljit = Jit::get().lljit();
   llvm::orc::SymbolMap symbols;
-  symbols[lljit.mangleAndIntern(name)] = llvm::orc::ExecutorSymbolDef(
-      llvm::orc::ExecutorAddr::fromPtr(address), llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
+  symbols[lljit.mangleAndIntern(name)] =
+      llvm::orc::ExecutorSymbolDef(llvm::orc::ExecutorAddr::fromPtr(address),
+                                   llvm::JITSymbolFlags::Exported | llvm::JITSymbolFlags::Callable);
   if (auto err = lljit.getMainJITDylib().define(llvm::orc::absoluteSymbols(std::move(symbols))))
     throw CompileError("JIT: cannot define symbol '" + name + "': " + to_string(std::move(err)));
 }
 
-int64_t jit_live_modules() { return g_live_modules.load(); }
+int64_t jit_live_modules() {
+  return g_live_modules.load();
+}
 
-std::string jit_target_description() { return Jit::get().description(); }
+std::string jit_target_description() {
+  return Jit::get().description();
+}
 
 }  // namespace minitvm::runtime::cpu

@@ -1,4 +1,5 @@
-// The "llvm" runtime module: PackedFuncs over JIT-compiled functions `void NAME(void* const* args)`.
+// The "llvm" runtime module: PackedFuncs over JIT-compiled functions `void NAME(void* const*
+// args)`.
 #include <fstream>
 #include <map>
 
@@ -14,12 +15,14 @@ using CompiledFn = void (*)(void* const*);
 
 class LlvmModuleNode final : public ModuleNode, public PreparedCallProvider {
  public:
-  LlvmModuleNode(std::shared_ptr<JitModule> jit, std::vector<FunctionSignature> functions, std::string ir)
+  LlvmModuleNode(std::shared_ptr<JitModule> jit, std::vector<FunctionSignature> functions,
+                 std::string ir)
       : jit_(std::move(jit)), ir_(std::move(ir)) {
     for (auto& sig : functions) {
       // Materialise now so that link errors surface at build time, not at the first call.
       void* fn = jit_->lookup(sig.name);
-      MINITVM_ICHECK(fn) << "JIT module does not define function '" << sig.name << "' of its signature";
+      MINITVM_ICHECK(fn) << "JIT module does not define function '" << sig.name
+                         << "' of its signature";
       const std::string name = sig.name;
       names_.push_back(name);
       entries_[name] = Entry{std::move(sig), reinterpret_cast<CompiledFn>(fn)};
@@ -53,7 +56,8 @@ class LlvmModuleNode final : public ModuleNode, public PreparedCallProvider {
         sig);
   }
 
-  std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) override {
+  std::function<void()> prepare_call(const std::string& name,
+                                     const std::vector<ArgValue>& args) override {
     auto it = entries_.find(name);
     if (it == entries_.end()) return {};
     const FunctionSignature& sig = it->second.sig;
@@ -114,7 +118,8 @@ class LlvmModuleNode final : public ModuleNode, public PreparedCallProvider {
 Module make_llvm_module(std::shared_ptr<JitModule> jit, std::vector<FunctionSignature> functions,
                         std::string llvm_ir_text) {
   MINITVM_ICHECK(jit) << "make_llvm_module: null JIT module";
-  return Module(std::make_shared<LlvmModuleNode>(std::move(jit), std::move(functions), std::move(llvm_ir_text)));
+  return Module(std::make_shared<LlvmModuleNode>(std::move(jit), std::move(functions),
+                                                 std::move(llvm_ir_text)));
 }
 
 }  // namespace minitvm::runtime::cpu

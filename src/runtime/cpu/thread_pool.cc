@@ -48,7 +48,9 @@ class ThreadPool {
     // Spin for the workers' last chunks before blocking: a futex sleep here and the wake-up of a
     // halted vCPU (an IPI and a VM entry under KVM) cost tens to hundreds of microseconds per
     // parallel loop, and a network runs hundreds of them back to back.
-    for (int spin = 0; spin < kSpinIterations && active_.load(std::memory_order_acquire) != 0; ++spin) cpu_relax();
+    for (int spin = 0; spin < kSpinIterations && active_.load(std::memory_order_acquire) != 0;
+         ++spin)
+      cpu_relax();
     if (active_.load(std::memory_order_acquire) != 0) {
       std::unique_lock<std::mutex> lock(mu_);
       done_cv_.wait(lock, [this] { return active_.load(std::memory_order_acquire) == 0; });
@@ -90,7 +92,8 @@ class ThreadPool {
     for (;;) {
       // Spin a little before blocking (as TVM's and OpenMP's pools do): back-to-back parallel
       // loops, the common case in a network or a benchmark, then start without a futex wake-up.
-      for (int spin = 0; spin < kSpinIterations && published_.load(std::memory_order_acquire) == seen; ++spin)
+      for (int spin = 0;
+           spin < kSpinIterations && published_.load(std::memory_order_acquire) == seen; ++spin)
         cpu_relax();
       {
         std::unique_lock<std::mutex> lock(mu_);
@@ -99,7 +102,8 @@ class ThreadPool {
       }
       run_chunks();
       if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-        std::lock_guard<std::mutex> lock(mu_);  // the caller checks active_ under mu_ before it sleeps
+        std::lock_guard<std::mutex> lock(
+            mu_);  // the caller checks active_ under mu_ before it sleeps
         done_cv_.notify_one();
       }
     }
@@ -111,7 +115,8 @@ class ThreadPool {
   std::mutex mu_;
   std::condition_variable work_cv_, done_cv_;
   uint64_t generation_ = 0;
-  std::atomic<uint64_t> published_{0};  ///< generation_, readable without the lock (spinning workers)
+  std::atomic<uint64_t> published_{
+      0};  ///< generation_, readable without the lock (spinning workers)
   /** 2^16 pause instructions: about 1-2 ms (x86 pause takes tens of cycles). Long enough to
    *  bridge the serial code between the parallel loops of a network's kernels (OpenMP spins for
    *  200 ms by default, ONNX Runtime's pool spins too); a worker idle longer sleeps. */
@@ -135,13 +140,16 @@ class ThreadPool {
 ThreadPool& pool() {
   // Never destroyed: workers block on a condition variable until the process exits, so there is
   // no shutdown ordering problem with static destructors that might still run parallel loops.
-  static ThreadPool* p = new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static ThreadPool* p =
+      new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
   return *p;
 }
 
 }  // namespace
 
-int thread_pool_size() { return pool().size(); }
+int thread_pool_size() {
+  return pool().size();
+}
 
 void parallel_memcpy(void* dst, const void* src, size_t bytes) {
   struct Job {
@@ -164,7 +172,8 @@ void parallel_memcpy(void* dst, const void* src, size_t bytes) {
 
 }  // namespace minitvm::runtime
 
-extern "C" int32_t minitvm_parallel_for(int64_t num_tasks, minitvm_parallel_body body, void* closure) {
+extern "C" int32_t minitvm_parallel_for(int64_t num_tasks, minitvm_parallel_body body,
+                                        void* closure) {
   if (!body) return -2;
   return minitvm::runtime::pool().run(num_tasks, body, closure);
 }

@@ -115,7 +115,9 @@ bool CudaDriver::available() {
   }
 }
 
-std::string CudaDriver::unavailable_reason() { return available() ? std::string() : g_error; }
+std::string CudaDriver::unavailable_reason() {
+  return available() ? std::string() : g_error;
+}
 
 std::string CudaDriver::error_name(CUresult r) {
   const char* name = nullptr;
@@ -235,8 +237,8 @@ void CudaDriver::launch(CUfunction f, const std::array<int64_t, 3>& grid,
           "cuFuncSetAttribute(" + kernel_name + ", max dynamic shared memory)");
   }
   std::ostringstream what;
-  what << "cuLaunchKernel(" << kernel_name << ", grid " << grid[0] << "x" << grid[1] << "x" << grid[2]
-       << ", block " << block[0] << "x" << block[1] << "x" << block[2] << ")";
+  what << "cuLaunchKernel(" << kernel_name << ", grid " << grid[0] << "x" << grid[1] << "x"
+       << grid[2] << ", block " << block[0] << "x" << block[1] << "x" << block[2] << ")";
   check(api_->cuLaunchKernel(f, static_cast<unsigned>(grid[0]), static_cast<unsigned>(grid[1]),
                              static_cast<unsigned>(grid[2]), static_cast<unsigned>(block[0]),
                              static_cast<unsigned>(block[1]), static_cast<unsigned>(block[2]),
@@ -251,7 +253,9 @@ CUevent CudaDriver::event_create(int device) {
   return e;
 }
 
-void CudaDriver::event_record(CUevent e) { check(api_->cuEventRecord(e, nullptr), "cuEventRecord"); }
+void CudaDriver::event_record(CUevent e) {
+  check(api_->cuEventRecord(e, nullptr), "cuEventRecord");
+}
 
 float CudaDriver::event_elapsed_ms(CUevent start, CUevent end) {
   check(api_->cuEventSynchronize(end), "cuEventSynchronize");

@@ -25,20 +25,22 @@ void validate(const CudaFunctionInfo& info, const std::string& origin) {
   for (const auto& t : info.temporaries)
     MINITVM_RUNTIME_CHECK(t.elements >= 0 && t.dtype.bytes() > 0 &&
                           t.elements <= (int64_t(1) << 48) / t.dtype.bytes())
-        << origin << ": " << sig.name << ": temporary '" << t.name << "' has an invalid size (" << t.elements
-        << " x " << t.dtype.str() << ")";
+        << origin << ": " << sig.name << ": temporary '" << t.name << "' has an invalid size ("
+        << t.elements << " x " << t.dtype.str() << ")";
   const size_t n_args = sig.args.size() + info.temporaries.size();
   for (const auto& l : info.launches) {
-    MINITVM_RUNTIME_CHECK(!l.kernel.empty()) << origin << ": " << sig.name << ": launch without a kernel name";
+    MINITVM_RUNTIME_CHECK(!l.kernel.empty())
+        << origin << ": " << sig.name << ": launch without a kernel name";
     for (int a : l.args)
       MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < n_args)
           << origin << ": " << sig.name << ": kernel " << l.kernel << " uses argument index " << a
-          << " but the function has " << sig.args.size() << " arguments and " << info.temporaries.size()
-          << " temporaries";
+          << " but the function has " << sig.args.size() << " arguments and "
+          << info.temporaries.size() << " temporaries";
     for (int d = 0; d < 3; ++d)
       MINITVM_RUNTIME_CHECK(l.grid[d] >= 1 && l.block[d] >= 1 && l.grid[d] <= 0x7fffffff &&
                             l.block[d] <= 1024)
-          << origin << ": " << sig.name << ": kernel " << l.kernel << " has invalid launch dimensions";
+          << origin << ": " << sig.name << ": kernel " << l.kernel
+          << " has invalid launch dimensions";
     MINITVM_RUNTIME_CHECK(l.dynamic_shared_bytes >= 0)
         << origin << ": " << sig.name << ": negative dynamic shared memory";
   }
@@ -48,12 +50,14 @@ class CudaModuleNode final : public ModuleNode,
                              public PreparedCallProvider,
                              public std::enable_shared_from_this<CudaModuleNode> {
  public:
-  CudaModuleNode(std::string ptx, std::vector<CudaFunctionInfo> functions, std::string source, std::string arch)
+  CudaModuleNode(std::string ptx, std::vector<CudaFunctionInfo> functions, std::string source,
+                 std::string arch)
       : ptx_(std::move(ptx)), source_(std::move(source)), arch_(std::move(arch)) {
     for (auto& f : functions) {
       validate(f, "make_cuda_module");
       const std::string name = f.signature.name;
-      MINITVM_RUNTIME_CHECK(!functions_.count(name)) << "make_cuda_module: duplicate function " << name;
+      MINITVM_RUNTIME_CHECK(!functions_.count(name))
+          << "make_cuda_module: duplicate function " << name;
       names_.push_back(name);
       functions_[name] = std::move(f);
     }
@@ -86,7 +90,8 @@ class CudaModuleNode final : public ModuleNode,
 
   // Everything a call needs is resolved here: the device, the kernel handles (the PTX is loaded),
   // the temporaries and the parameter pointers; the closure only launches.
-  std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) override {
+  std::function<void()> prepare_call(const std::string& name,
+                                     const std::vector<ArgValue>& args) override {
     auto it = functions_.find(name);
     if (it == functions_.end()) return {};
     const CudaFunctionInfo* info = &it->second;
@@ -119,7 +124,8 @@ class CudaModuleNode final : public ModuleNode,
     if (!info->temporaries.empty()) {
       std::lock_guard<std::mutex> lock(temps_mu_);
       const std::vector<cuda::CUdeviceptr>& ptrs = temporaries(*info, dev.id);
-      for (size_t t = 0; t < ptrs.size(); ++t) b->slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
+      for (size_t t = 0; t < ptrs.size(); ++t)
+        b->slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
     }
     for (const KernelLaunch& l : info->launches) {
       b->kernels.push_back(kernel(dev.id, l.kernel));
@@ -136,7 +142,8 @@ class CudaModuleNode final : public ModuleNode,
       drv.set_device(id);
       for (size_t k = 0; k < info->launches.size(); ++k) {
         const KernelLaunch& l = info->launches[k];
-        drv.launch(b->kernels[k], l.grid, l.block, l.dynamic_shared_bytes, b->params[k].data(), l.kernel);
+        drv.launch(b->kernels[k], l.grid, l.block, l.dynamic_shared_bytes, b->params[k].data(),
+                   l.kernel);
       }
     };
   }
@@ -144,7 +151,8 @@ class CudaModuleNode final : public ModuleNode,
   std::string get_source(const std::string& format) const override {
     if (format.empty() || format == "cuda" || format == "cu") return source_;
     if (format == "ptx") return ptx_;
-    throw RuntimeError("cuda module: unknown source format '" + format + "' (use \"cuda\" or \"ptx\")");
+    throw RuntimeError("cuda module: unknown source format '" + format +
+                       "' (use \"cuda\" or \"ptx\")");
   }
 
   std::vector<std::string> function_names() const override { return names_; }
@@ -216,7 +224,8 @@ class CudaModuleNode final : public ModuleNode,
     if (!info.temporaries.empty()) {
       temps_lock.lock();
       const std::vector<cuda::CUdeviceptr>& ptrs = temporaries(info, dev.id);
-      for (size_t t = 0; t < ptrs.size(); ++t) slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
+      for (size_t t = 0; t < ptrs.size(); ++t)
+        slots[args.size() + t] = static_cast<uint64_t>(ptrs[t]);
     }
     for (const KernelLaunch& l : info.launches) {
       cuda::CUfunction f = kernel(dev.id, l.kernel);
@@ -227,7 +236,8 @@ class CudaModuleNode final : public ModuleNode,
     }
   }
 
-  /** The device buffers of `info`'s temporaries on `dev` (allocated on first use); temps_mu_ held. */
+  /** The device buffers of `info`'s temporaries on `dev` (allocated on first use); temps_mu_ held.
+   */
   const std::vector<cuda::CUdeviceptr>& temporaries(const CudaFunctionInfo& info, int dev) {
     auto key = std::make_pair(info.signature.name, dev);
     auto it = temps_.find(key);
@@ -290,7 +300,8 @@ CudaFunctionInfo from_json(const json& j) {
     ArgSpec s;
     s.name = a.at("name").get<std::string>();
     const std::string kind = a.at("kind").get<std::string>();
-    MINITVM_RUNTIME_CHECK(kind == "buffer" || kind == "scalar") << "unknown argument kind '" << kind << "'";
+    MINITVM_RUNTIME_CHECK(kind == "buffer" || kind == "scalar")
+        << "unknown argument kind '" << kind << "'";
     s.kind = kind == "buffer" ? ArgSpec::Kind::Buffer : ArgSpec::Kind::Scalar;
     s.dtype = DataType::parse(a.at("dtype").get<std::string>());
     if (s.kind == ArgSpec::Kind::Buffer) s.shape = a.at("shape").get<std::vector<int64_t>>();
@@ -329,8 +340,11 @@ std::string read_file(const std::string& path) {
 void CudaModuleNode::save(const std::string& path) const {
   json funcs = json::array();
   for (const auto& n : names_) funcs.push_back(to_json(functions_.at(n)));
-  json meta = {{"format", kFormat}, {"version", kVersion},     {"arch", arch_},
-               {"cuda_source", source_}, {"functions", funcs}};
+  json meta = {{"format", kFormat},
+               {"version", kVersion},
+               {"arch", arch_},
+               {"cuda_source", source_},
+               {"functions", funcs}};
   {
     std::ofstream out(path, std::ios::binary);
     MINITVM_RUNTIME_CHECK(out) << "cannot write " << path;
@@ -345,7 +359,9 @@ void CudaModuleNode::save(const std::string& path) const {
 
 }  // namespace
 
-bool cuda_available() { return cuda_device_count() > 0; }
+bool cuda_available() {
+  return cuda_device_count() > 0;
+}
 
 int cuda_device_count() {
   if (!cuda::CudaDriver::available()) return 0;
@@ -358,7 +374,8 @@ int cuda_device_count() {
 
 std::string cuda_unavailable_reason() {
   if (!cuda::CudaDriver::available()) return cuda::CudaDriver::unavailable_reason();
-  return cuda_device_count() > 0 ? std::string() : std::string("the CUDA driver reports no devices");
+  return cuda_device_count() > 0 ? std::string()
+                                 : std::string("the CUDA driver reports no devices");
 }
 
 std::pair<int, int> cuda_compute_capability(int device) {
@@ -373,13 +390,14 @@ void cuda_synchronize(Device dev) {
 void cuda_module_load(const Module& m, Device dev) {
   auto* node = dynamic_cast<CudaModuleNode*>(m.node());
   MINITVM_USER_CHECK(node) << "cuda_module_load: the module is "
-                           << (m ? "of type '" + m.type_key() + "'" : std::string("empty")) << ", not \"cuda\"";
+                           << (m ? "of type '" + m.type_key() + "'" : std::string("empty"))
+                           << ", not \"cuda\"";
   MINITVM_USER_CHECK(dev.is_cuda()) << "cuda_module_load: " << dev << " is not a CUDA device";
   node->load_on(dev.id);
 }
 
-Module make_cuda_module(std::string ptx, std::vector<CudaFunctionInfo> functions, std::string cuda_source,
-                        std::string arch) {
+Module make_cuda_module(std::string ptx, std::vector<CudaFunctionInfo> functions,
+                        std::string cuda_source, std::string arch) {
   return Module(std::make_shared<CudaModuleNode>(std::move(ptx), std::move(functions),
                                                  std::move(cuda_source), std::move(arch)));
 }

@@ -9,7 +9,8 @@
 
 namespace minitvm::runtime::cuda {
 
-/** Candidate toolkit roots, in order: $CUDA_HOME, $CUDA_PATH, nvcc's parent on PATH, /usr/local/cuda. */
+/** Candidate toolkit roots, in order: $CUDA_HOME, $CUDA_PATH, nvcc's parent on PATH,
+ * /usr/local/cuda. */
 std::vector<std::string> cuda_roots();
 /** Full path of an executable found on PATH, or "". */
 std::string find_on_path(const std::string& name);

@@ -125,7 +125,8 @@ class Program {
  public:
   Program(const NvrtcApi& api, const std::string& source, const std::string& name) : api_(api) {
     nvrtcResult r = api_.CreateProgram(&prog_, source.c_str(), name.c_str(), 0, nullptr, nullptr);
-    if (r != NVRTC_SUCCESS) throw RuntimeError("nvrtcCreateProgram failed: " + status_name(api_, r));
+    if (r != NVRTC_SUCCESS)
+      throw RuntimeError("nvrtcCreateProgram failed: " + status_name(api_, r));
   }
   ~Program() {
     if (prog_) api_.DestroyProgram(&prog_);
@@ -208,7 +209,9 @@ std::string find_cuda_include_dir() {
   return {};
 }
 
-bool nvrtc_available() { return load_nvrtc(nullptr) != nullptr; }
+bool nvrtc_available() {
+  return load_nvrtc(nullptr) != nullptr;
+}
 
 std::string nvrtc_version() {
   int major = 0, minor = 0;
@@ -241,8 +244,8 @@ void check_nvrtc_arch(const std::string& arch, const std::string& what) {
   std::string base = arch;
   if (base.back() == 'a' || base.back() == 'f') base.pop_back();
   if (std::find(archs.begin(), archs.end(), base) != archs.end()) return;
-  MINITVM_USER_ERROR << what << ": architecture '" << arch << "' is not supported by NVRTC " << nvrtc_version()
-                     << " (supported: " << join(archs, ", ") << ")";
+  MINITVM_USER_ERROR << what << ": architecture '" << arch << "' is not supported by NVRTC "
+                     << nvrtc_version() << " (supported: " << join(archs, ", ") << ")";
 }
 
 NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
@@ -260,8 +263,10 @@ NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
   // The key covers everything that changes the PTX, including the NVRTC version.
   std::string key_text = source + '\0' + join(options, "\n") + '\0' + arch + '\0' + nvrtc_version();
   char key[17];
-  std::snprintf(key, sizeof(key), "%016llx", static_cast<unsigned long long>(support::fnv1a(key_text)));
-  fs::path disk_file = opts.cache_dir.empty() ? fs::path() : fs::path(opts.cache_dir) / (std::string(key) + ".ptx");
+  std::snprintf(key, sizeof(key), "%016llx",
+                static_cast<unsigned long long>(support::fnv1a(key_text)));
+  fs::path disk_file =
+      opts.cache_dir.empty() ? fs::path() : fs::path(opts.cache_dir) / (std::string(key) + ".ptx");
 
   if (opts.use_cache) {
     std::lock_guard<std::mutex> lock(g_cache_mu);
@@ -288,7 +293,8 @@ NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
   for (const auto& o : options) copts.push_back(o.c_str());
   nvrtcResult rc = api.CompileProgram(prog.get(), static_cast<int>(copts.size()), copts.data());
   std::string log = prog.log();  // fetched before looking at rc: warnings matter on success too
-  if (rc != NVRTC_SUCCESS) throw NvrtcError(status_name(api, rc), log, options, with_line_numbers(source));
+  if (rc != NVRTC_SUCCESS)
+    throw NvrtcError(status_name(api, rc), log, options, with_line_numbers(source));
 
   size_t n = 0;
   rc = api.GetPTXSize(prog.get(), &n);
@@ -311,8 +317,10 @@ NvrtcResult nvrtc_compile(const std::string& source, const NvrtcOptions& opts) {
       std::ofstream out(tmp, std::ios::binary);
       out << ptx;
       out.close();
-      if (out) fs::rename(tmp, disk_file, ec);
-      else fs::remove(tmp, ec);
+      if (out)
+        fs::rename(tmp, disk_file, ec);
+      else
+        fs::remove(tmp, ec);
     }
   }
   return result;

@@ -28,8 +28,9 @@ std::string shell_quote(const std::string& s) {
   return q + "'";
 }
 
-
-int64_t to_i64(const std::string& s) { return std::strtoll(s.c_str(), nullptr, 10); }
+int64_t to_i64(const std::string& s) {
+  return std::strtoll(s.c_str(), nullptr, 10);
+}
 
 }  // namespace
 
@@ -60,8 +61,8 @@ bool PtxasReport::has_spills() const {
 
 PtxasReport ptxas_check(const std::string& ptx, const std::string& arch) {
   const std::string ptxas = find_ptxas();
-  MINITVM_RUNTIME_CHECK(!ptxas.empty())
-      << "ptxas not found (looked on PATH and in $CUDA_HOME/bin, $CUDA_PATH/bin, /usr/local/cuda/bin)";
+  MINITVM_RUNTIME_CHECK(!ptxas.empty()) << "ptxas not found (looked on PATH and in $CUDA_HOME/bin, "
+                                           "$CUDA_PATH/bin, /usr/local/cuda/bin)";
   MINITVM_USER_CHECK(std::regex_match(arch, std::regex("sm_[0-9]+[a-z]?")))
       << "ptxas_check: architecture must look like sm_90, got '" << arch << "'";
   support::TempDir dir("minitvm-ptxas-", "ptxas_check");
@@ -72,8 +73,8 @@ PtxasReport ptxas_check(const std::string& ptx, const std::string& arch) {
     f << ptx;
     MINITVM_RUNTIME_CHECK(f.good()) << "ptxas_check: cannot write " << in.string();
   }
-  const std::string cmd = shell_quote(ptxas) + " -arch=" + arch + " -v " + shell_quote(in.string()) +
-                          " -o " + shell_quote(out.string()) + " 2>&1";
+  const std::string cmd = shell_quote(ptxas) + " -arch=" + arch + " -v " +
+                          shell_quote(in.string()) + " -o " + shell_quote(out.string()) + " 2>&1";
   FILE* pipe = popen(cmd.c_str(), "r");
   MINITVM_RUNTIME_CHECK(pipe) << "ptxas_check: cannot run " << cmd;
   std::string output;

@@ -38,8 +38,14 @@ constexpr int32_t kGlobal = 0, kShared = 1;
 
 /** Failure kinds passed to Rt::fail; prelude enum `__EMU_*`. */
 enum FailKind : int {
-  kOobAccess = 1, kOobRead = 2, kOobWrite = 3, kMisaligned = 4,
-  kRaceReadAfterWrite = 5, kRaceWriteAfterRead = 6, kRaceWriteWrite = 7, kVectorTooWide = 8
+  kOobAccess = 1,
+  kOobRead = 2,
+  kOobWrite = 3,
+  kMisaligned = 4,
+  kRaceReadAfterWrite = 5,
+  kRaceWriteAfterRead = 6,
+  kRaceWriteWrite = 7,
+  kVectorTooWide = 8
 };
 
 struct U3 {
@@ -67,7 +73,8 @@ class CompiledKernels {
  public:
   struct Entry {
     detail::StubFn stub = nullptr;
-    const long long* param_elem_bytes = nullptr;  ///< per parameter: sizeof(T) for T*, 0 for scalars
+    const long long* param_elem_bytes =
+        nullptr;  ///< per parameter: sizeof(T) for T*, 0 for scalars
   };
   ~CompiledKernels();
 

@@ -17,8 +17,8 @@
 #include <sstream>
 
 #include "runtime/emulator/abi.h"
-#include "support/temp_dir.h"
 #include "runtime/emulator/prelude.h"
+#include "support/temp_dir.h"
 
 extern char** environ;
 
@@ -31,7 +31,7 @@ namespace {
 
 namespace fs = std::filesystem;
 
-const char* const kCompileFlags[] = {"-std=c++17", "-O1", "-fPIC", "-w",
+const char* const kCompileFlags[] = {"-std=c++17",           "-O1",     "-fPIC",          "-w",
                                      "-fno-strict-aliasing", "-fwrapv", "-fno-math-errno"};
 
 std::vector<std::string> compiler_command() {
@@ -78,15 +78,19 @@ std::string make_stubs(const RewrittenSource& rw) {
     for (size_t i = 0; i < k.params.size(); ++i) {
       const KernelParam& p = k.params[i];
       if (i) os << ", ";
-      if (p.is_pointer) os << "__emu_gptr<" << p.c_type << " >(a[" << i << "])";
-      else os << "__emu_scalar_arg<" << p.c_type << " >::get(a[" << i << "])";
+      if (p.is_pointer)
+        os << "__emu_gptr<" << p.c_type << " >(a[" << i << "])";
+      else
+        os << "__emu_scalar_arg<" << p.c_type << " >::get(a[" << i << "])";
     }
     os << ");\n  __emu_win_flush();\n}\n";
-    os << "extern \"C\" __attribute__((visibility(\"default\"))) const long long __emu_psize_" << k.name
-       << "[] = {";
+    os << "extern \"C\" __attribute__((visibility(\"default\"))) const long long __emu_psize_"
+       << k.name << "[] = {";
     for (const KernelParam& p : k.params) {
-      if (p.is_pointer) os << "(long long)sizeof(" << p.c_type << "), ";
-      else os << "0, ";
+      if (p.is_pointer)
+        os << "(long long)sizeof(" << p.c_type << "), ";
+      else
+        os << "0, ";
     }
     os << "-1};\n";
   }
@@ -116,7 +120,6 @@ int run_process(const std::vector<std::string>& argv, const fs::path& log_path) 
 std::string prelude_text() {
   return std::string(detail::kPreludeCore) + detail::kPreludeMath;
 }
-
 
 /**
  * The prelude and stand-in headers with a precompiled prelude when the compiler can make one (it
@@ -152,15 +155,17 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
   if (rc != 0) {
     std::string cmdline;
     for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
-    std::string log = rc == -1 && !fs::exists(dir / "log.txt") ? "(could not run the compiler)" : read_file(dir / "log.txt");
-    throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " + std::to_string(rc) +
-                        ", `" + cmdline + "`):\n" + log + "--- CUDA source ---\n" + numbered(cuda_source));
+    std::string log = rc == -1 && !fs::exists(dir / "log.txt") ? "(could not run the compiler)"
+                                                               : read_file(dir / "log.txt");
+    throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " +
+                        std::to_string(rc) + ", `" + cmdline + "`):\n" + log +
+                        "--- CUDA source ---\n" + numbered(cuda_source));
   }
 }
 
-
 IncludeDir::IncludeDir() {
-  std::string key = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader;
+  std::string key =
+      prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader;
   for (const auto& w : compiler_command()) key += "\n" + w;
   for (const char* f : kCompileFlags) key += std::string("\n") + f;
   char hex[32];
@@ -176,7 +181,8 @@ IncludeDir::IncludeDir() {
   std::string templ = final_path.string() + ".tmp-XXXXXX";
   std::vector<char> buf(templ.begin(), templ.end());
   buf.push_back('\0');
-  if (!mkdtemp(buf.data())) throw EmulatorError("CUDA emulator: cannot create a temporary directory in " + templ);
+  if (!mkdtemp(buf.data()))
+    throw EmulatorError("CUDA emulator: cannot create a temporary directory in " + templ);
   const fs::path work = buf.data();
   write_file(work / "minitvm_emu_prelude.h", prelude_text());
   write_file(work / "cuda_fp16.h", std::string("#pragma once\n") + detail::kFp16Header);
@@ -207,24 +213,28 @@ IncludeDir::IncludeDir() {
   path = final_path;
 }
 
-std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string& source, RewrittenSource rw) {
+std::shared_ptr<CompiledKernels> load(const fs::path& so_path, const std::string& source,
+                                      RewrittenSource rw) {
   auto ck = std::make_shared<CompiledKernels>();
   ck->source = source;
   ck->rewritten = std::move(rw);
   ck->handle = dlopen(so_path.c_str(), RTLD_NOW | RTLD_LOCAL);
   if (!ck->handle) {
     const char* err = dlerror();
-    throw EmulatorError(std::string("CUDA emulator: cannot load the compiled kernels: ") + (err ? err : "?"));
+    throw EmulatorError(std::string("CUDA emulator: cannot load the compiled kernels: ") +
+                        (err ? err : "?"));
   }
   g_loaded_objects.fetch_add(1);
   auto* ver = static_cast<const int*>(dlsym(ck->handle, "__emu_abi_version"));
   ck->rt = static_cast<detail::Rt*>(dlsym(ck->handle, "__emu_rt"));
   if (!ver || *ver != detail::kAbiVersion || !ck->rt)
-    throw EmulatorError("CUDA emulator: compiled object " + so_path.string() + " has a different ABI version");
+    throw EmulatorError("CUDA emulator: compiled object " + so_path.string() +
+                        " has a different ABI version");
   for (const KernelInfo& k : ck->rewritten.kernels) {
     CompiledKernels::Entry e;
     e.stub = reinterpret_cast<detail::StubFn>(dlsym(ck->handle, ("__emu_stub_" + k.name).c_str()));
-    e.param_elem_bytes = static_cast<const long long*>(dlsym(ck->handle, ("__emu_psize_" + k.name).c_str()));
+    e.param_elem_bytes =
+        static_cast<const long long*>(dlsym(ck->handle, ("__emu_psize_" + k.name).c_str()));
     if (!e.stub || !e.param_elem_bytes)
       throw EmulatorError("CUDA emulator: kernel " + k.name + " missing from the compiled object");
     ck->entries.push_back(e);
@@ -241,8 +251,12 @@ CompiledKernels::~CompiledKernels() {
   }
 }
 
-const std::vector<KernelInfo>& kernels(const CompiledKernels& c) { return c.rewritten.kernels; }
-const std::string& source(const CompiledKernels& c) { return c.source; }
+const std::vector<KernelInfo>& kernels(const CompiledKernels& c) {
+  return c.rewritten.kernels;
+}
+const std::string& source(const CompiledKernels& c) {
+  return c.source;
+}
 
 std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   // The cache does not own the objects: each one is unloaded (dlclose) when the last module using
@@ -251,9 +265,11 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   static std::mutex mu;
   static std::map<uint64_t, std::vector<std::weak_ptr<CompiledKernels>>> cache;
   RewrittenSource rw = rewrite_cuda_source(cuda_source);
-  if (rw.kernels.empty()) throw EmulatorError("CUDA emulator: the source defines no __global__ function");
+  if (rw.kernels.empty())
+    throw EmulatorError("CUDA emulator: the source defines no __global__ function");
   const std::string text = "#line 1 \"kernel.cu\"\n" + rw.text + make_stubs(rw);
-  std::string key_text = prelude_text() + detail::kFp16Header + detail::kBf16Header + detail::kMathConstantsHeader + text;
+  std::string key_text = prelude_text() + detail::kFp16Header + detail::kBf16Header +
+                         detail::kMathConstantsHeader + text;
   for (const auto& w : compiler_command()) key_text += "\n" + w;
   for (const char* f : kCompileFlags) key_text += std::string("\n") + f;
   const uint64_t key = support::fnv1a(key_text);
@@ -300,12 +316,15 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   std::lock_guard<std::mutex> lock(mu);
   auto& entries = cache[key];
   std::erase_if(entries, [](const std::weak_ptr<CompiledKernels>& w) { return w.expired(); });
-  for (const auto& w : entries)  // another thread compiled the same source meanwhile: share its object
+  for (const auto& w :
+       entries)  // another thread compiled the same source meanwhile: share its object
     if (auto c = w.lock(); c && c->source == cuda_source) return c;
   entries.push_back(ck);
   // Keys whose objects all died (one per distinct source ever compiled) are swept now and then.
-  if (cache.size() > 256) std::erase_if(cache, [](const auto& kv) {
-      for (const auto& w : kv.second) if (!w.expired()) return false;
+  if (cache.size() > 256)
+    std::erase_if(cache, [](const auto& kv) {
+      for (const auto& w : kv.second)
+        if (!w.expired()) return false;
       return true;
     });
   return ck;
@@ -314,5 +333,7 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
 }  // namespace minitvm::codegen::emulator
 
 namespace minitvm::codegen {
-int64_t emulator_loaded_objects() { return emulator::g_loaded_objects.load(); }
+int64_t emulator_loaded_objects() {
+  return emulator::g_loaded_objects.load();
+}
 }  // namespace minitvm::codegen

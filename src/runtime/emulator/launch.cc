@@ -54,7 +54,8 @@ constexpr unsigned char kSharedPoison = 0xff;  // float NaN, integer -1
 
 constexpr std::align_val_t kSharedAlign{64};
 
-/** Frees what `::operator new[](bytes, kSharedAlign)` allocated (a plain delete[] would not match). */
+/** Frees what `::operator new[](bytes, kSharedAlign)` allocated (a plain delete[] would not match).
+ */
 struct AlignedDelete {
   void operator()(char* p) const { ::operator delete[](p, kSharedAlign); }
 };
@@ -124,10 +125,10 @@ minitvm_emu_switch:
 void* make_fiber_context(char* stack, size_t bytes, void (*entry)()) {
   auto top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t{15};
   auto* sp = reinterpret_cast<uint64_t*>(top);
-  *--sp = 0;                                    // return address of entry: never used
-  *--sp = reinterpret_cast<uint64_t>(entry);    // consumed by `ret`; entry then sees rsp % 16 == 8
-  for (int i = 0; i < 6; ++i) *--sp = 0;        // rbp rbx r12 r13 r14 r15
-  *--sp = (uint64_t{0x037F} << 32) | 0x1F80;    // x87 control word : MXCSR (the ABI's defaults)
+  *--sp = 0;                                  // return address of entry: never used
+  *--sp = reinterpret_cast<uint64_t>(entry);  // consumed by `ret`; entry then sees rsp % 16 == 8
+  for (int i = 0; i < 6; ++i) *--sp = 0;      // rbp rbx r12 r13 r14 r15
+  *--sp = (uint64_t{0x037F} << 32) | 0x1F80;  // x87 control word : MXCSR (the ABI's defaults)
   return sp;
 }
 #endif
@@ -178,7 +179,8 @@ struct Fiber {
 struct StackPool {
   char* mem = nullptr;
   size_t count = 0;
-  bool abandoned = false;  ///< a launch ended with fibers suspended on these stacks (under ASan: stale poison)
+  bool abandoned =
+      false;  ///< a launch ended with fibers suspended on these stacks (under ASan: stale poison)
   ~StackPool() {
     if (mem) munmap(mem, count * (kStackBytes + 4096));
   }
@@ -187,7 +189,8 @@ struct StackPool {
     if (n <= count) return;
     if (mem) munmap(mem, count * (kStackBytes + 4096));
     const size_t bytes = n * (kStackBytes + 4096);
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     if (p == MAP_FAILED) {
       mem = nullptr;
       count = 0;
@@ -196,7 +199,8 @@ struct StackPool {
     mem = static_cast<char*>(p);
     count = n;
     abandoned = true;  // new memory: clear whatever ASan remembers about these addresses
-    for (size_t i = 0; i < n; ++i) mprotect(mem + i * (kStackBytes + 4096), 4096, PROT_NONE);  // guard pages
+    for (size_t i = 0; i < n; ++i)
+      mprotect(mem + i * (kStackBytes + 4096), 4096, PROT_NONE);  // guard pages
   }
 };
 
@@ -245,7 +249,8 @@ std::string dim_str(detail::U3 d) {
 
 detail::U3 thread_of(const LaunchState& st, int64_t t) {
   const auto bx = static_cast<int64_t>(st.block[0]), by = static_cast<int64_t>(st.block[1]);
-  return {static_cast<uint32_t>(t % bx), static_cast<uint32_t>((t / bx) % by), static_cast<uint32_t>(t / (bx * by))};
+  return {static_cast<uint32_t>(t % bx), static_cast<uint32_t>((t / bx) % by),
+          static_cast<uint32_t>(t / (bx * by))};
 }
 
 std::string where(const LaunchState& st) {
@@ -269,28 +274,36 @@ std::string interval(const LaunchState& st) {
     case detail::kOobAccess:
     case detail::kOobRead:
     case detail::kOobWrite:
-      os << "out-of-bounds " << (kind == detail::kOobRead ? "read of " : kind == detail::kOobWrite ? "write to " : "access to ")
-         << space << " '" << b->name << "' at index " << index << " (" << b->name << " has " << count << " elements of "
-         << b->elem_bytes << " bytes";
+      os << "out-of-bounds "
+         << (kind == detail::kOobRead    ? "read of "
+             : kind == detail::kOobWrite ? "write to "
+                                         : "access to ")
+         << space << " '" << b->name << "' at index " << index << " (" << b->name << " has "
+         << count << " elements of " << b->elem_bytes << " bytes";
       if (other != b->elem_bytes) os << "; the access is " << other << " bytes wide";
       os << ")";
       break;
     case detail::kMisaligned:
-      os << "misaligned vector access to " << space << " '" << b->name << "' at index " << index << " (needs "
-         << other << "-byte alignment)";
+      os << "misaligned vector access to " << space << " '" << b->name << "' at index " << index
+         << " (needs " << other << "-byte alignment)";
       break;
     case detail::kVectorTooWide:
-      os << "vector access of " << other << " bytes to '" << b->name << "' is wider than the emulator supports (64)";
+      os << "vector access of " << other << " bytes to '" << b->name
+         << "' is wider than the emulator supports (64)";
       break;
     case detail::kRaceReadAfterWrite:
     case detail::kRaceWriteAfterRead:
     case detail::kRaceWriteWrite: {
       const std::string me = "thread " + dim_str(thread_of(st, st.cur));
       const std::string them = "thread " + dim_str(thread_of(st, other));
-      os << "data race on shared memory '" << b->name << "[" << index << "]' in block " << dim_str(st.rt->blockIdx) << ": ";
-      if (kind == detail::kRaceReadAfterWrite) os << them << " wrote it and " << me << " reads it";
-      else if (kind == detail::kRaceWriteAfterRead) os << them << " read it and " << me << " writes it";
-      else os << them << " and " << me << " both write it";
+      os << "data race on shared memory '" << b->name << "[" << index << "]' in block "
+         << dim_str(st.rt->blockIdx) << ": ";
+      if (kind == detail::kRaceReadAfterWrite)
+        os << them << " wrote it and " << me << " reads it";
+      else if (kind == detail::kRaceWriteAfterRead)
+        os << them << " read it and " << me << " writes it";
+      else
+        os << them << " and " << me << " both write it";
       os << " with no __syncthreads() in between (barrier interval " << interval(st) << ")";
       break;
     }
@@ -302,9 +315,9 @@ std::string interval(const LaunchState& st) {
 
 [[noreturn]] void cb_fail_local(void* host, const char* name, int64_t index, int64_t extent) {
   auto& st = *static_cast<LaunchState*>(host);
-  throw EmulatorError("CUDA emulator: " + where(st) + ": out-of-bounds access to local array '" + name +
-                      "' at index " + std::to_string(index) + " (" + name + " has " + std::to_string(extent) +
-                      " elements)");
+  throw EmulatorError("CUDA emulator: " + where(st) + ": out-of-bounds access to local array '" +
+                      name + "' at index " + std::to_string(index) + " (" + name + " has " +
+                      std::to_string(extent) + " elements)");
 }
 
 Buf* cb_shared(void* host, int id, int64_t count, int64_t elem_bytes, const char* name) {
@@ -317,24 +330,27 @@ Buf* cb_shared(void* host, int id, int64_t count, int64_t elem_bytes, const char
   if (count < 0) {
     if (st.dynamic_shared_bytes % elem_bytes != 0)
       throw EmulatorError("CUDA emulator: " + where(st) + ": dynamic shared memory of " +
-                          std::to_string(st.dynamic_shared_bytes) + " bytes is not a whole number of '" + name +
-                          "' elements");
+                          std::to_string(st.dynamic_shared_bytes) +
+                          " bytes is not a whole number of '" + name + "' elements");
     count = st.dynamic_shared_bytes / elem_bytes;
   } else {
     st.static_shared_bytes += count * elem_bytes;
     if (st.static_shared_bytes > kMaxStaticShared)
       throw EmulatorError("CUDA emulator: kernel '" + st.ki->name + "' declares " +
-                          std::to_string(st.static_shared_bytes) + " bytes of static __shared__ memory (with '" +
-                          name + "'); CUDA allows at most 48 KiB");
+                          std::to_string(st.static_shared_bytes) +
+                          " bytes of static __shared__ memory (with '" + name +
+                          "'); CUDA allows at most 48 KiB");
   }
   if (st.static_shared_bytes + st.dynamic_shared_bytes > kMaxShared)
-    throw EmulatorError("CUDA emulator: kernel '" + st.ki->name + "' uses more than 227 KiB of shared memory");
+    throw EmulatorError("CUDA emulator: kernel '" + st.ki->name +
+                        "' uses more than 227 KiB of shared memory");
   a->count = count;
   const size_t bytes = static_cast<size_t>(std::max<int64_t>(count * elem_bytes, 1));
   a->data.reset(static_cast<char*>(::operator new[](bytes, kSharedAlign)));
   std::memset(a->data.get(), kSharedPoison, bytes);
   a->shadow.reset(new Shadow[static_cast<size_t>(std::max<int64_t>(count, 1))]());
-  a->buf = Buf{a->data.get(), count * elem_bytes, elem_bytes, a->name.c_str(), detail::kShared, 0, a->shadow.get()};
+  a->buf = Buf{a->data.get(),  count * elem_bytes, elem_bytes, a->name.c_str(), detail::kShared, 0,
+               a->shadow.get()};
   st.shared[id] = std::move(a);
   return &st.shared[id]->buf;
 }
@@ -343,7 +359,8 @@ void cb_sync(void* host, int line) {
   auto& st = *static_cast<LaunchState*>(host);
   if (!st.use_fibers && st.nthreads == 1) return;  // a block of one thread has no one to wait for
   if (!st.use_fibers)
-    throw EmulatorError("CUDA emulator: " + where(st) + ": __syncthreads() reached in a kernel source the emulator "
+    throw EmulatorError("CUDA emulator: " + where(st) +
+                        ": __syncthreads() reached in a kernel source the emulator "
                         "did not see use it (is it hidden behind a macro?)");
   Fiber& f = st.fibers[st.cur];
   f.status = Status::AtBarrier;
@@ -386,7 +403,8 @@ void fault_handler(int sig, siginfo_t* info, void* uctx) {
   LaunchState* st = t_state;
   if (st && st->in_kernel) {
     st->in_kernel = false;
-    if (st->in_fiber) asan_switch_begin(nullptr, st->sched_bottom, st->sched_size);  // jumps back for good
+    if (st->in_fiber)
+      asan_switch_begin(nullptr, st->sched_bottom, st->sched_size);  // jumps back for good
     st->fault_sig = sig;
     st->fault_addr = info ? info->si_addr : nullptr;
     siglongjmp(st->jb, 1);
@@ -430,11 +448,16 @@ void install_fault_handlers() {
 
 std::string signal_name(int sig) {
   switch (sig) {
-    case SIGSEGV: return "SIGSEGV (invalid memory access; e.g. through a pointer the emulator does not check)";
-    case SIGBUS: return "SIGBUS";
-    case SIGFPE: return "SIGFPE (integer division by zero?)";
-    case SIGILL: return "SIGILL";
-    default: return "signal " + std::to_string(sig);
+    case SIGSEGV:
+      return "SIGSEGV (invalid memory access; e.g. through a pointer the emulator does not check)";
+    case SIGBUS:
+      return "SIGBUS";
+    case SIGFPE:
+      return "SIGFPE (integer division by zero?)";
+    case SIGILL:
+      return "SIGILL";
+    default:
+      return "signal " + std::to_string(sig);
   }
 }
 
@@ -451,26 +474,31 @@ void check_barrier(LaunchState& st) {
     const Fiber& f = st.fibers[t];
     if (f.status == Status::AtBarrier) {
       ++at;
-      if (first_at < 0) first_at = t;
-      else if (f.line != st.fibers[first_at].line && other_line < 0) other_line = t;
+      if (first_at < 0)
+        first_at = t;
+      else if (f.line != st.fibers[first_at].line && other_line < 0)
+        other_line = t;
     } else {
       ++done;
       if (first_done < 0) first_done = t;
     }
   }
-  const std::string head = "CUDA emulator: kernel '" + st.ki->name + "', block " + dim_str(st.rt->blockIdx) + ": ";
+  const std::string head =
+      "CUDA emulator: kernel '" + st.ki->name + "', block " + dim_str(st.rt->blockIdx) + ": ";
   if (done > 0) {
-    throw EmulatorError(head + "__syncthreads() at line " + std::to_string(st.fibers[first_at].line) +
-                        " is not reached by all threads of the block: " + std::to_string(at) +
-                        " threads (e.g. thread " + dim_str(thread_of(st, first_at)) + ") wait at it, " +
-                        std::to_string(done) + " threads (e.g. thread " + dim_str(thread_of(st, first_done)) +
-                        ") exited (barrier interval " + interval(st) + ")");
+    throw EmulatorError(
+        head + "__syncthreads() at line " + std::to_string(st.fibers[first_at].line) +
+        " is not reached by all threads of the block: " + std::to_string(at) +
+        " threads (e.g. thread " + dim_str(thread_of(st, first_at)) + ") wait at it, " +
+        std::to_string(done) + " threads (e.g. thread " + dim_str(thread_of(st, first_done)) +
+        ") exited (barrier interval " + interval(st) + ")");
   }
   if (other_line >= 0) {
-    throw EmulatorError(head + "threads wait at different __syncthreads() calls: thread " +
-                        dim_str(thread_of(st, first_at)) + " at line " + std::to_string(st.fibers[first_at].line) +
-                        ", thread " + dim_str(thread_of(st, other_line)) + " at line " +
-                        std::to_string(st.fibers[other_line].line) + " (barrier interval " + interval(st) + ")");
+    throw EmulatorError(
+        head + "threads wait at different __syncthreads() calls: thread " +
+        dim_str(thread_of(st, first_at)) + " at line " + std::to_string(st.fibers[first_at].line) +
+        ", thread " + dim_str(thread_of(st, other_line)) + " at line " +
+        std::to_string(st.fibers[other_line].line) + " (barrier interval " + interval(st) + ")");
   }
 }
 
@@ -493,7 +521,8 @@ void run_block(LaunchState& st, StackPool& pool) {
     f.status = Status::Ready;
     f.stack = pool.stack(t);
     f.asan_fake = nullptr;
-    asan_unpoison(f.stack + kStackBytes - 16 * 1024, 16 * 1024);  // fiber_main's frame of the last block
+    asan_unpoison(f.stack + kStackBytes - 16 * 1024,
+                  16 * 1024);  // fiber_main's frame of the last block
 #if MINITVM_EMU_ASM_FIBERS
     f.sp = make_fiber_context(pool.stack(t), kStackBytes, fiber_main);
 #else
@@ -536,9 +565,10 @@ std::string dims(const Dim3& d) {
   return "(" + std::to_string(d[0]) + "," + std::to_string(d[1]) + "," + std::to_string(d[2]) + ")";
 }
 
-void validate(const KernelInfo& ki, const Dim3& grid, const Dim3& block, const std::vector<EmuArg>& args) {
-  const std::string head = "CUDA emulator: launch of kernel '" + ki.name + "' with grid " + dims(grid) + " and block " +
-                           dims(block) + ": ";
+void validate(const KernelInfo& ki, const Dim3& grid, const Dim3& block,
+              const std::vector<EmuArg>& args) {
+  const std::string head = "CUDA emulator: launch of kernel '" + ki.name + "' with grid " +
+                           dims(grid) + " and block " + dims(block) + ": ";
   for (int i = 0; i < 3; ++i)
     if (grid[i] < 1 || block[i] < 1) throw EmulatorError(head + "dimensions must be positive");
   if (block[0] > 1024 || block[1] > 1024 || block[2] > 64 || block[0] * block[1] * block[2] > 1024)
@@ -555,10 +585,11 @@ void validate(const KernelInfo& ki, const Dim3& grid, const Dim3& block, const s
     const KernelParam& p = ki.params[i];
     const bool is_buf = args[i].kind == EmuArg::Kind::Buffer;
     if (is_buf != p.is_pointer)
-      throw EmulatorError(head + "argument " + std::to_string(i) + " ('" + p.name + "') must be a " +
-                          (p.is_pointer ? "buffer" : "scalar"));
+      throw EmulatorError(head + "argument " + std::to_string(i) + " ('" + p.name +
+                          "') must be a " + (p.is_pointer ? "buffer" : "scalar"));
     if (is_buf && (args[i].nbytes < 0 || (!args[i].data && args[i].nbytes > 0)))
-      throw EmulatorError(head + "argument " + std::to_string(i) + " ('" + p.name + "') is not a valid buffer");
+      throw EmulatorError(head + "argument " + std::to_string(i) + " ('" + p.name +
+                          "') is not a valid buffer");
   }
 }
 
@@ -572,7 +603,8 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
   if (index == ck.rewritten.kernels.size()) {
     std::string names;
     for (const auto& k : ck.rewritten.kernels) names += (names.empty() ? "" : ", ") + k.name;
-    throw EmulatorError("CUDA emulator: no kernel '" + kernel + "' in the source (it has: " + names + ")");
+    throw EmulatorError("CUDA emulator: no kernel '" + kernel +
+                        "' in the source (it has: " + names + ")");
   }
   const KernelInfo& ki = ck.rewritten.kernels[index];
   validate(ki, grid, block, args);
@@ -595,8 +627,13 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
     const EmuArg& a = args[i];
     if (a.kind == EmuArg::Kind::Buffer) {
       const long long eb = ck.entries[index].param_elem_bytes[i];
-      st.params[i] = Buf{static_cast<char*>(a.data), a.nbytes, eb > 0 ? eb : 1, ki.params[i].name.c_str(),
-                         detail::kGlobal, 0, nullptr};
+      st.params[i] = Buf{static_cast<char*>(a.data),
+                         a.nbytes,
+                         eb > 0 ? eb : 1,
+                         ki.params[i].name.c_str(),
+                         detail::kGlobal,
+                         0,
+                         nullptr};
       st.argv[i] = &st.params[i];
     } else {
       st.scalars[i] = ScalarArg{a.f, a.i, a.kind == EmuArg::Kind::Float ? 1 : 0};
@@ -620,8 +657,10 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
   rt.fail = cb_fail;
   rt.shared = cb_shared;
   rt.fail_local = cb_fail_local;
-  rt.gridDim = {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]), static_cast<uint32_t>(grid[2])};
-  rt.blockDim = {static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]), static_cast<uint32_t>(block[2])};
+  rt.gridDim = {static_cast<uint32_t>(grid[0]), static_cast<uint32_t>(grid[1]),
+                static_cast<uint32_t>(grid[2])};
+  rt.blockDim = {static_cast<uint32_t>(block[0]), static_cast<uint32_t>(block[1]),
+                 static_cast<uint32_t>(block[2])};
 
   LaunchState* const saved = t_state;
   t_state = &st;
@@ -641,15 +680,16 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
     }
     const int sig = st.fault_sig;
     std::ostringstream os;
-    os << "CUDA emulator: " << where(st) << ": fault " << signal_name(sig) << " at address " << st.fault_addr
-       << " in kernel code";
+    os << "CUDA emulator: " << where(st) << ": fault " << signal_name(sig) << " at address "
+       << st.fault_addr << " in kernel code";
     throw EmulatorError(os.str());
   }
   st.in_kernel = true;
   for (int64_t bz = 0; bz < grid[2]; ++bz)
     for (int64_t by = 0; by < grid[1]; ++by)
       for (int64_t bx = 0; bx < grid[0]; ++bx) {
-        rt.blockIdx = {static_cast<uint32_t>(bx), static_cast<uint32_t>(by), static_cast<uint32_t>(bz)};
+        rt.blockIdx = {static_cast<uint32_t>(bx), static_cast<uint32_t>(by),
+                       static_cast<uint32_t>(bz)};
         run_block(st, pool);
       }
   st.in_kernel = false;

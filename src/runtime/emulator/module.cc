@@ -12,11 +12,15 @@ namespace minitvm::codegen {
 namespace {
 
 /** Checked mode (see EmulatorModuleOptions::checked): poison the outputs, run, find what kept the
- *  poison; confirm with a second poison so that a kernel writing the first pattern is not blamed. */
+ *  poison; confirm with a second poison so that a kernel writing the first pattern is not blamed.
+ */
 template <class Run>
-void checked_call(const Run& run, const runtime::CudaFunctionInfo& info, const std::vector<int>& outputs,
-                  const std::vector<int>& updated, const std::vector<runtime::ArgValue>& args) {
-  auto nd = [&](int a) -> const runtime::NDArray& { return std::get<runtime::NDArray>(args[static_cast<size_t>(a)]); };
+void checked_call(const Run& run, const runtime::CudaFunctionInfo& info,
+                  const std::vector<int>& outputs, const std::vector<int>& updated,
+                  const std::vector<runtime::ArgValue>& args) {
+  auto nd = [&](int a) -> const runtime::NDArray& {
+    return std::get<runtime::NDArray>(args[static_cast<size_t>(a)]);
+  };
   std::vector<std::vector<unsigned char>> saved;
   for (int a : updated) {
     const auto* p = static_cast<const unsigned char*>(nd(a).data());
@@ -45,9 +49,11 @@ void checked_call(const Run& run, const runtime::CudaFunctionInfo& info, const s
   run(args);
   std::vector<std::vector<char>> marks(outputs.size());
   bool suspicious = false;
-  for (size_t i = 0; i < outputs.size(); ++i) suspicious |= still(outputs[i], 0xff, marks[i], false) > 0;
+  for (size_t i = 0; i < outputs.size(); ++i)
+    suspicious |= still(outputs[i], 0xff, marks[i], false) > 0;
   if (!suspicious) return;
-  for (size_t i = 0; i < updated.size(); ++i) std::memcpy(nd(updated[i]).data(), saved[i].data(), saved[i].size());
+  for (size_t i = 0; i < updated.size(); ++i)
+    std::memcpy(nd(updated[i]).data(), saved[i].data(), saved[i].size());
   poison(0x00);
   run(args);
   for (size_t i = 0; i < outputs.size(); ++i) {
@@ -59,11 +65,11 @@ void checked_call(const Run& run, const runtime::CudaFunctionInfo& info, const s
     for (const auto& l : info.launches) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
     std::string shape;
     for (int64_t d : spec.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    throw emulator::EmulatorError("CUDA emulator (checked): function " + info.signature.name + ": output '" +
-                                  spec.name + "' [" + shape + "]: " + std::to_string(count) + " of " +
-                                  std::to_string(marks[i].size()) +
-                                  " elements were never written by its kernels (" + kernels +
-                                  "); first unwritten element: flat index " + std::to_string(first));
+    throw emulator::EmulatorError(
+        "CUDA emulator (checked): function " + info.signature.name + ": output '" + spec.name +
+        "' [" + shape + "]: " + std::to_string(count) + " of " + std::to_string(marks[i].size()) +
+        " elements were never written by its kernels (" + kernels +
+        "); first unwritten element: flat index " + std::to_string(first));
   }
 }
 
@@ -72,40 +78,43 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
   CudaEmulatorModuleNode(std::string source, std::vector<runtime::CudaFunctionInfo> functions,
                          const EmulatorModuleOptions& options)
       : functions_(std::move(functions)), options_(options) {
-    if (const char* env = std::getenv("MINITVM_EMULATOR_CHECKED"); env && *env && std::string(env) != "0")
+    if (const char* env = std::getenv("MINITVM_EMULATOR_CHECKED");
+        env && *env && std::string(env) != "0")
       options_.checked = true;
     options_.outputs.resize(functions_.size());
     options_.updated.resize(functions_.size());
     for (size_t i = 0; i < functions_.size(); ++i)
       for (const auto* list : {&options_.outputs[i], &options_.updated[i]})
         for (int a : *list)
-          MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < functions_[i].signature.args.size() &&
-                                functions_[i].signature.args[a].kind == runtime::ArgSpec::Kind::Buffer)
+          MINITVM_RUNTIME_CHECK(
+              a >= 0 && static_cast<size_t>(a) < functions_[i].signature.args.size() &&
+              functions_[i].signature.args[a].kind == runtime::ArgSpec::Kind::Buffer)
               << "cuda-emulator module: " << functions_[i].signature.name << ": output index " << a
               << " is not a buffer argument";
     compiled_ = emulator::compile(source);
     for (const auto& f : functions_) {
       for (const auto& l : f.launches) {
         const auto& ks = emulator::kernels(*compiled_);
-        auto it = std::find_if(ks.begin(), ks.end(), [&](const emulator::KernelInfo& k) { return k.name == l.kernel; });
+        auto it = std::find_if(ks.begin(), ks.end(),
+                               [&](const emulator::KernelInfo& k) { return k.name == l.kernel; });
         MINITVM_RUNTIME_CHECK(it != ks.end())
-            << "cuda-emulator module: function " << f.signature.name << " launches kernel " << l.kernel
-            << ", which the CUDA source does not define";
+            << "cuda-emulator module: function " << f.signature.name << " launches kernel "
+            << l.kernel << ", which the CUDA source does not define";
         MINITVM_RUNTIME_CHECK(it->params.size() == l.args.size())
-            << "cuda-emulator module: kernel " << l.kernel << " has " << it->params.size() << " parameters but "
-            << f.signature.name << " passes " << l.args.size();
+            << "cuda-emulator module: kernel " << l.kernel << " has " << it->params.size()
+            << " parameters but " << f.signature.name << " passes " << l.args.size();
         const size_t n_args = f.signature.args.size() + f.temporaries.size();
         for (int a : l.args)
           MINITVM_RUNTIME_CHECK(a >= 0 && static_cast<size_t>(a) < n_args)
-              << "cuda-emulator module: kernel " << l.kernel << " takes argument " << a << " of " << f.signature.name
-              << ", which has " << f.signature.args.size() << " arguments and " << f.temporaries.size()
-              << " temporaries";
+              << "cuda-emulator module: kernel " << l.kernel << " takes argument " << a << " of "
+              << f.signature.name << ", which has " << f.signature.args.size() << " arguments and "
+              << f.temporaries.size() << " temporaries";
       }
       for (const auto& t : f.temporaries)
         MINITVM_RUNTIME_CHECK(t.elements >= 0 && t.dtype.bytes() > 0 &&
                               t.elements <= (int64_t(1) << 40) / t.dtype.bytes())
-            << "cuda-emulator module: " << f.signature.name << ": temporary '" << t.name << "' has an invalid size ("
-            << t.elements << " x " << t.dtype.str() << ")";
+            << "cuda-emulator module: " << f.signature.name << ": temporary '" << t.name
+            << "' has an invalid size (" << t.elements << " x " << t.dtype.str() << ")";
     }
   }
 
@@ -122,14 +131,16 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
         // -1 for integers) so that a kernel reading what no kernel wrote shows up in the results.
         std::vector<std::vector<unsigned char>> temps;
         for (const auto& t : info.temporaries)
-          temps.emplace_back(static_cast<size_t>(t.elements * t.dtype.bytes()), static_cast<unsigned char>(0xff));
+          temps.emplace_back(static_cast<size_t>(t.elements * t.dtype.bytes()),
+                             static_cast<unsigned char>(0xff));
         const size_t n_sig = info.signature.args.size();
         for (const auto& l : info.launches) {
           std::vector<emulator::EmuArg> kargs;
           for (int a : l.args) {
             if (static_cast<size_t>(a) >= n_sig) {
               auto& buf = temps[static_cast<size_t>(a) - n_sig];
-              kargs.push_back(emulator::EmuArg::buffer(buf.data(), static_cast<int64_t>(buf.size())));
+              kargs.push_back(
+                  emulator::EmuArg::buffer(buf.data(), static_cast<int64_t>(buf.size())));
               continue;
             }
             const runtime::ArgValue& v = args[static_cast<size_t>(a)];
@@ -153,8 +164,8 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
         };
         return runtime::PackedFunc(body, f.signature);
       }
-      auto body = [run, info, outputs = options_.outputs[fi], updated = options_.updated[fi]](
-                      const std::vector<runtime::ArgValue>& args) {
+      auto body = [run, info, outputs = options_.outputs[fi],
+                   updated = options_.updated[fi]](const std::vector<runtime::ArgValue>& args) {
         runtime::check_arguments(info.signature, args, Device::cpu());
         checked_call(run, info, outputs, updated, args);
       };
@@ -164,7 +175,8 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
   }
 
   // Checked once here (so a graph's mismatches surface at setup) and again by every call.
-  std::function<void()> prepare_call(const std::string& name, const std::vector<runtime::ArgValue>& args) override {
+  std::function<void()> prepare_call(const std::string& name,
+                                     const std::vector<runtime::ArgValue>& args) override {
     runtime::PackedFunc f = get_function(name);
     if (!f) return {};
     runtime::check_arguments(f.signature(), args, Device::cpu());
@@ -194,8 +206,8 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
 runtime::Module make_cuda_emulator_module(std::string cuda_source,
                                           std::vector<runtime::CudaFunctionInfo> functions,
                                           const EmulatorModuleOptions& options) {
-  return runtime::Module(
-      std::make_shared<CudaEmulatorModuleNode>(std::move(cuda_source), std::move(functions), options));
+  return runtime::Module(std::make_shared<CudaEmulatorModuleNode>(std::move(cuda_source),
+                                                                  std::move(functions), options));
 }
 
 }  // namespace minitvm::codegen

@@ -12,7 +12,8 @@ extern const char* const kPreludeCore;
 extern const char* const kPreludeMath;
 /** Stand-in for <cuda_fp16.h>: a host __half/__half2 with CUDA's functions. */
 extern const char* const kFp16Header;
-/** Stand-in for <cuda_bf16.h>: a host __nv_bfloat16/__nv_bfloat162 with CUDA's functions (prelude_bf16.cc). */
+/** Stand-in for <cuda_bf16.h>: a host __nv_bfloat16/__nv_bfloat162 with CUDA's functions
+ * (prelude_bf16.cc). */
 extern const char* const kBf16Header;
 /** Stand-in for <math_constants.h>. */
 extern const char* const kMathConstantsHeader;

@@ -18,8 +18,8 @@ class CombinedModuleNode final : public CombinedModule, public PreparedCallProvi
       MINITVM_USER_CHECK(parts_[i]) << "combine_modules: module " << i << " is empty";
       for (const std::string& name : parts_[i].function_names()) {
         auto [it, fresh] = owner_.emplace(name, i);
-        MINITVM_USER_CHECK(fresh) << "combine_modules: function '" << name << "' is defined by module " << it->second
-                                  << " and module " << i;
+        MINITVM_USER_CHECK(fresh) << "combine_modules: function '" << name
+                                  << "' is defined by module " << it->second << " and module " << i;
         names_.push_back(name);
       }
     }
@@ -33,7 +33,8 @@ class CombinedModuleNode final : public CombinedModule, public PreparedCallProvi
     return parts_[it->second].node()->get_function(name);
   }
 
-  std::function<void()> prepare_call(const std::string& name, const std::vector<ArgValue>& args) override {
+  std::function<void()> prepare_call(const std::string& name,
+                                     const std::vector<ArgValue>& args) override {
     auto it = owner_.find(name);
     if (it == owner_.end()) return {};
     return runtime::prepare_call(parts_[it->second], name, args);
@@ -41,7 +42,8 @@ class CombinedModuleNode final : public CombinedModule, public PreparedCallProvi
 
   std::string get_source(const std::string& format) const override {
     std::ostringstream os;
-    for (size_t i = 0; i < parts_.size(); ++i) os << (i ? "\n" : "") << parts_[i].get_source(format);
+    for (size_t i = 0; i < parts_.size(); ++i)
+      os << (i ? "\n" : "") << parts_[i].get_source(format);
     return os.str();
   }
 

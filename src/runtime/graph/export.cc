@@ -74,10 +74,10 @@ void write_file(const fs::path& path, const std::string& data) {
   MINITVM_RUNTIME_CHECK(out.good()) << "export_library: error writing " << path.string();
 }
 
-
 std::vector<FunctionSignature> signatures_of(const Module& lib) {
   std::vector<FunctionSignature> sigs;
-  for (const std::string& name : lib.function_names()) sigs.push_back(lib.get_function(name).signature());
+  for (const std::string& name : lib.function_names())
+    sigs.push_back(lib.get_function(name).signature());
   return sigs;
 }
 
@@ -97,7 +97,8 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
   } else if (auto* multi = dynamic_cast<const CombinedModule*>(g.lib.node())) {
     for (const Module& part : multi->parts()) {
       MINITVM_USER_CHECK(part.type_key() == "llvm")
-          << "export_library: a combined module can be exported when all its parts are llvm modules; one is '"
+          << "export_library: a combined module can be exported when all its parts are llvm "
+             "modules; one is '"
           << part.type_key() << "'";
       llvm_parts.push_back(part);
     }
@@ -129,12 +130,14 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
     if (rc != 0) {
       std::string cmdline;
       for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
-      std::string text = fs::exists(log) ? read_binary_file(log, "export_library") : "(could not run the compiler)";
-      throw RuntimeError("export_library: linking the shared object failed (exit " + std::to_string(rc) + ", `" +
-                         cmdline + "`):\n" + text);
+      std::string text = fs::exists(log) ? read_binary_file(log, "export_library")
+                                         : "(could not run the compiler)";
+      throw RuntimeError("export_library: linking the shared object failed (exit " +
+                         std::to_string(rc) + ", `" + cmdline + "`):\n" + text);
     }
     sections.push_back({"lib_type", "llvm"});
-    sections.push_back({"lib_so", read_binary_file((tmp.path() / "lib.so").string(), "export_library")});
+    sections.push_back(
+        {"lib_so", read_binary_file((tmp.path() / "lib.so").string(), "export_library")});
     sections.push_back({"lib_functions", signatures_to_json(signatures_of(g.lib))});
     sections.push_back({"lib_ll", ir});
   } else if (type == "cuda") {
@@ -144,9 +147,10 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
     sections.push_back({"cuda_ptx", read_binary_file(ptx, "export_library")});
     sections.push_back({"cuda_json", read_binary_file(ptx + ".json", "export_library")});
   } else {
-    throw CompileError("export_library: a module of type '" + type +
-                       "' cannot be exported (llvm and cuda modules can; build for \"cuda\" instead of \"cuda "
-                       "-emulate\")");
+    throw CompileError(
+        "export_library: a module of type '" + type +
+        "' cannot be exported (llvm and cuda modules can; build for \"cuda\" instead of \"cuda "
+        "-emulate\")");
   }
   write_file(path, pack_sections(sections));
 }

@@ -20,7 +20,9 @@ namespace {
 
 using ojson = nlohmann::ordered_json;
 
-[[noreturn]] void fail(const std::string& msg) { throw RuntimeError("graph JSON: " + msg); }
+[[noreturn]] void fail(const std::string& msg) {
+  throw RuntimeError("graph JSON: " + msg);
+}
 
 std::string node_label(size_t i, const std::string& name) {
   return "node " + std::to_string(i) + (name.empty() ? std::string() : " '" + name + "'");
@@ -63,7 +65,8 @@ GraphEntryRef parse_entry(const ojson& e, const std::string& where) {
 const ojson& typed_attr(const ojson& v, const std::string& key, const std::string& type) {
   const std::string where = "attrs." + key;
   as_array(v, where);
-  if (v.size() != 2) fail(where + " must be [\"" + type + "\", [...]], got " + v.dump().substr(0, 80));
+  if (v.size() != 2)
+    fail(where + " must be [\"" + type + "\", [...]], got " + v.dump().substr(0, 80));
   if (as_str(v[0], where + "[0]") != type)
     fail(where + " has type \"" + v[0].get<std::string>() + "\", expected \"" + type + "\"");
   return as_array(v[1], where + "[1]");
@@ -89,7 +92,8 @@ NDArray make_view(const NDArray& base, const std::vector<int64_t>& shape, DataTy
   t.device.device_type = base.device().is_cpu() ? kDLCPU : kDLCUDA;
   t.device.device_id = base.device().id;
   t.ndim = static_cast<int32_t>(shape.size());
-  t.dtype.code = static_cast<uint8_t>(dtype.code());  // DataType codes are DLPack's; bool is (uint, 1)
+  t.dtype.code =
+      static_cast<uint8_t>(dtype.code());  // DataType codes are DLPack's; bool is (uint, 1)
   t.dtype.bits = static_cast<uint8_t>(dtype.bits());
   t.dtype.lanes = static_cast<uint16_t>(dtype.lanes());
   t.shape = ctx->shape.data();
@@ -102,7 +106,8 @@ NDArray make_view(const NDArray& base, const std::vector<int64_t>& shape, DataTy
 
 }  // namespace
 
-std::function<void()> prepare_call(const Module& m, const std::string& name, const std::vector<ArgValue>& args) {
+std::function<void()> prepare_call(const Module& m, const std::string& name,
+                                   const std::vector<ArgValue>& args) {
   if (auto* p = dynamic_cast<PreparedCallProvider*>(m.node())) {
     if (std::function<void()> call = p->prepare_call(name, args)) return call;
     m.get_function(name);  // throws, listing the functions the module has
@@ -122,16 +127,24 @@ ParsedGraph parse_graph_json(const std::string& text) {
   ParsedGraph g;
   // v0.6's reader: a bitmask of the five required keys; a `metadata` key ends the object.
   int seen = 0;
-  const ojson *nodes = nullptr, *arg_nodes = nullptr, *heads = nullptr, *attrs = nullptr, *row_ptr = nullptr;
+  const ojson *nodes = nullptr, *arg_nodes = nullptr, *heads = nullptr, *attrs = nullptr,
+              *row_ptr = nullptr;
   for (auto it = root.begin(); it != root.end(); ++it) {
     const std::string& key = it.key();
-    if (key == "nodes") nodes = &it.value(), seen |= 1;
-    else if (key == "arg_nodes") arg_nodes = &it.value(), seen |= 2;
-    else if (key == "heads") heads = &it.value(), seen |= 4;
-    else if (key == "attrs") attrs = &it.value(), seen |= 8;
-    else if (key == "node_row_ptr") row_ptr = &it.value(), seen |= 16;
-    else if (key == "metadata") break;
-    else fail("key '" + key + "' is not supported");
+    if (key == "nodes")
+      nodes = &it.value(), seen |= 1;
+    else if (key == "arg_nodes")
+      arg_nodes = &it.value(), seen |= 2;
+    else if (key == "heads")
+      heads = &it.value(), seen |= 4;
+    else if (key == "attrs")
+      attrs = &it.value(), seen |= 8;
+    else if (key == "node_row_ptr")
+      row_ptr = &it.value(), seen |= 16;
+    else if (key == "metadata")
+      break;
+    else
+      fail("key '" + key + "' is not supported");
   }
   const char* required[] = {"nodes", "arg_nodes", "heads", "attrs", "node_row_ptr"};
   for (int b = 0; b < 5; ++b)
@@ -147,8 +160,10 @@ ParsedGraph parse_graph_json(const std::string& text) {
     bool has_op = false, has_name = false, has_inputs = false;
     for (auto it = n.begin(); it != n.end(); ++it) {
       const std::string& key = it.key();
-      if (key == "op") node.op = as_str(it.value(), where + ".op"), has_op = true;
-      else if (key == "name") node.name = as_str(it.value(), where + ".name"), has_name = true;
+      if (key == "op")
+        node.op = as_str(it.value(), where + ".op"), has_op = true;
+      else if (key == "name")
+        node.name = as_str(it.value(), where + ".name"), has_name = true;
       else if (key == "inputs") {
         has_inputs = true;
         const ojson& ins = as_array(it.value(), where + ".inputs");
@@ -181,7 +196,8 @@ ParsedGraph parse_graph_json(const std::string& text) {
           node.num_outputs = std::stoll(a->second, &pos);
           if (pos != a->second.size()) throw std::invalid_argument("trailing characters");
         } catch (const std::exception&) {
-          fail(node_label(i, node.name) + ": attr num_outputs = \"" + a->second + "\" is not an integer");
+          fail(node_label(i, node.name) + ": attr num_outputs = \"" + a->second +
+               "\" is not an integer");
         }
         if (node.num_outputs < 1)
           fail(node_label(i, node.name) + ": num_outputs = " + a->second + " (must be at least 1)");
@@ -197,17 +213,19 @@ ParsedGraph parse_graph_json(const std::string& text) {
       const GraphNode& src = g.nodes[static_cast<size_t>(e.node)];
       if (e.index < 0 || e.index >= src.num_outputs)
         fail(node_label(i, g.nodes[i].name) + ": input " + std::to_string(k) + " reads output " +
-             std::to_string(e.index) + " of " + node_label(static_cast<size_t>(e.node), src.name) + ", which has " +
-             std::to_string(src.num_outputs));
+             std::to_string(e.index) + " of " + node_label(static_cast<size_t>(e.node), src.name) +
+             ", which has " + std::to_string(src.num_outputs));
     }
 
   // arg_nodes, heads, node_row_ptr
   for (int64_t a : int_list(*arg_nodes, "arg_nodes")) {
     if (a < 0 || a >= static_cast<int64_t>(g.nodes.size()))
-      fail("arg_nodes: node " + std::to_string(a) + " does not exist (" + std::to_string(g.nodes.size()) + " nodes)");
+      fail("arg_nodes: node " + std::to_string(a) + " does not exist (" +
+           std::to_string(g.nodes.size()) + " nodes)");
     if (g.nodes[static_cast<size_t>(a)].op != "null")
-      fail("arg_nodes: " + node_label(static_cast<size_t>(a), g.nodes[static_cast<size_t>(a)].name) +
-           " is not a null (input) node");
+      fail(
+          "arg_nodes: " + node_label(static_cast<size_t>(a), g.nodes[static_cast<size_t>(a)].name) +
+          " is not a null (input) node");
     g.arg_nodes.push_back(a);
   }
   as_array(*heads, "heads");
@@ -215,8 +233,8 @@ ParsedGraph parse_graph_json(const std::string& text) {
     GraphEntryRef e = parse_entry((*heads)[k], "heads[" + std::to_string(k) + "]");
     if (e.node < 0 || e.node >= static_cast<int64_t>(g.nodes.size()) ||
         e.index >= g.nodes[static_cast<size_t>(e.node)].num_outputs || e.index < 0)
-      fail("heads[" + std::to_string(k) + "] = [" + std::to_string(e.node) + ", " + std::to_string(e.index) +
-           "] is not an output of the graph's nodes");
+      fail("heads[" + std::to_string(k) + "] = [" + std::to_string(e.node) + ", " +
+           std::to_string(e.index) + "] is not an output of the graph's nodes");
     g.heads.push_back(e);
   }
   g.node_row_ptr = int_list(*row_ptr, "node_row_ptr");
@@ -226,9 +244,10 @@ ParsedGraph parse_graph_json(const std::string& text) {
   if (g.node_row_ptr[0] != 0) fail("node_row_ptr[0] must be 0");
   for (size_t i = 0; i < g.nodes.size(); ++i)
     if (g.node_row_ptr[i + 1] - g.node_row_ptr[i] != g.nodes[i].num_outputs)
-      fail("node_row_ptr[" + std::to_string(i + 1) + "] - node_row_ptr[" + std::to_string(i) + "] = " +
-           std::to_string(g.node_row_ptr[i + 1] - g.node_row_ptr[i]) + " but " + node_label(i, g.nodes[i].name) +
-           " has " + std::to_string(g.nodes[i].num_outputs) + " output(s)");
+      fail("node_row_ptr[" + std::to_string(i + 1) + "] - node_row_ptr[" + std::to_string(i) +
+           "] = " + std::to_string(g.node_row_ptr[i + 1] - g.node_row_ptr[i]) + " but " +
+           node_label(i, g.nodes[i].name) + " has " + std::to_string(g.nodes[i].num_outputs) +
+           " output(s)");
   const size_t num_entries = static_cast<size_t>(g.node_row_ptr.back());
 
   // attrs
@@ -252,7 +271,8 @@ ParsedGraph parse_graph_json(const std::string& text) {
       has_sid = true;
     } else if (key == "shape") {
       const ojson& l = typed_attr(it.value(), key, "list_shape");
-      for (size_t k = 0; k < l.size(); ++k) g.shapes.push_back(int_list(l[k], "attrs.shape[" + std::to_string(k) + "]"));
+      for (size_t k = 0; k < l.size(); ++k)
+        g.shapes.push_back(int_list(l[k], "attrs.shape[" + std::to_string(k) + "]"));
       has_shape = true;
     } else if (key == "device_index") {
       g.device_index = int_list(typed_attr(it.value(), key, "list_int"), "attrs.device_index");
@@ -261,7 +281,8 @@ ParsedGraph parse_graph_json(const std::string& text) {
       const ojson& v = it.value();
       if (!v.is_array() || v.size() != 2 || !v[0].is_string() ||
           (v[0] != "list_int" && v[0] != "size_t"))
-        fail("cannot skip graph attr '" + key + "' (only list_int and size_t attrs can be skipped)");
+        fail("cannot skip graph attr '" + key +
+             "' (only list_int and size_t attrs can be skipped)");
     }
   }
   if (!has_dtype) fail("attrs: missing 'dltype'");
@@ -290,7 +311,9 @@ std::string shape_str(const std::vector<int64_t>& shape) {
   return s + "]";
 }
 
-std::string describe_array(DataType t, const std::vector<int64_t>& shape) { return t.str() + shape_str(shape); }
+std::string describe_array(DataType t, const std::vector<int64_t>& shape) {
+  return t.str() + shape_str(shape);
+}
 
 // ---------------------------------------------------------------------------------------------
 struct GraphExecutor::Impl {
@@ -298,23 +321,25 @@ struct GraphExecutor::Impl {
   Module lib;
   Device dev;
   std::vector<NDArray> pools;
-  std::vector<NDArray> entries;             // one view per entry id
-  std::vector<int> input_nodes;             // arg_nodes
+  std::vector<NDArray> entries;  // one view per entry id
+  std::vector<int> input_nodes;  // arg_nodes
   std::vector<std::string> input_names;
   std::vector<bool> input_is_param;
   std::map<std::string, int> input_index;
   std::vector<int64_t> output_entries;
   struct Op {
     int node = -1;
-    std::function<void()> call;             // empty for __nop
-    std::vector<int64_t> arg_entries;       // inputs then outputs
-    std::string func;                       // kernels only: what set_input_zero_copy re-prepares
+    std::function<void()> call;        // empty for __nop
+    std::vector<int64_t> arg_entries;  // inputs then outputs
+    std::string func;                  // kernels only: what set_input_zero_copy re-prepares
     std::vector<ArgValue> args;
     bool flatten = false;
   };
   std::vector<Op> ops;
 
-  int64_t entry_id(int64_t node, int64_t index) const { return g.node_row_ptr[static_cast<size_t>(node)] + index; }
+  int64_t entry_id(int64_t node, int64_t index) const {
+    return g.node_row_ptr[static_cast<size_t>(node)] + index;
+  }
 
   void setup(const std::map<std::string, NDArray>& params) {
     // An empty Module is fine for a graph without kernels (its outputs are inputs or params).
@@ -329,8 +354,9 @@ struct GraphExecutor::Impl {
     if (!g.device_index.empty()) {
       for (size_t e = 0; e < g.device_index.size(); ++e)
         MINITVM_RUNTIME_CHECK(g.device_index[e] == g.device_index[0])
-            << "graph JSON: attrs.device_index differs between entries (" << g.device_index[0] << " and "
-            << g.device_index[e] << " at entry " << e << "): heterogeneous graphs are not supported";
+            << "graph JSON: attrs.device_index differs between entries (" << g.device_index[0]
+            << " and " << g.device_index[e] << " at entry " << e
+            << "): heterogeneous graphs are not supported";
     }
     // Storage: pool size per storage id = max bytes over its entries (v0.6 SetupStorage).
     const size_t num_entries = g.shapes.size();
@@ -349,7 +375,8 @@ struct GraphExecutor::Impl {
         pools[s] = NDArray::empty({(pool_bytes[s] + 3) / 4}, DataType::Float(32), dev);
     entries.resize(num_entries);
     for (size_t e = 0; e < num_entries; ++e)
-      entries[e] = make_view(pools[static_cast<size_t>(g.storage_ids[e])], g.shapes[e], g.dtypes[e]);
+      entries[e] =
+          make_view(pools[static_cast<size_t>(g.storage_ids[e])], g.shapes[e], g.dtypes[e]);
 
     // Inputs.
     for (int64_t a : g.arg_nodes) {
@@ -364,7 +391,8 @@ struct GraphExecutor::Impl {
       auto it = input_index.find(name);
       MINITVM_RUNTIME_CHECK(it != input_index.end())
           << "GraphExecutor: parameter '" << name << "' is not an input of the graph";
-      set_input(it->second, value, "GraphExecutor");  // "GraphExecutor::GraphExecutor('p0'): expected ..."
+      set_input(it->second, value,
+                "GraphExecutor");  // "GraphExecutor::GraphExecutor('p0'): expected ..."
       input_is_param[static_cast<size_t>(it->second)] = true;
     }
     for (const GraphEntryRef& h : g.heads) output_entries.push_back(entry_id(h.node, h.index));
@@ -376,14 +404,20 @@ struct GraphExecutor::Impl {
       const std::string label = node_label(i, n.name);
       Op op;
       op.node = static_cast<int>(i);
-      for (const GraphEntryRef& in : n.inputs) op.arg_entries.push_back(entry_id(in.node, in.index));
-      for (int64_t k = 0; k < n.num_outputs; ++k) op.arg_entries.push_back(entry_id(static_cast<int64_t>(i), k));
-      if (n.op != "tvm_op") throw RuntimeError("graph JSON: " + label + ": op '" + n.op + "' is not supported (tvm_op or null)");
-      if (auto a = n.attrs.find("num_inputs"); a != n.attrs.end() && a->second != std::to_string(n.inputs.size()))
-        throw RuntimeError("graph JSON: " + label + ": num_inputs = \"" + a->second + "\" but the node has " +
-                           std::to_string(n.inputs.size()) + " inputs");
+      for (const GraphEntryRef& in : n.inputs)
+        op.arg_entries.push_back(entry_id(in.node, in.index));
+      for (int64_t k = 0; k < n.num_outputs; ++k)
+        op.arg_entries.push_back(entry_id(static_cast<int64_t>(i), k));
+      if (n.op != "tvm_op")
+        throw RuntimeError("graph JSON: " + label + ": op '" + n.op +
+                           "' is not supported (tvm_op or null)");
+      if (auto a = n.attrs.find("num_inputs");
+          a != n.attrs.end() && a->second != std::to_string(n.inputs.size()))
+        throw RuntimeError("graph JSON: " + label + ": num_inputs = \"" + a->second +
+                           "\" but the node has " + std::to_string(n.inputs.size()) + " inputs");
       auto fa = n.attrs.find("func_name");
-      if (fa == n.attrs.end()) throw RuntimeError("graph JSON: " + label + ": tvm_op without attr func_name");
+      if (fa == n.attrs.end())
+        throw RuntimeError("graph JSON: " + label + ": tvm_op without attr func_name");
       const std::string& func = fa->second;
       if (func == "__nop") {
         ops.push_back(std::move(op));
@@ -426,15 +460,15 @@ struct GraphExecutor::Impl {
   void prepare(Op& op) {
     if (!lib) {
       const GraphNode& n = g.nodes[static_cast<size_t>(op.node)];
-      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) + " calls kernel '" +
-                         op.func + "' but the Module is empty");
+      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) +
+                         " calls kernel '" + op.func + "' but the Module is empty");
     }
     try {
       op.call = prepare_call(lib, op.func, op.args);
     } catch (const RuntimeError& e) {
       const GraphNode& n = g.nodes[static_cast<size_t>(op.node)];
-      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) + " (func_name " +
-                         op.func + "): " + e.what());
+      throw RuntimeError("GraphExecutor: " + node_label(static_cast<size_t>(op.node), n.name) +
+                         " (func_name " + op.func + "): " + e.what());
     }
   }
 
@@ -445,9 +479,10 @@ struct GraphExecutor::Impl {
     const std::string prefix = "GraphExecutor::set_input_zero_copy('" + name + "'): ";
     NDArray cur = input_entry(index);
     MINITVM_RUNTIME_CHECK(value.defined()) << prefix << "undefined array";
-    MINITVM_RUNTIME_CHECK(value.dtype() == cur.dtype() && value.shape() == cur.shape() && value.device() == dev)
-        << prefix << "expected " << describe_array(cur.dtype(), cur.shape()) << " on " << dev << ", got "
-        << describe_array(value.dtype(), value.shape()) << " on " << value.device();
+    MINITVM_RUNTIME_CHECK(value.dtype() == cur.dtype() && value.shape() == cur.shape() &&
+                          value.device() == dev)
+        << prefix << "expected " << describe_array(cur.dtype(), cur.shape()) << " on " << dev
+        << ", got " << describe_array(value.dtype(), value.shape()) << " on " << value.device();
     MINITVM_RUNTIME_CHECK(value.is_contiguous()) << prefix << "the array is a strided view";
     const int64_t eid = entry_id(input_nodes[static_cast<size_t>(index)], 0);
     for (Op& op : ops) {
@@ -518,9 +553,12 @@ GraphExecutor::~GraphExecutor() = default;
 void GraphExecutor::set_input(const std::string& name, const NDArray& value) {
   impl_->set_input(impl_->index_of(name, "set_input"), value);
 }
-void GraphExecutor::set_input(int index, const NDArray& value) { impl_->set_input(index, value); }
+void GraphExecutor::set_input(int index, const NDArray& value) {
+  impl_->set_input(index, value);
+}
 void GraphExecutor::set_input(const std::string& name, DLManagedTensor* value) {
-  MINITVM_RUNTIME_CHECK(value) << "GraphExecutor::set_input('" << name << "'): null DLManagedTensor";
+  MINITVM_RUNTIME_CHECK(value) << "GraphExecutor::set_input('" << name
+                               << "'): null DLManagedTensor";
   NDArray a = NDArray::from_dlpack(value);
   set_input(name, a);
 }
@@ -533,7 +571,9 @@ void GraphExecutor::set_input(int index, DLManagedTensor* value) {
 void GraphExecutor::set_input_zero_copy(const std::string& name, const NDArray& value) {
   impl_->set_input_zero_copy(impl_->index_of(name, "set_input_zero_copy"), value);
 }
-void GraphExecutor::set_input_zero_copy(int index, const NDArray& value) { impl_->set_input_zero_copy(index, value); }
+void GraphExecutor::set_input_zero_copy(int index, const NDArray& value) {
+  impl_->set_input_zero_copy(index, value);
+}
 
 int GraphExecutor::get_input_index(const std::string& name) const {
   auto it = impl_->input_index.find(name);
@@ -560,16 +600,24 @@ NDArray GraphExecutor::get_output(int index) const {
 
 void GraphExecutor::get_output(int index, NDArray& out) const {
   NDArray src = get_output(index);
-  MINITVM_RUNTIME_CHECK(out.defined()) << "GraphExecutor::get_output(" << index << ", out): undefined array";
+  MINITVM_RUNTIME_CHECK(out.defined())
+      << "GraphExecutor::get_output(" << index << ", out): undefined array";
   MINITVM_RUNTIME_CHECK(out.dtype() == src.dtype() && out.shape() == src.shape())
-      << "GraphExecutor::get_output(" << index << ", out): output is " << describe_array(src.dtype(), src.shape())
-      << ", out is " << describe_array(out.dtype(), out.shape());
+      << "GraphExecutor::get_output(" << index << ", out): output is "
+      << describe_array(src.dtype(), src.shape()) << ", out is "
+      << describe_array(out.dtype(), out.shape());
   out.copy_from(src);
 }
 
-int GraphExecutor::get_num_inputs() const { return static_cast<int>(impl_->input_nodes.size()); }
-int GraphExecutor::get_num_outputs() const { return static_cast<int>(impl_->output_entries.size()); }
-const std::vector<std::string>& GraphExecutor::input_names() const { return impl_->input_names; }
+int GraphExecutor::get_num_inputs() const {
+  return static_cast<int>(impl_->input_nodes.size());
+}
+int GraphExecutor::get_num_outputs() const {
+  return static_cast<int>(impl_->output_entries.size());
+}
+const std::vector<std::string>& GraphExecutor::input_names() const {
+  return impl_->input_names;
+}
 bool GraphExecutor::is_param(int index) const {
   impl_->check_input_index(index, "is_param");
   return impl_->input_is_param[static_cast<size_t>(index)];
@@ -584,10 +632,18 @@ std::vector<std::string> GraphExecutor::output_names() const {
   return out;
 }
 
-std::vector<int64_t> GraphExecutor::input_shape(int index) const { return get_input(index).shape(); }
-DataType GraphExecutor::input_dtype(int index) const { return get_input(index).dtype(); }
-std::vector<int64_t> GraphExecutor::output_shape(int index) const { return get_output(index).shape(); }
-DataType GraphExecutor::output_dtype(int index) const { return get_output(index).dtype(); }
+std::vector<int64_t> GraphExecutor::input_shape(int index) const {
+  return get_input(index).shape();
+}
+DataType GraphExecutor::input_dtype(int index) const {
+  return get_input(index).dtype();
+}
+std::vector<int64_t> GraphExecutor::output_shape(int index) const {
+  return get_output(index).shape();
+}
+DataType GraphExecutor::output_dtype(int index) const {
+  return get_output(index).dtype();
+}
 
 void GraphExecutor::load_params(const std::string& bytes) {
   for (const auto& [name, value] : load_param_dict(bytes)) {
@@ -602,13 +658,16 @@ void GraphExecutor::load_params(const std::string& bytes) {
 std::string GraphExecutor::save_params() const {
   std::map<std::string, NDArray> params;
   for (size_t i = 0; i < impl_->input_nodes.size(); ++i)
-    if (impl_->input_is_param[i]) params[impl_->input_names[i]] = impl_->input_entry(static_cast<int>(i));
+    if (impl_->input_is_param[i])
+      params[impl_->input_names[i]] = impl_->input_entry(static_cast<int>(i));
   return save_param_dict(params);
 }
 
 ProfileReport GraphExecutor::profile(int runs, int warmup) {
-  MINITVM_RUNTIME_CHECK(runs >= 1) << "GraphExecutor::profile: runs must be at least 1, got " << runs;
-  MINITVM_RUNTIME_CHECK(warmup >= 0) << "GraphExecutor::profile: warmup must be non-negative, got " << warmup;
+  MINITVM_RUNTIME_CHECK(runs >= 1)
+      << "GraphExecutor::profile: runs must be at least 1, got " << runs;
+  MINITVM_RUNTIME_CHECK(warmup >= 0)
+      << "GraphExecutor::profile: warmup must be non-negative, got " << warmup;
   Impl& m = *impl_;
   const bool cuda = m.dev.is_cuda();
   auto sync = [&] {
@@ -672,7 +731,9 @@ ProfileReport GraphExecutor::profile(int runs, int warmup) {
   return rep;
 }
 
-Device GraphExecutor::device() const { return impl_->dev; }
+Device GraphExecutor::device() const {
+  return impl_->dev;
+}
 
 int64_t GraphExecutor::storage_bytes() const {
   int64_t n = 0;
@@ -681,7 +742,8 @@ int64_t GraphExecutor::storage_bytes() const {
   return n;
 }
 
-int GraphExecutor::num_nodes() const { return static_cast<int>(impl_->g.nodes.size()); }
-
+int GraphExecutor::num_nodes() const {
+  return static_cast<int>(impl_->g.nodes.size());
+}
 
 }  // namespace minitvm::runtime

@@ -20,7 +20,7 @@ struct GraphEntryRef {
 };
 
 struct GraphNode {
-  std::string op;    ///< "null" or "tvm_op"
+  std::string op;  ///< "null" or "tvm_op"
   std::string name;
   std::vector<GraphEntryRef> inputs;
   std::map<std::string, std::string> attrs;
@@ -39,7 +39,8 @@ struct ParsedGraph {
   std::vector<int64_t> device_index;  ///< empty when the graph has none
 };
 
-/** Parse and validate (see graph_executor.h); RuntimeError "graph JSON: ..." naming key/node/entry. */
+/** Parse and validate (see graph_executor.h); RuntimeError "graph JSON: ..." naming key/node/entry.
+ */
 ParsedGraph parse_graph_json(const std::string& text);
 
 /** "[1, 3, 224, 224]" */
@@ -49,12 +50,14 @@ std::string describe_array(DataType t, const std::vector<int64_t>& shape);
 
 /** export_library's container (graph_library.h): magic, version, named sections. */
 std::string pack_sections(const std::vector<std::pair<std::string, std::string>>& sections);
-std::map<std::string, std::string> unpack_sections(const std::string& bytes, const std::string& origin);
+std::map<std::string, std::string> unpack_sections(const std::string& bytes,
+                                                   const std::string& origin);
 std::string read_binary_file(const std::string& path, const std::string& who);
 
 /** The "lib_functions" section: function signatures as JSON. */
 std::string signatures_to_json(const std::vector<FunctionSignature>& sigs);
-std::vector<FunctionSignature> signatures_from_json(const std::string& text, const std::string& origin);
+std::vector<FunctionSignature> signatures_from_json(const std::string& text,
+                                                    const std::string& origin);
 
 /** The node of combine_modules (graph_library.h); export_library links its llvm parts. */
 class CombinedModule : public ModuleNode {
@@ -63,6 +66,7 @@ class CombinedModule : public ModuleNode {
 };
 
 /** The op-type key of the profiler's op table (see ProfileReport in graph_executor.h). */
-std::string profile_op_type(const std::map<std::string, std::string>& attrs, const std::string& func_name);
+std::string profile_op_type(const std::map<std::string, std::string>& attrs,
+                            const std::string& func_name);
 
 }  // namespace minitvm::runtime

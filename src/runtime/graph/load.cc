@@ -51,7 +51,8 @@ std::string temp_path(const std::string& stem) {
   std::vector<char> buf(tmpl.begin(), tmpl.end());
   buf.push_back('\0');
   const int fd = mkstemp(buf.data());
-  MINITVM_RUNTIME_CHECK(fd >= 0) << "cannot create a temporary file " << tmpl << ": " << std::strerror(errno);
+  MINITVM_RUNTIME_CHECK(fd >= 0) << "cannot create a temporary file " << tmpl << ": "
+                                 << std::strerror(errno);
   close(fd);
   return std::string(buf.data());
 }
@@ -86,7 +87,8 @@ std::string pack_sections(const std::vector<std::pair<std::string, std::string>>
   return out;
 }
 
-std::map<std::string, std::string> unpack_sections(const std::string& bytes, const std::string& origin) {
+std::map<std::string, std::string> unpack_sections(const std::string& bytes,
+                                                   const std::string& origin) {
   size_t pos = 0;
   auto need = [&](uint64_t n, const char* what) {
     MINITVM_RUNTIME_CHECK(n <= bytes.size() - pos)
@@ -104,8 +106,8 @@ std::map<std::string, std::string> unpack_sections(const std::string& bytes, con
   uint32_t version, count;
   std::memcpy(&version, bytes.data() + 8, 4);
   std::memcpy(&count, bytes.data() + 12, 4);
-  MINITVM_RUNTIME_CHECK(version == kVersion)
-      << origin << ": graph library version " << version << ", this minitvm reads version " << kVersion;
+  MINITVM_RUNTIME_CHECK(version == kVersion) << origin << ": graph library version " << version
+                                             << ", this minitvm reads version " << kVersion;
   pos = 16;
   std::map<std::string, std::string> out;
   for (uint32_t i = 0; i < count; ++i) {
@@ -118,7 +120,8 @@ std::map<std::string, std::string> unpack_sections(const std::string& bytes, con
     out[name] = bytes.substr(pos, len);
     pos += len;
   }
-  MINITVM_RUNTIME_CHECK(pos == bytes.size()) << origin << ": " << bytes.size() - pos << " trailing bytes";
+  MINITVM_RUNTIME_CHECK(pos == bytes.size())
+      << origin << ": " << bytes.size() - pos << " trailing bytes";
   return out;
 }
 
@@ -138,7 +141,8 @@ std::string signatures_to_json(const std::vector<FunctionSignature>& sigs) {
   return funcs.dump();
 }
 
-std::vector<FunctionSignature> signatures_from_json(const std::string& text, const std::string& origin) {
+std::vector<FunctionSignature> signatures_from_json(const std::string& text,
+                                                    const std::string& origin) {
   std::vector<FunctionSignature> out;
   try {
     for (const auto& f : nlohmann::json::parse(text)) {
@@ -184,17 +188,20 @@ CompiledGraph load_compiled_graph(const std::string& path) {
   }
   const std::string& type = section("lib_type");
   if (type == "llvm") {
-    const std::vector<FunctionSignature> sigs = signatures_from_json(section("lib_functions"), origin);
+    const std::vector<FunctionSignature> sigs =
+        signatures_from_json(section("lib_functions"), origin);
     const std::string so = temp_path("minitvm_lib");
     write_file(so, section("lib_so"));
     void* handle = dlopen(so.c_str(), RTLD_NOW | RTLD_LOCAL);
     const char* err = handle ? nullptr : dlerror();
     std::remove(so.c_str());  // the mapping stays valid
-    MINITVM_RUNTIME_CHECK(handle) << origin << ": dlopen of the module's shared object failed: " << (err ? err : "");
+    MINITVM_RUNTIME_CHECK(handle) << origin << ": dlopen of the module's shared object failed: "
+                                  << (err ? err : "");
     auto dso = std::make_shared<DsoModule>(handle);
     using SetRuntime = void (*)(decltype(&minitvm_parallel_for));
     auto set_runtime = reinterpret_cast<SetRuntime>(dso->lookup("__minitvm_set_runtime"));
-    MINITVM_RUNTIME_CHECK(set_runtime) << origin << ": the shared object has no __minitvm_set_runtime entry";
+    MINITVM_RUNTIME_CHECK(set_runtime)
+        << origin << ": the shared object has no __minitvm_set_runtime entry";
     set_runtime(&minitvm_parallel_for);
     for (const auto& sig : sigs)
       MINITVM_RUNTIME_CHECK(dso->lookup(sig.name))

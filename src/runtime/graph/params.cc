@@ -43,8 +43,9 @@ class Reader {
 
  private:
   void need(uint64_t n, const char* what) {
-    MINITVM_RUNTIME_CHECK(n <= left()) << "params: truncated at byte " << pos_ << " reading " << what << " ("
-                                       << n << " bytes needed, " << left() << " left)";
+    MINITVM_RUNTIME_CHECK(n <= left())
+        << "params: truncated at byte " << pos_ << " reading " << what << " (" << n
+        << " bytes needed, " << left() << " left)";
   }
   const std::string& s_;
   size_t pos_ = 0;
@@ -63,7 +64,8 @@ std::string save_param_dict(const std::map<std::string, NDArray>& params) {
   }
   put<uint64_t>(out, params.size());
   for (const auto& [name, arr] : params) {
-    MINITVM_RUNTIME_CHECK(arr.defined()) << "save_param_dict: parameter '" << name << "' is undefined";
+    MINITVM_RUNTIME_CHECK(arr.defined())
+        << "save_param_dict: parameter '" << name << "' is undefined";
     const NDArray a = arr.device().is_cpu() ? arr.contiguous() : arr.copy_to(Device::cpu());
     put<uint64_t>(out, kTVMNDArrayMagic);
     put<uint64_t>(out, 0);
@@ -87,11 +89,12 @@ std::map<std::string, NDArray> load_param_dict(const std::string& bytes) {
   Reader r(bytes);
   const uint64_t magic = r.get<uint64_t>("the list magic");
   MINITVM_RUNTIME_CHECK(magic == kTVMNDArrayListMagic)
-      << "params: not a TVM params blob (magic 0x" << std::hex << magic << ", expected 0x" << kTVMNDArrayListMagic
-      << ")";
+      << "params: not a TVM params blob (magic 0x" << std::hex << magic << ", expected 0x"
+      << kTVMNDArrayListMagic << ")";
   r.get<uint64_t>("the reserved word");
   const uint64_t n_names = r.get<uint64_t>("the name count");
-  MINITVM_RUNTIME_CHECK(n_names <= r.left() / 8) << "params: name count " << n_names << " exceeds the data";
+  MINITVM_RUNTIME_CHECK(n_names <= r.left() / 8)
+      << "params: name count " << n_names << " exceeds the data";
   std::vector<std::string> names;
   for (uint64_t i = 0; i < n_names; ++i) {
     const uint64_t len = r.get<uint64_t>("a name length");
@@ -106,20 +109,22 @@ std::map<std::string, NDArray> load_param_dict(const std::string& bytes) {
     const size_t start = r.pos();
     const uint64_t m = r.get<uint64_t>("an array magic");
     MINITVM_RUNTIME_CHECK(m == kTVMNDArrayMagic)
-        << "params: array '" << name << "' at byte " << start << " has a bad magic (0x" << std::hex << m << ")";
+        << "params: array '" << name << "' at byte " << start << " has a bad magic (0x" << std::hex
+        << m << ")";
     r.get<uint64_t>("the reserved word");
     const int32_t dev_type = r.get<int32_t>("the device type");
     r.get<int32_t>("the device id");
-    MINITVM_RUNTIME_CHECK(dev_type == 1)
-        << "params: array '" << name << "' has device type " << dev_type << " (only CPU tensors, 1, are saved)";
+    MINITVM_RUNTIME_CHECK(dev_type == 1) << "params: array '" << name << "' has device type "
+                                         << dev_type << " (only CPU tensors, 1, are saved)";
     const int32_t ndim = r.get<int32_t>("ndim");
-    MINITVM_RUNTIME_CHECK(ndim >= 0 && ndim <= 32) << "params: array '" << name << "' has ndim " << ndim;
+    MINITVM_RUNTIME_CHECK(ndim >= 0 && ndim <= 32)
+        << "params: array '" << name << "' has ndim " << ndim;
     const uint8_t code = r.get<uint8_t>("the dtype code");
     const uint8_t bits = r.get<uint8_t>("the dtype bits");
     const uint16_t lanes = r.get<uint16_t>("the dtype lanes");
     MINITVM_RUNTIME_CHECK((code <= 2 || code == 4) && bits > 0 && lanes > 0)
-        << "params: array '" << name << "' has an unsupported dtype (code " << int(code) << ", bits " << int(bits)
-        << ", lanes " << lanes << ")";
+        << "params: array '" << name << "' has an unsupported dtype (code " << int(code)
+        << ", bits " << int(bits) << ", lanes " << lanes << ")";
     const DataType dtype(static_cast<DataType::Code>(code), bits, lanes);
     std::vector<int64_t> shape;
     int64_t elems = 1;
@@ -132,14 +137,15 @@ std::map<std::string, NDArray> load_param_dict(const std::string& bytes) {
     }
     const int64_t nbytes = r.get<int64_t>("the byte count");
     MINITVM_RUNTIME_CHECK(nbytes == elems * dtype.bytes())
-        << "params: array '" << name << "' (" << dtype << ", " << elems << " elements) declares " << nbytes
-        << " bytes, expected " << elems * dtype.bytes();
+        << "params: array '" << name << "' (" << dtype << ", " << elems << " elements) declares "
+        << nbytes << " bytes, expected " << elems * dtype.bytes();
     const std::string data = r.bytes(static_cast<uint64_t>(nbytes), "array data");
     NDArray a = NDArray::empty(shape, dtype, Device::cpu());
     a.copy_from_bytes(data.data(), data.size());
     MINITVM_RUNTIME_CHECK(out.emplace(name, a).second) << "params: duplicate name '" << name << "'";
   }
-  MINITVM_RUNTIME_CHECK(r.left() == 0) << "params: " << r.left() << " trailing bytes after the last array";
+  MINITVM_RUNTIME_CHECK(r.left() == 0)
+      << "params: " << r.left() << " trailing bytes after the last array";
   return out;
 }
 

@@ -16,7 +16,8 @@
 
 namespace minitvm::runtime {
 
-std::string profile_op_type(const std::map<std::string, std::string>& attrs, const std::string& func_name) {
+std::string profile_op_type(const std::map<std::string, std::string>& attrs,
+                            const std::string& func_name) {
   if (auto a = attrs.find("op_type"); a != attrs.end() && !a->second.empty()) return a->second;
   if (auto a = attrs.find("ops"); a != attrs.end() && !a->second.empty()) {
     const std::string& ops = a->second;
@@ -67,9 +68,12 @@ std::string layout(const std::vector<std::vector<std::string>>& rows) {
 // PyTorch's format_time: us below 1 ms, ms below 1 s, else s, three decimals.
 std::string torch_time(double us) {
   char buf[64];
-  if (us >= 1e6) std::snprintf(buf, sizeof buf, "%.3fs", us / 1e6);
-  else if (us >= 1e3) std::snprintf(buf, sizeof buf, "%.3fms", us / 1e3);
-  else std::snprintf(buf, sizeof buf, "%.3fus", us);
+  if (us >= 1e6)
+    std::snprintf(buf, sizeof buf, "%.3fs", us / 1e6);
+  else if (us >= 1e3)
+    std::snprintf(buf, sizeof buf, "%.3fms", us / 1e3);
+  else
+    std::snprintf(buf, sizeof buf, "%.3fus", us);
   return buf;
 }
 
@@ -91,7 +95,8 @@ std::vector<Agg> aggregate(const std::vector<ProfileCall>& calls, bool by_op_typ
   std::vector<Agg> rows;
   std::map<std::string, size_t> index;
   for (const ProfileCall& c : calls) {
-    const std::string key = by_op_type ? c.op_type : c.func_name + "\n" + c.arg_shapes + "\n" + c.device;
+    const std::string key =
+        by_op_type ? c.op_type : c.func_name + "\n" + c.arg_shapes + "\n" + c.device;
     auto [it, fresh] = index.emplace(key, rows.size());
     if (fresh) {
       Agg a;
@@ -131,16 +136,18 @@ std::string ProfileReport::table(bool sort_by_time) const {
   sort_rows(rows, sort_by_time);
   const double total = total_us();
   std::vector<std::vector<std::string>> cells;
-  cells.push_back({"Name", "Ops", "Calls", "Total (us)", "Mean (us)", "Min (us)", "Max (us)", "Percent",
-                   "Argument Shapes"});
+  cells.push_back({"Name", "Ops", "Calls", "Total (us)", "Mean (us)", "Min (us)", "Max (us)",
+                   "Percent", "Argument Shapes"});
   int64_t n = 0;
   for (const Agg& a : rows) {
     n += a.calls;
-    cells.push_back({a.name, a.ops, std::to_string(a.calls), fixed(a.total), fixed(a.total / a.calls), fixed(a.min),
-                     fixed(a.max), fixed(total > 0 ? 100.0 * a.total / total : 0.0), a.shapes});
+    cells.push_back({a.name, a.ops, std::to_string(a.calls), fixed(a.total),
+                     fixed(a.total / a.calls), fixed(a.min), fixed(a.max),
+                     fixed(total > 0 ? 100.0 * a.total / total : 0.0), a.shapes});
   }
   cells.push_back({"----------", "", "", "", "", "", "", "", ""});
-  cells.push_back({"Total", "", std::to_string(n), fixed(total), "", "", "", fixed(total > 0 ? 100.0 : 0.0), ""});
+  cells.push_back({"Total", "", std::to_string(n), fixed(total), "", "", "",
+                   fixed(total > 0 ? 100.0 : 0.0), ""});
   std::ostringstream os;
   os << layout(cells);
   os << "(" << runs << " run" << (runs == 1 ? "" : "s") << "; wall time " << fixed(wall_us)
@@ -159,9 +166,12 @@ std::string ProfileReport::op_table() const {
   }
   name_w += 4;  // PyTorch legacy: longest key + 4, the other columns 15, each cell left-aligned
   const size_t col_w = 15;
-  const std::vector<std::string> headers = {"Self CPU total %", "Self CPU total", "CPU total %", "CPU total",
-                                            "CPU time avg", "Number of Calls"};
-  auto cell = [](const std::string& s, size_t w) { return s + std::string(w > s.size() ? w - s.size() : 0, ' ') + "  "; };
+  const std::vector<std::string> headers = {"Self CPU total %", "Self CPU total",
+                                            "CPU total %",      "CPU total",
+                                            "CPU time avg",     "Number of Calls"};
+  auto cell = [](const std::string& s, size_t w) {
+    return s + std::string(w > s.size() ? w - s.size() : 0, ' ') + "  ";
+  };
   std::string sep = cell(std::string(name_w, '-'), name_w);
   for (size_t i = 0; i < headers.size(); ++i) sep += cell(std::string(col_w, '-'), col_w);
   std::string out = sep + "\n" + cell("Name", name_w);
@@ -169,9 +179,10 @@ std::string ProfileReport::op_table() const {
   out += "\n" + sep + "\n";
   for (const Agg& a : rows) {
     // A kernel has no children: its self time is its total time.
-    out += cell(a.name, name_w) + cell(torch_percent(a.total, total), col_w) + cell(torch_time(a.total), col_w) +
-           cell(torch_percent(a.total, total), col_w) + cell(torch_time(a.total), col_w) +
-           cell(torch_time(a.total / a.calls), col_w) + cell(std::to_string(a.calls), col_w) + "\n";
+    out += cell(a.name, name_w) + cell(torch_percent(a.total, total), col_w) +
+           cell(torch_time(a.total), col_w) + cell(torch_percent(a.total, total), col_w) +
+           cell(torch_time(a.total), col_w) + cell(torch_time(a.total / a.calls), col_w) +
+           cell(std::to_string(a.calls), col_w) + "\n";
   }
   out += sep + "\n";
   out += "Self CPU time total: " + torch_time(total) + "\n";
@@ -184,9 +195,11 @@ std::string ProfileReport::csv() const {
   for (const ProfileCall& c : calls) any_ops |= !c.ops.empty();
   // TVM's AsCSV: the metric names sorted, one line per call, strings quoted.
   std::ostringstream os;
-  os << "Argument Shapes,Count,Device,Duration (us),Name," << (any_ops ? "Ops," : "") << "Percent\n";
+  os << "Argument Shapes,Count,Device,Duration (us),Name," << (any_ops ? "Ops," : "")
+     << "Percent\n";
   for (const ProfileCall& c : calls) {
-    os << '"' << c.arg_shapes << "\",1,\"" << c.device << "\"," << c.duration_us << ",\"" << c.func_name << "\",";
+    os << '"' << c.arg_shapes << "\",1,\"" << c.device << "\"," << c.duration_us << ",\""
+       << c.func_name << "\",";
     if (any_ops) os << '"' << c.ops << "\",";
     os << (total > 0 ? 100.0 * c.duration_us / total : 0.0) << "\n";
   }
@@ -209,17 +222,21 @@ std::string ProfileReport::json() const {
     auto& d = per_device[c.device];
     d.first += 1;
     d.second += c.duration_us;
-    os << (i ? "," : "") << "{\"Argument Shapes\":{\"string\":" << str(c.arg_shapes) << "},\"Count\":{\"count\":1},"
-       << "\"Device\":{\"string\":" << str(c.device) << "},\"Duration (us)\":{\"microseconds\":" << num(c.duration_us)
+    os << (i ? "," : "") << "{\"Argument Shapes\":{\"string\":" << str(c.arg_shapes)
+       << "},\"Count\":{\"count\":1},"
+       << "\"Device\":{\"string\":" << str(c.device)
+       << "},\"Duration (us)\":{\"microseconds\":" << num(c.duration_us)
        << "},\"Name\":{\"string\":" << str(c.func_name) << "},";
     if (!c.ops.empty()) os << "\"Ops\":{\"string\":" << str(c.ops) << "},";
-    os << "\"Percent\":{\"percent\":" << num(total > 0 ? 100.0 * c.duration_us / total : 0.0) << "}}";
+    os << "\"Percent\":{\"percent\":" << num(total > 0 ? 100.0 * c.duration_us / total : 0.0)
+       << "}}";
   }
   os << "],\"device_metrics\":{";
   bool first = true;
   for (const auto& [dev, d] : per_device) {
     os << (first ? "" : ",") << str(dev) << ":{\"Count\":{\"count\":" << d.first
-       << "},\"Duration (us)\":{\"microseconds\":" << num(d.second) << "},\"Name\":{\"string\":\"Total\"},"
+       << "},\"Duration (us)\":{\"microseconds\":" << num(d.second)
+       << "},\"Name\":{\"string\":\"Total\"},"
        << "\"Percent\":{\"percent\":" << num(total > 0 ? 100.0 * d.second / total : 0.0) << "}}";
     first = false;
   }
@@ -266,13 +283,16 @@ std::string ProfileReport::debug_table() const {
       for (size_t i = 0; i < shape.size(); ++i) sh += (i ? ", " : "") + std::to_string(shape[i]);
       sh += shape.size() == 1 ? ",)" : ")";  // numpy's shape tuple
       rows.push_back({us,
-                      {n.call->node_name, n.call->func_name, py_round3(us), py_round3(total > 0 ? 100.0 * us / total : 0),
-                       sh, std::to_string(n.call->num_inputs), std::to_string(n.call->num_outputs)}});
+                      {n.call->node_name, n.call->func_name, py_round3(us),
+                       py_round3(total > 0 ? 100.0 * us / total : 0), sh,
+                       std::to_string(n.call->num_inputs), std::to_string(n.call->num_outputs)}});
     }
   }
-  std::stable_sort(rows.begin(), rows.end(), [](const Row& a, const Row& b) { return a.us > b.us; });
-  std::vector<std::vector<std::string>> cells = {{"Node Name", "Ops", "Time(us)", "Time(%)", "Shape", "Inputs", "Outputs"},
-                                                 {"---------", "---", "--------", "-------", "-----", "------", "-------"}};
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const Row& a, const Row& b) { return a.us > b.us; });
+  std::vector<std::vector<std::string>> cells = {
+      {"Node Name", "Ops", "Time(us)", "Time(%)", "Shape", "Inputs", "Outputs"},
+      {"---------", "---", "--------", "-------", "-----", "------", "-------"}};
   for (auto& r : rows) cells.push_back(std::move(r.cells));
   cells.push_back({"Total_time", "-", py_round3(total), "-", "-", "-", "-"});
   std::vector<size_t> w(7, 0);
@@ -289,12 +309,20 @@ std::string ProfileReport::debug_table() const {
 std::string ProfileReport::chrome_trace() const {
   nlohmann::json events = nlohmann::json::array();
   for (const ProfileCall& c : calls) {
-    nlohmann::json args = {{"func_name", c.func_name}, {"argument_shapes", c.arg_shapes},
-                           {"device", c.device},       {"node", c.node},
+    nlohmann::json args = {{"func_name", c.func_name},
+                           {"argument_shapes", c.arg_shapes},
+                           {"device", c.device},
+                           {"node", c.node},
                            {"run", c.run}};
     if (!c.ops.empty()) args["ops"] = c.ops;
-    events.push_back({{"name", c.node_name}, {"cat", c.op_type}, {"ph", "X"}, {"ts", c.start_us},
-                      {"dur", c.duration_us}, {"pid", 1}, {"tid", 1}, {"args", args}});
+    events.push_back({{"name", c.node_name},
+                      {"cat", c.op_type},
+                      {"ph", "X"},
+                      {"ts", c.start_us},
+                      {"dur", c.duration_us},
+                      {"pid", 1},
+                      {"tid", 1},
+                      {"args", args}});
   }
   nlohmann::json root = {{"traceEvents", events}, {"displayTimeUnit", "ns"}};
   return root.dump() + "\n";

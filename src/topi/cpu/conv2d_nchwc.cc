@@ -20,9 +20,9 @@
 
 namespace minitvm::topi::cpu {
 
+using autotune::Json;
 using nn::detail::I;
 using nn::detail::named_compute;
-using autotune::Json;
 
 namespace {
 
@@ -30,11 +30,14 @@ using Geom = autotune::ConvGeometry;
 
 // The geometry of TVM's generic 0.1 conv2d key (autotune::conv_geometry), after the checks that
 // give a conv2d_NCHWc-specific message.
-Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+              const nn::Conv2dAttrs& a) {
   MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4)
-      << "conv2d_NCHWc: data must be NCHW and kernel OIHW (4-D), got " << ds.size() << "-D and " << ks.size() << "-D";
-  MINITVM_USER_CHECK(ds[1] == ks[1]) << "conv2d_NCHWc: data has " << ds[1] << " channels but the kernel expects "
-                                     << ks[1] << " (grouped convolution is not supported)";
+      << "conv2d_NCHWc: data must be NCHW and kernel OIHW (4-D), got " << ds.size() << "-D and "
+      << ks.size() << "-D";
+  MINITVM_USER_CHECK(ds[1] == ks[1])
+      << "conv2d_NCHWc: data has " << ds[1] << " channels but the kernel expects " << ks[1]
+      << " (grouped convolution is not supported)";
   nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
   nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
   nn::get_pad_tuple(a.padding);
@@ -43,7 +46,9 @@ Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, co
   return *g;
 }
 
-bool is_1x1(const Geom& g) { return g.kh == 1 && g.kw == 1; }
+bool is_1x1(const Geom& g) {
+  return g.kh == 1 && g.kw == 1;
+}
 
 }  // namespace
 
@@ -60,7 +65,8 @@ int64_t conv2d_nchwc_register_columns() {
   return fp32_lanes() >= 16 ? 31 : 14;
 }
 
-Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
+Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
+                           const nn::Conv2dAttrs& a) {
   // conv2d_nchw.cuda's 0.2 key (tensors, strides, 4-value padding, dilation, dtype) under TVM's x86
   // task name, with the two layouts before the dtype.
   Json w = conv2d_workloads(ds, ks, a).v02.at(0);
@@ -140,17 +146,20 @@ NCHWcChoice conv2d_nchwc_config(const autotune::Target& t, const std::vector<int
   r.ic_bn = r.cfg.split("tile_ic").size.back();
   r.oc_bn = r.cfg.split("tile_oc").size.back();
   MINITVM_USER_CHECK(ds[1] % r.ic_bn == 0 && ks[0] % r.oc_bn == 0)
-      << "conv2d_NCHWc.x86: the config's channel blocks " << r.ic_bn << "/" << r.oc_bn << " do not divide " << ds[1]
-      << "/" << ks[0];
+      << "conv2d_NCHWc.x86: the config's channel blocks " << r.ic_bn << "/" << r.oc_bn
+      << " do not divide " << ds[1] << "/" << ks[0];
   return r;
 }
 
 namespace {
 
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
-void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn, int64_t oc_bn) {
+void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn,
+                  int64_t oc_bn) {
   bool dopad = g.pad_top || g.pad_left || g.pad_bottom || g.pad_right;
-  r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pad_top, g.pad_left, 0}, {0, 0, g.pad_bottom, g.pad_right, 0}, 0.0, "data_pad") : r.data_vec;
+  r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pad_top, g.pad_left, 0},
+                               {0, 0, g.pad_bottom, g.pad_right, 0}, 0.0, "data_pad")
+                     : r.data_vec;
   te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ci)}, "ic");
   te::IterVar kh = te::reduce_axis({0, static_cast<int>(g.kh)}, "kh");
   te::IterVar kw = te::reduce_axis({0, static_cast<int>(g.kw)}, "kw");
@@ -159,16 +168,18 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
       {g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
       [&](const std::vector<Var>& v) {
         Expr icc = floordiv(ic->var, I(ic_bn)), icb = floormod(ic->var, I(ic_bn));
-        Expr x = dp(v[0], icc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h), v[3] * I(g.stride_w) + kw->var * I(g.dil_w), icb);
-        return te::sum(nn::detail::cast_to(a.out_dtype, x) * nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
+        Expr x = dp(v[0], icc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h),
+                    v[3] * I(g.stride_w) + kw->var * I(g.dil_w), icb);
+        return te::sum(nn::detail::cast_to(a.out_dtype, x) *
+                           nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
                        {ic, kh, kw});
       },
       "conv2d_NCHWc", "conv2d_NCHWc");
 }
 
-// Packing stages (TVM's schedule of data_vec / kernel_vec in _schedule_conv_NCHWc): data parallel over
-// (n, c chunk, h); kernel reordered to (oc chunk, kh, ic chunk, kw, ic block, oc block), the oc
-// block vectorized, parallel over (oc chunk, kh).
+// Packing stages (TVM's schedule of data_vec / kernel_vec in _schedule_conv_NCHWc): data parallel
+// over (n, c chunk, h); kernel reordered to (oc chunk, kh, ic chunk, kw, ic block, oc block), the
+// oc block vectorized, parallel over (oc chunk, kh).
 void schedule_pack_data(te::Schedule& s, const te::Tensor& dv) {
   te::Stage st = s[dv];
   auto ax = dv.op().axis();
@@ -184,42 +195,49 @@ void schedule_pack_kernel(te::Schedule& s, const te::Tensor& kv, int64_t oc_bn) 
 
 void check_blocks(const Geom& g, int64_t ic_bn, int64_t oc_bn) {
   MINITVM_USER_CHECK(ic_bn >= 1 && g.ci % ic_bn == 0 && oc_bn >= 1 && g.co % oc_bn == 0)
-      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ci << "/" << g.co;
+      << "conv2d_NCHWc: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << g.ci
+      << "/" << g.co;
 }
 
 }  // namespace
 
-Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a, int64_t ic_bn,
-                         int64_t oc_bn) {
+Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a,
+                         int64_t ic_bn, int64_t oc_bn) {
   Geom g = geometry(nn::const_shape(data), nn::const_shape(kernel), a);
   check_blocks(g, ic_bn, oc_bn);
   Conv2dNCHWc r;
   r.data_vec = named_compute(
       {g.n, g.ci / ic_bn, g.h, g.w, ic_bn}, {"bs", "c", "h", "w", "vc"},
-      [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); }, "data_vec",
-      "injective");
+      [&](const std::vector<Var>& v) { return data(v[0], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
+      "data_vec", "injective");
   r.kernel_vec = named_compute(
-      {g.co / oc_bn, g.ci / ic_bn, g.kh, g.kw, ic_bn, oc_bn}, {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
-      [&](const std::vector<Var>& v) { return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]); },
+      {g.co / oc_bn, g.ci / ic_bn, g.kh, g.kw, ic_bn, oc_bn},
+      {"occ", "icc", "k_h", "k_w", "icb", "ocb"},
+      [&](const std::vector<Var>& v) {
+        return kernel(v[0] * I(oc_bn) + v[5], v[1] * I(ic_bn) + v[4], v[2], v[3]);
+      },
       "kernel_vec", "injective");
   blocked_conv(r, g, a, ic_bn, oc_bn);
   te::Tensor conv = r.conv;
   r.output = named_compute(
       {g.n, g.co, g.oh, g.ow}, {"n", "c", "h", "w"},
-      [&](const std::vector<Var>& v) { return conv(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
+      [&](const std::vector<Var>& v) {
+        return conv(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn)));
+      },
       "output_unpack", "injective,unpack_nchwc");
   return r;
 }
 
-Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kernel6, const nn::Conv2dAttrs& a) {
+Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kernel6,
+                                 const nn::Conv2dAttrs& a) {
   std::vector<int64_t> d = nn::const_shape(data5), k = nn::const_shape(kernel6);
   MINITVM_USER_CHECK(d.size() == 5 && k.size() == 6)
-      << "conv2d_NCHWc: blocked data must be NCHW[x]c (5-D) and the kernel OIHW[x]i[y]o (6-D), got " << d.size()
-      << "-D and " << k.size() << "-D";
+      << "conv2d_NCHWc: blocked data must be NCHW[x]c (5-D) and the kernel OIHW[x]i[y]o (6-D), got "
+      << d.size() << "-D and " << k.size() << "-D";
   int64_t ic_bn = d[4], oc_bn = k[5];
   MINITVM_USER_CHECK(k[4] == ic_bn && k[1] == d[1])
-      << "conv2d_NCHWc: kernel input blocks (" << k[1] << " x " << k[4] << ") do not match the data's (" << d[1]
-      << " x " << ic_bn << ")";
+      << "conv2d_NCHWc: kernel input blocks (" << k[1] << " x " << k[4]
+      << ") do not match the data's (" << d[1] << " x " << ic_bn << ")";
   Geom g = geometry({d[0], d[1] * ic_bn, d[2], d[3]}, {k[0] * oc_bn, k[1] * ic_bn, k[2], k[3]}, a);
   Conv2dNCHWc r;
   r.data_vec = data5;
@@ -229,8 +247,10 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kern
   return r;
 }
 
-std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
-                                                    const nn::Conv2dAttrs& a, int64_t ic_bn, int64_t oc_bn) {
+std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& ds,
+                                                    const std::vector<int64_t>& ks,
+                                                    const nn::Conv2dAttrs& a, int64_t ic_bn,
+                                                    int64_t oc_bn) {
   Geom g = geometry(ds, ks, a);
   check_blocks(g, ic_bn, oc_bn);
   te::Tensor data = te::placeholder(nn::detail::to_exprs(ds), DataType::Float(32), "data");
@@ -248,11 +268,14 @@ std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& 
     out.push_back({"pack_kernel", s, {kernel, t.kernel_vec}});
   }
   {  // output NCHW[oc_bn]c -> NCHW: parallel over (n, c), rows contiguous
-    te::Tensor blocked = te::placeholder(nn::detail::to_exprs({g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}), DataType::Float(32),
-                                         "conv2d_NCHWc");
+    te::Tensor blocked =
+        te::placeholder(nn::detail::to_exprs({g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}),
+                        DataType::Float(32), "conv2d_NCHWc");
     te::Tensor unpacked = named_compute(
         {g.n, g.co, g.oh, g.ow}, {"n", "c", "h", "w"},
-        [&](const std::vector<Var>& v) { return blocked(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn))); },
+        [&](const std::vector<Var>& v) {
+          return blocked(v[0], floordiv(v[1], I(oc_bn)), v[2], v[3], floormod(v[1], I(oc_bn)));
+        },
         "output_unpack", "injective,unpack_nchwc");
     te::Schedule s = te::create_schedule({unpacked.op()});
     auto ax = unpacked.op().axis();
@@ -279,7 +302,8 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     schedule_pack_data(s, t.data_pad);
   }
   if (t.data_vec.op().op_type() == te::OpType::Compute) schedule_pack_data(s, t.data_vec);
-  if (t.kernel_vec.op().op_type() == te::OpType::Compute) schedule_pack_kernel(s, t.kernel_vec, oc_bn);
+  if (t.kernel_vec.op().op_type() == te::OpType::Compute)
+    schedule_pack_kernel(s, t.kernel_vec, oc_bn);
 
   // The blocked convolution C, its accumulator CC (a cache of C) and the unpacked output O.
   // With blocked input and output (conv2d_nchwc_blocked) C is the output itself.
@@ -336,10 +360,12 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
     if (cfg.knob_int("unroll_kw") != 0) {
-      scc.reorder({ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], ic_block, rax[2], cc_owb, ccax[4]});
+      scc.reorder(
+          {ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], ic_block, rax[2], cc_owb, ccax[4]});
       scc.unroll(rax[2]);
     } else {
-      scc.reorder({ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], rax[2], ic_block, cc_owb, ccax[4]});
+      scc.reorder(
+          {ccax[0], ccax[1], ccax[2], cc_owc, ic_chunk, rax[1], rax[2], ic_block, cc_owb, ccax[4]});
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
@@ -355,7 +381,8 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
     auto [cc_oho, cc_ohi] = scc.split(ccax[2], I(oh_factor));
     auto [cc_owo, cc_owi] = scc.split(ccax[3], I(ow_factor));
-    scc.reorder({ccax[0], ccax[1], cc_oho, cc_owo, ic_chunk, ic_block, cc_ohi, cc_owi, ccax[4], rax[1], rax[2]});
+    scc.reorder({ccax[0], ccax[1], cc_oho, cc_owo, ic_chunk, ic_block, cc_ohi, cc_owi, ccax[4],
+                 rax[1], rax[2]});
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owi);
     scc.unroll(cc_ohi);
@@ -371,15 +398,19 @@ te::Schedule schedule_conv2d_nchwc(const autotune::ConfigEntity& cfg, const Conv
   return s;
 }
 
-te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg, const std::vector<te::Tensor>& outs) {
-  MINITVM_USER_CHECK(outs.size() == 1) << "schedule_conv2d_nchwc_fused: one output expected, got " << outs.size();
+te::Schedule schedule_conv2d_nchwc_fused(const autotune::ConfigEntity& cfg,
+                                         const std::vector<te::Tensor>& outs) {
+  MINITVM_USER_CHECK(outs.size() == 1)
+      << "schedule_conv2d_nchwc_fused: one output expected, got " << outs.size();
   te::Schedule s = te::create_schedule({outs[0].op()});
   te::Operation conv = detail::inline_epilogue(s, outs[0].op(), "conv2d_NCHWc");
   Conv2dNCHWc t;
   t.conv = conv.output(0);
   t.data_pad = conv.input_tensors().at(0);
   t.kernel_vec = conv.input_tensors().at(1);
-  t.data_vec = t.data_pad.op()->tag.find("pad") != std::string::npos ? t.data_pad.op().input_tensors().at(0) : t.data_pad;
+  t.data_vec = t.data_pad.op()->tag.find("pad") != std::string::npos
+                   ? t.data_pad.op().input_tensors().at(0)
+                   : t.data_pad;
   t.output = outs[0];
   schedule_nchwc_into(s, cfg, t);
   return s;
@@ -392,10 +423,12 @@ namespace {
 // (data, kernel, strides, padding, dilation, out_dtype), which network descriptions use.
 autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json& raw) {
   MINITVM_USER_CHECK(raw.is_array() && (raw.size() == 8 || raw.size() == 6))
-      << "conv2d_NCHWc.x86 takes (data, kernel, strides, padding, dilation, layout, out_layout, out_dtype) "
+      << "conv2d_NCHWc.x86 takes (data, kernel, strides, padding, dilation, layout, out_layout, "
+         "out_dtype) "
       << "or (data, kernel, strides, padding, dilation, out_dtype)";
   Json args = raw;
-  if (args.size() == 6) args = Json::array({raw[0], raw[1], raw[2], raw[3], raw[4], "NCHW", "NCHW", raw[5]});
+  if (args.size() == 6)
+    args = Json::array({raw[0], raw[1], raw[2], raw[3], raw[4], "NCHW", "NCHW", raw[5]});
   auto shape_of = [](const Json& t, const char* what) {
     MINITVM_USER_CHECK(t.is_array() && t.size() >= 3 && t[0] == "TENSOR" && t[1].is_array())
         << "conv2d_NCHWc.x86: " << what << " must be [\"TENSOR\", shape, dtype]";
@@ -406,7 +439,8 @@ autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json&
   a.stride = args[2].get<std::vector<int64_t>>();
   a.padding = args[3].get<std::vector<int64_t>>();
   a.dilation = args[4].get<std::vector<int64_t>>();
-  MINITVM_USER_CHECK(args[5] == "NCHW" && args[6] == "NCHW") << "conv2d_NCHWc.x86: only NCHW layouts are supported";
+  MINITVM_USER_CHECK(args[5] == "NCHW" && args[6] == "NCHW")
+      << "conv2d_NCHWc.x86: only NCHW layouts are supported";
   MINITVM_USER_CHECK(args[7] == "float32") << "conv2d_NCHWc.x86: only float32 is supported";
   define_conv2d_nchwc_space(cfg, ds, ks, a);
   if (cfg.is_fallback()) conv2d_nchwc_fallback(cfg, ds, ks, a);
@@ -416,11 +450,14 @@ autotune::TemplateResult nchwc_template(autotune::ConfigEntity& cfg, const Json&
   // weights with it would favour configs whose packing is cheap over those whose kernel is fast.
   const int64_t ic_bn = cfg.split("tile_ic").size.back(), oc_bn = cfg.split("tile_oc").size.back();
   MINITVM_USER_CHECK(ic_bn >= 1 && ds[1] % ic_bn == 0 && oc_bn >= 1 && ks[0] % oc_bn == 0)
-      << "conv2d_NCHWc.x86: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << ds[1] << "/" << ks[0];
-  te::Tensor data = te::placeholder(nn::detail::to_exprs({ds[0], ds[1] / ic_bn, ds[2], ds[3], ic_bn}),
-                                    DataType::Float(32), "data");
+      << "conv2d_NCHWc.x86: channel blocks " << ic_bn << "/" << oc_bn << " do not divide " << ds[1]
+      << "/" << ks[0];
+  te::Tensor data =
+      te::placeholder(nn::detail::to_exprs({ds[0], ds[1] / ic_bn, ds[2], ds[3], ic_bn}),
+                      DataType::Float(32), "data");
   te::Tensor kernel = te::placeholder(
-      nn::detail::to_exprs({ks[0] / oc_bn, ks[1] / ic_bn, ks[2], ks[3], ic_bn, oc_bn}), DataType::Float(32), "kernel");
+      nn::detail::to_exprs({ks[0] / oc_bn, ks[1] / ic_bn, ks[2], ks[3], ic_bn, oc_bn}),
+      DataType::Float(32), "kernel");
   Conv2dNCHWc t = conv2d_nchwc_blocked(data, kernel, a);
   autotune::TemplateResult r;
   r.schedule = schedule_conv2d_nchwc_fused(cfg, {t.output});

@@ -56,8 +56,8 @@ void schedule_pad_root(te::Schedule& s, const te::Tensor& pad) {
 // The common conv/depthwise structure: output stage blocked by (f_tile, x_tile), accumulator
 // computed at the x-outer loop, reduction outside the register tile. The channel tile divides
 // `f_block` when given (grouped conv: the channels of one group, which share their input).
-void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Operation& out_op, int64_t f_cap,
-                        int64_t rc_split, int64_t f_block = 0) {
+void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Operation& out_op,
+                        int64_t f_cap, int64_t rc_split, int64_t f_block = 0) {
   te::Tensor conv_t = conv.output(0);
   te::Tensor acc;
   te::Operation out = out_op;
@@ -71,7 +71,8 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   auto ax = os.leaf_iter_vars();
   MINITVM_ICHECK(ax.size() == 4);
   int64_t F = extent_of(ax[1]), X = extent_of(ax[3]);
-  int64_t ft = largest_divisor_at_most(f_block > 0 ? f_block : F, f_cap), xt = largest_divisor_at_most(X, 16);
+  int64_t ft = largest_divisor_at_most(f_block > 0 ? f_block : F, f_cap),
+          xt = largest_divisor_at_most(X, 16);
   auto [fo, fi] = os.split(ax[1], I(ft));
   auto [xo, xi] = os.split(ax[3], I(xt));
   // Output rows outside the channel blocks: consecutive parallel iterations share the same input
@@ -104,8 +105,8 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
 namespace {
 
 // conv2d and grouped conv2d: root-computed padding, then the conv-like blocking.
-te::Schedule schedule_conv2d_like(const std::vector<te::Tensor>& outs, const char* tag, const char* where,
-                                  bool grouped) {
+te::Schedule schedule_conv2d_like(const std::vector<te::Tensor>& outs, const char* tag,
+                                  const char* where, bool grouped) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
   te::Operation conv = find_op_by_tag(ops[0], tag);
@@ -150,7 +151,8 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs)
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
   te::Operation conv = find_op_by_tag(ops[0], "depthwise_conv2d_nchw");
-  MINITVM_USER_CHECK(conv.defined()) << "schedule_depthwise_conv2d_nchw: no depthwise_conv2d_nchw op in the graph";
+  MINITVM_USER_CHECK(conv.defined())
+      << "schedule_depthwise_conv2d_nchw: no depthwise_conv2d_nchw op in the graph";
   traverse_inline(s, ops[0], [](const te::Operation&) {});
   te::Tensor pad = conv.input_tensors()[0];
   if (pad.op().op_type() == te::OpType::Compute) {
@@ -194,11 +196,13 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
   return s;
 }
 
-te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs) {
+te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
+                                      const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
   traverse_inline(s, ops[0], [](const te::Operation&) {});
-  // data_pad is read outside its extent by the last tiles: keep it inlined (guarded by its condition).
+  // data_pad is read outside its extent by the last tiles: keep it inlined (guarded by its
+  // condition).
   s[w.data_pad.op()].compute_inline();
   s[w.d.op()].compute_inline();
   for (const te::Tensor* t : {&w.kernel_pack, &w.data_pack, &w.bgemm, &w.inverse}) {

@@ -14,14 +14,15 @@ namespace minitvm::topi::cpu {
 
 using nn::detail::named_compute;
 
-DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const nn::Conv2dAttrs& a) {
+DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
+                                      const nn::Conv2dAttrs& a) {
   std::vector<int64_t> d = nn::const_shape(data), k = nn::const_shape(kernel);
   MINITVM_USER_CHECK(d.size() == 5 && k.size() == 6)
-      << "depthwise_conv2d_NCHWc: data must be NCHW[x]c (5-D) and the kernel OIHW1i[x]o (6-D), got " << d.size()
-      << "-D and " << k.size() << "-D";
+      << "depthwise_conv2d_NCHWc: data must be NCHW[x]c (5-D) and the kernel OIHW1i[x]o (6-D), got "
+      << d.size() << "-D and " << k.size() << "-D";
   MINITVM_USER_CHECK(k[0] == d[1] && k[1] == 1 && k[4] == 1 && k[5] == d[4])
-      << "depthwise_conv2d_NCHWc: kernel (" << k[0] << ", " << k[1] << ", " << k[2] << ", " << k[3] << ", " << k[4]
-      << ", " << k[5] << ") does not match data blocks " << d[1] << " x " << d[4];
+      << "depthwise_conv2d_NCHWc: kernel (" << k[0] << ", " << k[1] << ", " << k[2] << ", " << k[3]
+      << ", " << k[4] << ", " << k[5] << ") does not match data blocks " << d[1] << " x " << d[4];
   auto [sh, sw] = nn::detail::pair_of(a.stride, "depthwise_conv2d_NCHWc", "stride");
   auto [dh, dw] = nn::detail::pair_of(a.dilation, "depthwise_conv2d_NCHWc", "dilation");
   auto pad = nn::get_pad_tuple(a.padding);  // top, left, bottom, right
@@ -30,7 +31,9 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
   MINITVM_USER_CHECK(oh >= 1 && ow >= 1) << "depthwise_conv2d_NCHWc: empty output";
   DepthwiseNCHWc r;
   bool dopad = pad[0] || pad[1] || pad[2] || pad[3];
-  r.data_pad = dopad ? nn::pad(data, {0, 0, pad[0], pad[1], 0}, {0, 0, pad[2], pad[3], 0}, 0.0, "data_pad") : data;
+  r.data_pad =
+      dopad ? nn::pad(data, {0, 0, pad[0], pad[1], 0}, {0, 0, pad[2], pad[3], 0}, 0.0, "data_pad")
+            : data;
   te::IterVar kh = te::reduce_axis({0, static_cast<int>(k[2])}, "kh");
   te::IterVar kw = te::reduce_axis({0, static_cast<int>(k[3])}, "kw");
   te::Tensor dp = r.data_pad;
@@ -38,7 +41,8 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
   r.conv = named_compute(
       {d[0], d[1], oh, ow, d[4]}, {"b", "oco", "oh", "ow", "oci"},
       [&](const std::vector<Var>& v) {
-        Expr x = dp(v[0], v[1], v[2] * I(sh) + kh->var * I(dh), v[3] * I(sw) + kw->var * I(dw), v[4]);
+        Expr x =
+            dp(v[0], v[1], v[2] * I(sh) + kh->var * I(dh), v[3] * I(sw) + kw->var * I(dw), v[4]);
         return te::sum(x * kernel(v[1], Expr(0), kh->var, kw->var, Expr(0), v[4]), {kh, kw});
       },
       "DepthwiseConv2d", "depthwise_conv2d_NCHWc");
@@ -48,7 +52,8 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
 
 te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs) {
   using detail::I;
-  MINITVM_USER_CHECK(outs.size() == 1) << "schedule_depthwise_conv2d_nchwc: one output expected, got " << outs.size();
+  MINITVM_USER_CHECK(outs.size() == 1)
+      << "schedule_depthwise_conv2d_nchwc: one output expected, got " << outs.size();
   te::Schedule s = te::create_schedule({outs[0].op()});
   te::Operation conv = detail::inline_epilogue(s, outs[0].op(), "depthwise_conv2d_NCHWc");
   te::Tensor C = conv.output(0), O = outs[0], pad = conv.input_tensors().at(0);
@@ -77,7 +82,8 @@ te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs
   if (!c_is_out) {
     te::Stage so = s[O];
     auto oax = O.op().axis();
-    MINITVM_USER_CHECK(oax.size() == 5) << "schedule_depthwise_conv2d_nchwc: the epilogue must stay 5-D";
+    MINITVM_USER_CHECK(oax.size() == 5)
+        << "schedule_depthwise_conv2d_nchwc: the epilogue must stay 5-D";
     auto [o_owc, o_owb] = so.split(oax[3], I(reg_n));
     so.reorder({oax[0], oax[1], oax[2], o_owc, o_owb, oax[4]});
     IterVar par = so.fuse(std::vector<IterVar>{oax[0], oax[1], oax[2]});

@@ -25,7 +25,8 @@ void reference_fallback(ConfigEntity& cfg, const Target& target, const std::stri
 }
 
 // Cooperative fetch: nparts splits from the outside (conv2d direct).
-void coop_fetch_nparts(te::Schedule& s, const te::Tensor& load, int64_t nz, int64_t ny, int64_t nx) {
+void coop_fetch_nparts(te::Schedule& s, const te::Tensor& load, int64_t nz, int64_t ny,
+                       int64_t nx) {
   te::Stage st = s[load];
   std::vector<IterVar> all = st.leaf_iter_vars();
   IterVar fused = st.fuse(all);
@@ -53,7 +54,8 @@ void tile_conv_reduction(te::Schedule& s, te::Stage ol, const te::Tensor& AA, co
   s[WW].compute_at(ol, RX[0]);
 }
 
-void coop_fetch_factor(te::Schedule& s, const te::Tensor& load, int64_t nz, int64_t ny, int64_t nx) {
+void coop_fetch_factor(te::Schedule& s, const te::Tensor& load, int64_t nz, int64_t ny,
+                       int64_t nx) {
   te::Stage st = s[load];
   std::vector<IterVar> all = st.leaf_iter_vars();
   IterVar fused = st.fuse(all);
@@ -67,7 +69,8 @@ void coop_fetch_factor(te::Schedule& s, const te::Tensor& load, int64_t nz, int6
 }
 
 // Binds and reorders the output stage; returns {kernel_scope, tx}.
-std::pair<IterVar, IterVar> bind_output_tiles(te::Stage os, const ConfigEntity& cfg, bool scope_first) {
+std::pair<IterVar, IterVar> bind_output_tiles(te::Stage os, const ConfigEntity& cfg,
+                                              bool scope_first) {
   auto ax = os.leaf_iter_vars();
   IterVar n = ax[0], f = ax[1], y = ax[2], x = ax[3];
   IterVar kernel_scope;
@@ -103,12 +106,14 @@ void unroll_pragmas(te::Stage os, const IterVar& scope, const ConfigEntity& cfg)
   os.pragma(scope, "unroll_explicit", I(knob_int(cfg, "unroll_explicit")));
 }
 
-ConvStages prepare_conv_stages(const std::vector<te::Tensor>& outs, const char* tag, const char* template_name) {
+ConvStages prepare_conv_stages(const std::vector<te::Tensor>& outs, const char* tag,
+                               const char* template_name) {
   ConvStages c;
   auto ops = ops_of(outs);
   c.s = te::create_schedule(ops);
   c.conv = find_op_by_tag(ops[0], tag);
-  MINITVM_USER_CHECK(c.conv.defined()) << template_name << " template: no " << tag << " op in the graph";
+  MINITVM_USER_CHECK(c.conv.defined())
+      << template_name << " template: no " << tag << " op in the graph";
   traverse_inline(c.s, ops[0], [](const te::Operation&) {});
   c.pad_data = c.conv.input_tensors()[0];
   c.kernel = c.conv.input_tensors()[1];
@@ -127,8 +132,9 @@ ConvStages prepare_conv_stages(const std::vector<te::Tensor>& outs, const char* 
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                          const autotune::ConvGeometry& g, const Target& target) {
   autotune::define_conv2d_direct_space(cfg, g, target);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_direct_space(sp, g, target); },
-               "conv2d_nchw.cuda");
+  require_fits(
+      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_direct_space(sp, g, target); },
+      "conv2d_nchw.cuda");
   if (cfg.is_fallback()) reference_fallback(cfg, target, "conv2d");
   ConvStages cs = prepare_conv_stages(outs, "conv2d_nchw", "conv2d direct");
   te::Schedule s = cs.s;
@@ -152,8 +158,9 @@ te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, Co
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                             const autotune::ConvGeometry& g, const Target& target) {
   autotune::define_depthwise_space(cfg, g, target);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_depthwise_space(sp, g, target); },
-               "depthwise_conv2d_nchw.cuda");
+  require_fits(
+      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_depthwise_space(sp, g, target); },
+      "depthwise_conv2d_nchw.cuda");
   if (cfg.is_fallback()) {
     reference_fallback(cfg, target, "depthwise_conv2d_nchw");
     cfg.set("unroll_explicit", autotune::OtherOptionEntity{0});

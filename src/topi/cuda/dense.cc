@@ -12,8 +12,9 @@ namespace {
 te::Schedule small_batch(te::Schedule s, const te::Operation& dense_op, const te::Operation& out,
                          ConfigEntity& cfg, const autotune::DenseGeometry& g) {
   autotune::define_dense_small_batch_space(cfg, g);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_small_batch_space(sp, g); },
-               "dense_small_batch.cuda");
+  require_fits(
+      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_small_batch_space(sp, g); },
+      "dense_small_batch.cuda");
   if (cfg.is_fallback()) cfg.set("tile_k", SplitEntity{{g.in_dim > 64 ? -1 : 1, 64}});
   // TVM's _schedule_dense_small_batch: the reduction is split by tile_k and its inner part
   // factored out (CF[i, j, kf] sums over k.outer); the kf partial sums of one output are then
@@ -41,13 +42,14 @@ te::Schedule small_batch(te::Schedule s, const te::Operation& dense_op, const te
 
 }  // namespace
 
-te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
-                            const Target& target) {
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                            const autotune::DenseGeometry& g, const Target& target) {
   return schedule_dense(outs, cfg, g, target, g.batch < 32);
 }
 
-te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg, const autotune::DenseGeometry& g,
-                            const Target& target, bool small_batch_template) {
+te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                            const autotune::DenseGeometry& g, const Target& target,
+                            bool small_batch_template) {
   (void)target;
   std::vector<te::Operation> ops;
   for (auto& t : outs) ops.push_back(t.op());
@@ -59,13 +61,16 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& c
   if (small_batch_template) return small_batch(s, d, ops[0], cfg, g);
 
   autotune::define_dense_large_batch_space(cfg, g);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_large_batch_space(sp, g); },
-               "dense_large_batch.cuda");
+  require_fits(
+      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_large_batch_space(sp, g); },
+      "dense_large_batch.cuda");
   if (cfg.is_fallback()) {
-    cfg.set("tile_x", SplitEntity{g.batch > 1 ? std::vector<int64_t>{-1, 2, 16, 2} : std::vector<int64_t>{1, 1, 1, 1}});
-    cfg.set("tile_y",
-            SplitEntity{g.out_dim > 1 ? std::vector<int64_t>{-1, 2, 16, 2} : std::vector<int64_t>{1, 1, 1, 1}});
-    cfg.set("tile_k", SplitEntity{g.in_dim > 8 ? std::vector<int64_t>{-1, 8, 1} : std::vector<int64_t>{-1, 1, 1}});
+    cfg.set("tile_x", SplitEntity{g.batch > 1 ? std::vector<int64_t>{-1, 2, 16, 2}
+                                              : std::vector<int64_t>{1, 1, 1, 1}});
+    cfg.set("tile_y", SplitEntity{g.out_dim > 1 ? std::vector<int64_t>{-1, 2, 16, 2}
+                                                : std::vector<int64_t>{1, 1, 1, 1}});
+    cfg.set("tile_k", SplitEntity{g.in_dim > 8 ? std::vector<int64_t>{-1, 8, 1}
+                                               : std::vector<int64_t>{-1, 1, 1}});
   }
   te::Tensor C = d.output(0);
   te::Tensor A = d.input_tensors()[0], B = d.input_tensors()[1];
@@ -100,7 +105,8 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& c
   cc.unroll(K[1]);
   s[AL].compute_at(cc, K[1]);
   s[BL].compute_at(cc, K[1]);
-  for (auto [load, n] : {std::pair{AA, cfg.split("tile_x").size[2]}, std::pair{BB, cfg.split("tile_y").size[2]}}) {
+  for (auto [load, n] :
+       {std::pair{AA, cfg.split("tile_x").size[2]}, std::pair{BB, cfg.split("tile_y").size[2]}}) {
     te::Stage st = s[load];
     auto lax = st.leaf_iter_vars();
     auto [ty, r0] = st.split_nparts(lax[0], I(n));

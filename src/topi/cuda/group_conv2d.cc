@@ -16,7 +16,8 @@ using autotune::SplitEntity;
 
 namespace {
 
-void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g, const Target& target) {
+void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g,
+                           const Target& target) {
   auto fit = [&](const char* name, int64_t length, std::vector<int64_t> bounds) {
     cfg.set(name, SplitEntity{autotune::fallback_split(length, bounds)});
   };
@@ -29,7 +30,8 @@ void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g, c
   fit("tile_ry", g.kh, {-1, g.kh});
   fit("tile_rx", g.kw, {-1, g.kw});
   cfg.set("auto_unroll_max_step", OtherOptionEntity{512});
-  cfg.set("unroll_explicit", OtherOptionEntity{autotune::unroll_explicit_candidates(target).front()});
+  cfg.set("unroll_explicit",
+          OtherOptionEntity{autotune::unroll_explicit_candidates(target).front()});
   cfg.set("fuse_yx", OtherOptionEntity{0});
 }
 
@@ -38,8 +40,9 @@ void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g, c
 te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                         const autotune::ConvGeometry& g, const Target& target) {
   autotune::define_group_conv2d_space(cfg, g, target);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_group_conv2d_space(sp, g, target); },
-               "group_conv2d_nchw.cuda");
+  require_fits(
+      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_group_conv2d_space(sp, g, target); },
+      "group_conv2d_nchw.cuda");
   if (cfg.is_fallback()) group_conv2d_fallback(cfg, g, target);
   ConvStages cs = prepare_conv_stages(outs, "group_conv2d_nchw", "group_conv2d_nchw.cuda");
   te::Schedule s = cs.s;
@@ -57,8 +60,8 @@ te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, Con
   auto F = apply_split(os, f, cfg.split("tile_f"));
   auto Y = apply_split(os, ax[2], cfg.split("tile_y"));
   auto X = apply_split(os, ax[3], cfg.split("tile_x"));
-  os.reorder({N[0], G[0], F[0], Y[0], X[0], N[1], G[1], F[1], Y[1], X[1], N[2], F[2], Y[2], X[2], N[3], F[3], Y[3],
-              X[3]});
+  os.reorder({N[0], G[0], F[0], Y[0], X[0], N[1], G[1], F[1], Y[1], X[1], N[2], F[2], Y[2], X[2],
+              N[3], F[3], Y[3], X[3]});
   os.bind(N[0], te::thread_axis("blockIdx.z"));
   os.bind(os.fuse(G[0], F[0]), te::thread_axis("blockIdx.y"));
   os.bind(os.fuse(Y[0], X[0]), te::thread_axis("blockIdx.x"));

@@ -6,9 +6,9 @@ namespace minitvm::topi::cuda {
 
 using namespace detail;
 
-
-te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::vector<te::Tensor>& outs,
-                                      ConfigEntity& cfg, const autotune::ConvGeometry& g, const Target& target) {
+te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
+                                      const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
+                                      const autotune::ConvGeometry& g, const Target& target) {
   std::vector<te::Operation> ops;
   for (auto& t : outs) ops.push_back(t.op());
   MINITVM_USER_CHECK(!ops.empty()) << "winograd template: no outputs";
@@ -56,8 +56,10 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
   }
   // batched gemm: the tuned part
   autotune::define_conv2d_winograd_space(cfg, g, target);
-  require_fits(cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_winograd_space(sp, g, target); },
-               "conv2d_nchw_winograd.cuda");
+  require_fits(
+      cfg,
+      [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_winograd_space(sp, g, target); },
+      "conv2d_nchw_winograd.cuda");
   te::Tensor C = w.bgemm;
   te::Tensor OL = s.cache_write(C, "local");
   te::Tensor AA = s.cache_read(w.kernel_pack, "shared", {OL.op()});
@@ -88,7 +90,8 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w, const std::v
   s[AA].compute_at(ol, RC[0]);
   s[BB].compute_at(ol, RC[0]);
   for (auto& load : {AA, BB})
-    coop_fetch_factor(s, load, cfg.split("tile_b").size[2], cfg.split("tile_y").size[2], cfg.split("tile_x").size[2]);
+    coop_fetch_factor(s, load, cfg.split("tile_b").size[2], cfg.split("tile_y").size[2],
+                      cfg.split("tile_x").size[2]);
   unroll_pragmas(cs, bgemm_scope, cfg);
 
   // inverse transform and output

@@ -11,9 +11,10 @@
 namespace minitvm::topi::nn::detail {
 
 /** A compute whose axes get the given names (TOPI's lambda parameter names). */
-te::Tensor named_compute(const std::vector<int64_t>& shape, const std::vector<std::string>& axis_names,
-                         const std::function<Expr(const std::vector<Var>&)>& f, const std::string& name,
-                         const std::string& tag);
+te::Tensor named_compute(const std::vector<int64_t>& shape,
+                         const std::vector<std::string>& axis_names,
+                         const std::function<Expr(const std::vector<Var>&)>& f,
+                         const std::string& name, const std::string& tag);
 
 /** An int32 constant (TVM's shapes and indices are int32); int64 only when it does not fit. */
 inline Expr I(int64_t v) {
@@ -27,9 +28,12 @@ inline std::vector<Expr> to_exprs(const std::vector<int64_t>& s) {
 }
 
 /** Cast to `t` unless already of that type. */
-inline Expr cast_to(DataType t, Expr e) { return e.dtype() == t ? e : ir::cast(t, e); }
+inline Expr cast_to(DataType t, Expr e) {
+  return e.dtype() == t ? e : ir::cast(t, e);
+}
 
 /** Read pair attributes: 1 value -> both, 2 values as given. */
-std::pair<int64_t, int64_t> pair_of(const std::vector<int64_t>& v, const char* op, const char* what);
+std::pair<int64_t, int64_t> pair_of(const std::vector<int64_t>& v, const char* op,
+                                    const char* what);
 
 }  // namespace minitvm::topi::nn::detail

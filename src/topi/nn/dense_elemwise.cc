@@ -13,19 +13,25 @@ std::vector<std::string> ax_names(size_t n) {
   for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
   return r;
 }
-std::vector<Expr> as_exprs(const std::vector<Var>& v) { return std::vector<Expr>(v.begin(), v.end()); }
+std::vector<Expr> as_exprs(const std::vector<Var>& v) {
+  return std::vector<Expr>(v.begin(), v.end());
+}
 }  // namespace
 
 Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataType out_dtype) {
   auto ds = const_shape(data), ws = const_shape(weight);
-  MINITVM_USER_CHECK(ds.size() == 2) << "dense: data must be 2-D (batch, in_dim), got " << ds.size() << "-D";
-  MINITVM_USER_CHECK(ws.size() == 2) << "dense: weight must be 2-D (out_dim, in_dim), got " << ws.size() << "-D";
-  MINITVM_USER_CHECK(ds[1] == ws[1]) << "dense: data has in_dim " << ds[1] << " but weight has " << ws[1];
+  MINITVM_USER_CHECK(ds.size() == 2)
+      << "dense: data must be 2-D (batch, in_dim), got " << ds.size() << "-D";
+  MINITVM_USER_CHECK(ws.size() == 2)
+      << "dense: weight must be 2-D (out_dim, in_dim), got " << ws.size() << "-D";
+  MINITVM_USER_CHECK(ds[1] == ws[1])
+      << "dense: data has in_dim " << ds[1] << " but weight has " << ws[1];
   IterVar k = te::reduce_axis({0, I(ds[1])}, "k");
   Tensor mm = named_compute(
       {ds[0], ws[0]}, {"i", "j"},
       [&](const std::vector<Var>& v) {
-        return te::sum(cast_to(out_dtype, data(v[0], k)) * cast_to(out_dtype, weight(v[1], k)), {k});
+        return te::sum(cast_to(out_dtype, data(v[0], k)) * cast_to(out_dtype, weight(v[1], k)),
+                       {k});
       },
       "T_dense", "dense");
   if (!bias.defined()) return mm;
@@ -33,28 +39,34 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
   MINITVM_USER_CHECK(bs.size() == 1 && bs[0] == ws[0])
       << "dense: bias must have shape (" << ws[0] << "), got " << bs.size() << "-D";
   return named_compute(
-      {ds[0], ws[0]}, {"i", "j"}, [&](const std::vector<Var>& v) { return mm(v[0], v[1]) + cast_to(out_dtype, bias(v[1])); },
+      {ds[0], ws[0]}, {"i", "j"},
+      [&](const std::vector<Var>& v) { return mm(v[0], v[1]) + cast_to(out_dtype, bias(v[1])); },
       "T_add", "broadcast");
 }
 
 Tensor bias_add(const Tensor& x, const Tensor& bias, int axis) {
   auto xs = const_shape(x), bs = const_shape(bias);
   if (axis < 0) axis += static_cast<int>(xs.size());
-  MINITVM_USER_CHECK(axis >= 0 && axis < static_cast<int>(xs.size())) << "bias_add: axis out of range";
+  MINITVM_USER_CHECK(axis >= 0 && axis < static_cast<int>(xs.size()))
+      << "bias_add: axis out of range";
   MINITVM_USER_CHECK(bs.size() == 1 && bs[0] == xs[axis])
-      << "bias_add: bias must have shape (" << xs[axis] << ") for axis " << axis << " of " << x.name();
+      << "bias_add: bias must have shape (" << xs[axis] << ") for axis " << axis << " of "
+      << x.name();
   MINITVM_USER_CHECK(x.dtype() == bias.dtype()) << "bias_add: dtype mismatch";
   return named_compute(
-      xs, ax_names(xs.size()), [&](const std::vector<Var>& v) { return x.read(as_exprs(v)) + bias(v[axis]); },
-      "T_add", "broadcast");
+      xs, ax_names(xs.size()),
+      [&](const std::vector<Var>& v) { return x.read(as_exprs(v)) + bias(v[axis]); }, "T_add",
+      "broadcast");
 }
 
 Tensor relu(const Tensor& x) {
   auto xs = const_shape(x);
   return named_compute(
       xs, ax_names(xs.size()),
-      [&](const std::vector<Var>& v) { return ir::max(x.read(as_exprs(v)), ir::make_zero(x.dtype())); }, "T_relu",
-      "elemwise");
+      [&](const std::vector<Var>& v) {
+        return ir::max(x.read(as_exprs(v)), ir::make_zero(x.dtype()));
+      },
+      "T_relu", "elemwise");
 }
 
 Tensor add(const Tensor& a, const Tensor& b) {
@@ -62,12 +74,13 @@ Tensor add(const Tensor& a, const Tensor& b) {
   MINITVM_USER_CHECK(as == bs) << "add: shapes of " << a.name() << " and " << b.name() << " differ";
   MINITVM_USER_CHECK(a.dtype() == b.dtype()) << "add: dtype mismatch";
   return named_compute(
-      as, ax_names(as.size()), [&](const std::vector<Var>& v) { return a.read(as_exprs(v)) + b.read(as_exprs(v)); },
-      "T_add", "elemwise");
+      as, ax_names(as.size()),
+      [&](const std::vector<Var>& v) { return a.read(as_exprs(v)) + b.read(as_exprs(v)); }, "T_add",
+      "elemwise");
 }
 
-Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta, const Tensor& mean,
-                            const Tensor& var, double epsilon) {
+Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& beta,
+                            const Tensor& mean, const Tensor& var, double epsilon) {
   auto xs = const_shape(x);
   MINITVM_USER_CHECK(xs.size() >= 2) << "batch_norm: input must have a channel axis (>= 2-D)";
   for (const Tensor* t : {&gamma, &beta, &mean, &var}) {
@@ -88,21 +101,23 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& 
 
 Tensor softmax(const Tensor& x) {
   auto xs = const_shape(x);
-  MINITVM_USER_CHECK(xs.size() == 2) << "softmax: input must be 2-D (batch, classes), got " << xs.size() << "-D";
+  MINITVM_USER_CHECK(xs.size() == 2)
+      << "softmax: input must be 2-D (batch, classes), got " << xs.size() << "-D";
   IterVar k1 = te::reduce_axis({0, I(xs[1])}, "k");
   Tensor maxelem = named_compute(
-      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::max(x(v[0], k1), {k1}); }, "T_softmax_maxelem",
-      "softmax_maxelem");
+      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::max(x(v[0], k1), {k1}); },
+      "T_softmax_maxelem", "softmax_maxelem");
   Tensor ex = named_compute(
-      xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ir::exp(x(v[0], v[1]) - maxelem(v[0])); },
+      xs, {"i", "j"},
+      [&](const std::vector<Var>& v) { return ir::exp(x(v[0], v[1]) - maxelem(v[0])); },
       "T_softmax_exp", "softmax_exp");
   IterVar k2 = te::reduce_axis({0, I(xs[1])}, "k");
   Tensor sum = named_compute(
-      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::sum(ex(v[0], k2), {k2}); }, "T_softmax_expsum",
-      "softmax_expsum");
+      {xs[0]}, {"i"}, [&](const std::vector<Var>& v) { return te::sum(ex(v[0], k2), {k2}); },
+      "T_softmax_expsum", "softmax_expsum");
   return named_compute(
-      xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ex(v[0], v[1]) / sum(v[0]); }, "T_softmax_norm",
-      "softmax_output");
+      xs, {"i", "j"}, [&](const std::vector<Var>& v) { return ex(v[0], v[1]) / sum(v[0]); },
+      "T_softmax_norm", "softmax_output");
 }
 
 Tensor flatten(const Tensor& x) {

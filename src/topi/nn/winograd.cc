@@ -24,11 +24,14 @@ std::vector<double> interpolation_points(int degree) {
       {0, -1, 1, 0.5, -0.5, 2, -2, -0.25},
       {0, -1, 1, 0.5, -0.5, 2, -2, -0.25, 4},
   };
-  MINITVM_USER_CHECK(degree >= 3 && degree <= 9) << "winograd: m + r - 2 = " << degree << " is not supported (3..9)";
+  MINITVM_USER_CHECK(degree >= 3 && degree <= 9)
+      << "winograd: m + r - 2 = " << degree << " is not supported (3..9)";
   return table[degree - 3];
 }
 
-Mat zeros(int r, int c) { return Mat(r, std::vector<double>(c, 0.0)); }
+Mat zeros(int r, int c) {
+  return Mat(r, std::vector<double>(c, 0.0));
+}
 
 }  // namespace
 
@@ -97,21 +100,24 @@ Tensor const_matrix(const Mat& mat, DataType dtype, const std::string& name) {
         Expr now = ir::make_const(dtype, 0.0);
         for (int64_t i = 0; i < rows; ++i)
           for (int64_t j = 0; j < cols; ++j)
-            now = ir::select(ir::floormod(v[0], I(rows)) == I(i) && ir::floormod(v[1], I(cols)) == I(j),
-                             ir::make_const(dtype, mat[i][j]), now);
+            now = ir::select(
+                ir::floormod(v[0], I(rows)) == I(i) && ir::floormod(v[1], I(cols)) == I(j),
+                ir::make_const(dtype, mat[i][j]), now);
         return now;
       },
       name, "const_matrix");
 }
 
-WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& padding,
-                                     DataType out_dtype, int tile_size) {
+WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
+                                     const std::vector<int64_t>& padding, DataType out_dtype,
+                                     int tile_size) {
   auto ds = const_shape(data), ks = const_shape(kernel);
-  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4) << "conv2d_winograd: data and kernel must be 4-D NCHW/OIHW";
-  MINITVM_USER_CHECK(ds[1] == ks[1]) << "conv2d_winograd: data has " << ds[1] << " input channels but kernel expects "
-                                     << ks[1];
-  MINITVM_USER_CHECK(ks[2] == ks[3]) << "conv2d_winograd: only square kernels are supported (got " << ks[2] << "x"
-                                     << ks[3] << ")";
+  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4)
+      << "conv2d_winograd: data and kernel must be 4-D NCHW/OIHW";
+  MINITVM_USER_CHECK(ds[1] == ks[1])
+      << "conv2d_winograd: data has " << ds[1] << " input channels but kernel expects " << ks[1];
+  MINITVM_USER_CHECK(ks[2] == ks[3])
+      << "conv2d_winograd: only square kernels are supported (got " << ks[2] << "x" << ks[3] << ")";
   auto p = get_pad_tuple(padding);
   MINITVM_USER_CHECK(p[0] == p[2] && p[1] == p[3]) << "conv2d_winograd: padding must be symmetric";
   WinogradTensors w;
@@ -135,8 +141,9 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
   w.kernel_pack = named_compute(
       {alpha, alpha, CI, CO}, {"eps", "nu", "ci", "co"},
       [&](const std::vector<Var>& v) {
-        return te::sum(cast_to(out_dtype, kernel(v[3], v[2], r_kh, r_kw)) * w.G(v[0], r_kh) * w.G(v[1], r_kw),
-                       {r_kh, r_kw});
+        return te::sum(
+            cast_to(out_dtype, kernel(v[3], v[2], r_kh, r_kw)) * w.G(v[0], r_kh) * w.G(v[1], r_kw),
+            {r_kh, r_kw});
       },
       "kernel_pack", "");
   w.d = named_compute(
@@ -145,7 +152,8 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
         Expr b = ir::floordiv(v[1], I(nH * nW));
         Expr y = ir::floormod(ir::floordiv(v[1], I(nW)), I(nH)) * I(m) + v[2];
         Expr x = ir::floormod(v[1], I(nW)) * I(m) + v[3];
-        // The last tiles may reach past the padded input (OH not a multiple of m): read zeros there.
+        // The last tiles may reach past the padded input (OH not a multiple of m): read zeros
+        // there.
         int64_t hp = H + 2 * p[0], wp = W + 2 * p[1];
         Expr cond;
         if ((nH - 1) * m + alpha > hp) cond = y < I(hp);
@@ -158,14 +166,16 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel, c
   w.data_pack = named_compute(
       {alpha, alpha, CI, P}, {"eps", "nu", "ci", "p"},
       [&](const std::vector<Var>& v) {
-        return te::sum(cast_to(out_dtype, w.d(v[2], v[3], ra, rb)) * w.B(ra, v[0]) * w.B(rb, v[1]), {ra, rb});
+        return te::sum(cast_to(out_dtype, w.d(v[2], v[3], ra, rb)) * w.B(ra, v[0]) * w.B(rb, v[1]),
+                       {ra, rb});
       },
       "data_pack", "");
   IterVar ci = te::reduce_axis({0, I(CI)}, "ci");
   w.bgemm = named_compute(
       {alpha, alpha, CO, P}, {"eps", "nu", "co", "p"},
       [&](const std::vector<Var>& v) {
-        return te::sum(w.kernel_pack(v[0], v[1], ci, v[2]) * w.data_pack(v[0], v[1], ci, v[3]), {ci});
+        return te::sum(w.kernel_pack(v[0], v[1], ci, v[2]) * w.data_pack(v[0], v[1], ci, v[3]),
+                       {ci});
       },
       "bgemm", "");
   IterVar ia = te::reduce_axis({0, I(alpha)}, "r_a"), ib = te::reduce_axis({0, I(alpha)}, "r_b");

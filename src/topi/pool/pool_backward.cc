@@ -60,11 +60,13 @@ PoolBackward pool_backward(const PoolPlan& plan) {
   int R = plan.spatial_rank();
   std::vector<int64_t> ishape = pool_input_shape(plan), oshape = pool_output_shape(plan);
   b.grad_output = te::placeholder(to_exprs(oshape), T, "grad_output");
-  if (plan.mode == PoolMode::Max) b.indices = te::placeholder(to_exprs(oshape), DataType::Int(64), "indices");
+  if (plan.mode == PoolMode::Max)
+    b.indices = te::placeholder(to_exprs(oshape), DataType::Int(64), "indices");
   if (plan.mode == PoolMode::Lp) b.input = te::placeholder(to_exprs(ishape), T, "data");
   for (auto& ax : plan.axes)
     if (ax.out == 0) {
-      b.grad_input = te::compute(to_exprs(ishape), [&](const std::vector<Var>&) { return make_zero(T); }, "grad_input");
+      b.grad_input = te::compute(
+          to_exprs(ishape), [&](const std::vector<Var>&) { return make_zero(T); }, "grad_input");
       return b;
     }
 
@@ -74,13 +76,15 @@ PoolBackward pool_backward(const PoolPlan& plan) {
     bool onnx = plan.lp_rule == LpRule::Onnx;
     double pn = plan.lp_norm;
     std::vector<te::IterVar> r;
-    for (int a = 0; a < R; ++a) r.push_back(te::reduce_axis({0, ci(plan.axes[a].kernel)}, "rv" + std::to_string(a)));
+    for (int a = 0; a < R; ++a)
+      r.push_back(te::reduce_axis({0, ci(plan.axes[a].kernel)}, "rv" + std::to_string(a)));
     auto in_range_sum = [&](const std::vector<Var>& v) {
       std::vector<Expr> pos;
       Expr cond;
       for (int a = 0; a < R; ++a) {
         const PoolAxis& ax = plan.axes[a];
-        Expr p = Expr(v[spatial_pos(plan, a)]) * ci(ax.stride) - ci(ax.pad_begin) + Expr(r[a]->var) * ci(ax.dilation);
+        Expr p = Expr(v[spatial_pos(plan, a)]) * ci(ax.stride) - ci(ax.pad_begin) +
+                 Expr(r[a]->var) * ci(ax.dilation);
         Expr c = p >= 0 && p < ci(ax.in);
         cond = cond.defined() ? (cond && c) : c;
         pos.push_back(min(max(p, ci(0)), ci(ax.in - 1)));
@@ -106,7 +110,8 @@ PoolBackward pool_backward(const PoolPlan& plan) {
           }
           Expr s = S.read(std::vector<Expr>(v.begin(), v.end())) * scale;
           Expr e = make_const(A, 1.0) / make_const(A, pn) - make_const(A, 1.0);
-          return widen(b.grad_output.read(std::vector<Expr>(v.begin(), v.end()))) * pow(s, e) * scale;
+          return widen(b.grad_output.read(std::vector<Expr>(v.begin(), v.end()))) * pow(s, e) *
+                 scale;
         },
         "lp_outer");
   }
@@ -130,13 +135,15 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       Expr oa;
       if (disjoint) {
         Expr t = qa + ci(ax.pad_begin);
-        // t >= 0; floordiv lets a vectorized q read o = q/stride as repeated lanes of one dense load
+        // t >= 0; floordiv lets a vectorized q read o = q/stride as repeated lanes of one dense
+        // load
         oa = floordiv(t, ci(ax.stride));
         Expr tap = t - oa * ci(ax.stride);
         if (ax.effective_kernel() < ax.stride) add_inside(tap < ci(ax.effective_kernel()));
         if (ax.dilation > 1) add_inside(truncmod(tap, ci(ax.dilation)) == 0);
         // oa < out, without a division: t < out * stride
-        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out) add_inside(t < ci(ax.out * ax.stride));
+        if ((ax.in - 1 + ax.pad_begin) / ax.stride >= ax.out)
+          add_inside(t < ci(ax.out * ax.stride));
       } else {
         oa = first_window(ax, qa) + j[a]->var;
         add(oa <= last_window(ax, qa));
@@ -164,8 +171,9 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       } else {
         Expr d;
         for (int a = 0; a < R; ++a) {
-          Expr k = plan.divisor_rule == DivisorRule::CountIncludePad ? pool_count_expr(plan.axes[a], oc[a])
-                                                                     : real_count_expr(plan.axes[a], oc[a]);
+          Expr k = plan.divisor_rule == DivisorRule::CountIncludePad
+                       ? pool_count_expr(plan.axes[a], oc[a])
+                       : real_count_expr(plan.axes[a], oc[a]);
           d = d.defined() ? d * k : k;
         }
         go = go / cast(A, d);
@@ -175,7 +183,8 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       Expr x = widen(b.input.read(layout_index(plan, n, c, q)));
       double pn = plan.lp_norm;
       Expr dx = plan.lp_rule == LpRule::Onnx
-                    ? pow(abs(x), make_const(A, pn - 1.0)) * select(x < make_zero(A), make_const(A, -1.0), make_const(A, 1.0))
+                    ? pow(abs(x), make_const(A, pn - 1.0)) *
+                          select(x < make_zero(A), make_const(A, -1.0), make_const(A, 1.0))
                     : pow(x, make_const(A, pn) - make_const(A, 1.0));
       contrib = outer.read(oidx) * dx;
     }
@@ -190,7 +199,10 @@ PoolBackward pool_backward(const PoolPlan& plan) {
     // the float32 gather, then one rounding (schedules attach grad_acc to grad_input)
     te::Tensor acc = te::compute(to_exprs(ishape), body, "grad_acc", "pool_grad_acc");
     b.grad_input = te::compute(
-        to_exprs(ishape), [&](const std::vector<Var>& v) { return cast(T, acc.read(std::vector<Expr>(v.begin(), v.end()))); },
+        to_exprs(ishape),
+        [&](const std::vector<Var>& v) {
+          return cast(T, acc.read(std::vector<Expr>(v.begin(), v.end())));
+        },
         "grad_input", "pool_grad");
     return b;
   }

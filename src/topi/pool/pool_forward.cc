@@ -43,7 +43,8 @@ struct WindowExprs {
   Expr cond;              // all taps in range (undefined: always)
 };
 
-WindowExprs window_exprs(const PoolPlan& plan, const std::vector<Expr>& o, const std::vector<te::IterVar>& r) {
+WindowExprs window_exprs(const PoolPlan& plan, const std::vector<Expr>& o,
+                         const std::vector<te::IterVar>& r) {
   WindowExprs w;
   for (int a = 0; a < plan.spatial_rank(); ++a) {
     const PoolAxis& ax = plan.axes[a];
@@ -52,7 +53,8 @@ WindowExprs window_exprs(const PoolPlan& plan, const std::vector<Expr>& o, const
     Expr p = ax.adaptive ? start + rv : start + rv * ci(ax.dilation);
     w.pos.push_back(p);
     std::vector<Expr> conds;
-    if (ax.adaptive && !adaptive_uniform(ax)) conds.push_back(rv < adaptive_end_expr(ax, o[a]) - start);
+    if (ax.adaptive && !adaptive_uniform(ax))
+      conds.push_back(rv < adaptive_end_expr(ax, o[a]) - start);
     if (needs_low_check(ax)) conds.push_back(p >= 0);
     if (needs_high_check(ax)) conds.push_back(p < ci(ax.in));
     for (auto& c : conds) w.cond = w.cond.defined() ? (w.cond && c) : c;
@@ -71,7 +73,8 @@ Expr encode_index(const PoolPlan& plan, Expr n, Expr c, const std::vector<Expr>&
     flat = cast(i64, pos[rank - 2]) + cast(i64, pos[rank - 1]) * make_const(i64, H);
     if (rank == 3) flat = flat + cast(i64, pos[0]) * make_const(i64, H * plan.axes[2].in);
   } else {
-    for (int a = 0; a < rank; ++a) flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, pos[a]);
+    for (int a = 0; a < rank; ++a)
+      flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, pos[a]);
   }
   if (plan.index_base != IndexBase::PerPlane) {
     Expr plane = cast(i64, n) * make_const(i64, plan.channels) + cast(i64, c);
@@ -82,11 +85,10 @@ Expr encode_index(const PoolPlan& plan, Expr n, Expr c, const std::vector<Expr>&
   return flat;
 }
 
-
 // Padded read of the input for sums: 0 outside [0, in) (the index is clamped so that the read
 // itself is always in bounds, whatever the lowering does with the condition).
-Expr padded_read(const PoolPlan& plan, const te::Tensor& x, Expr n, Expr c, const std::vector<Expr>& pos,
-                 DataType acc) {
+Expr padded_read(const PoolPlan& plan, const te::Tensor& x, Expr n, Expr c,
+                 const std::vector<Expr>& pos, DataType acc) {
   std::vector<Expr> idx;
   Expr cond;
   for (int a = 0; a < plan.spatial_rank(); ++a) {
@@ -109,15 +111,17 @@ Expr divisor_expr(const PoolPlan& plan, const std::vector<Expr>& o) {
   if (plan.divisor_rule == DivisorRule::Override) return ci(plan.divisor_override);
   Expr d;
   for (int a = 0; a < plan.spatial_rank(); ++a) {
-    Expr k = plan.divisor_rule == DivisorRule::CountIncludePad ? pool_count_expr(plan.axes[a], o[a])
-                                                               : real_count_expr(plan.axes[a], o[a]);
+    Expr k = plan.divisor_rule == DivisorRule::CountIncludePad
+                 ? pool_count_expr(plan.axes[a], o[a])
+                 : real_count_expr(plan.axes[a], o[a]);
     d = d.defined() ? d * k : k;
   }
   return d;
 }
 
 // Decompose output axis vars into (n, c, spatial outputs).
-void split_vars(const PoolPlan& plan, const std::vector<Var>& v, Expr& n, Expr& c, std::vector<Expr>& o) {
+void split_vars(const PoolPlan& plan, const std::vector<Var>& v, Expr& n, Expr& c,
+                std::vector<Expr>& o) {
   n = v[0];
   c = v[channel_pos(plan)];
   for (int a = 0; a < plan.spatial_rank(); ++a) o.push_back(v[spatial_pos(plan, a)]);
@@ -126,11 +130,14 @@ void split_vars(const PoolPlan& plan, const std::vector<Var>& v, Expr& n, Expr& 
 std::vector<te::IterVar> window_axes(const PoolPlan& plan) {
   static const char* names[3] = {"rv0", "rv1", "rv2"};
   std::vector<te::IterVar> r;
-  for (int a = 0; a < plan.spatial_rank(); ++a) r.push_back(te::reduce_axis({0, ci(max_window(plan.axes[a]))}, names[a]));
+  for (int a = 0; a < plan.spatial_rank(); ++a)
+    r.push_back(te::reduce_axis({0, ci(max_window(plan.axes[a]))}, names[a]));
   return r;
 }
 
-Expr pow_const(Expr x, double p) { return pow(x, make_const(x.dtype(), p)); }
+Expr pow_const(Expr x, double p) {
+  return pow(x, make_const(x.dtype(), p));
+}
 
 }  // namespace
 
@@ -149,10 +156,13 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
   std::vector<Expr> oshape = to_exprs(pool_output_shape(plan));
   for (auto& ax : plan.axes)
     if (ax.out == 0 || max_window(ax) == 0) {  // empty output: nothing to reduce
-      r.output = te::compute(oshape, [&](const std::vector<Var>&) { return make_zero(T); }, "tensor", "pool");
+      r.output = te::compute(
+          oshape, [&](const std::vector<Var>&) { return make_zero(T); }, "tensor", "pool");
       if (with_indices)
-        r.indices = te::compute(oshape, [&](const std::vector<Var>&) { return make_const(DataType::Int(64), int64_t{-1}); },
-                                "indices", "pool");
+        r.indices = te::compute(
+            oshape,
+            [&](const std::vector<Var>&) { return make_const(DataType::Int(64), int64_t{-1}); },
+            "indices", "pool");
       return r;
     }
 
@@ -194,8 +204,9 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
           std::vector<Expr> o;
           split_vars(plan, v, n, c, o);
           WindowExprs w = window_exprs(plan, o, r_axes);
-          return te::reduce_multi(comb, {input.read(layout_index(plan, n, c, w.pos)), encode_index(plan, n, c, w.pos)},
-                                  r_axes, w.cond);
+          return te::reduce_multi(
+              comb, {input.read(layout_index(plan, n, c, w.pos)), encode_index(plan, n, c, w.pos)},
+              r_axes, w.cond);
         },
         "tensor", "pool_argmax");
     r.output = outs[0];
@@ -222,8 +233,8 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
     for (int a = 0; a < plan.spatial_rank(); ++a) {
       const PoolAxis& ax = plan.axes[a];
       shift[a] = ax.pad_begin;
-      padded[spatial_pos(plan, a)] =
-          std::max(ax.in + ax.pad_begin + ax.pad_end, (ax.out - 1) * ax.stride + ax.effective_kernel());
+      padded[spatial_pos(plan, a)] = std::max(ax.in + ax.pad_begin + ax.pad_end,
+                                              (ax.out - 1) * ax.stride + ax.effective_kernel());
     }
     src = te::compute(
         to_exprs(padded),
@@ -249,7 +260,8 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
         Expr cond;
         for (int a = 0; a < plan.spatial_rank(); ++a)
           if (plan.axes[a].adaptive && !adaptive_uniform(plan.axes[a])) {
-            Expr ca = Expr(r_axes[a]->var) < adaptive_end_expr(plan.axes[a], o[a]) - window_start(plan.axes[a], o[a]);
+            Expr ca = Expr(r_axes[a]->var) <
+                      adaptive_end_expr(plan.axes[a], o[a]) - window_start(plan.axes[a], o[a]);
             cond = cond.defined() ? (cond && ca) : ca;
           }
         std::vector<Expr> pos = w.pos;
@@ -257,7 +269,8 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
         Expr x = src.read(layout_index(plan, n, c, pos));
         if (T.is_int()) x = cast(DataType::Int(64), x);
         if (mean || half) x = cast(acc, x);
-        if (plan.mode == PoolMode::Lp) x = plan.lp_rule == LpRule::Onnx ? pow_const(abs(x), pn) : pow_const(x, pn);
+        if (plan.mode == PoolMode::Lp)
+          x = plan.lp_rule == LpRule::Onnx ? pow_const(abs(x), pn) : pow_const(x, pn);
         return te::sum(x, r_axes, cond);
       },
       "pool_sum", "pool_sum");
@@ -270,7 +283,10 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
         Expr s = sum.read(std::vector<Expr>(v.begin(), v.end()));
         auto out = [&](Expr e) { return half && e.dtype() != T ? cast(T, e) : e; };
         if (plan.mode == PoolMode::Lp) {
-          if (plan.lp_rule == LpRule::Onnx) return out(pow(s, make_const(A, static_cast<double>(A == DataType::Float(32) ? 1.0f / static_cast<float>(pn) : 1.0 / pn))));
+          if (plan.lp_rule == LpRule::Onnx)
+            return out(pow(s, make_const(A, static_cast<double>(A == DataType::Float(32)
+                                                                    ? 1.0f / static_cast<float>(pn)
+                                                                    : 1.0 / pn))));
           double area = 1;
           for (auto& ax : plan.axes) area *= static_cast<double>(ax.kernel);
           Expr a = s / cast(A, divisor_expr(plan, o));
@@ -279,14 +295,18 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
           return out(pow(a * make_const(A, area), make_const(A, e)));
         }
         if (plan.divisor_rule == DivisorRule::AdaptiveEachAxis) {
-          for (int a = 0; a < plan.spatial_rank(); ++a) s = s / cast(A, pool_count_expr(plan.axes[a], o[a]));
+          for (int a = 0; a < plan.spatial_rank(); ++a)
+            s = s / cast(A, pool_count_expr(plan.axes[a], o[a]));
           return out(s);
         }
         Expr d = divisor_expr(plan, o);
         Expr q;
-        if (T.is_int()) q = cast(T, truncdiv(s, cast(DataType::Int(64), d)));
-        else if (mean) q = cast(T, s / cast(acc, d));
-        else q = out(make_zero(A) + s / cast(A, d));
+        if (T.is_int())
+          q = cast(T, truncdiv(s, cast(DataType::Int(64), d)));
+        else if (mean)
+          q = cast(T, s / cast(acc, d));
+        else
+          q = out(make_zero(A) + s / cast(A, d));
         if (plan.has_empty_window) q = select(d == ci(0), make_zero(T), q);
         return q;
       },

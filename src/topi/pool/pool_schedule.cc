@@ -35,15 +35,20 @@ int64_t inner_length(const PoolPlan& plan, PoolDirection dir) {
   return fwd ? ax.out : ax.in;
 }
 
-int outer_axes(const PoolPlan& plan) { return 1 + plan.spatial_rank(); }  // all but the innermost
+int outer_axes(const PoolPlan& plan) {
+  return 1 + plan.spatial_rank();
+}  // all but the innermost
 
-const char* mode_name(PoolMode m) { return m == PoolMode::Max ? "max" : m == PoolMode::Avg ? "avg" : "lp"; }
+const char* mode_name(PoolMode m) {
+  return m == PoolMode::Max ? "max" : m == PoolMode::Avg ? "avg" : "lp";
+}
 
 std::string rule_string(const PoolPlan& plan) {
   std::ostringstream os;
   os << "div" << static_cast<int>(plan.divisor_rule);
   if (plan.divisor_rule == frontend::DivisorRule::Override) os << "=" << plan.divisor_override;
-  if (plan.mode == PoolMode::Lp) os << ",lp" << static_cast<int>(plan.lp_rule) << "=" << plan.lp_norm;
+  if (plan.mode == PoolMode::Lp)
+    os << ",lp" << static_cast<int>(plan.lp_rule) << "=" << plan.lp_norm;
   if (plan.mode == PoolMode::Max) os << ",idx" << static_cast<int>(plan.index_base);
   return os.str();
 }
@@ -53,8 +58,8 @@ std::string rule_string(const PoolPlan& plan) {
 std::string pool_task_name(const PoolPlan& plan, PoolDirection dir) {
   std::string lay = frontend::layout_name(plan.layout, plan.spatial_rank());
   for (auto& ch : lay) ch = static_cast<char>(std::tolower(ch));
-  return "pool" + std::to_string(plan.spatial_rank()) + "d_" + lay + (dir == PoolDirection::Forward ? "_fwd" : "_bwd") +
-         ".llvm";
+  return "pool" + std::to_string(plan.spatial_rank()) + "d_" + lay +
+         (dir == PoolDirection::Forward ? "_fwd" : "_bwd") + ".llvm";
 }
 
 Json pool_workload(const PoolPlan& plan, PoolDirection dir) {
@@ -63,8 +68,8 @@ Json pool_workload(const PoolPlan& plan, PoolDirection dir) {
   for (auto v : pool_input_shape(plan)) shape.push_back(v);
   args.push_back(Json::array({"TENSOR", shape, plan.dtype.str()}));
   args.push_back(mode_name(plan.mode));
-  Json k = Json::array(), s = Json::array(), pb = Json::array(), pe = Json::array(), d = Json::array(),
-       o = Json::array();
+  Json k = Json::array(), s = Json::array(), pb = Json::array(), pe = Json::array(),
+       d = Json::array(), o = Json::array();
   for (auto& ax : plan.axes) {
     k.push_back(ax.adaptive ? 0 : ax.kernel);
     s.push_back(ax.adaptive ? 0 : ax.stride);
@@ -85,7 +90,8 @@ namespace {
 // floordiv(w, stride) as repeated lanes of dense loads. The tile: the windows of 16 lanes (at
 // most 64 lanes), no more than the row needs; the row's tail runs masked.
 int64_t bwd_window_tile(const PoolPlan& plan, PoolDirection dir) {
-  if (dir != PoolDirection::Backward || plan.layout != PoolLayout::ChannelsFirst || !pool_windows_disjoint(plan))
+  if (dir != PoolDirection::Backward || plan.layout != PoolLayout::ChannelsFirst ||
+      !pool_windows_disjoint(plan))
     return 0;
   const PoolAxis& ax = plan.axes.back();
   int64_t s = ax.stride;
@@ -116,7 +122,8 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
   cfg.define_knob("fuse_level", levels);
   cfg.define_knob("unroll_win", {0, 1});
   cfg.define_knob("prefetch", {0, 1, 2, 4});
-  cfg.set_record_default("prefetch", autotune::OtherOptionEntity{0});  // records tuned before the knob
+  cfg.set_record_default("prefetch",
+                         autotune::OtherOptionEntity{0});  // records tuned before the knob
 }
 
 void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {
@@ -153,16 +160,18 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   cfg.set("vec", autotune::OtherOptionEntity{vec && f > 1 ? 1 : 0});
   // Parallel tasks: whole planes (N*C fused) when there are enough of them; each task then runs
   // its rows with cheap index arithmetic. Otherwise fuse every outer axis.
-  int64_t planes = (plan.batched ? plan.batch : 1) * (plan.layout == PoolLayout::ChannelsFirst ? plan.channels : 1);
+  int64_t planes = (plan.batched ? plan.batch : 1) *
+                   (plan.layout == PoolLayout::ChannelsFirst ? plan.channels : 1);
   int level = outer_axes(plan);
   if (plan.layout == PoolLayout::ChannelsFirst && planes >= 64) level = 2;
   cfg.set("fuse_level", autotune::OtherOptionEntity{level});
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
   // Channels-first forward over inputs of 8 MiB and more (which mostly stream from memory) with
   // short input rows (at most 256 bytes, 4 cache lines): prefetch the input rows of the output row
-  // two iterations ahead. There the hardware prefetcher lags behind the unrolled window loads, which
-  // touch the few cache lines of three input rows out of order; on longer rows it keeps up, and on
-  // inputs that stay in cache the extra instructions cost a few percent (docs/PERFORMANCE.md).
+  // two iterations ahead. There the hardware prefetcher lags behind the unrolled window loads,
+  // which touch the few cache lines of three input rows out of order; on longer rows it keeps up,
+  // and on inputs that stay in cache the extra instructions cost a few percent
+  // (docs/PERFORMANCE.md).
   int64_t in_bytes = plan.dtype.bytes();
   for (int64_t d : pool_input_shape(plan)) in_bytes *= d;
   bool stream = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
@@ -176,8 +185,9 @@ namespace {
 // inner axis split, outer axes fused to `fuse_level` and parallel, reductions just outside the
 // vectorized inner loop. Returns the axis at which helper stages can be attached (the outer part
 // of the inner split).
-IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::vector<IterVar>& raxes,
-                   const autotune::ConfigEntity& cfg, bool parallel, const std::vector<te::Tensor>& prefetch = {}) {
+IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes,
+                   const std::vector<IterVar>& raxes, const autotune::ConfigEntity& cfg,
+                   bool parallel, const std::vector<te::Tensor>& prefetch = {}) {
   int64_t factor = cfg.split("tile_inner").size.back();
   bool vec = cfg.knob_int("vec") != 0;
   int level = static_cast<int>(cfg.knob_int("fuse_level"));
@@ -213,8 +223,8 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes, const std::ve
 
 }  // namespace
 
-te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir,
-                               const std::vector<te::Tensor>& outputs) {
+te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan& plan,
+                               PoolDirection dir, const std::vector<te::Tensor>& outputs) {
   std::vector<te::Operation> ops;
   for (auto& t : outputs) ops.push_back(t.op());
   te::Schedule s = te::create_schedule(ops);
@@ -238,7 +248,8 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
       todo.pop_back();
       if (t.op().op_type() == te::OpType::Placeholder) {
         prefetch.push_back(t);
-      } else if (t.op().name() == "pad_temp" || t.op().name() == "pool_sum") {  // inlined / attached inside
+      } else if (t.op().name() == "pad_temp" ||
+                 t.op().name() == "pool_sum") {  // inlined / attached inside
         for (auto& u : t.op().input_tensors()) todo.push_back(u);
       }
     }
@@ -261,7 +272,8 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
   // Remaining root stages (lp helpers of the backward): parallel over their outer axis.
   for (auto& st : s.stages()) {
     te::Stage stage(st);
-    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
+    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot)
+      continue;
     if (st->op.same_as(out.op()) || (sum.defined() && st->op.same_as(sum.op()))) continue;
     stage.parallel(st->op.axis()[0]);
   }
@@ -313,7 +325,9 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
     k.args = b.args();
   }
   k.workload = pool_workload(plan, dir);
-  k.func_name = !opt.func_name.empty() ? opt.func_name : dir == PoolDirection::Forward ? "pool_fwd" : "pool_bwd";
+  k.func_name = !opt.func_name.empty()          ? opt.func_name
+                : dir == PoolDirection::Forward ? "pool_fwd"
+                                                : "pool_bwd";
   te::Schedule s;
   if (tgt.name == "llvm") {
     if (opt.config) {
@@ -322,7 +336,8 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
       // Under the bare root context every plan would fall back (with one warning per plan); go
       // straight to the hand-picked fallback then. Entered contexts are queried as usual.
       autotune::DispatchContext& ctx = autotune::DispatchContext::current();
-      bool bare = &ctx == static_cast<autotune::DispatchContext*>(&autotune::root_fallback_context());
+      bool bare =
+          &ctx == static_cast<autotune::DispatchContext*>(&autotune::root_fallback_context());
       if (!bare) k.config = *ctx.query(tgt, k.workload);
       if (bare || k.config.is_fallback()) {
         autotune::FallbackConfigEntity fb;

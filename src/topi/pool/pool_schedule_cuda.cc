@@ -1,4 +1,5 @@
-// CUDA schedule template of the pool computes (an AutoTVM template, task "poolNd_<layout>_<dir>.cuda").
+// CUDA schedule template of the pool computes (an AutoTVM template, task
+// "poolNd_<layout>_<dir>.cuda").
 //
 // Pooling is memory bound: each output (forward) or input gradient (backward) is independent, so
 // the template is one flat index space over the output's data axes, in memory order:
@@ -37,7 +38,8 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
 
 // Elements of the scheduled stage: outputs (forward) or input gradients (backward).
 int64_t work_items(const PoolPlan& plan, PoolDirection dir) {
-  return num_elements(dir == PoolDirection::Forward ? pool_output_shape(plan) : pool_input_shape(plan));
+  return num_elements(dir == PoolDirection::Forward ? pool_output_shape(plan)
+                                                    : pool_input_shape(plan));
 }
 
 // Taps of the window loops of one element.
@@ -96,7 +98,8 @@ void pool_cuda_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolD
   cfg.set("unroll_win", autotune::OtherOptionEntity{window_taps(plan, dir) <= 64 ? 1 : 0});
 }
 
-autotune::ConfigEntity pool_cuda_config(const PoolPlan& plan, PoolDirection dir, const std::string& target) {
+autotune::ConfigEntity pool_cuda_config(const PoolPlan& plan, PoolDirection dir,
+                                        const std::string& target) {
   autotune::Target tgt = autotune::parse_target(target);
   autotune::DispatchContext& ctx = autotune::DispatchContext::current();
   bool bare = &ctx == static_cast<autotune::DispatchContext*>(&autotune::root_fallback_context());
@@ -110,8 +113,8 @@ autotune::ConfigEntity pool_cuda_config(const PoolPlan& plan, PoolDirection dir,
   return cfg;
 }
 
-te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir,
-                                const std::vector<te::Tensor>& outputs) {
+te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPlan& plan,
+                                PoolDirection dir, const std::vector<te::Tensor>& outputs) {
   (void)plan;
   (void)dir;
   int threads = static_cast<int>(cfg.knob_int("threads"));
@@ -162,7 +165,8 @@ te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPla
   }
   // Remaining root stages (lp backward helpers): one thread per element.
   for (auto& st : s.stages()) {
-    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot) continue;
+    if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot)
+      continue;
     if (st == out_stage) continue;  // acc and red are attached, not roots
     bind_flat(te::Stage(st), st->op.axis(), 256);
   }

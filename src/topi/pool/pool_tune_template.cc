@@ -32,14 +32,16 @@ namespace {
 
 using autotune::Json;
 using detail::to_exprs;
-using frontend::PoolPlan;
 using frontend::PoolMode;
+using frontend::PoolPlan;
 
 std::vector<int64_t> int_list(const Json& j, const char* what) {
-  MINITVM_USER_CHECK(j.is_array()) << "pool template: " << what << " must be a list, got " << j.dump();
+  MINITVM_USER_CHECK(j.is_array())
+      << "pool template: " << what << " must be a list, got " << j.dump();
   std::vector<int64_t> v;
   for (const auto& x : j) {
-    MINITVM_USER_CHECK(x.is_number_integer()) << "pool template: " << what << " must hold integers, got " << j.dump();
+    MINITVM_USER_CHECK(x.is_number_integer())
+        << "pool template: " << what << " must hold integers, got " << j.dump();
     v.push_back(x.get<int64_t>());
   }
   return v;
@@ -56,16 +58,19 @@ void parse_rule(const std::string& rule, PoolPlan& plan) {
     };
     if (part.rfind("div", 0) == 0) {
       plan.divisor_rule = static_cast<frontend::DivisorRule>(num_after(3));
-      if (auto eq = part.find('='); eq != std::string::npos) plan.divisor_override = num_after(eq + 1);
+      if (auto eq = part.find('='); eq != std::string::npos)
+        plan.divisor_override = num_after(eq + 1);
     } else if (part.rfind("lp", 0) == 0) {
       plan.lp_rule = static_cast<frontend::LpRule>(num_after(2));
       auto eq = part.find('=');
-      MINITVM_USER_CHECK(eq != std::string::npos) << "pool template: malformed rule '" << rule << "'";
+      MINITVM_USER_CHECK(eq != std::string::npos)
+          << "pool template: malformed rule '" << rule << "'";
       plan.lp_norm = std::stod(part.substr(eq + 1));
     } else if (part.rfind("idx", 0) == 0) {
       plan.index_base = static_cast<frontend::IndexBase>(num_after(3));
     } else {
-      MINITVM_USER_CHECK(false) << "pool template: unknown rule part '" << part << "' in '" << rule << "'";
+      MINITVM_USER_CHECK(false) << "pool template: unknown rule part '" << part << "' in '" << rule
+                                << "'";
     }
   }
 }
@@ -73,7 +78,8 @@ void parse_rule(const std::string& rule, PoolPlan& plan) {
 // The plan a pool workload describes (args = workload without its task name).
 PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args) {
   MINITVM_USER_CHECK(args.is_array() && args.size() == 9)
-      << "pool template: args are [[\"TENSOR\", shape, dtype], mode, kernel, stride, pad_begin, pad_end, "
+      << "pool template: args are [[\"TENSOR\", shape, dtype], mode, kernel, stride, pad_begin, "
+         "pad_end, "
          "dilation, output, rule] (topi::pool_workload without the task name), got "
       << args.dump();
   const Json& t = args[0];
@@ -86,7 +92,8 @@ PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args)
   plan.dtype = DataType::parse(t[2].get<std::string>());
   MINITVM_USER_CHECK(args[1].is_string()) << "pool template: mode must be a string";
   std::string mode = args[1].get<std::string>();
-  MINITVM_USER_CHECK(mode == "max" || mode == "avg" || mode == "lp") << "pool template: unknown mode " << mode;
+  MINITVM_USER_CHECK(mode == "max" || mode == "avg" || mode == "lp")
+      << "pool template: unknown mode " << mode;
   plan.mode = mode == "max" ? PoolMode::Max : mode == "avg" ? PoolMode::Avg : PoolMode::Lp;
   plan.op = mode + "_pool" + std::to_string(rank) + "d";
   plan.layout = layout;
@@ -98,7 +105,8 @@ PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args)
                        pb = int_list(args[4], "pad_begin"), pe = int_list(args[5], "pad_end"),
                        d = int_list(args[6], "dilation"), o = int_list(args[7], "output");
   for (auto* v : {&k, &s, &pb, &pe, &d, &o})
-    MINITVM_USER_CHECK(static_cast<int>(v->size()) == rank) << "pool template: every list needs " << rank << " entries";
+    MINITVM_USER_CHECK(static_cast<int>(v->size()) == rank)
+        << "pool template: every list needs " << rank << " entries";
   for (int i = 0; i < rank; ++i) {
     frontend::PoolAxis ax;
     ax.in = shape[static_cast<size_t>(cf ? 2 + i : 1 + i)];
@@ -131,7 +139,8 @@ frontend::HostArray to_host(const runtime::NDArray& a) {
 }
 
 void from_host(runtime::NDArray& a, const frontend::HostArray& h) {
-  MINITVM_ICHECK(static_cast<size_t>(a.nbytes()) == h.nbytes()) << "pool template: reference size mismatch";
+  MINITVM_ICHECK(static_cast<size_t>(a.nbytes()) == h.nbytes())
+      << "pool template: reference size mismatch";
   a.copy_from_bytes(h.raw(), h.nbytes());
 }
 
@@ -146,7 +155,8 @@ double tensor_bytes(const te::Tensor& t) {
 }
 
 autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, PoolDirection dir,
-                                       autotune::ConfigEntity& cfg, const Json& args, bool cpu = true) {
+                                       autotune::ConfigEntity& cfg, const Json& args,
+                                       bool cpu = true) {
   PoolPlan plan = plan_from_args(rank, layout, args);
   if (cpu) define_pool_cpu_space(cfg, plan, dir);
   std::vector<te::Tensor> outputs, fargs;
@@ -161,7 +171,8 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
     fargs = b.args();
   }
   autotune::TemplateResult r;
-  r.schedule = cpu ? schedule_pool_cpu(cfg, plan, dir, outputs) : schedule_pool_cuda(cfg, plan, dir, outputs);
+  r.schedule = cpu ? schedule_pool_cpu(cfg, plan, dir, outputs)
+                   : schedule_pool_cuda(cfg, plan, dir, outputs);
   r.args = fargs;
   for (const auto& t : fargs) r.bytes += tensor_bytes(t);
   r.num_outputs = 1;
@@ -176,7 +187,9 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
       frontend::ReferencePoolExecutor ref;
       frontend::HostArray go = to_host(a.at(0));
       // Avg ignores the input; lp reads it (args: grad_output, input, grad_input).
-      frontend::HostArray in = plan.mode == PoolMode::Lp ? to_host(a.at(1)) : frontend::HostArray(plan.dtype, pool_input_shape(plan));
+      frontend::HostArray in = plan.mode == PoolMode::Lp
+                                   ? to_host(a.at(1))
+                                   : frontend::HostArray(plan.dtype, pool_input_shape(plan));
       from_host(a.back(), ref.backward(plan, in, go, nullptr));
     };
   }
@@ -186,8 +199,9 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
 // The CUDA twin ("pool{R}d_<layout>_{fwd|bwd}.cuda"): same arguments and computes, the CUDA
 // template's knobs and schedule (pool_schedule_cuda.cc), so its records are what build_pool queries
 // for CUDA targets. Reference: as for llvm; max backward compiles the CPU fallback for llvm.
-autotune::TemplateResult pool_cuda_template(int rank, frontend::PoolLayout layout, PoolDirection dir,
-                                            autotune::ConfigEntity& cfg, const Json& args) {
+autotune::TemplateResult pool_cuda_template(int rank, frontend::PoolLayout layout,
+                                            PoolDirection dir, autotune::ConfigEntity& cfg,
+                                            const Json& args) {
   PoolPlan plan = plan_from_args(rank, layout, args);
   if (cfg.is_fallback()) {
     pool_cuda_fallback(cfg, plan, dir);
@@ -218,13 +232,16 @@ bool register_all() {
         PoolPlan probe;
         probe.layout = layout;
         probe.axes.resize(static_cast<size_t>(rank));
-        autotune::register_template(pool_task_name(probe, dir), [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
-          return pool_template(rank, layout, dir, cfg, args);
-        });
-        autotune::register_template(pool_cuda_task_name(probe, dir),
-                                    [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
-                                      return pool_cuda_template(rank, layout, dir, cfg, args);
-                                    });
+        autotune::register_template(
+            pool_task_name(probe, dir),
+            [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
+              return pool_template(rank, layout, dir, cfg, args);
+            });
+        autotune::register_template(
+            pool_cuda_task_name(probe, dir),
+            [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
+              return pool_cuda_template(rank, layout, dir, cfg, args);
+            });
       }
   return true;
 }

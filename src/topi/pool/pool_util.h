@@ -20,10 +20,13 @@ using frontend::PoolPlan;
 inline int channel_pos(const PoolPlan& p) {
   return p.layout == PoolLayout::ChannelsFirst ? 1 : 1 + p.spatial_rank();
 }
-inline int spatial_pos(const PoolPlan& p, int a) { return p.layout == PoolLayout::ChannelsFirst ? 2 + a : 1 + a; }
+inline int spatial_pos(const PoolPlan& p, int a) {
+  return p.layout == PoolLayout::ChannelsFirst ? 2 + a : 1 + a;
+}
 
 /** Build an index list in layout order from n, c and spatial indices. */
-inline std::vector<Expr> layout_index(const PoolPlan& p, Expr n, Expr c, const std::vector<Expr>& sp) {
+inline std::vector<Expr> layout_index(const PoolPlan& p, Expr n, Expr c,
+                                      const std::vector<Expr>& sp) {
   std::vector<Expr> r{n};
   if (p.layout == PoolLayout::ChannelsFirst) r.push_back(c);
   for (auto& e : sp) r.push_back(e);
@@ -31,7 +34,9 @@ inline std::vector<Expr> layout_index(const PoolPlan& p, Expr n, Expr c, const s
   return r;
 }
 
-inline Expr ci(int64_t v) { return Expr(static_cast<int>(v)); }
+inline Expr ci(int64_t v) {
+  return Expr(static_cast<int>(v));
+}
 
 inline std::vector<Expr> to_exprs(const std::vector<int64_t>& v) {
   std::vector<Expr> r;
@@ -44,7 +49,8 @@ inline int64_t max_window(const PoolAxis& ax) {
   if (!ax.adaptive) return ax.kernel;
   int64_t m = 0;
   for (int64_t o = 0; o < ax.out; ++o)
-    m = std::max(m, frontend::adaptive_end(o, ax.in, ax.out) - frontend::adaptive_start(o, ax.in, ax.out));
+    m = std::max(
+        m, frontend::adaptive_end(o, ax.in, ax.out) - frontend::adaptive_start(o, ax.in, ax.out));
   return m;
 }
 
@@ -57,12 +63,17 @@ inline Expr window_start(const PoolAxis& ax, Expr o) {
 inline Expr adaptive_end_expr(const PoolAxis& ax, Expr o) {
   return truncdiv((o + 1) * ci(ax.in) + ci(ax.out - 1), ci(ax.out));
 }
-inline bool adaptive_uniform(const PoolAxis& ax) { return ax.adaptive && ax.out > 0 && ax.in % ax.out == 0; }
+inline bool adaptive_uniform(const PoolAxis& ax) {
+  return ax.adaptive && ax.out > 0 && ax.in % ax.out == 0;
+}
 
 /** Whether some window of a fixed axis has a tap below 0 / at or above `in`. */
-inline bool needs_low_check(const PoolAxis& ax) { return !ax.adaptive && ax.pad_begin > 0; }
+inline bool needs_low_check(const PoolAxis& ax) {
+  return !ax.adaptive && ax.pad_begin > 0;
+}
 inline bool needs_high_check(const PoolAxis& ax) {
-  return !ax.adaptive && ax.out > 0 && (ax.out - 1) * ax.stride - ax.pad_begin + (ax.kernel - 1) * ax.dilation >= ax.in;
+  return !ax.adaptive && ax.out > 0 &&
+         (ax.out - 1) * ax.stride - ax.pad_begin + (ax.kernel - 1) * ax.dilation >= ax.in;
 }
 
 /** Number of taps before in + pad_end (count_include_pad), as an expression of o. */
@@ -77,7 +88,8 @@ inline Expr real_count_expr(const PoolAxis& ax, Expr o) {
   if (ax.adaptive) return pool_count_expr(ax, o);
   Expr start = window_start(ax, o);
   Expr tb = max(truncdiv(ci(ax.dilation - 1) - start, ci(ax.dilation)), ci(0));
-  Expr te_ = min(ci(ax.kernel), max(truncdiv(ci(ax.in + ax.dilation - 1) - start, ci(ax.dilation)), ci(0)));
+  Expr te_ = min(ci(ax.kernel),
+                 max(truncdiv(ci(ax.in + ax.dilation - 1) - start, ci(ax.dilation)), ci(0)));
   return max(te_ - tb, ci(0));
 }
 

@@ -13,9 +13,12 @@ namespace {
 // The workload keys our layer builds query for these shapes.
 cuda::Workloads our_keys(const SweepWorkload& w) {
   switch (w.op) {
-    case OpKind::Conv2d: return cuda::conv2d_workloads(w.data_shape, w.kernel_shape, w.attrs);
-    case OpKind::Depthwise: return cuda::depthwise_workloads(w.data_shape, w.kernel_shape, w.attrs);
-    case OpKind::Dense: return cuda::dense_workloads(w.batch, w.in_dim, w.out_dim, w.bias);
+    case OpKind::Conv2d:
+      return cuda::conv2d_workloads(w.data_shape, w.kernel_shape, w.attrs);
+    case OpKind::Depthwise:
+      return cuda::depthwise_workloads(w.data_shape, w.kernel_shape, w.attrs);
+    case OpKind::Dense:
+      return cuda::dense_workloads(w.batch, w.in_dim, w.out_dim, w.bias);
   }
   return {};
 }
@@ -32,8 +35,8 @@ std::string first_line(const std::string& s, size_t max) {
 }
 
 std::string record_template(const autotune::Record& rec) {
-  bool winograd =
-      rec.input.task_name.find("winograd") != std::string::npos || rec.input.config.template_key == "winograd";
+  bool winograd = rec.input.task_name.find("winograd") != std::string::npos ||
+                  rec.input.config.template_key == "winograd";
   return winograd ? "winograd" : "direct";
 }
 
@@ -59,13 +62,16 @@ BestBuild build_with_best_record(const SweepWorkload& w, const autotune::ApplyHi
     return r;
   };
   r.record = best.best_record(autotune::parse_target("cuda"), w.workload);
-  if (!r.record) return fail("key", "no record answers target cuda for " + autotune::workload_key(w.workload));
+  if (!r.record)
+    return fail("key", "no record answers target cuda for " + autotune::workload_key(w.workload));
   // The record only reaches our template if our layer queries the same key.
   std::string key = autotune::workload_key(w.workload);
   auto ours = our_keys(w);
   bool found = autotune::workload_key(ours.v01) == key;
   for (auto& k : ours.v02) found = found || autotune::workload_key(k) == key;
-  if (!found) return fail("key", "our layer queries " + autotune::workload_key(ours.v01) + ", the log has " + key);
+  if (!found)
+    return fail("key",
+                "our layer queries " + autotune::workload_key(ours.v01) + ", the log has " + key);
   r.template_key = record_template(*r.record);
   // ApplyConfig answers every query of this thread while the scope lives (contexts are per thread).
   autotune::ApplyConfig ctx(r.record->input.config);

@@ -47,7 +47,8 @@ double max_relative_error(const std::vector<float>& got, const std::vector<float
 
 std::vector<float> run_layer(const LayerBuild& L, const std::vector<std::vector<float>>& inputs) {
   MINITVM_USER_CHECK(inputs.size() + 1 == L.args.size())
-      << "run_layer: " << inputs.size() << " inputs for a function of " << L.args.size() << " arguments";
+      << "run_layer: " << inputs.size() << " inputs for a function of " << L.args.size()
+      << " arguments";
   std::vector<runtime::ArgValue> args;
   for (size_t i = 0; i + 1 < L.args.size(); ++i)
     args.push_back(runtime::NDArray::from_vector(inputs[i], nn::const_shape(L.args[i])));
@@ -57,7 +58,8 @@ std::vector<float> run_layer(const LayerBuild& L, const std::vector<std::vector<
   return out.to_vector<float>();
 }
 
-CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryBest& best, const CheckOptions& o) {
+CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryBest& best,
+                           const CheckOptions& o) {
   auto t0 = std::chrono::steady_clock::now();
   CheckResult res;
   auto finish = [&](std::string stage, std::string reason) {
@@ -89,7 +91,9 @@ CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryB
       res.registers = std::max(res.registers, k.registers);
       res.shared_bytes = std::max(res.shared_bytes, k.shared_bytes);
     }
-    if (res.shared_bytes > 48 * 1024) return finish("ptxas", "static shared memory " + std::to_string(res.shared_bytes) + " bytes > 48 KiB");
+    if (res.shared_bytes > 48 * 1024)
+      return finish("ptxas",
+                    "static shared memory " + std::to_string(res.shared_bytes) + " bytes > 48 KiB");
   } catch (const std::exception& e) {
     // ptxas's own message follows the first line of the error; keep the line that says why.
     std::string m = e.what();
@@ -131,8 +135,8 @@ CheckResult check_workload(const SweepWorkload& w, const autotune::ApplyHistoryB
   res.max_rel_error = max_relative_error(got, ref);
   const double tolerance = tmpl == "winograd" ? o.winograd_tolerance : o.tolerance;
   if (!(res.max_rel_error <= tolerance))
-    return finish("compare", "max relative error " + std::to_string(res.max_rel_error) + " vs naive reference (batch " +
-                                 std::to_string(b) + ")");
+    return finish("compare", "max relative error " + std::to_string(res.max_rel_error) +
+                                 " vs naive reference (batch " + std::to_string(b) + ")");
   res.emulated = true;
   return finish("", "");
 }

@@ -10,7 +10,9 @@
 
 namespace minitvm::topi::sweep {
 
-bool is_llvm_record(const autotune::Record& r) { return r.input.target.name == "llvm"; }
+bool is_llvm_record(const autotune::Record& r) {
+  return r.input.target.name == "llvm";
+}
 
 LlvmCheckResult check_llvm_record(const autotune::Record& rec) {
   auto t0 = std::chrono::steady_clock::now();
@@ -31,12 +33,14 @@ LlvmCheckResult check_llvm_record(const autotune::Record& rec) {
     task = autotune::Task(rec.input.task_name, rec.input.args, "llvm");
   } catch (const std::exception& e) {
     // The template rejects the record's arguments: the line cannot be what the template wrote.
-    return finish("config", std::string("arguments rejected by ") + rec.input.task_name + ": " + e.what());
+    return finish("config",
+                  std::string("arguments rejected by ") + rec.input.task_name + ": " + e.what());
   }
   std::optional<int64_t> index = task.config_space().index_of(rec.input.config);
   if (!index)
-    return finish("config", "config " + rec.input.config.str() + " is not in the space of " + rec.input.task_name +
-                                " (" + std::to_string(task.config_space().size()) + " configs)");
+    return finish("config", "config " + rec.input.config.str() + " is not in the space of " +
+                                rec.input.task_name + " (" +
+                                std::to_string(task.config_space().size()) + " configs)");
   autotune::MeasureOption mo;
   mo.check_correctness = true;
   // The CUDA path's tolerance (CheckOptions::tolerance: |got - ref| <= 1e-3 * max(1, |ref|)): the
@@ -50,15 +54,22 @@ LlvmCheckResult check_llvm_record(const autotune::Record& rec) {
   mo.n_parallel = 1;
   autotune::LocalMeasurer measurer(task, mo);
   auto outs = measurer.measure({task.config_space().get(*index)});
-  MINITVM_ICHECK(outs.size() == 1) << "check_llvm_record: the measurer returned " << outs.size() << " results";
+  MINITVM_ICHECK(outs.size() == 1)
+      << "check_llvm_record: the measurer returned " << outs.size() << " results";
   const auto& o = outs[0];
   switch (static_cast<autotune::MeasureErrorNo>(o.result.error_no)) {
-    case autotune::MeasureErrorNo::NoError: return finish("", "");
-    case autotune::MeasureErrorNo::InstantiationError: return finish("instantiate", o.error);
+    case autotune::MeasureErrorNo::NoError:
+      return finish("", "");
+    case autotune::MeasureErrorNo::InstantiationError:
+      return finish("instantiate", o.error);
     case autotune::MeasureErrorNo::CompileHost:
-    case autotune::MeasureErrorNo::BuildTimeout: return finish("build", o.error);
-    case autotune::MeasureErrorNo::WrongAnswer: return finish("compare", o.error);
-    default: return finish("run", o.error.empty() ? "error " + std::to_string(o.result.error_no) : o.error);
+    case autotune::MeasureErrorNo::BuildTimeout:
+      return finish("build", o.error);
+    case autotune::MeasureErrorNo::WrongAnswer:
+      return finish("compare", o.error);
+    default:
+      return finish("run",
+                    o.error.empty() ? "error " + std::to_string(o.result.error_no) : o.error);
   }
 }
 

@@ -15,8 +15,8 @@ namespace {
 
 // The llvm records: the best of each distinct workload (ApplyHistoryBest, target llvm), checked
 // through the registered template; a workload whose records were all rejected is malformed.
-void run_llvm(const std::vector<autotune::Record>& records, const SweepOptions& opt, int& n, SweepSummary& sum,
-              std::map<std::string, int>& skipped_by_reason, std::ostream& out) {
+void run_llvm(const std::vector<autotune::Record>& records, const SweepOptions& opt, int& n,
+              SweepSummary& sum, std::map<std::string, int>& skipped_by_reason, std::ostream& out) {
   autotune::ApplyHistoryBest best;
   {
     WarningCapture quiet;  // records ApplyHistoryBest skips are reported below, per workload
@@ -37,7 +37,8 @@ void run_llvm(const std::vector<autotune::Record>& records, const SweepOptions& 
     }
     if (!b && !rejected.empty()) {  // dispatch rejected the workload's records: say why
       ++sum.malformed;
-      out << "MALFORMED " << r.source << ":" << r.line << ": " << first_line(rejected.front()) << "\n";
+      out << "MALFORMED " << r.source << ":" << r.line << ": " << first_line(rejected.front())
+          << "\n";
       continue;
     }
     if (!b) {  // e.g. only failed measurements (error_no != 0): nothing dispatch would apply
@@ -64,8 +65,8 @@ void run_llvm(const std::vector<autotune::Record>& records, const SweepOptions& 
     } else {
       ++sum.passed;
       if (opt.verbose)
-        out << "PASS " << what << " [llvm] " << std::fixed << std::setprecision(1) << c.seconds << "s"
-            << std::defaultfloat << "\n";
+        out << "PASS " << what << " [llvm] " << std::fixed << std::setprecision(1) << c.seconds
+            << "s" << std::defaultfloat << "\n";
     }
     out.flush();
   }
@@ -73,7 +74,8 @@ void run_llvm(const std::vector<autotune::Record>& records, const SweepOptions& 
 
 }  // namespace
 
-SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions& opt, std::ostream& out) {
+SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions& opt,
+                       std::ostream& out) {
   SweepSummary sum;
   std::vector<autotune::Record> records, llvm_records;
   for (const auto& f : files) {
@@ -107,27 +109,35 @@ SweepSummary run_sweep(const std::vector<std::string>& files, const SweepOptions
       out << "MALFORMED " << w.source << ": " << r.reason << "\n";
     } else if (!r.passed) {
       ++sum.failed;
-      out << "FAIL " << w.describe() << " [" << w.task_name << ", " << w.source << "] " << r.stage << ": " << r.reason
-          << "\n";
+      out << "FAIL " << w.describe() << " [" << w.task_name << ", " << w.source << "] " << r.stage
+          << ": " << r.reason << "\n";
     } else {
       ++sum.passed;
-      if (r.emulated) ++sum.emulated;
-      else if (opt.check.emulate) ++sum.not_emulated;
+      if (r.emulated)
+        ++sum.emulated;
+      else if (opt.check.emulate)
+        ++sum.not_emulated;
       if (opt.verbose) {
-        out << "PASS " << w.describe() << " [" << w.task_name << "] " << r.template_key << " regs " << r.registers
-            << " smem " << r.shared_bytes;
-        if (r.emulated) out << " emulated batch " << r.emulated_batch << " err " << std::setprecision(2) << r.max_rel_error;
-        else if (opt.check.emulate) out << " (not emulated: over the work limit)";
-        out << " " << std::fixed << std::setprecision(1) << r.seconds << "s" << std::defaultfloat << "\n";
+        out << "PASS " << w.describe() << " [" << w.task_name << "] " << r.template_key << " regs "
+            << r.registers << " smem " << r.shared_bytes;
+        if (r.emulated)
+          out << " emulated batch " << r.emulated_batch << " err " << std::setprecision(2)
+              << r.max_rel_error;
+        else if (opt.check.emulate)
+          out << " (not emulated: over the work limit)";
+        out << " " << std::fixed << std::setprecision(1) << r.seconds << "s" << std::defaultfloat
+            << "\n";
       }
     }
     out.flush();
   }
   run_llvm(llvm_records, opt, n, sum, skipped_by_reason, out);
-  for (const auto& [why, count] : skipped_by_reason) out << "skipped " << count << " workload(s): " << why << "\n";
+  for (const auto& [why, count] : skipped_by_reason)
+    out << "skipped " << count << " workload(s): " << why << "\n";
   if (opt.check.emulate)
-    out << sum.emulated << " emulated, " << sum.not_emulated << " built only (over the emulation work limit), "
-        << sum.skipped << " skipped (unsupported)\n";
+    out << sum.emulated << " emulated, " << sum.not_emulated
+        << " built only (over the emulation work limit), " << sum.skipped
+        << " skipped (unsupported)\n";
   else
     out << sum.skipped << " skipped (unsupported)\n";
   out << sum.passed << " passed, " << sum.failed << " failed";

@@ -17,7 +17,8 @@ struct TensorArg {
 
 // ["TENSOR", [shape...], "dtype"]
 std::optional<TensorArg> tensor_arg(const Json& j) {
-  if (!j.is_array() || j.size() != 3 || !j[0].is_string() || j[0].get<std::string>() != "TENSOR") return std::nullopt;
+  if (!j.is_array() || j.size() != 3 || !j[0].is_string() || j[0].get<std::string>() != "TENSOR")
+    return std::nullopt;
   if (!j[1].is_array() || !j[2].is_string()) return std::nullopt;
   TensorArg t;
   for (const auto& v : j[1]) {
@@ -65,8 +66,8 @@ std::string SweepWorkload::describe() const {
     return os.str();
   }
   os << (op == OpKind::Depthwise ? "depthwise_conv2d " : "conv2d ") << join(data_shape, "x") << " k"
-     << join(kernel_shape, "x") << " s" << join(attrs.stride, ",") << " p" << join(attrs.padding, ",") << " d"
-     << join(attrs.dilation, ",");
+     << join(kernel_shape, "x") << " s" << join(attrs.stride, ",") << " p"
+     << join(attrs.padding, ",") << " d" << join(attrs.dilation, ",");
   return os.str();
 }
 
@@ -78,7 +79,8 @@ int64_t SweepWorkload::macs(int64_t b) const {
   int64_t oh = nn::conv_out_size(data_shape[2], kernel_shape[2], sh, p[0], p[2], dh);
   int64_t ow = nn::conv_out_size(data_shape[3], kernel_shape[3], sw, p[1], p[3], dw);
   int64_t n = b ? b : data_shape[0];
-  if (op == OpKind::Depthwise) return n * kernel_shape[0] * kernel_shape[1] * oh * ow * kernel_shape[2] * kernel_shape[3];
+  if (op == OpKind::Depthwise)
+    return n * kernel_shape[0] * kernel_shape[1] * oh * ow * kernel_shape[2] * kernel_shape[3];
   return n * kernel_shape[0] * kernel_shape[1] * oh * ow * kernel_shape[2] * kernel_shape[3];
 }
 
@@ -97,7 +99,8 @@ std::optional<SweepWorkload> decode_workload(const autotune::Record& r, std::str
     // 0.1 conv2d: data, kernel, strides, padding, dilation, layout, out_dtype;
     // 0.1 depthwise and 0.2 tasks: data, kernel, strides, padding, dilation, out_dtype.
     bool has_layout = task == "topi_nn_conv2d";
-    if (!a.is_array() || a.size() != (has_layout ? 7u : 6u)) return fail("unexpected argument list");
+    if (!a.is_array() || a.size() != (has_layout ? 7u : 6u))
+      return fail("unexpected argument list");
     auto d = tensor_arg(a[0]), k = tensor_arg(a[1]);
     auto s = int_list(a[2]), p = int_list(a[3]), dil = int_list(a[4]);
     if (!d || !k || !s || !p || !dil) return fail("unexpected argument list");
@@ -116,14 +119,15 @@ std::optional<SweepWorkload> decode_workload(const autotune::Record& r, std::str
     w.attrs.padding = *p;
     w.attrs.dilation = *dil;
     if (w.op == OpKind::Conv2d && d->shape[1] != k->shape[1])
-      return fail("grouped conv2d (CI " + std::to_string(d->shape[1]) + " vs kernel " + std::to_string(k->shape[1]) +
-                  ") not supported");
+      return fail("grouped conv2d (CI " + std::to_string(d->shape[1]) + " vs kernel " +
+                  std::to_string(k->shape[1]) + ") not supported");
     return w;
   }
   if (is_dense_task(task)) {
     if (!a.is_array() || a.size() < 2 || a.size() > 4) return fail("unexpected argument list");
     auto d = tensor_arg(a[0]), wt = tensor_arg(a[1]);
-    if (!d || !wt || d->shape.size() != 2 || wt->shape.size() != 2) return fail("unexpected argument list");
+    if (!d || !wt || d->shape.size() != 2 || wt->shape.size() != 2)
+      return fail("unexpected argument list");
     std::string out_dtype = a.size() == 4 && a[3].is_string() ? a[3].get<std::string>() : "float32";
     if (d->dtype != "float32" || wt->dtype != "float32" || out_dtype != "float32")
       return fail("dtype " + d->dtype + "/" + out_dtype + " not supported (float32 only)");
@@ -144,8 +148,10 @@ CollectedWorkloads collect_workloads(const std::vector<autotune::Record>& record
     std::string key = autotune::workload_key(r.input.workload);
     if (!seen.insert(key).second) continue;
     std::string why;
-    if (auto w = decode_workload(r, &why)) c.supported.push_back(std::move(*w));
-    else c.skipped.emplace_back(r.input.task_name + " " + r.input.args.dump(), why);
+    if (auto w = decode_workload(r, &why))
+      c.supported.push_back(std::move(*w));
+    else
+      c.skipped.emplace_back(r.input.task_name + " " + r.input.args.dump(), why);
   }
   return c;
 }
@@ -153,13 +159,14 @@ CollectedWorkloads collect_workloads(const std::vector<autotune::Record>& record
 // ---- references ---------------------------------------------------------------------------
 
 std::vector<float> reference_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
-                                    const nn::Conv2dAttrs& attrs, bool depthwise, const std::vector<float>& x,
-                                    const std::vector<float>& k) {
+                                    const nn::Conv2dAttrs& attrs, bool depthwise,
+                                    const std::vector<float>& x, const std::vector<float>& k) {
   auto p = nn::get_pad_tuple(attrs.padding);
   int64_t sh = attrs.stride[0], sw = attrs.stride.size() > 1 ? attrs.stride[1] : sh;
   int64_t dh = attrs.dilation[0], dw = attrs.dilation.size() > 1 ? attrs.dilation[1] : dh;
   int64_t N = ds[0], C = ds[1], H = ds[2], W = ds[3], KH = ks[2], KW = ks[3];
-  int64_t OH = nn::conv_out_size(H, KH, sh, p[0], p[2], dh), OW = nn::conv_out_size(W, KW, sw, p[1], p[3], dw);
+  int64_t OH = nn::conv_out_size(H, KH, sh, p[0], p[2], dh),
+          OW = nn::conv_out_size(W, KW, sw, p[1], p[3], dw);
   int64_t mult = depthwise ? ks[1] : 0, CO = depthwise ? C * mult : ks[0];
   std::vector<float> out(static_cast<size_t>(N * CO * OH * OW));
   std::vector<double> acc(static_cast<size_t>(OW));
@@ -174,16 +181,19 @@ std::vector<float> reference_conv2d(const std::vector<int64_t>& ds, const std::v
             if (iy < 0 || iy >= H) continue;
             const float* row = &x[static_cast<size_t>(((n * C + c) * H + iy) * W)];
             for (int64_t rx = 0; rx < KW; ++rx) {
-              float kv = depthwise ? k[static_cast<size_t>(((c * mult + f % mult) * KH + ry) * KW + rx)]
-                                   : k[static_cast<size_t>(((f * C + c) * KH + ry) * KW + rx)];
+              float kv = depthwise
+                             ? k[static_cast<size_t>(((c * mult + f % mult) * KH + ry) * KW + rx)]
+                             : k[static_cast<size_t>(((f * C + c) * KH + ry) * KW + rx)];
               for (int64_t xo = 0; xo < OW; ++xo) {
                 int64_t ix = xo * sw + rx * dw - p[1];
-                if (ix >= 0 && ix < W) acc[static_cast<size_t>(xo)] += static_cast<double>(row[ix]) * kv;
+                if (ix >= 0 && ix < W)
+                  acc[static_cast<size_t>(xo)] += static_cast<double>(row[ix]) * kv;
               }
             }
           }
         for (int64_t xo = 0; xo < OW; ++xo)
-          out[static_cast<size_t>(((n * CO + f) * OH + y) * OW + xo)] = static_cast<float>(acc[static_cast<size_t>(xo)]);
+          out[static_cast<size_t>(((n * CO + f) * OH + y) * OW + xo)] =
+              static_cast<float>(acc[static_cast<size_t>(xo)]);
       }
   return out;
 }
@@ -194,8 +204,11 @@ std::vector<float> reference_dense(int64_t B, int64_t K, int64_t N, const std::v
   for (int64_t i = 0; i < B; ++i)
     for (int64_t j = 0; j < N; ++j) {
       double acc = 0;
-      for (int64_t k = 0; k < K; ++k) acc += static_cast<double>(x[static_cast<size_t>(i * K + k)]) * w[static_cast<size_t>(j * K + k)];
-      out[static_cast<size_t>(i * N + j)] = static_cast<float>(acc) + (bias ? (*bias)[static_cast<size_t>(j)] : 0.f);
+      for (int64_t k = 0; k < K; ++k)
+        acc += static_cast<double>(x[static_cast<size_t>(i * K + k)]) *
+               w[static_cast<size_t>(j * K + k)];
+      out[static_cast<size_t>(i * N + j)] =
+          static_cast<float>(acc) + (bias ? (*bias)[static_cast<size_t>(j)] : 0.f);
     }
   return out;
 }

@@ -1,7 +1,7 @@
 // Builds and runs a kernel through an installed minitvm, and checks where TopHub is read from:
 // argv[1] is the folder expected (the installed share/minitvm/tophub).
-#include <minitvm/minitvm.h>
 #include <minitvm/autotune/tophub.h>
+#include <minitvm/minitvm.h>
 
 #include <filesystem>
 #include <iostream>
@@ -12,7 +12,8 @@ using namespace minitvm;
 int main(int argc, char** argv) {
   const int n = 100;
   auto A = te::placeholder({n}, DataType::Float(32), "A");
-  auto B = te::compute({n}, [&](Var i) { return A(i) * 3.0f + 1.0f; }, "B");
+  auto B = te::compute(
+      {n}, [&](Var i) { return A(i) * 3.0f + 1.0f; }, "B");
   auto s = te::create_schedule({B.op()});
   auto mod = build(s, {A, B}, "llvm", "f");
   auto a = runtime::NDArray::from_vector(std::vector<float>(n, 2.0f), {n});
