@@ -10,7 +10,7 @@
 
 #include "codegen_cuda/kernels.h"
 #include "minitvm/codegen/codegen_cuda.h"
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
 #include "minitvm/transform/split_host_device.h"
@@ -157,16 +157,16 @@ TEST(CudaEmulate, MatmulWithoutBarriersIsCaughtAsRace) {
   auto split = transform::split_host_device(tiled_matmul());
   std::string src = codegen::codegen_cuda(split.kernels);
   ASSERT_EQ(src.find("__syncthreads"), std::string::npos);
-  auto compiled = codegen::emulator::compile(src);
+  auto compiled = runtime::emulator::compile(src);
   auto a = random_floats(kMM * kMM, 3), b = random_floats(kMM * kMM, 4);
   std::vector<float> c(kMM * kMM);
-  const auto& l = split.info.launches[0];
-  using codegen::emulator::EmuArg;
+  const auto& l = split.launches[0];
+  using runtime::emulator::EmuArg;
   try {
-    codegen::emulator::launch(*compiled, l.kernel, l.grid, l.block,
+    runtime::emulator::launch(*compiled, l.kernel, l.grid, l.block,
                               {EmuArg::buffer(a), EmuArg::buffer(b), EmuArg::buffer(c)});
     FAIL() << "expected a shared-memory race report";
-  } catch (const codegen::emulator::EmulatorError& e) {
+  } catch (const runtime::emulator::EmulatorError& e) {
     EXPECT_NE(std::string(e.what()).find("race"), std::string::npos) << e.what();
   }
 }

@@ -9,9 +9,9 @@
 #include <random>
 
 #include "emulator/kernels.h"
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 
-using namespace minitvm::codegen::emulator;
+using namespace minitvm::runtime::emulator;
 using namespace minitvm_test;
 
 namespace {

@@ -8,12 +8,12 @@
 #include <string>
 #include <vector>
 
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/ndarray.h"
 
 using namespace minitvm;
-using codegen::EmulatorModuleOptions;
 using runtime::NDArray;
+using runtime::emulator::EmulatorModuleOptions;
 
 namespace {
 
@@ -69,7 +69,7 @@ TEST(EmulatorChecked, ReportsOutputElementsNoKernelWrote) {
   EmulatorModuleOptions opt;
   opt.checked = true;
   opt.outputs = {{0}};
-  auto checked = codegen::make_cuda_emulator_module(
+  auto checked = runtime::emulator::make_cuda_emulator_module(
       partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
   NDArray A = NDArray::from_vector(av, {n}), B = NDArray::empty({n}, DataType::Float(32));
   std::string m = call_error(checked, "part", B, A);
@@ -77,11 +77,11 @@ TEST(EmulatorChecked, ReportsOutputElementsNoKernelWrote) {
   EXPECT_HAS(m, "part_kernel0");
   EXPECT_HAS(m, "first unwritten element: flat index 512");
   // Unchecked, the same kernel runs without a word (what the checked mode exists for).
-  auto plain = codegen::make_cuda_emulator_module(
+  auto plain = runtime::emulator::make_cuda_emulator_module(
       partial_copy(8), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
   EXPECT_EQ(call_error(plain, "part", B, A), "");
   // A kernel writing every element passes the checked mode with the right values.
-  auto full = codegen::make_cuda_emulator_module(
+  auto full = runtime::emulator::make_cuda_emulator_module(
       partial_copy(16), {copy_info("part", "part_kernel0", DataType::Float(32), n)}, opt);
   EXPECT_EQ(call_error(full, "part", B, A), "");
   auto b = B.to_vector<float>();
@@ -100,7 +100,7 @@ TEST(EmulatorChecked, KernelWritingThePoisonPatternIsNotBlamed) {
   EmulatorModuleOptions opt;
   opt.checked = true;
   opt.outputs = {{0}};
-  auto m = codegen::make_cuda_emulator_module(
+  auto m = runtime::emulator::make_cuda_emulator_module(
       src, {copy_info("neg", "neg_kernel0", DataType::Int(32), n)}, opt);
   std::vector<int32_t> zeros(n, 0);
   NDArray A = NDArray::from_vector(zeros, {n}, DataType::Int(32)),
@@ -132,14 +132,14 @@ TEST(EmulatorMemory, FreedModulesUnloadTheirObjects) {
     std::string src = partial_copy(4);
     src.replace(src.find("2.000000e+00f"), 13,
                 std::to_string(k) + ".0f");  // a distinct source each time
-    auto m = codegen::make_cuda_emulator_module(
+    auto m = runtime::emulator::make_cuda_emulator_module(
         src, {copy_info("part", "part_kernel0", DataType::Float(32), n)});
     NDArray A = NDArray::from_vector(av, {n}), B = NDArray::empty({n}, DataType::Float(32));
     m.get_function("part")(B, A);
     ASSERT_EQ(B.to_vector<float>()[3], 1.5f * k);
   };
   build_and_run(1);  // warm up: prelude, fiber stacks, allocator pools
-  const int64_t objects0 = codegen::emulator_loaded_objects();
+  const int64_t objects0 = runtime::emulator::loaded_objects();
   const int64_t maps0 = maps_lines(), rss0 = rss_kb();
   for (int k = 2; k < kernels + 2; ++k) build_and_run(k);
   const int64_t maps1 = maps_lines(), rss1 = rss_kb();
@@ -148,27 +148,28 @@ TEST(EmulatorMemory, FreedModulesUnloadTheirObjects) {
       "/proc/self/maps %lld -> %lld lines, loaded objects %lld -> %lld\n",
       kernels, static_cast<long long>(rss0), static_cast<long long>(rss1),
       static_cast<long long>(maps0), static_cast<long long>(maps1),
-      static_cast<long long>(objects0), static_cast<long long>(codegen::emulator_loaded_objects()));
-  EXPECT_EQ(codegen::emulator_loaded_objects(), objects0);
+      static_cast<long long>(objects0),
+      static_cast<long long>(runtime::emulator::loaded_objects()));
+  EXPECT_EQ(runtime::emulator::loaded_objects(), objects0);
   // Each object left loaded costs ~6 mappings; all unloaded, the count stays where it was.
   EXPECT_LT(maps1 - maps0, 16);
   // A module alive keeps its object; the same source compiled while it lives shares it.
   {
-    auto a = codegen::make_cuda_emulator_module(
+    auto a = runtime::emulator::make_cuda_emulator_module(
         partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
-    EXPECT_EQ(codegen::emulator_loaded_objects(), objects0 + 1);
-    auto b = codegen::make_cuda_emulator_module(
+    EXPECT_EQ(runtime::emulator::loaded_objects(), objects0 + 1);
+    auto b = runtime::emulator::make_cuda_emulator_module(
         partial_copy(3), {copy_info("part", "part_kernel0", DataType::Float(32), n)});
-    EXPECT_EQ(codegen::emulator_loaded_objects(), objects0 + 1);
+    EXPECT_EQ(runtime::emulator::loaded_objects(), objects0 + 1);
     runtime::PackedFunc f = b.get_function("part");
     b = runtime::Module();
     a = runtime::Module();
-    EXPECT_EQ(codegen::emulator_loaded_objects(), objects0 + 1);  // the function still holds it
+    EXPECT_EQ(runtime::emulator::loaded_objects(), objects0 + 1);  // the function still holds it
     NDArray A = NDArray::from_vector(av, {n}), B = NDArray::empty({n}, DataType::Float(32));
     f(B, A);
     EXPECT_EQ(B.to_vector<float>()[0], 3.0f);
   }
-  EXPECT_EQ(codegen::emulator_loaded_objects(), objects0);
+  EXPECT_EQ(runtime::emulator::loaded_objects(), objects0);
 }
 
 }  // namespace

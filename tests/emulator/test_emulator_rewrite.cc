@@ -4,12 +4,11 @@
 #include <algorithm>
 
 #include "emulator/kernels.h"
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/ndarray.h"
 
 using namespace minitvm;
-using namespace minitvm::codegen;
-using namespace minitvm::codegen::emulator;
+using namespace minitvm::runtime::emulator;
 
 TEST(EmulatorRewrite, RewritesOnlyDeclarationsAndKeepsLines) {
   const std::string src =

@@ -38,6 +38,7 @@
  */
 #pragma once
 
+#include <iosfwd>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -52,10 +53,6 @@ namespace minitvm::codegen {
 class CodeGenCUDA : public CodeGenC {
  public:
   CodeGenCUDA();
-  /** Whether any printed type was float16 (then the source includes cuda_fp16.h). */
-  bool uses_fp16() const { return need_fp16_; }
-  /** Whether any printed type was bfloat16 (then the source includes cuda_bf16.h). */
-  bool uses_bf16() const { return need_bf16_; }
 
  protected:
   void print_type(DataType t, std::ostream& os) override;
@@ -100,6 +97,9 @@ struct CudaBuildOptions {
   /** Without `emulate`: assemble the PTX with `ptxas -v` (when ptxas is installed) and check its
    *  registers and shared memory against each launch's limits. */
   bool ptxas_check = true;
+  /** Print the IR after each device pass (thread_sync, split_host_device) to this stream
+   *  (nullptr: stderr when MINITVM_PRINT_IR is set, else off), as lower() does. */
+  std::ostream* print_after_each_pass = nullptr;
   /** From a parsed CUDA target (CompileError for a target that is not cuda/nvptx). */
   static CudaBuildOptions from_target(const Target& target);
   /** Parse a target string such as "cuda", "cuda -emulate", "cuda -arch=sm_80" (parse_target +
@@ -116,7 +116,8 @@ struct CudaBuildResult {
 };
 
 /**
- * Device build of one lowered function: thread_sync(shared), split_host_device, CodeGenCUDA.
+ * Device build of one lowered function: the device passes (transform::lower_device: thread_sync
+ * of shared memory, split_host_device, through the pass logger), CodeGenCUDA.
  * Throws CompileError for IR the backend cannot express (non-constant launch extents, dynamic
  * allocations, unsupported types) and for kernels over CUDA's launch limits (threads per block
  * 1024, block dimensions 1024/1024/64, grid 2^31-1/65535/65535, static shared memory 48 KiB per

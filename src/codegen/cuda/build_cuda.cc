@@ -6,13 +6,13 @@
 #include <unordered_set>
 
 #include "minitvm/codegen/codegen_cuda.h"
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/codegen/func_info.h"
 #include "minitvm/ir/functor.h"
 #include "minitvm/runtime/cuda.h"
+#include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
-#include "minitvm/transform/split_host_device.h"
-#include "minitvm/transform/thread_sync.h"
+#include "minitvm/transform/pipeline.h"
 
 namespace minitvm::codegen {
 
@@ -182,14 +182,14 @@ void written_arguments(const CudaBuildResult& r, std::vector<int>* outputs,
 }  // namespace
 
 CudaBuildResult build_cuda(const ir::PrimFunc& lowered, const CudaBuildOptions& options) {
-  ir::PrimFunc synced = transform::thread_sync(lowered, ir::StorageScope::Shared);
-  transform::HostDeviceSplit split = transform::split_host_device(synced);
+  transform::PassLogger log(options.print_after_each_pass);
+  transform::HostDeviceSplit split = transform::lower_device(lowered, log);
   MINITVM_USER_CHECK(!split.kernels.empty()) << "build_cuda: function " << lowered.name()
                                              << " has no thread_extent binding, so nothing runs on "
                                                 "the GPU (bind an axis to blockIdx/threadIdx)";
   CudaBuildResult r;
   r.cuda_source = codegen_cuda(split.kernels, options);
-  r.info = std::move(split.info);
+  r.info = cuda_function_info(lowered, split);
   r.host = std::move(split.host);
   r.kernels = std::move(split.kernels);
   check_launch_limits(r);
@@ -222,14 +222,15 @@ runtime::Module build_cuda_module(const std::vector<ir::PrimFunc>& lowered,
       << "build_cuda: -checked applies to the CPU emulator only (use \"cuda -emulate -checked\")";
   CudaModuleBuild b = build_cuda(lowered, options);
   if (options.emulate) {
-    EmulatorModuleOptions eo;
+    runtime::emulator::EmulatorModuleOptions eo;
     eo.checked = options.checked;
     for (const auto& part : b.parts) {
       eo.outputs.emplace_back();
       eo.updated.emplace_back();
       written_arguments(part, &eo.outputs.back(), &eo.updated.back());
     }
-    return make_cuda_emulator_module(std::move(b.cuda_source), std::move(b.functions), eo);
+    return runtime::emulator::make_cuda_emulator_module(std::move(b.cuda_source),
+                                                        std::move(b.functions), eo);
   }
   runtime::NvrtcOptions nv;
   nv.arch = options.arch;

@@ -10,9 +10,9 @@
 #include <string>
 #include <vector>
 
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 
-namespace minitvm::codegen::emulator {
+namespace minitvm::runtime::emulator {
 
 namespace detail {
 
@@ -87,4 +87,4 @@ class CompiledKernels {
   mutable std::mutex launch_mutex;
 };
 
-}  // namespace minitvm::codegen::emulator
+}  // namespace minitvm::runtime::emulator

@@ -1,10 +1,7 @@
 // Host compilation of CUDA sources for the emulator: rewrite, write the prelude and stand-in
 // headers next to the source, run the system C++ compiler, dlopen, cache by source hash.
 #include <dlfcn.h>
-#include <fcntl.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <atomic>
@@ -18,11 +15,9 @@
 
 #include "runtime/emulator/abi.h"
 #include "runtime/emulator/prelude.h"
-#include "support/temp_dir.h"
+#include "support/host_tools.h"
 
-extern char** environ;
-
-namespace minitvm::codegen::emulator {
+namespace minitvm::runtime::emulator {
 
 /** Compiled objects currently loaded (dlopen'ed and not yet closed). */
 static std::atomic<int64_t> g_loaded_objects{0};
@@ -41,18 +36,6 @@ std::vector<std::string> compiler_command() {
   std::istringstream is(cxx);
   for (std::string w; is >> w;) words.push_back(w);
   return words;
-}
-
-std::string numbered(const std::string& src) {
-  std::ostringstream os;
-  std::istringstream is(src);
-  int n = 1;
-  for (std::string line; std::getline(is, line); ++n) {
-    char buf[16];
-    std::snprintf(buf, sizeof buf, "%4d| ", n);
-    os << buf << line << "\n";
-  }
-  return os.str();
 }
 
 void write_file(const fs::path& p, const std::string& text) {
@@ -97,26 +80,6 @@ std::string make_stubs(const RewrittenSource& rw) {
   return os.str();
 }
 
-/** Runs argv, stderr+stdout to log_path; returns the exit status (or -1). */
-int run_process(const std::vector<std::string>& argv, const fs::path& log_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0) {
-    if (errno != EINTR) return -1;
-  }
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
 std::string prelude_text() {
   return std::string(detail::kPreludeCore) + detail::kPreludeMath;
 }
@@ -151,7 +114,7 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
   cmd.push_back((dir / "kernel.cc").string());
   cmd.push_back("-o");
   cmd.push_back(so_path.string());
-  const int rc = run_process(cmd, dir / "log.txt");
+  const int rc = support::run_process(cmd, dir / "log.txt");
   if (rc != 0) {
     std::string cmdline;
     for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
@@ -159,7 +122,7 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
                                                                : read_file(dir / "log.txt");
     throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " +
                         std::to_string(rc) + ", `" + cmdline + "`):\n" + log +
-                        "--- CUDA source ---\n" + numbered(cuda_source));
+                        "--- CUDA source ---\n" + support::with_line_numbers(cuda_source));
   }
 }
 
@@ -198,7 +161,8 @@ IncludeDir::IncludeDir() {
   cmd.push_back((work / "minitvm_emu_prelude.h").string());
   cmd.push_back("-o");
   cmd.push_back((work / "minitvm_emu_prelude.h.gch").string());
-  if (run_process(cmd, work / "pch.log") != 0) fs::remove(work / "minitvm_emu_prelude.h.gch", ec);
+  if (support::run_process(cmd, work / "pch.log") != 0)
+    fs::remove(work / "minitvm_emu_prelude.h.gch", ec);
   write_file(work / "ready", "");
   fs::rename(work, final_path, ec);
   if (ec) {
@@ -330,10 +294,8 @@ std::shared_ptr<const CompiledKernels> compile(const std::string& cuda_source) {
   return ck;
 }
 
-}  // namespace minitvm::codegen::emulator
-
-namespace minitvm::codegen {
-int64_t emulator_loaded_objects() {
-  return emulator::g_loaded_objects.load();
+int64_t loaded_objects() {
+  return g_loaded_objects.load();
 }
-}  // namespace minitvm::codegen
+
+}  // namespace minitvm::runtime::emulator

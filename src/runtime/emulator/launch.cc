@@ -40,7 +40,7 @@
 #include <sanitizer/common_interface_defs.h>
 #endif
 
-namespace minitvm::codegen::emulator {
+namespace minitvm::runtime::emulator {
 namespace {
 
 using detail::Buf;
@@ -696,4 +696,4 @@ void launch(const CompiledKernels& ck, const std::string& kernel, Dim3 grid, Dim
   pool.abandoned = false;
 }
 
-}  // namespace minitvm::codegen::emulator
+}  // namespace minitvm::runtime::emulator

@@ -4,11 +4,11 @@
 #include <cstdlib>
 #include <cstring>
 
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 #include "runtime/emulator/abi.h"
 #include "runtime/prepared_call.h"
 
-namespace minitvm::codegen {
+namespace minitvm::runtime::emulator {
 namespace {
 
 /** Checked mode (see EmulatorModuleOptions::checked): poison the outputs, run, find what kept the
@@ -65,11 +65,11 @@ void checked_call(const Run& run, const runtime::CudaFunctionInfo& info,
     for (const auto& l : info.launches) kernels += (kernels.empty() ? "" : ", ") + l.kernel;
     std::string shape;
     for (int64_t d : spec.shape) shape += (shape.empty() ? "" : ", ") + std::to_string(d);
-    throw emulator::EmulatorError(
-        "CUDA emulator (checked): function " + info.signature.name + ": output '" + spec.name +
-        "' [" + shape + "]: " + std::to_string(count) + " of " + std::to_string(marks[i].size()) +
-        " elements were never written by its kernels (" + kernels +
-        "); first unwritten element: flat index " + std::to_string(first));
+    throw EmulatorError("CUDA emulator (checked): function " + info.signature.name + ": output '" +
+                        spec.name + "' [" + shape + "]: " + std::to_string(count) + " of " +
+                        std::to_string(marks[i].size()) +
+                        " elements were never written by its kernels (" + kernels +
+                        "); first unwritten element: flat index " + std::to_string(first));
   }
 }
 
@@ -91,12 +91,12 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
               functions_[i].signature.args[a].kind == runtime::ArgSpec::Kind::Buffer)
               << "cuda-emulator module: " << functions_[i].signature.name << ": output index " << a
               << " is not a buffer argument";
-    compiled_ = emulator::compile(source);
+    compiled_ = compile(source);
     for (const auto& f : functions_) {
       for (const auto& l : f.launches) {
-        const auto& ks = emulator::kernels(*compiled_);
+        const auto& ks = kernels(*compiled_);
         auto it = std::find_if(ks.begin(), ks.end(),
-                               [&](const emulator::KernelInfo& k) { return k.name == l.kernel; });
+                               [&](const KernelInfo& k) { return k.name == l.kernel; });
         MINITVM_RUNTIME_CHECK(it != ks.end())
             << "cuda-emulator module: function " << f.signature.name << " launches kernel "
             << l.kernel << ", which the CUDA source does not define";
@@ -124,7 +124,7 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
     for (size_t fi = 0; fi < functions_.size(); ++fi) {
       const auto& f = functions_[fi];
       if (f.signature.name != name) continue;
-      std::shared_ptr<const emulator::CompiledKernels> compiled = compiled_;
+      std::shared_ptr<const CompiledKernels> compiled = compiled_;
       const runtime::CudaFunctionInfo info = f;
       auto run = [compiled, info](const std::vector<runtime::ArgValue>& args) {
         // Temporaries live for this call only. They start filled with 0xff bytes (NaN for floats,
@@ -135,26 +135,25 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
                              static_cast<unsigned char>(0xff));
         const size_t n_sig = info.signature.args.size();
         for (const auto& l : info.launches) {
-          std::vector<emulator::EmuArg> kargs;
+          std::vector<EmuArg> kargs;
           for (int a : l.args) {
             if (static_cast<size_t>(a) >= n_sig) {
               auto& buf = temps[static_cast<size_t>(a) - n_sig];
-              kargs.push_back(
-                  emulator::EmuArg::buffer(buf.data(), static_cast<int64_t>(buf.size())));
+              kargs.push_back(EmuArg::buffer(buf.data(), static_cast<int64_t>(buf.size())));
               continue;
             }
             const runtime::ArgValue& v = args[static_cast<size_t>(a)];
             if (const auto* nd = std::get_if<runtime::NDArray>(&v)) {
-              kargs.push_back(emulator::EmuArg::buffer(nd->data(), nd->nbytes()));
+              kargs.push_back(EmuArg::buffer(nd->data(), nd->nbytes()));
             } else if (const auto* i = std::get_if<int64_t>(&v)) {
-              kargs.push_back(emulator::EmuArg::scalar_int(*i));
+              kargs.push_back(EmuArg::scalar_int(*i));
             } else {
-              kargs.push_back(emulator::EmuArg::scalar_float(std::get<double>(v)));
+              kargs.push_back(EmuArg::scalar_float(std::get<double>(v)));
             }
           }
-          emulator::LaunchOptions opt;
+          LaunchOptions opt;
           opt.dynamic_shared_bytes = l.dynamic_shared_bytes;
-          emulator::launch(*compiled, l.kernel, l.grid, l.block, kargs, opt);
+          launch(*compiled, l.kernel, l.grid, l.block, kargs, opt);
         }
       };
       if (!options_.checked || options_.outputs[fi].empty()) {
@@ -184,7 +183,7 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
   }
 
   std::string get_source(const std::string& format) const override {
-    if (format.empty() || format == "cuda" || format == "cu") return emulator::source(*compiled_);
+    if (format.empty() || format == "cuda" || format == "cu") return source(*compiled_);
     if (format == "emulator") return compiled_->rewritten.text;
     return "";
   }
@@ -198,7 +197,7 @@ class CudaEmulatorModuleNode : public runtime::ModuleNode, public runtime::Prepa
  private:
   std::vector<runtime::CudaFunctionInfo> functions_;
   EmulatorModuleOptions options_;
-  std::shared_ptr<const emulator::CompiledKernels> compiled_;
+  std::shared_ptr<const CompiledKernels> compiled_;
 };
 
 }  // namespace
@@ -210,4 +209,4 @@ runtime::Module make_cuda_emulator_module(std::string cuda_source,
                                                                   std::move(functions), options));
 }
 
-}  // namespace minitvm::codegen
+}  // namespace minitvm::runtime::emulator

@@ -4,7 +4,7 @@
  */
 #pragma once
 
-namespace minitvm::codegen::emulator::detail {
+namespace minitvm::runtime::emulator::detail {
 
 /** Keywords, built-in variables, vector types, checked pointers, barrier (prelude_core.cc). */
 extern const char* const kPreludeCore;
@@ -18,4 +18,4 @@ extern const char* const kBf16Header;
 /** Stand-in for <math_constants.h>. */
 extern const char* const kMathConstantsHeader;
 
-}  // namespace minitvm::codegen::emulator::detail
+}  // namespace minitvm::runtime::emulator::detail

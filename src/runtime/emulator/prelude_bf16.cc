@@ -2,7 +2,7 @@
 // CUDA functions emitted code (and hand-written kernels) use. See docs/EMULATOR.md.
 #include "runtime/emulator/prelude.h"
 
-namespace minitvm::codegen::emulator::detail {
+namespace minitvm::runtime::emulator::detail {
 
 const char* const kBf16Header = R"EMU_PRELUDE(
 #pragma once
@@ -184,4 +184,4 @@ static inline __nv_bfloat162 __hmin2_nan(__nv_bfloat162 a, __nv_bfloat162 b) {
 #define CUDART_ONE_BF16 __ushort_as_bfloat16((unsigned short)0x3F80U)
 )EMU_PRELUDE";
 
-}  // namespace minitvm::codegen::emulator::detail
+}  // namespace minitvm::runtime::emulator::detail

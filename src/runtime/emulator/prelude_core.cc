@@ -3,7 +3,7 @@
 // checked shared/local arrays and the __syncthreads() barrier. See docs/EMULATOR.md.
 #include "runtime/emulator/prelude.h"
 
-namespace minitvm::codegen::emulator::detail {
+namespace minitvm::runtime::emulator::detail {
 
 const char* const kPreludeCore = R"EMU_PRELUDE(
 #pragma once
@@ -326,4 +326,4 @@ struct __emu_scalar_arg { static T get(const void* p) {
   return is_float ? (T)(*f) : (T)(*i); } };
 )EMU_PRELUDE";
 
-}  // namespace minitvm::codegen::emulator::detail
+}  // namespace minitvm::runtime::emulator::detail

@@ -3,7 +3,7 @@
 // may include. See docs/EMULATOR.md.
 #include "runtime/emulator/prelude.h"
 
-namespace minitvm::codegen::emulator::detail {
+namespace minitvm::runtime::emulator::detail {
 
 const char* const kPreludeMath = R"EMU_PRELUDE(
 /* ---- min / max: CUDA's overload set ----------------------------------------------------- */
@@ -247,4 +247,4 @@ static inline __half2 __hmin2(__half2 a, __half2 b) { return make_half2(__hmin(a
 #define CUDART_MAX_NORMAL_FP16 __ushort_as_half((unsigned short)0x7BFFU)
 )EMU_PRELUDE";
 
-}  // namespace minitvm::codegen::emulator::detail
+}  // namespace minitvm::runtime::emulator::detail

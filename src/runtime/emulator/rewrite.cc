@@ -13,9 +13,9 @@
 #include <string>
 #include <vector>
 
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 
-namespace minitvm::codegen::emulator {
+namespace minitvm::runtime::emulator {
 namespace {
 
 /** The source with comments, string/char literals and preprocessor lines blanked out (same size).
@@ -369,4 +369,4 @@ RewrittenSource rewrite_cuda_source(const std::string& src) {
   return out;
 }
 
-}  // namespace minitvm::codegen::emulator
+}  // namespace minitvm::runtime::emulator

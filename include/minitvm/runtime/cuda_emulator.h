@@ -25,9 +25,7 @@
 #include "minitvm/runtime/module.h"
 #include "minitvm/support/error.h"
 
-namespace minitvm::codegen {
-
-namespace emulator {
+namespace minitvm::runtime::emulator {
 
 /** An error found while emulating a kernel (or compiling it for emulation). */
 class EmulatorError : public RuntimeError {
@@ -136,8 +134,6 @@ struct LaunchOptions {
 void launch(const CompiledKernels& compiled, const std::string& kernel, Dim3 grid, Dim3 block,
             const std::vector<EmuArg>& args, const LaunchOptions& options = {});
 
-}  // namespace emulator
-
 /** Options of an emulator module. */
 struct EmulatorModuleOptions {
   /**
@@ -169,6 +165,6 @@ runtime::Module make_cuda_emulator_module(std::string cuda_source,
                                           const EmulatorModuleOptions& options = {});
 
 /** Number of compiled emulator objects currently loaded in this process (tests). */
-int64_t emulator_loaded_objects();
+int64_t loaded_objects();
 
-}  // namespace minitvm::codegen
+}  // namespace minitvm::runtime::emulator
