@@ -5,9 +5,9 @@
 #include <vector>
 
 #include "emulator/kernels.h"
-#include "minitvm/codegen/cuda_emulator.h"
+#include "minitvm/runtime/cuda_emulator.h"
 
-using namespace minitvm::codegen::emulator;
+using namespace minitvm::runtime::emulator;
 
 namespace {
 
@@ -254,6 +254,6 @@ TEST(EmulatorChecks, CompileErrorCarriesLogAndNumberedSource) {
     EXPECT_HAS(msg, "host compilation of the CUDA source failed");
     EXPECT_HAS(msg, "kernel.cu:2");
     EXPECT_HAS(msg, "undefined_name");
-    EXPECT_HAS(msg, "   2|   out[0] = undefined_name;");
+    EXPECT_HAS(msg, "   2 |   out[0] = undefined_name;");  // support::with_line_numbers
   }
 }

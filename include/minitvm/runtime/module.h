@@ -20,6 +20,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <type_traits>
 #include <variant>
 #include <vector>
 
@@ -80,6 +81,19 @@ struct CudaFunctionInfo {
 /** An argument of a PackedFunc call. */
 using ArgValue = std::variant<NDArray, int64_t, double>;
 
+/** One C++ argument as an ArgValue: arrays as they are, floating-point scalars as double, integers
+ *  as int64 (the variadic call operators of PackedFunc and TimeEvaluator). */
+inline ArgValue to_arg_value(const NDArray& a) {
+  return a;
+}
+template <typename T>
+ArgValue to_arg_value(T v) {
+  if constexpr (std::is_floating_point_v<T>)
+    return static_cast<double>(v);
+  else
+    return static_cast<int64_t>(v);
+}
+
 /** A callable compiled function. Cheap to copy. */
 class PackedFunc {
  public:
@@ -89,21 +103,13 @@ class PackedFunc {
 
   template <typename... Args>
   void operator()(Args&&... args) const {
-    call(std::vector<ArgValue>{to_arg(std::forward<Args>(args))...});
+    call(std::vector<ArgValue>{to_arg_value(std::forward<Args>(args))...});
   }
   void call(const std::vector<ArgValue>& args) const;
   const FunctionSignature& signature() const { return sig_; }
   explicit operator bool() const { return static_cast<bool>(body_); }
 
  private:
-  static ArgValue to_arg(const NDArray& a) { return a; }
-  template <typename T>
-  static ArgValue to_arg(T v) {
-    if constexpr (std::is_floating_point_v<T>)
-      return static_cast<double>(v);
-    else
-      return static_cast<int64_t>(v);
-  }
   Body body_;
   FunctionSignature sig_;
 };

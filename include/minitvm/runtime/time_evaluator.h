@@ -32,19 +32,11 @@ class TimeEvaluator {
   TimeEvaluator(PackedFunc f, Device dev, int number, int repeat, double min_repeat_ms);
   template <typename... Args>
   ProfileResult operator()(Args&&... args) const {
-    return call(std::vector<ArgValue>{to_arg(std::forward<Args>(args))...});
+    return call(std::vector<ArgValue>{to_arg_value(std::forward<Args>(args))...});
   }
   ProfileResult call(const std::vector<ArgValue>& args) const;
 
  private:
-  static ArgValue to_arg(const NDArray& a) { return a; }
-  template <typename T>
-  static ArgValue to_arg(T v) {
-    if constexpr (std::is_floating_point_v<T>)
-      return static_cast<double>(v);
-    else
-      return static_cast<int64_t>(v);
-  }
   PackedFunc f_;
   Device dev_;
   int number_, repeat_;

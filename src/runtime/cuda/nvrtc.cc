@@ -13,7 +13,7 @@
 #include "minitvm/support/target.h"
 #include "runtime/cuda/cuda_driver.h"
 #include "runtime/cuda/cuda_paths.h"
-#include "support/temp_dir.h"
+#include "support/host_tools.h"
 
 namespace minitvm::runtime {
 
@@ -189,15 +189,7 @@ NvrtcError::NvrtcError(std::string status, std::string log, std::vector<std::str
       source_(std::move(numbered_source)) {}
 
 std::string with_line_numbers(const std::string& source) {
-  std::ostringstream os;
-  std::istringstream in(source);
-  std::string line;
-  int n = 0;
-  while (std::getline(in, line)) {
-    std::string num = std::to_string(++n);
-    os << std::string(num.size() < 4 ? 4 - num.size() : 0, ' ') << num << " | " << line << "\n";
-  }
-  return os.str();
+  return support::with_line_numbers(source);
 }
 
 std::string find_cuda_include_dir() {

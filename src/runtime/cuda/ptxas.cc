@@ -1,7 +1,6 @@
 // Runs ptxas -v on PTX and parses its resource report.
 #include "minitvm/runtime/ptxas.h"
 
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cstdio>
@@ -14,19 +13,13 @@
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/support/error.h"
 #include "runtime/cuda/cuda_paths.h"
-#include "support/temp_dir.h"
+#include "support/host_tools.h"
 
 namespace minitvm::runtime {
 
 namespace fs = std::filesystem;
 
 namespace {
-
-std::string shell_quote(const std::string& s) {
-  std::string q = "'";
-  for (char c : s) q += c == '\'' ? std::string("'\\''") : std::string(1, c);
-  return q + "'";
-}
 
 int64_t to_i64(const std::string& s) {
   return std::strtoll(s.c_str(), nullptr, 10);
@@ -73,16 +66,12 @@ PtxasReport ptxas_check(const std::string& ptx, const std::string& arch) {
     f << ptx;
     MINITVM_RUNTIME_CHECK(f.good()) << "ptxas_check: cannot write " << in.string();
   }
-  const std::string cmd = shell_quote(ptxas) + " -arch=" + arch + " -v " +
-                          shell_quote(in.string()) + " -o " + shell_quote(out.string()) + " 2>&1";
-  FILE* pipe = popen(cmd.c_str(), "r");
-  MINITVM_RUNTIME_CHECK(pipe) << "ptxas_check: cannot run " << cmd;
-  std::string output;
-  char buf[4096];
-  size_t n;
-  while ((n = fread(buf, 1, sizeof(buf), pipe)) > 0) output.append(buf, n);
-  const int status = pclose(pipe);
-  const bool ok = status != -1 && WIFEXITED(status) && WEXITSTATUS(status) == 0;
+  const fs::path log = dir.path() / "ptxas.log";
+  const std::vector<std::string> cmd = {ptxas, "-arch=" + arch, "-v", in.string(),
+                                        "-o",  out.string()};
+  const int status = support::run_process(cmd, log);
+  const std::string output = support::read_text_file(log);
+  const bool ok = status == 0;
   if (!ok) {
     throw CompileError("ptxas -arch=" + arch + " rejected the PTX:\n" + output + "\nPTX:\n" +
                        with_line_numbers(ptx));

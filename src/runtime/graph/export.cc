@@ -1,9 +1,6 @@
 // export_library (graph_library.h): LLVM object -> shared object with the system compiler, or the
 // CUDA module's PTX + launch JSON, packed with the graph JSON and params into one file. Needs the
 // full runtime (LLVM); the loading side is load.cc.
-#include <fcntl.h>
-#include <spawn.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -18,9 +15,7 @@
 #include "minitvm/support/error.h"
 #include "runtime/cpu/jit_object.h"
 #include "runtime/graph/graph_internal.h"
-#include "support/temp_dir.h"
-
-extern char** environ;
+#include "support/host_tools.h"
 
 namespace minitvm::runtime {
 
@@ -48,24 +43,6 @@ __attribute__((visibility("hidden"))) int32_t minitvm_parallel_for(int64_t n, mi
 __attribute__((visibility("default"))) void __minitvm_set_runtime(minitvm_parallel_for_fn f) { g_parallel_for = f; }
 }
 )";
-
-int run_process(const std::vector<std::string>& argv, const std::string& log_path) {
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 1, log_path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  posix_spawn_file_actions_adddup2(&fa, 1, 2);
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], &fa, nullptr, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  if (rc != 0) return -1;
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0)
-    if (errno != EINTR) return -1;
-  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
 
 void write_file(const fs::path& path, const std::string& data) {
   std::ofstream out(path, std::ios::binary);
@@ -126,7 +103,7 @@ void export_library(const CompiledGraph& g, const std::string& path, const Expor
     cmd.push_back("-lm");
     for (const auto& f : options.flags) cmd.push_back(f);
     const std::string log = (tmp.path() / "log.txt").string();
-    const int rc = run_process(cmd, log);
+    const int rc = support::run_process(cmd, log);
     if (rc != 0) {
       std::string cmdline;
       for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
