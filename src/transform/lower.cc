@@ -1,62 +1,55 @@
 // The lowering pipeline: the order of passes is this code.
 #include "minitvm/transform/lower.h"
 
-#include <chrono>
-#include <cstdlib>
-#include <iomanip>
-#include <iostream>
-#include <set>
+#include <map>
 
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/te/schedule_ops.h"
+#include "minitvm/transform/pipeline.h"
 
 namespace minitvm {
 
 using namespace ir;
 
 namespace {
-/** Prints the IR after each pass (when asked) and times passes. */
-class LoweringLogger {
- public:
-  explicit LoweringLogger(std::ostream* os) : os_(os) {
-    if (!os_ && std::getenv("MINITVM_PRINT_IR")) os_ = &std::cerr;
-    const char* t = std::getenv("MINITVM_TIME_PASSES");
-    time_ = t && std::string(t) != "0";
-  }
-  ~LoweringLogger() {
-    if (!time_) return;
-    std::cerr << "minitvm lowering pass times:\n";
-    for (auto& [n, ms] : times_)
-      std::cerr << "  " << std::setw(24) << std::left << n << ms << " ms\n";
-  }
-  template <typename F>
-  Stmt run(const std::string& name, const Stmt& in, F&& pass) {
-    auto t0 = std::chrono::steady_clock::now();
-    Stmt out = pass(in);
-    auto t1 = std::chrono::steady_clock::now();
-    times_.push_back({name, std::chrono::duration<double, std::milli>(t1 - t0).count()});
-    if (os_) {
-      *os_ << "// ---- after " << name;
-      if (out.same_as(in)) *os_ << " (unchanged)";
-      *os_ << " ----\n";
-      if (!out.same_as(in)) *os_ << out;
-    }
-    return out;
-  }
+using Binds = std::map<std::pair<const OperationNode*, int>, Buffer>;
 
- private:
-  std::ostream* os_;
-  bool time_ = false;
-  std::vector<std::pair<std::string, double>> times_;
-};
+/** The lowering pipeline after schedule_ops, in order. `binds` may be empty when only the names
+ *  are wanted. */
+std::vector<transform::NamedPass> lowering_passes(const LowerOptions& opt, const Binds& binds) {
+  using transform::NamedPass;
+  std::vector<NamedPass> p;
+  p.push_back({"storage_flatten",
+               [&binds](const Stmt& x) { return transform::storage_flatten(x, binds); }});
+  p.push_back({"simplify", [](const Stmt& x) { return simplify(x); }});
+  const bool vectorize = !opt.disable_vectorize;
+  p.push_back({"vectorize_loop", [vectorize](const Stmt& x) {
+                 return vectorize ? transform::vectorize_loop(x) : x;
+               }});
+  p.push_back(
+      {"inject_virtual_thread", [](const Stmt& x) { return transform::inject_virtual_thread(x); }});
+  const int split_loop = opt.double_buffer_split_loop;
+  p.push_back({"inject_double_buffer", [split_loop](const Stmt& x) {
+                 return transform::inject_double_buffer(x, split_loop);
+               }});
+  p.push_back({"lower_thread_allreduce",
+               [](const Stmt& x) { return transform::lower_thread_allreduce(x); }});
+  p.push_back({"storage_rewrite", [](const Stmt& x) { return transform::storage_rewrite(x); }});
+  const transform::UnrollOptions unroll = opt.unroll;
+  p.push_back(
+      {"unroll_loop", [unroll](const Stmt& x) { return transform::unroll_loop(x, unroll); }});
+  p.push_back({"simplify_final", [](const Stmt& x) { return simplify(x); }});
+  p.push_back({"remove_no_op", [](const Stmt& x) { return transform::remove_no_op(x); }});
+  for (auto& [name, pass] : opt.custom_passes) p.push_back({name, pass});
+  return p;
+}
 }  // namespace
 
 std::vector<std::string> lower_pass_names() {
-  return {"schedule_ops",           "storage_flatten",       "simplify",
-          "vectorize_loop",         "inject_virtual_thread", "inject_double_buffer",
-          "lower_thread_allreduce", "storage_rewrite",       "unroll_loop",
-          "simplify_final",         "remove_no_op"};
+  std::vector<std::string> names = {"schedule_ops"};
+  for (auto& p : lowering_passes(LowerOptions{}, Binds{})) names.push_back(p.name);
+  return names;
 }
 
 PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std::string& name,
@@ -69,7 +62,7 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
         << "lower " << name << ": undefined tensor in the argument list";
   Stmt scheduled = te::schedule_to_stmt(sch).body;
   // Arguments -> buffers. Outputs of the schedule are written to their argument buffers.
-  std::map<std::pair<const OperationNode*, int>, Buffer> binds;
+  Binds binds;
   std::vector<Var> params;
   std::map<const VarNode*, Buffer> buffer_map;
   for (auto& t : args) {
@@ -93,28 +86,9 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
           << "lower " << name << ": output " << out.name() << " is missing from the argument list";
   }
 
-  LoweringLogger log(opt.print_after_each_pass);
-  Stmt s = log.run("schedule_ops", Stmt(), [&](const Stmt&) { return scheduled; });
-  s = log.run("storage_flatten", s,
-              [&](const Stmt& x) { return transform::storage_flatten(x, binds); });
-  s = log.run("simplify", s, [](const Stmt& x) { return simplify(x); });
-  s = log.run("vectorize_loop", s, [&](const Stmt& x) {
-    if (!opt.disable_vectorize) return transform::vectorize_loop(x);
-    return x;
-  });
-  s = log.run("inject_virtual_thread", s,
-              [](const Stmt& x) { return transform::inject_virtual_thread(x); });
-  s = log.run("inject_double_buffer", s, [&](const Stmt& x) {
-    return transform::inject_double_buffer(x, opt.double_buffer_split_loop);
-  });
-  s = log.run("lower_thread_allreduce", s,
-              [](const Stmt& x) { return transform::lower_thread_allreduce(x); });
-  s = log.run("storage_rewrite", s, [](const Stmt& x) { return transform::storage_rewrite(x); });
-  s = log.run("unroll_loop", s,
-              [&](const Stmt& x) { return transform::unroll_loop(x, opt.unroll); });
-  s = log.run("simplify_final", s, [](const Stmt& x) { return simplify(x); });
-  s = log.run("remove_no_op", s, [](const Stmt& x) { return transform::remove_no_op(x); });
-  for (auto& [pname, pass] : opt.custom_passes) s = log.run(pname, s, pass);
+  transform::PassLogger log(opt.print_after_each_pass);
+  Stmt s = log.run({"schedule_ops", [&](const Stmt&) { return scheduled; }}, Stmt());
+  for (const transform::NamedPass& pass : lowering_passes(opt, binds)) s = log.run(pass, s);
   return PrimFunc::make(name, params, buffer_map, s);
 }
 

@@ -14,37 +14,6 @@ namespace minitvm::transform {
 
 using namespace ir;
 
-runtime::FunctionSignature function_signature(const PrimFunc& f) {
-  runtime::FunctionSignature sig;
-  sig.name = f.name();
-  for (const Var& p : f->params) {
-    runtime::ArgSpec a;
-    auto it = f->buffer_map.find(p.get());
-    if (it != f->buffer_map.end()) {
-      const Buffer& b = it->second;
-      a.kind = runtime::ArgSpec::Kind::Buffer;
-      a.name = b->name;
-      a.dtype = b->dtype;
-      for (const Expr& d : b->shape) {
-        const int64_t* c = as_const_int(d);
-        MINITVM_USER_CHECK(c) << "function " << f.name() << ": buffer '" << b->name
-                              << "' has a non-constant shape; only static shapes are supported";
-        a.shape.push_back(*c);
-      }
-    } else if (p.dtype().is_handle()) {
-      a.kind = runtime::ArgSpec::Kind::Buffer;
-      a.name = p.name();
-      a.dtype = p->pointee;
-    } else {
-      a.kind = runtime::ArgSpec::Kind::Scalar;
-      a.name = p.name();
-      a.dtype = p.dtype();
-    }
-    sig.args.push_back(std::move(a));
-  }
-  return sig;
-}
-
 namespace {
 
 /** Slot of a thread tag: 0..2 grid (blockIdx.x/y/z), 3..5 block (threadIdx.x/y/z), -1 other. */
@@ -158,8 +127,8 @@ class HostDeviceSplitter : public IRMutator {
   }
 
   std::vector<PrimFunc> kernels;
-  std::vector<runtime::KernelLaunch> launches;
-  std::vector<runtime::TempBuffer> temporaries;
+  std::vector<DeviceLaunch> launches;
+  std::vector<HostTemporary> temporaries;
 
  protected:
   Stmt visit(const AttrStmtNode* op, const Stmt& self) override {
@@ -229,7 +198,7 @@ class HostDeviceSplitter : public IRMutator {
                                 << ext.str()
                                 << "; buffers passed between kernels need constant sizes";
     }
-    runtime::TempBuffer t;
+    HostTemporary t;
     t.name = op->buffer_var.name();
     t.dtype = op->dtype;
     t.elements = n;
@@ -261,7 +230,7 @@ class HostDeviceSplitter : public IRMutator {
     for (const Var& v : scan.uses)
       if (!v.dtype().is_handle()) params.push_back(v);
 
-    runtime::KernelLaunch launch;
+    DeviceLaunch launch;
     launch.kernel = name;
     std::map<const VarNode*, Buffer> bmap;
     for (const Var& v : params) {
@@ -325,9 +294,8 @@ HostDeviceSplit split_host_device(const PrimFunc& f) {
   HostDeviceSplit out;
   out.host = f.with_body(host_body);
   out.kernels = std::move(splitter.kernels);
-  out.info.signature = function_signature(f);
-  out.info.launches = std::move(splitter.launches);
-  out.info.temporaries = std::move(splitter.temporaries);
+  out.launches = std::move(splitter.launches);
+  out.temporaries = std::move(splitter.temporaries);
   return out;
 }
 

@@ -2,12 +2,15 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "codegen_cuda/kernels.h"
 #include "minitvm/codegen/codegen_cuda.h"
+#include "minitvm/codegen/func_info.h"
 #include "minitvm/ir/functor.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/runtime/nvrtc.h"
+#include "minitvm/transform/pipeline.h"
 #include "minitvm/transform/split_host_device.h"
 #include "minitvm/transform/thread_sync.h"
 
@@ -54,7 +57,8 @@ TEST(CodegenCuda, VectorAddText) {
 }
 
 TEST(CodegenCuda, SplitHostDeviceVectorAdd) {
-  auto split = transform::split_host_device(vector_add());
+  PrimFunc f = vector_add();
+  auto split = transform::split_host_device(f);
   ASSERT_EQ(split.kernels.size(), 1u);
   const PrimFunc& k = split.kernels[0];
   EXPECT_EQ(k.name(), "add_kernel0");
@@ -65,7 +69,7 @@ TEST(CodegenCuda, SplitHostDeviceVectorAdd) {
   ASSERT_EQ(k->thread_axes.size(), 2u);
   EXPECT_EQ(k->thread_axes[0].thread_tag(), "blockIdx.x");
   EXPECT_EQ(k->thread_axes[1].thread_tag(), "threadIdx.x");
-  const auto& info = split.info;
+  const auto info = codegen::cuda_function_info(f, split);  // codegen: the runtime's view
   EXPECT_EQ(info.signature.name, "add");
   ASSERT_EQ(info.signature.args.size(), 3u);
   EXPECT_EQ(info.signature.args[2].name, "C");
@@ -84,12 +88,12 @@ TEST(CodegenCuda, SplitHostDeviceVectorAdd) {
 TEST(CodegenCuda, SplitTwoKernels) {
   auto split = transform::split_host_device(two_kernels());
   ASSERT_EQ(split.kernels.size(), 2u);
-  EXPECT_EQ(split.info.launches[0].kernel, "twok_kernel0");
-  EXPECT_EQ(split.info.launches[1].kernel, "twok_kernel1");
-  EXPECT_EQ(split.info.launches[0].args, (std::vector<int>{1, 0}));     // T, A
-  EXPECT_EQ(split.info.launches[1].args, (std::vector<int>{2, 1, 0}));  // B, T, A
-  EXPECT_EQ(split.info.launches[0].block[0], 128);
-  EXPECT_EQ(split.info.launches[1].grid[0], 4);
+  EXPECT_EQ(split.launches[0].kernel, "twok_kernel0");
+  EXPECT_EQ(split.launches[1].kernel, "twok_kernel1");
+  EXPECT_EQ(split.launches[0].args, (std::vector<int>{1, 0}));     // T, A
+  EXPECT_EQ(split.launches[1].args, (std::vector<int>{2, 1, 0}));  // B, T, A
+  EXPECT_EQ(split.launches[0].block[0], 128);
+  EXPECT_EQ(split.launches[1].grid[0], 4);
   auto r = codegen::build_cuda(two_kernels());
   expect_in_order(
       r.cuda_source,
@@ -463,6 +467,34 @@ TEST(CodegenCuda, TargetOptions) {
   EXPECT_TRUE(o.emulate);
   EXPECT_EQ(codegen::CudaBuildOptions::from_target("cuda -arch=sm_80").arch, "sm_80");
   EXPECT_THROW(codegen::CudaBuildOptions::from_target("llvm"), CompileError);
+}
+
+// The device passes run through the pass logger: the IR after each of them is printed, in the order
+// of the list that runs (device_pass_names()), as lower() does for its passes.
+TEST(DevicePipeline, PrintsTheIrAfterEveryDevicePass) {
+  EXPECT_EQ(transform::device_pass_names(),
+            (std::vector<std::string>{"thread_sync", "split_host_device"}));
+  std::ostringstream os;
+  codegen::CudaBuildOptions opt;
+  opt.print_after_each_pass = &os;
+  codegen::CudaBuildResult r = codegen::build_cuda(tiled_matmul(), opt);
+  const std::string text = os.str();
+  size_t at = 0;
+  for (const std::string& name : transform::device_pass_names()) {
+    size_t next = text.find("// ---- after " + name, at);
+    ASSERT_NE(next, std::string::npos) << name << " missing from:\n" << text;
+    at = next;
+  }
+  // After thread_sync: the barriers the kernel source will hold; after the split: the host's
+  // launch and each kernel under its own heading.
+  const size_t split_at = text.find("// ---- after split_host_device");
+  const std::string synced = text.substr(0, split_at), split = text.substr(split_at);
+  EXPECT_NE(synced.find("tvm_storage_sync(\"shared\")"), std::string::npos) << synced;
+  EXPECT_NE(split.find("tvm_call_packed(\"" + r.kernels[0]->name + "\""), std::string::npos)
+      << split;
+  EXPECT_NE(split.find("kernel " + r.kernels[0]->name + " ----"), std::string::npos) << split;
+  // Printing changes nothing: the same build without the stream gives the same source.
+  EXPECT_EQ(codegen::build_cuda(tiled_matmul()).cuda_source, r.cuda_source);
 }
 
 }  // namespace

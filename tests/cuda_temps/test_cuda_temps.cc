@@ -14,6 +14,7 @@
 
 #include "minitvm/codegen/build.h"
 #include "minitvm/codegen/codegen_cuda.h"
+#include "minitvm/codegen/func_info.h"
 #include "minitvm/ir/functor.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/nvrtc.h"
@@ -100,7 +101,7 @@ TEST(CudaTemps, SplitMakesTemporaryOfHostLevelGlobal) {
   ir::PrimFunc f = lower(t.s, {t.A, t.C}, "two");
   transform::HostDeviceSplit split = transform::split_host_device(f);
   ASSERT_EQ(split.kernels.size(), 2u);
-  const auto& info = split.info;
+  const auto info = codegen::cuda_function_info(f, split);
   ASSERT_EQ(info.signature.args.size(), 2u);
   ASSERT_EQ(info.temporaries.size(), 1u);
   EXPECT_EQ(info.temporaries[0].name, "B");
@@ -174,16 +175,16 @@ TEST(CudaTemps, ThreeKernelsTwoTemporariesEmulated) {
   bind_1d(s, D, 256);
   ir::PrimFunc f = lower(s, {A, D}, "three");
   auto split = transform::split_host_device(f);
-  ASSERT_EQ(split.info.temporaries.size(), 2u);
-  EXPECT_EQ(split.info.temporaries[0].name, "B");
-  EXPECT_EQ(split.info.temporaries[1].name, "I");
-  EXPECT_EQ(split.info.temporaries[1].dtype, DataType::Int(32));
-  EXPECT_EQ(split.info.temporaries[0].elements, alloc_elements(f, "B"));
-  EXPECT_EQ(split.info.temporaries[1].elements, alloc_elements(f, "I"));
-  EXPECT_GE(split.info.temporaries[1].elements, n);
-  ASSERT_EQ(split.info.launches.size(), 3u);
-  EXPECT_EQ(split.info.launches[1].args, (std::vector<int>{3, 2}));     // I, B
-  EXPECT_EQ(split.info.launches[2].args, (std::vector<int>{1, 2, 3}));  // D, B, I
+  ASSERT_EQ(split.temporaries.size(), 2u);
+  EXPECT_EQ(split.temporaries[0].name, "B");
+  EXPECT_EQ(split.temporaries[1].name, "I");
+  EXPECT_EQ(split.temporaries[1].dtype, DataType::Int(32));
+  EXPECT_EQ(split.temporaries[0].elements, alloc_elements(f, "B"));
+  EXPECT_EQ(split.temporaries[1].elements, alloc_elements(f, "I"));
+  EXPECT_GE(split.temporaries[1].elements, n);
+  ASSERT_EQ(split.launches.size(), 3u);
+  EXPECT_EQ(split.launches[1].args, (std::vector<int>{3, 2}));     // I, B
+  EXPECT_EQ(split.launches[2].args, (std::vector<int>{1, 2, 3}));  // D, B, I
 
   runtime::Module m = build(std::vector<ir::PrimFunc>{f}, "cuda -emulate");
   auto a = rnd(n, 7);

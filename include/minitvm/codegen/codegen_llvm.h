@@ -43,18 +43,12 @@
 #include <string>
 #include <vector>
 
+#include "minitvm/codegen/func_info.h"  // signature_of
 #include "minitvm/ir/stmt.h"
 #include "minitvm/runtime/module.h"
 #include "minitvm/support/target.h"
 
 namespace minitvm::codegen {
-
-/**
- * The runtime signature of a lowered function: one ArgSpec per parameter, Buffer for parameters in
- * buffer_map (dtype and constant shape of the buffer), Scalar for the others. Throws CompileError
- * when a buffer's shape is not constant or a handle parameter has no buffer.
- */
-runtime::FunctionSignature signature_of(const ir::PrimFunc& func);
 
 /** Textual LLVM IR (before optimisation) of the module generated for `funcs`. */
 std::string emit_llvm_ir(const std::vector<ir::PrimFunc>& funcs);

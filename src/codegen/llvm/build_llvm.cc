@@ -13,6 +13,7 @@
 
 #include "codegen/llvm/codegen_llvm.h"
 #include "minitvm/codegen/codegen_llvm.h"
+#include "minitvm/codegen/func_info.h"
 #include "minitvm/support/error.h"
 #include "minitvm/support/target.h"
 #include "runtime/cpu/jit.h"
@@ -20,37 +21,6 @@
 namespace minitvm::codegen {
 
 using namespace ir;
-
-runtime::FunctionSignature signature_of(const PrimFunc& func) {
-  runtime::FunctionSignature sig;
-  sig.name = func->name;
-  for (const Var& p : func->params) {
-    runtime::ArgSpec spec;
-    spec.name = p.name();
-    auto it = func->buffer_map.find(p.get());
-    if (it != func->buffer_map.end()) {
-      const Buffer& buf = it->second;
-      spec.kind = runtime::ArgSpec::Kind::Buffer;
-      spec.dtype = buf->dtype;
-      if (!buf->name.empty()) spec.name = buf->name;
-      for (const Expr& e : buf->shape) {
-        const int64_t* v = as_const_int(e);
-        MINITVM_USER_CHECK(v) << "LLVM codegen: function '" << func->name << "': buffer '"
-                              << spec.name << "' has a non-constant shape (" << to_string(e)
-                              << "); only static shapes are supported";
-        spec.shape.push_back(*v);
-      }
-    } else {
-      MINITVM_USER_CHECK(!p.dtype().is_handle())
-          << "LLVM codegen: function '" << func->name << "': handle parameter '" << p.name()
-          << "' has no buffer";
-      spec.kind = runtime::ArgSpec::Kind::Scalar;
-      spec.dtype = p.dtype();
-    }
-    sig.args.push_back(std::move(spec));
-  }
-  return sig;
-}
 
 namespace {
 std::unique_ptr<llvm::Module> generate(const std::vector<PrimFunc>& funcs, llvm::LLVMContext& ctx) {
