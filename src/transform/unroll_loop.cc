@@ -1,4 +1,4 @@
-// TVM's UnrollLoop (autotvm.md §6.4): user unroll() loops and small perfect nests under
+// TVM's UnrollLoop: user unroll() loops and small perfect nests under
 // pragma_auto_unroll_max_step are unrolled, explicitly or as `unrolled` loops (#pragma unroll).
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"

@@ -378,7 +378,7 @@ void put(std::string& s, T v) {
 }
 
 TEST(Params, BytesFollowTvmLayout) {
-  // Built field by field from graph.md §5.3, independently of save_param_dict.
+  // Built field by field from TVM v0.6's SaveParamDict layout (docs/RUNTIME.md), independently of save_param_dict.
   std::string want;
   put<uint64_t>(want, 0xF7E58D4F05049CB7ULL);
   put<uint64_t>(want, 0);

@@ -159,8 +159,6 @@ class FallbackContext : public DispatchContext {
 
   /** Number of distinct (target, workload) pairs that fell back since start / reset_summary(). */
   size_t fallback_count() const;
-  /** Those pairs as "target | workload" lines, in first-fallback order. */
-  std::vector<std::string> fallback_workloads() const;
   /** Human summary: "N workload(s) used a fallback configuration:" followed by one line each. */
   void print_summary(std::ostream& os) const;
   /** Clear the summary, the warned-once set and the cache. */

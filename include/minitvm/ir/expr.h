@@ -251,11 +251,6 @@ struct CallNode : public ExprNode {
   std::vector<Expr> args;
   static Expr make(DataType t, Intrinsic op, std::vector<Expr> args);
   static Expr make_extern(DataType t, std::string name, std::vector<Expr> args);
-  /** Pure intrinsics can be duplicated, hoisted and removed when unused. */
-  bool is_pure() const {
-    return op != Intrinsic::StorageSync && op != Intrinsic::Extern &&
-           op != Intrinsic::ThreadAllreduce && op != Intrinsic::Prefetch;
-  }
 };
 
 // ---- ranges, iteration variables, reducers -----------------------------------------------------
@@ -274,9 +269,6 @@ class Range : public Ref<RangeNode> {
   Range(Expr min, Expr extent);
   /** `{0, n}` style construction as in te::reduce_axis({0, m}). */
   Range(std::initializer_list<Expr> begin_end);
-  static Range from_min_extent(Expr min, Expr extent) {
-    return Range(std::move(min), std::move(extent));
-  }
   const Expr& min() const { return get()->min; }
   const Expr& extent() const { return get()->extent; }
 };

@@ -32,7 +32,6 @@ inline bool uses_var(const Stmt& s, const VarNode* v) {
  *  variables are matched consistently by first occurrence (alpha-equivalence). */
 bool structural_equal(const Expr& a, const Expr& b, bool map_free_vars = false);
 bool structural_equal(const Stmt& a, const Stmt& b, bool map_free_vars = false);
-size_t structural_hash(const Expr& e);
 
 /** TVM v0.6-style text. */
 std::ostream& operator<<(std::ostream& os, const Expr& e);

@@ -50,7 +50,7 @@ namespace minitvm::runtime {
 
 class ProfileReport;
 
-/** TVM v0.6 params bytes (graph.md §5.3) of `params`, in name order; arrays may be on any device.
+/** TVM v0.6 params bytes (docs/RUNTIME.md) of `params`, in name order; arrays may be on any device.
  */
 std::string save_param_dict(const std::map<std::string, NDArray>& params);
 /** Parse TVM params bytes into CPU arrays; RuntimeError naming the offset/array on malformed bytes.
@@ -152,14 +152,14 @@ struct ProfileCall {
  * - table(): one row per kernel (func_name + argument shapes): Name, Ops, Calls, Total (us), Mean
  *   (us), Min (us), Max (us), Percent, Argument Shapes; sorted by total time (or graph order),
  *   then a Total row. Percent = 100 * total / the sum over all op calls.
- * - op_table(): PyTorch's legacy key_averages().table() look (graph.md §6.3): Name (the op type),
+ * - op_table(): PyTorch's legacy key_averages().table() look: Name (the op type),
  *   Self CPU total %, Self CPU total, CPU time avg, Number of Calls; dash lines around the header
  *   and at the end, then "Self CPU time total: X". op_type = the node attr "op_type" if present,
  *   else the first op of the "ops" attr (split at ',' or '+'), else the func_name without a leading
  *   "fused_" and a trailing "_<digits>" uniquifier.
- * - csv(), json(): TVM's AsCSV()/AsJSON() (graph.md §6.2) with one row per call.
- * - chrome_trace(): Trace Event Format JSON, one complete ("X") event per call (graph.md §6.4).
- * - debug_table(): TVM v0.6's debug runtime table (graph.md §6.1): Node Name, Ops (func_name),
+ * - csv(), json(): TVM's AsCSV()/AsJSON() with one row per call.
+ * - chrome_trace(): Trace Event Format JSON, one complete ("X") event per call.
+ * - debug_table(): TVM v0.6's debug runtime table: Node Name, Ops (func_name),
  *   Time(us), Time(%), Shape, Inputs, Outputs; one row per node output with the node's mean time
  *   over the runs, sorted by time, then Total_time; columns left-aligned, longest cell + 2.
  */

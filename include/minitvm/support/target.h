@@ -2,7 +2,7 @@
  * Target strings, parsed once for every module that needs them: build() and the code generators,
  * AutoTVM dispatch and records, topi (`autotune::Target` / `autotune::parse_target` are aliases).
  *
- * Keys and model follow TVM v0.6's `Target::Create` (§1.5 of the AutoTVM spec): `cuda
+ * Keys and model follow TVM v0.6's `Target::Create`: `cuda
  * -model=titanx` has keys ["cuda", "gpu"] and model "titanx"; `llvm -mcpu=skylake-avx512` has keys
  * ["cpu"]; `opencl -device=mali` has keys ["mali", "mali", "opencl", "gpu"] (TVM pushes the device
  * key twice). str() gives back the name and options in their original order.
