@@ -5,6 +5,8 @@
 
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
+#include "minitvm/te/schedule.h"
+#include "minitvm/transform/lower.h"
 #include "minitvm/transform/passes.h"
 #include "minitvm/transform/thread_sync.h"
 
@@ -396,4 +398,67 @@ TEST(InjectDoubleBuffer, SplitZeroAndExtentOne) {
   Stmt flat_want = AllocateNode::make(w.S, f32, {Expr(4)}, StorageScope::Shared, Expr(),
                                       store(w.S, load(w.A, w.tx), w.tx));
   expect_ir_eq(inject_double_buffer(flat, 1), flat_want, flat);
+}
+
+namespace {
+/** The IR text printed after pass `name` by lower() with print_after_each_pass. */
+std::string section_after(const std::string& log, const std::string& name) {
+  const std::string head = "// ---- after " + name + " ----\n";
+  size_t a = log.find(head);
+  if (a == std::string::npos) return "";
+  a += head.size();
+  return log.substr(a, log.find("// ---- after ", a) - a);
+}
+}  // namespace
+
+// storage_flatten, before and expected: a producer computed at its consumer's outer loop is realized
+// over the region one iteration reads (row i0, columns [3*i1.outer, +3)); flattening allocates those
+// 3 elements, indexes them relative to the region's minimum, and flattens the bound arguments A and
+// C row-major (4 x 6: i*6 + j).
+TEST(StorageFlatten, RealizeRegionBecomesAllocationIndexedFromItsMinimum) {
+  te::Tensor A = te::placeholder({4, 6}, f32, "A");
+  te::Tensor B = te::compute({4, 6}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  te::Tensor C = te::compute({4, 6}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+  te::Schedule s = te::create_schedule({C.op()});
+  auto [xo, xi] = s[C].split(C.op().axis()[1], 3);
+  s[B].compute_at(s[C], xo);
+  std::ostringstream log;
+  LowerOptions opt;
+  opt.print_after_each_pass = &log;
+  lower(s, {A, C}, "f", opt);
+  const std::string before = section_after(log.str(), "schedule_ops");
+  ASSERT_NE(before.find("realize B([i0, 1], [(i1.outer*3), 3])"), std::string::npos) << before;
+  const std::string expected =
+      "produce C {\n"
+      "  for (i0, 0, 4) {\n"
+      "    for (i1.outer, 0, 2) {\n"
+      "      // attr [B] storage_scope = \"global\"\n"
+      "      allocate B[float32 * 3]\n"
+      "      produce B {\n"
+      "        for (i1, 0, 3) {\n"
+      "          B[i1] = (A[(((i0*6) + (i1.outer*3)) + i1)] + 1f)\n"
+      "        }\n"
+      "      }\n"
+      "      for (i1.inner, 0, 3) {\n"
+      "        C[(((i0*6) + (i1.outer*3)) + i1.inner)] = (B[i1.inner]*2f)\n"
+      "      }\n"
+      "    }\n"
+      "  }\n"
+      "}\n";
+  EXPECT_EQ(section_after(log.str(), "storage_flatten"), expected) << "before:\n" << before;
+}
+
+// A tensor that is read but neither an argument nor realized cannot be flattened: the error names it.
+TEST(StorageFlatten, UnboundTensorIsAnErrorNamingIt) {
+  te::Tensor A = te::placeholder({8}, f32, "A");
+  te::Tensor B = te::compute({8}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  te::Schedule s = te::create_schedule({B.op()});
+  try {
+    lower(s, {B}, "f");  // A missing from the arguments
+    FAIL() << "expected a CompileError";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("tensor A is used but is neither an argument"),
+              std::string::npos)
+        << e.what();
+  }
 }
