@@ -1,0 +1,300 @@
+// The tensor ops of the ONNX importer: one relay builder call per node, attributes already checked
+// (see onnx_importer.h).
+#include "relay/frontend/onnx_importer.h"
+
+#ifdef MINITVM_HAVE_ONNX
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "minitvm/support/checked_math.h"
+
+namespace minitvm::relay::frontend::onnx_detail {
+
+void Importer::op_conv() {
+  only_outputs(1);
+  Expr x = in(0), w = in(1);
+  Shape xs = x->type().shape;
+  Shape ws = w->type().shape;
+  // 1-D: a 2-D convolution over (N, C, 1, L) with a (O, C/g, 1, K) weight.
+  lift1d_ = xs.size() == 3 && ws.size() == 3;
+  if (lift1d_) {
+    xs.insert(xs.begin() + 2, 1);
+    ws.insert(ws.begin() + 2, 1);
+    x = reshape(x, xs);
+    w = reshape(w, ws);
+  }
+  if (xs.size() != 4 || ws.size() != 4)
+    fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ",
+         fmt_shape(xs), " weight ", fmt_shape(ws));
+  int64_t group = geti("group", 1);
+  if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
+  auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
+  positive(strides, "strides");
+  positive(dil, "dilations");
+  Shape kshape{ws[2], ws[3]};
+  if (auto ks = getints("kernel_shape"))
+    if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]}))
+      fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ",
+           fmt_shape(ws));
+  Conv2DAttrs a;
+  a.strides = strides;
+  a.dilation = dil;
+  a.groups = group;
+  a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
+  Expr y = nn::conv2d(x, w, a);
+  if (has_input(2)) y = nn::bias_add(y, in(2), 1);
+  if (lift1d_) {
+    Shape ys = y->type().shape;
+    y = reshape(y, {ys[0], ys[1], ys[3]});
+  }
+  set_out(0, y);
+}
+
+void Importer::op_bn() {
+  only_outputs(1);
+  if (geti("training_mode", 0) != 0)
+    fail("attribute 'training_mode' = 1 is not supported (inference only)");
+  if (opset_ < 7 && geti("is_test", 0) != 1)
+    fail("attribute 'is_test' = 0 (training mode, opset < 7) is not supported");
+  if (geti("spatial", 1) != 1) fail("attribute 'spatial' = 0 is not supported");
+  double eps = getf("epsilon", 1e-5);
+  if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
+  set_out(0, tuple_get_item(nn::batch_norm(in(0), in(1), in(2), in(3), in(4), 1, eps), 0));
+}
+
+void Importer::op_clip() {
+  only_outputs(1);
+  double lo = -std::numeric_limits<float>::infinity(), hi = std::numeric_limits<float>::infinity();
+  if (opset_ < 11) {
+    lo = getf("min", lo);
+    hi = getf("max", hi);
+  } else {
+    check(!has("min") && !has("max"),
+          "attributes 'min'/'max' are not allowed from opset 11 (they are inputs)");
+    if (has_input(1)) lo = cscalar(1, "min");
+    if (has_input(2)) hi = cscalar(2, "max");
+  }
+  if (lo > hi) fail("min ", lo, " > max ", hi, " is not supported");
+  set_out(0, clip(in(0), lo, hi));
+}
+
+void Importer::op_binary(const std::string& op) {
+  only_outputs(1);
+  Expr a = in(0), b = in(1);
+  legacy_broadcast(a->type().shape, b);
+  Expr y = op == "Add"   ? add(a, b)
+           : op == "Sub" ? subtract(a, b)
+           : op == "Mul" ? multiply(a, b)
+                         : divide(a, b);
+  set_out(0, y);
+}
+
+void Importer::op_pool(bool is_max) {
+  only_outputs(1);
+  Expr x = in(0);
+  const auto& xs = x->type().shape;
+  if (xs.size() != 4) fail("only 2-D pooling (4-D data) is supported, got ", fmt_shape(xs));
+  auto ks = getints("kernel_shape");
+  check(ks.has_value(), "attribute 'kernel_shape' is required");
+  if (ks->size() != 2)
+    fail("attribute 'kernel_shape' has ", ks->size(), " values; only 2-D is supported");
+  positive(*ks, "kernel_shape");
+  auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
+  positive(strides, "strides");
+  if (dil != Shape{1, 1})
+    fail("attribute 'dilations' ", fmt_shape(dil), " is not supported (only 1)");
+  if (geti("storage_order", 0) != 0) fail("attribute 'storage_order' = 1 is not supported");
+  int64_t ceil = geti("ceil_mode", 0), cip = geti("count_include_pad", 0);
+  if (ceil != 0 && ceil != 1) fail("attribute 'ceil_mode' = ", ceil, " must be 0 or 1");
+  if (cip != 0 && cip != 1) fail("attribute 'count_include_pad' = ", cip, " must be 0 or 1");
+  Shape p = padding({xs[2], xs[3]}, *ks, strides, dil);
+  for (int i = 0; i < 2; ++i)
+    if (p[i] >= (*ks)[i] || p[i + 2] >= (*ks)[i])
+      fail("pads ", fmt_shape(p), " must be smaller than kernel_shape ", fmt_shape(*ks));
+  if (ceil) {
+    // ONNX/PyTorch: ceil the output size but drop a window that starts in the end padding;
+    // expressed as extra end padding with floor rounding.
+    for (int i = 0; i < 2; ++i) {
+      int64_t padded = xs[2 + i] + p[i] + p[i + 2];
+      if (padded < (*ks)[i]) break;
+      int64_t out = (padded - (*ks)[i] + strides[i] - 1) / strides[i] + 1;
+      if ((out - 1) * strides[i] >= xs[2 + i] + p[i]) --out;
+      int64_t extra = (out - 1) * strides[i] + (*ks)[i] - padded;
+      if (extra > 0 && !is_max && cip)
+        fail(
+            "ceil_mode = 1 with count_include_pad = 1 and a partial last window is not "
+            "supported");
+      p[i + 2] += std::max<int64_t>(extra, 0);
+    }
+  }
+  Pool2DAttrs a;
+  a.pool_size = *ks;
+  a.strides = strides;
+  a.padding = p;
+  a.count_include_pad = cip != 0;
+  set_out(0, is_max ? nn::max_pool2d(x, a) : nn::avg_pool2d(x, a));
+}
+
+void Importer::op_global_pool(bool is_max) {
+  only_outputs(1);
+  Expr x = in(0);
+  const auto& xs = x->type().shape;
+  if (xs.size() != 4) fail("only 4-D (NCHW) data is supported, got ", fmt_shape(xs));
+  if (!is_max) return set_out(0, nn::global_avg_pool2d(x));
+  Pool2DAttrs a;
+  a.pool_size = {xs[2], xs[3]};
+  set_out(0, nn::max_pool2d(x, a));
+}
+
+void Importer::op_gemm() {
+  only_outputs(1);
+  Expr a = in(0), b = in(1);
+  int64_t ta = geti("transA", 0), tb = geti("transB", 0);
+  if ((ta != 0 && ta != 1) || (tb != 0 && tb != 1))
+    fail("attributes 'transA'/'transB' must be 0 or 1");
+  double alpha = getf("alpha", 1.0), beta = getf("beta", 1.0);
+  if (!std::isfinite(alpha) || !std::isfinite(beta)) fail("alpha and beta must be finite");
+  if (a->type().shape.size() != 2 || b->type().shape.size() != 2)
+    fail("A ", fmt_shape(a->type().shape), " and B ", fmt_shape(b->type().shape), " must be 2-D");
+  if (ta) a = transpose(a, {1, 0});
+  if (!tb) b = transpose(b, {1, 0});
+  Expr y = nn::dense(a, b);
+  if (alpha != 1.0) y = multiply(y, scalar(alpha));
+  if (has_input(2) && beta != 0.0) {
+    Expr c = in(2);
+    if (beta != 1.0) c = multiply(c, scalar(beta));
+    y = add(y, c);
+  }
+  set_out(0, y);
+}
+
+void Importer::op_matmul() {
+  only_outputs(1);
+  Expr a = in(0), b = in(1);
+  Shape as = a->type().shape, bs = b->type().shape;
+  if (bs.size() != 2) fail("only a 2-D B is supported, got ", fmt_shape(bs));
+  if (as.empty()) fail("A must have rank >= 1");
+  if (as.back() != bs[0]) fail("A ", fmt_shape(as), " and B ", fmt_shape(bs), " do not multiply");
+  Expr a2 = as.size() == 2 ? a : reshape(a, {-1, as.back()});
+  Expr y = nn::dense(a2, transpose(b, {1, 0}));
+  if (as.size() != 2) {
+    Shape o = as;
+    o.back() = bs[1];
+    y = reshape(y, o);
+  }
+  set_out(0, y);
+}
+
+void Importer::op_split() {
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  int64_t ax = norm_axis(geti("axis", 0), int64_t(s.size()), "axis");
+  Shape sizes;
+  if (auto v = getints("split"))
+    sizes = *v;
+  else if (opset_ >= 13 && has_input(1))
+    sizes = cints(1, "split");
+  int64_t nout = n_->output_size();
+  if (has("num_outputs")) {
+    int64_t no = geti("num_outputs", 0);
+    if (no != nout) fail("attribute 'num_outputs' = ", no, " but the node has ", nout, " outputs");
+  }
+  if (sizes.empty()) {
+    // ceil-sized parts, the last one smaller (opset 18); equal parts when they divide
+    int64_t part = (s[ax] + nout - 1) / nout;
+    for (int64_t k = 0; k < nout; ++k) sizes.push_back(std::min(part, s[ax] - k * part));
+  }
+  if (int64_t(sizes.size()) != nout)
+    fail("split has ", sizes.size(), " sizes for ", nout, " outputs");
+  int64_t total = 0;
+  Shape idx;
+  for (size_t k = 0; k < sizes.size(); ++k) {
+    if (sizes[k] < 0) fail("split size ", sizes[k], " is negative");
+    total += sizes[k];
+    if (k + 1 < sizes.size()) idx.push_back(total);
+  }
+  if (total != s[ax]) fail("split sizes add up to ", total, ", axis ", ax, " has ", s[ax]);
+  Expr t = split_at(x, idx, int(ax));
+  for (int64_t k = 0; k < nout; ++k) set_out(int(k), tuple_get_item(t, int(k)));
+}
+
+void Importer::op_softmax() {
+  only_outputs(1);
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  int64_t r = int64_t(s.size());
+  int64_t ax = norm_axis(geti("axis", opset_ >= 13 ? -1 : 1), r, "axis");
+  if (opset_ >= 13 || ax == r - 1) return set_out(0, nn::softmax(x, int(ax)));
+  // opset < 13: softmax over the flattened dims [axis, rank)
+  int64_t p = 1, q = 1;
+  for (int64_t k = 0; k < r; ++k) (k < ax ? p : q) *= s[k];
+  set_out(0, reshape(nn::softmax(reshape(x, {p, q}), -1), s));
+}
+
+void Importer::op_reduce_mean() {
+  only_outputs(1);
+  Expr x = in(0);
+  int64_t r = int64_t(x->type().shape.size());
+  Shape axes = opset_ >= 18 ? (has_input(1) ? cints(1, "axes") : Shape{})
+                            : (getints("axes") ? *getints("axes") : Shape{});
+  int64_t keep = geti("keepdims", 1);
+  if (keep != 0 && keep != 1) fail("attribute 'keepdims' = ", keep, " must be 0 or 1");
+  if (axes.empty() && geti("noop_with_empty_axes", 0)) return set_out(0, x);
+  for (auto& a : axes) a = norm_axis(a, r, "axis");
+  set_out(0, mean(x, axes, keep != 0));
+}
+
+void Importer::op_pad() {
+  only_outputs(1);
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  int64_t r = int64_t(s.size());
+  std::string mode = gets("mode", "constant");
+  if (mode != "constant") fail("attribute 'mode' = '", mode, "' is not supported (only constant)");
+  Shape pads;
+  double value = 0;
+  if (opset_ < 11) {
+    auto p = getints("pads");
+    check(p.has_value(), "attribute 'pads' is required (opset < 11)");
+    pads = *p;
+    value = getf("value", 0.0);
+  } else {
+    pads = cints(1, "pads");
+    if (has_input(2)) value = cscalar(2, "constant_value");
+  }
+  Shape axes;
+  if (has_input(3))
+    axes = cints(3, "axes");
+  else
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  if (pads.size() != 2 * axes.size())
+    fail("pads has ", pads.size(), " values for ", axes.size(), " axes");
+  std::vector<std::pair<int64_t, int64_t> > pw(r, {0, 0});
+  for (size_t k = 0; k < axes.size(); ++k) {
+    int64_t ax = norm_axis(axes[k], r, "axis");
+    int64_t b = pads[k], e = pads[k + axes.size()];
+    if (b < 0 || e < 0) fail("negative pads (cropping) are not supported: ", b, ", ", e);
+    pw[ax] = {b, e};
+  }
+  set_out(0, nn::pad(x, pw, value));
+}
+
+void Importer::op_lrn() {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().shape.size() < 2)
+    fail("data must have rank >= 2 (N, C, ...), got ", fmt_shape(x->type().shape));
+  check(has("size"), "attribute 'size' is required");
+  int64_t size = geti("size", 0);
+  if (size < 1) fail("attribute 'size' = ", size, " must be >= 1");
+  double alpha = getf("alpha", 1e-4), beta = getf("beta", 0.75), bias = getf("bias", 1.0);
+  if (!std::isfinite(alpha) || !std::isfinite(beta) || !std::isfinite(bias))
+    fail("alpha, beta and bias must be finite");
+  set_out(0, nn::lrn(x, size, 1, bias, alpha, beta));
+}
+
+}  // namespace minitvm::relay::frontend::onnx_detail
+
+#endif  // MINITVM_HAVE_ONNX

@@ -1,0 +1,421 @@
+// Import-time constants of the ONNX importer: Constant/Shape nodes, torch's static shape chains
+// (Shape -> Gather -> Unsqueeze -> Concat -> Reshape) folded, and the shape arithmetic of
+// Reshape, Flatten, Squeeze/Unsqueeze, Transpose and Slice (see onnx_importer.h).
+#include "relay/frontend/onnx_importer.h"
+
+#ifdef MINITVM_HAVE_ONNX
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "minitvm/support/checked_math.h"
+
+namespace minitvm::relay::frontend::onnx_detail {
+
+void Importer::op_constant() {
+  only_outputs(1);
+  check(attrs_.size() == 1, "needs exactly one value attribute");
+  Const c;
+  if (auto* a = attr("value", ::onnx::AttributeProto_AttributeType_TENSOR)) {
+    c = const_from_proto(a->t(), "from_onnx: " + label_ + ": attribute 'value'");
+  } else if (has("value_float")) {
+    c.f = {getf("value_float", 0)};
+  } else if (auto v = getints("value_ints")) {
+    c = make_ints({int64_t(v->size())}, *v);
+  } else if (has("value_int")) {
+    c = make_ints({}, {geti("value_int", 0)});
+  } else if (auto* a = attr("value_floats", ::onnx::AttributeProto_AttributeType_FLOATS)) {
+    c.shape = {a->floats_size()};
+    for (float f : a->floats()) c.f.push_back(f);
+  }
+  set_out_const(0, std::move(c));
+}
+
+void Importer::op_shape() {
+  only_outputs(1);
+  Shape s = shape_of(0);
+  int64_t r = int64_t(s.size());
+  int64_t b = geti("start", 0), e = geti("end", r);
+  if (b < 0) b += r;
+  if (e < 0) e += r;
+  b = std::clamp<int64_t>(b, 0, r);
+  e = std::clamp<int64_t>(e, 0, r);
+  Shape v(s.begin() + b, s.begin() + std::max(b, e));
+  set_out_const(0, make_ints({int64_t(v.size())}, v));
+}
+
+Shape Importer::broadcast(const Shape& a, const Shape& b, bool& ok) {
+  size_t r = std::max(a.size(), b.size());
+  Shape o(r);
+  ok = true;
+  for (size_t k = 0; k < r; ++k) {
+    int64_t x = k < r - a.size() ? 1 : a[k - (r - a.size())];
+    int64_t y = k < r - b.size() ? 1 : b[k - (r - b.size())];
+    if (x != y && x != 1 && y != 1) ok = false;
+    o[k] = std::max(x, y);
+  }
+  return o;
+}
+
+void Importer::fold(const std::string& op) {
+  only_outputs(1);
+  const Const& a = cin(0, "input");
+  Const r;
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div") {
+    if (has("axis"))
+      fail("attribute 'axis' (opset < 7 broadcasting) on constants is not supported");
+    const Const& b = cin(1, "input");
+    bool ok;
+    r.shape = broadcast(a.shape, b.shape, ok);
+    if (!ok) fail("shapes ", fmt_shape(a.shape), " and ", fmt_shape(b.shape), " do not broadcast");
+    r.is_int = a.is_int && b.is_int;
+    int64_t n = r.numel();
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t ia = bidx(a.shape, r.shape, k), ib = bidx(b.shape, r.shape, k);
+      if (r.is_int) {
+        int64_t x = a.i[ia], y = b.i[ib], v = 0;
+        if (op == "Add")
+          v = x + y;
+        else if (op == "Sub")
+          v = x - y;
+        else if (op == "Mul")
+          v = x * y;
+        else {
+          if (y == 0) fail("integer division by zero at element ", k);
+          v = x / y;
+        }
+        r.i.push_back(v);
+      } else {
+        double x = a.at(ia), y = b.at(ib);
+        double v = op == "Add" ? x + y : op == "Sub" ? x - y : op == "Mul" ? x * y : x / y;
+        r.f.push_back(double(float(v)));
+      }
+    }
+  } else if (op == "Identity") {
+    r = a;
+  } else if (op == "Cast") {
+    int64_t to = geti("to", -1);
+    r.shape = a.shape;
+    if (to == ::onnx::TensorProto_DataType_FLOAT || to == ::onnx::TensorProto_DataType_DOUBLE) {
+      for (int64_t k = 0; k < a.numel(); ++k)
+        r.f.push_back(to == 1 ? double(float(a.at(k))) : a.at(k));
+    } else if (to == ::onnx::TensorProto_DataType_INT64 ||
+               to == ::onnx::TensorProto_DataType_INT32 ||
+               to == ::onnx::TensorProto_DataType_BOOL) {
+      r.is_int = true;
+      for (int64_t k = 0; k < a.numel(); ++k) {
+        double v = a.at(k);
+        r.i.push_back(to == ::onnx::TensorProto_DataType_BOOL ? int64_t(v != 0)
+                                                              : int64_t(std::trunc(v)));
+      }
+    } else {
+      fail("attribute 'to' = ", to, " is not supported (float, double, int64, int32, bool)");
+    }
+  } else if (op == "Reshape" || op == "Flatten") {
+    r = a;
+    if (op == "Reshape") {
+      r.shape = resolve_reshape(a.shape, reshape_target(a.shape));
+    } else {
+      int64_t ax = flatten_axis(a.shape);
+      int64_t p = 1;
+      for (int64_t k = 0; k < ax; ++k) p *= a.shape[k];
+      r.shape = {p, a.numel() / std::max<int64_t>(p, 1)};
+      if (p == 0) r.shape[1] = 0;
+    }
+  } else if (op == "Unsqueeze") {
+    r = a;
+    r.shape = unsqueeze_shape(a.shape);
+  } else if (op == "Squeeze") {
+    r = a;
+    auto axes = squeeze_axes(a.shape);
+    std::set<int64_t> drop(axes.begin(), axes.end());
+    r.shape.clear();
+    for (size_t k = 0; k < a.shape.size(); ++k)
+      if (!(axes.empty() ? a.shape[k] == 1 : drop.count(int64_t(k)) > 0))
+        r.shape.push_back(a.shape[k]);
+  } else if (op == "Transpose") {
+    auto perm = transpose_perm(a.shape.size());
+    r.is_int = a.is_int;
+    for (auto p : perm) r.shape.push_back(a.shape[p]);
+    Shape ist = strides_of(a.shape), ost = strides_of(r.shape);
+    for (int64_t k = 0; k < a.numel(); ++k) {
+      int64_t src = 0;
+      for (size_t d = 0; d < perm.size(); ++d) src += ((k / ost[d]) % r.shape[d]) * ist[perm[d]];
+      r.push(a, src);
+    }
+  } else if (op == "Concat") {
+    check(has("axis"), "attribute 'axis' is required");
+    int64_t rank = int64_t(a.shape.size());
+    int64_t ax = norm_axis(geti("axis", 0), rank, "axis");
+    r.shape = a.shape;
+    r.shape[ax] = 0;
+    r.is_int = true;
+    std::vector<const Const*> parts;
+    for (int k = 0; k < num_inputs(); ++k) {
+      const Const& c = cin(k, "input");
+      if (int64_t(c.shape.size()) != rank)
+        fail("input ", k, " has rank ", c.shape.size(), ", input 0 has ", rank);
+      for (int64_t d = 0; d < rank; ++d)
+        if (d != ax && c.shape[d] != a.shape[d])
+          fail("input ", k, " ", fmt_shape(c.shape), " does not match input 0 ", fmt_shape(a.shape),
+               " off axis ", ax);
+      r.shape[ax] += c.shape[ax];
+      r.is_int = r.is_int && c.is_int;
+      parts.push_back(&c);
+    }
+    int64_t outer = 1;
+    for (int64_t d = 0; d < ax; ++d) outer *= a.shape[d];
+    for (int64_t o = 0; o < outer; ++o)
+      for (auto* c : parts) {
+        int64_t inner = c->numel() / std::max<int64_t>(outer, 1);
+        for (int64_t k = 0; k < inner; ++k) r.push(*c, o * inner + k);
+      }
+  } else if (op == "Gather") {
+    const Const& ind = cin(1, "indices");
+    if (!ind.is_int) fail("indices must be integers");
+    int64_t rank = int64_t(a.shape.size());
+    if (rank == 0) fail("data must have rank >= 1");
+    int64_t ax = norm_axis(geti("axis", 0), rank, "axis");
+    r.is_int = a.is_int;
+    r.shape.assign(a.shape.begin(), a.shape.begin() + ax);
+    r.shape.insert(r.shape.end(), ind.shape.begin(), ind.shape.end());
+    r.shape.insert(r.shape.end(), a.shape.begin() + ax + 1, a.shape.end());
+    int64_t outer = 1, inner = 1;
+    for (int64_t d = 0; d < ax; ++d) outer *= a.shape[d];
+    for (int64_t d = ax + 1; d < rank; ++d) inner *= a.shape[d];
+    for (int64_t o = 0; o < outer; ++o)
+      for (int64_t j = 0; j < ind.numel(); ++j) {
+        int64_t t = ind.i[j];
+        if (t < -a.shape[ax] || t >= a.shape[ax])
+          fail("index ", t, " is out of range for axis ", ax, " of size ", a.shape[ax]);
+        if (t < 0) t += a.shape[ax];
+        for (int64_t k = 0; k < inner; ++k) r.push(a, (o * a.shape[ax] + t) * inner + k);
+      }
+  } else if (op == "Slice") {
+    auto sl = slice_params(a.shape);
+    r.is_int = a.is_int;
+    r.shape = sl.out;
+    Shape ist = strides_of(a.shape), ost = strides_of(r.shape);
+    int64_t n = r.numel();
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t src = 0;
+      for (size_t d = 0; d < r.shape.size(); ++d)
+        src += (sl.start[d] + ((k / ost[d]) % r.shape[d]) * sl.step[d]) * ist[d];
+      r.push(a, src);
+    }
+  } else {
+    fail("op ", op, " cannot be evaluated at import");
+  }
+  set_out_const(0, std::move(r));
+}
+
+Shape Importer::reshape_target(const Shape& in_shape) {
+  Shape target;
+  if (opset_ < 5 || has("shape")) {
+    auto s = getints("shape");
+    check(s.has_value(), "attribute 'shape' is required (opset < 5)");
+    target = *s;
+  } else {
+    target = cints(1, "shape");
+  }
+  if (geti("allowzero", 0) != 0)
+    for (auto d : target) check(d != 0, "allowzero = 1 with a 0 in the shape is not supported");
+  int minus = 0;
+  for (size_t k = 0; k < target.size(); ++k) {
+    if (target[k] == -1)
+      ++minus;
+    else if (target[k] < -1)
+      fail("shape ", fmt_shape(target), " has a negative dim ", target[k]);
+    else if (target[k] == 0 && k >= in_shape.size())
+      fail("shape ", fmt_shape(target), " copies dim ", k, " (0) beyond the input rank ",
+           in_shape.size());
+  }
+  if (minus > 1) fail("shape ", fmt_shape(target), " has more than one -1");
+  resolve_reshape(in_shape, target);  // validate
+  return target;
+}
+
+Shape Importer::resolve_reshape(const Shape& in_shape, const Shape& target) {
+  Shape o = target;
+  int64_t total = 1, known = 1;
+  for (auto d : in_shape) total *= d;
+  int minus_at = -1;
+  for (size_t k = 0; k < o.size(); ++k) {
+    if (o[k] == 0) o[k] = in_shape[k];
+    if (o[k] == -1)
+      minus_at = int(k);
+    else
+      known *= o[k];
+  }
+  if (minus_at >= 0) {
+    if (known == 0 || total % known != 0)
+      fail("shape ", fmt_shape(target), " cannot reshape ", fmt_shape(in_shape));
+    o[minus_at] = total / known;
+  } else if (known != total) {
+    fail("shape ", fmt_shape(target), " has ", known, " elements, the input ", fmt_shape(in_shape),
+         " has ", total);
+  }
+  return o;
+}
+
+Shape Importer::axes_attr_or_input(int input, const std::string& what) {
+  if (opset_ >= 13 || (!has("axes") && has_input(input))) {
+    check(!has("axes"), "attribute 'axes' is not allowed from opset 13 (axes is an input)");
+    if (!has_input(input)) return {};
+    return cints(input, what);
+  }
+  auto a = getints("axes");
+  return a ? *a : Shape{};
+}
+
+Shape Importer::unsqueeze_shape(const Shape& s) {
+  Shape axes = axes_attr_or_input(1, "axes");
+  check(!axes.empty(), "needs axes");
+  int64_t r = int64_t(s.size() + axes.size());
+  std::set<int64_t> ins;
+  for (auto a : axes) {
+    int64_t x = norm_axis(a, r, "axis");
+    if (!ins.insert(x).second) fail("axis ", a, " is repeated");
+  }
+  Shape o;
+  size_t j = 0;
+  for (int64_t k = 0; k < r; ++k) o.push_back(ins.count(k) ? 1 : s[j++]);
+  return o;
+}
+
+Shape Importer::squeeze_axes(const Shape& s) {
+  Shape axes = axes_attr_or_input(1, "axes");
+  int64_t r = int64_t(s.size());
+  for (auto& a : axes) {
+    a = norm_axis(a, r, "axis");
+    if (s[a] != 1) fail("cannot squeeze axis ", a, " of size ", s[a]);
+  }
+  std::sort(axes.begin(), axes.end());
+  return axes;
+}
+
+Shape Importer::transpose_perm(size_t rank) {
+  auto p = getints("perm");
+  Shape perm;
+  if (!p) {
+    for (size_t k = 0; k < rank; ++k) perm.push_back(int64_t(rank - 1 - k));
+    return perm;
+  }
+  if (p->size() != rank) fail("attribute 'perm' has ", p->size(), " entries for rank ", rank);
+  std::set<int64_t> seen;
+  for (auto a : *p) {
+    if (a < 0 || a >= int64_t(rank) || !seen.insert(a).second)
+      fail("attribute 'perm' is not a permutation of 0..", rank - 1);
+    perm.push_back(a);
+  }
+  return perm;
+}
+
+Importer::SliceParams Importer::slice_params(const Shape& s) {
+  int64_t r = int64_t(s.size());
+  Shape starts, ends, axes, steps;
+  if (opset_ < 10) {
+    auto a = getints("starts"), b = getints("ends");
+    check(a && b, "attributes 'starts' and 'ends' are required (opset < 10)");
+    starts = *a;
+    ends = *b;
+    if (auto c = getints("axes")) axes = *c;
+  } else {
+    starts = cints(1, "starts");
+    ends = cints(2, "ends");
+    if (has_input(3)) axes = cints(3, "axes");
+    if (has_input(4)) steps = cints(4, "steps");
+  }
+  if (starts.size() != ends.size()) fail("starts and ends have different lengths");
+  if (axes.empty())
+    for (size_t k = 0; k < starts.size(); ++k) axes.push_back(int64_t(k));
+  if (steps.empty()) steps.assign(starts.size(), 1);
+  if (axes.size() != starts.size() || steps.size() != starts.size())
+    fail("starts, ends, axes and steps have different lengths");
+  SliceParams p;
+  p.start.assign(r, 0);
+  p.step.assign(r, 1);
+  p.out = s;
+  std::set<int64_t> seen;
+  for (size_t k = 0; k < starts.size(); ++k) {
+    int64_t ax = norm_axis(axes[k], r, "axis");
+    if (!seen.insert(ax).second) fail("axis ", axes[k], " is repeated");
+    int64_t d = s[ax], st = steps[k];
+    if (st == 0) fail("steps[", k, "] is 0");
+    int64_t b = starts[k], e = ends[k];
+    if (b < 0) b += d;
+    if (e < 0 && e > std::numeric_limits<int64_t>::min() / 2) e += d;
+    if (st > 0) {
+      b = std::clamp<int64_t>(b, 0, d);
+      e = std::clamp<int64_t>(e, 0, d);
+      p.out[ax] = e > b ? (e - b + st - 1) / st : 0;
+    } else {
+      b = std::clamp<int64_t>(b, 0, d - 1);
+      e = std::clamp<int64_t>(e, -1, d - 1);
+      p.out[ax] = b > e ? (b - e + (-st) - 1) / (-st) : 0;
+    }
+    p.start[ax] = b;
+    p.step[ax] = st;
+  }
+  return p;
+}
+
+void Importer::op_flatten_graph() {
+  only_outputs(1);
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  int64_t ax = flatten_axis(s);
+  int64_t p = 1, q = 1;
+  for (int64_t k = 0; k < int64_t(s.size()); ++k) (k < ax ? p : q) *= s[k];
+  set_out(0, reshape(x, {p, q}));
+}
+
+void Importer::op_slice_graph() {
+  only_outputs(1);
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  auto sl = slice_params(s);
+  Expr y = x;
+  for (size_t d = 0; d < s.size(); ++d) {
+    if (sl.out[d] == s[d] && sl.step[d] == 1) continue;
+    if (sl.step[d] != 1)
+      fail("steps other than 1 on a graph tensor are not supported (axis ", d, " step ", sl.step[d],
+           ")");
+    if (sl.out[d] == 0) fail("an empty slice on axis ", d, " is not supported");
+    Shape pts;
+    int64_t b = sl.start[d], e = sl.start[d] + sl.out[d];
+    int part = 0;
+    if (b > 0) pts.push_back(b), part = 1;
+    if (e < s[d]) pts.push_back(e);
+    y = tuple_get_item(split_at(y, pts, int(d)), part);
+  }
+  set_out(0, y);
+}
+
+void Importer::op_gather_graph() {
+  only_outputs(1);
+  Expr x = in(0);
+  Shape s = x->type().shape;
+  int64_t ax = norm_axis(geti("axis", 0), int64_t(s.size()), "axis");
+  const Const& ind = cin(1, "indices");
+  if (!ind.is_int) fail("indices must be integers");
+  if (ind.numel() != 1 || ind.shape.size() > 1)
+    fail("only a single (scalar or 1-element) index is supported on a graph tensor, got indices ",
+         fmt_shape(ind.shape));
+  int64_t t = ind.i[0];
+  if (t < -s[ax] || t >= s[ax])
+    fail("index ", t, " is out of range for axis ", ax, " of size ", s[ax]);
+  if (t < 0) t += s[ax];
+  Shape pts;
+  int part = 0;
+  if (t > 0) pts.push_back(t), part = 1;
+  if (t + 1 < s[ax]) pts.push_back(t + 1);
+  Expr y = pts.empty() ? x : tuple_get_item(split_at(x, pts, int(ax)), part);
+  if (ind.shape.empty()) y = squeeze(y, {ax});
+  set_out(0, y);
+}
+
+}  // namespace minitvm::relay::frontend::onnx_detail
+
+#endif  // MINITVM_HAVE_ONNX
