@@ -10,6 +10,10 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::DivisorRule;
+using topi::PoolLayout;
+using topi::PoolPlan;
+
 namespace {
 
 std::string fmt_value(double v) {

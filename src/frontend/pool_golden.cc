@@ -8,6 +8,9 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::PoolLayout;
+using topi::PoolPlan;
+
 namespace {
 
 using nlohmann::json;

@@ -8,6 +8,7 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
 
 namespace {
 

@@ -9,6 +9,9 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 
 namespace {
 

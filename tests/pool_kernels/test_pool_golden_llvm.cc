@@ -11,6 +11,8 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 
