@@ -8,9 +8,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/onnx_loader.h"
 #include "minitvm/frontend/pool_compiled.h"
-#include "minitvm/frontend/pool_conformance.h"
 #include "minitvm/relay/frontend.h"
 
 namespace {

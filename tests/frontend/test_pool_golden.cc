@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;

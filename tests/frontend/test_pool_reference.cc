@@ -5,7 +5,7 @@
 #include <cmath>
 #include <random>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;

@@ -5,7 +5,7 @@
 #include <ostream>
 #include <sstream>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 namespace minitvm {
 namespace frontend {

@@ -3,7 +3,7 @@
 #include <fstream>
 #include <limits>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 namespace minitvm {
 namespace frontend {
