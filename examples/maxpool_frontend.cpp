@@ -21,6 +21,8 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

@@ -7,10 +7,10 @@
 
 #include <minitvm/autotune/record.h>
 #include <minitvm/autotune/tophub.h>
+#include <minitvm/devtools/sweep.h>
 #include <minitvm/runtime/cuda.h>
 #include <minitvm/runtime/nvrtc.h>
 #include <minitvm/runtime/ptxas.h>
-#include <minitvm/topi/sweep.h>
 
 #include "demo_parts.h"
 

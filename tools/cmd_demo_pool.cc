@@ -26,6 +26,9 @@ namespace minitvm::tools {
 namespace {
 
 using namespace frontend;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 using Clock = std::chrono::steady_clock;
 
 HostArray demo_random(const std::vector<int64_t>& shape, uint32_t seed) {

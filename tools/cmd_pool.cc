@@ -8,9 +8,9 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/onnx_loader.h"
 #include "minitvm/frontend/pool_compiled.h"
-#include "minitvm/frontend/pool_conformance.h"
 #include "minitvm/relay/frontend.h"
 
 namespace {
@@ -43,6 +43,7 @@ int run_pool_conformance(const std::vector<std::string>& args) {
       "golden case files (.jsonl)", files, target, &cl);
   if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
+  using minitvm::topi::PoolLayout;
   CompiledPoolExecutor exec(target);
   ConformanceOptions opts;
   if (cl) opts.layout = PoolLayout::ChannelsLast;
@@ -82,6 +83,7 @@ int run_onnx_test(const std::vector<std::string>& args) {
                 "count directories with ops neither path supports as skipped instead of failed");
   if (auto rc = minitvm::cli::parse(*app, args)) return *rc;
   using namespace minitvm::frontend;
+  using minitvm::topi::PoolLayout;
   namespace rf = minitvm::relay::frontend;
   if (!onnx::available()) {
     std::cout << "minitvm was built without ONNX support (libonnx-dev)\n0 passed, " << dirs.size()

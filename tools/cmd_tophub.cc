@@ -4,7 +4,7 @@
 
 #include "cli.h"
 #include "commands.h"
-#include "minitvm/autotune/inspect.h"
+#include "minitvm/devtools/inspect.h"
 
 namespace minitvm::tools {
 int run_tophub_check(const std::vector<std::string>& args);  // tools/cmd_tophub_check.cc

@@ -1,12 +1,12 @@
 // `minitvm tophub check FILE... [--emulate] [--limit N]`: our CUDA templates over every workload of
-// tuning logs (see include/minitvm/topi/sweep.h). Reached through `minitvm tophub check`.
+// tuning logs (see include/minitvm/devtools/sweep.h). Reached through `minitvm tophub check`.
 #include <iostream>
 #include <string>
 #include <vector>
 
 #include "cli.h"
 #include "minitvm/autotune/dispatch.h"
-#include "minitvm/topi/sweep.h"
+#include "minitvm/devtools/sweep.h"
 
 namespace minitvm::tools {
 

@@ -13,8 +13,8 @@
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
 #include "minitvm/autotune/tuner_log.h"
-#include "minitvm/autotune/tuner_plot.h"
 #include "minitvm/autotune/tuner_session.h"
+#include "minitvm/devtools/tuner_plot.h"
 #include "network_model.h"
 
 namespace at = minitvm::autotune;

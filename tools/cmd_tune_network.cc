@@ -7,8 +7,8 @@
 
 #include "cli.h"
 #include "minitvm/autotune/task_scheduler.h"
-#include "minitvm/autotune/tuner_plot.h"
 #include "minitvm/autotune/tuner_session.h"
+#include "minitvm/devtools/tuner_plot.h"
 #include "minitvm/relay/build.h"
 #include "minitvm/runtime/cuda.h"
 #include "network_model.h"

@@ -130,10 +130,10 @@ int main(int argc, char** argv) {
   }
   if (dump_c > 0) {  // print the lowered IR and LLVM IR of one grid shape's kernels, then exit
     frontend::PoolInput in{
-        {32, dump_c, dump_h, dump_h}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
+        {32, dump_c, dump_h, dump_h}, DataType::Float(32), topi::PoolLayout::ChannelsFirst};
     frontend::MaxPoolParams mp;
     mp.kernel_size = {3};
-    frontend::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+    topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
     for (auto dir : {topi::PoolDirection::Forward, topi::PoolDirection::Backward}) {
       topi::PooledKernel k = topi::build_pool(plan, "llvm", dir);
       std::cout << k.config.str() << "\n" << k.lowered << "\n" << k.module.get_source("ll") << "\n";
@@ -148,11 +148,10 @@ int main(int argc, char** argv) {
               "dnnl_best", "dnnl_nchw", "vs_best");
   for (int64_t C : Cs)
     for (int64_t H : HWs) {
-      frontend::PoolInput in{
-          {N, C, H, H}, DataType::Float(32), frontend::PoolLayout::ChannelsFirst};
+      frontend::PoolInput in{{N, C, H, H}, DataType::Float(32), topi::PoolLayout::ChannelsFirst};
       frontend::MaxPoolParams mp;
       mp.kernel_size = {3};
-      frontend::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+      topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
       int64_t OH = plan.axes[0].out;
       std::vector<int64_t> ishape{N, C, H, H}, oshape{N, C, OH, OH};
       runtime::NDArray x = runtime::NDArray::empty(ishape, DataType::Float(32));

@@ -3,6 +3,8 @@
 
 #include <cmath>
 #include <fstream>
+#include <map>
+#include <mutex>
 #include <numeric>
 #include <sstream>
 
@@ -405,6 +407,107 @@ void save_records(const std::string& path, const std::vector<Record>& records, b
   std::ofstream out(path, append ? std::ios::app : std::ios::trunc);
   MINITVM_USER_CHECK(out.good()) << "cannot write tuning log '" << path << "'";
   for (const auto& r : records) out << encode_record(r) << "\n";
+}
+
+}  // namespace minitvm::autotune
+
+// The loader's checks of a record against its template's space, and the registry of the spaces of
+// TVM's own templates (filled by topi).
+namespace minitvm::autotune {
+
+namespace {
+struct TemplateSpaceRegistry {
+  std::mutex mu;
+  std::map<std::string, TemplateSpaceFn> fns;
+};
+
+TemplateSpaceRegistry& template_space_registry() {
+  static TemplateSpaceRegistry* r = new TemplateSpaceRegistry();  // filled from static init
+  return *r;
+}
+
+std::mutex& provider_mu() {
+  static std::mutex mu;
+  return mu;
+}
+RecordSpaceProvider& provider() {
+  static RecordSpaceProvider p;
+  return p;
+}
+
+// Only CUDA logs are checked against template_space: TopHub's rocm logs were tuned with CUDA's
+// unroll_explicit [0, 1] although TVM v0.6 defines [1] for rocm, so their indices exceed the
+// rebuilt space.
+std::optional<ConfigSpace> cuda_space(const Record& r) {
+  if (r.input.target.name != "cuda") return std::nullopt;
+  try {
+    return template_space(r.input.task_name, r.input.config.template_key, r.input.workload,
+                          r.input.target);
+  } catch (const CompileError&) {
+    return std::nullopt;  // not checkable (e.g. an axis too large to enumerate)
+  }
+}
+
+std::string index_reason(const Record& r, const ConfigSpace& space) {
+  int64_t n = space.size();
+  if (r.input.config.index >= n)
+    return "config index " + std::to_string(r.input.config.index) + " is outside the space of " +
+           r.input.task_name + " (size " + std::to_string(n) + ")";
+  return "";
+}
+}  // namespace
+
+bool register_template_space(const std::string& task_name, TemplateSpaceFn fn) {
+  MINITVM_USER_CHECK(!task_name.empty() && fn) << "register_template_space: empty name or function";
+  TemplateSpaceRegistry& r = template_space_registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.fns[task_name] = std::move(fn);
+  return true;
+}
+
+std::optional<ConfigSpace> template_space(const std::string& task_name,
+                                          const std::string& template_key, const Json& workload,
+                                          const Target& target) {
+  TemplateSpaceFn fn;
+  {
+    TemplateSpaceRegistry& r = template_space_registry();
+    std::lock_guard<std::mutex> lock(r.mu);
+    auto it = r.fns.find(task_name);
+    if (it == r.fns.end()) return std::nullopt;
+    fn = it->second;
+  }
+  return fn(task_name, template_key, workload, target);
+}
+
+void set_record_space_provider(RecordSpaceProvider fn) {
+  std::lock_guard<std::mutex> lock(provider_mu());
+  provider() = std::move(fn);
+}
+
+std::string check_record_index(const Record& r) {
+  std::optional<ConfigSpace> space = cuda_space(r);
+  return space ? index_reason(r, *space) : "";
+}
+
+std::string check_record(const Record& r) {
+  std::optional<ConfigSpace> space = cuda_space(r);
+  if (space) {
+    if (std::string why = index_reason(r, *space); !why.empty()) return why;
+  } else {
+    RecordSpaceProvider p;
+    {
+      std::lock_guard<std::mutex> lock(provider_mu());
+      p = provider();
+    }
+    if (p) {
+      std::string error;
+      space = p(r, error);
+      if (!error.empty()) return error;
+    }
+  }
+  if (!space) return "";
+  std::string why = check_config(r.input.config, *space);
+  return why.empty() ? "" : r.input.task_name + ": " + why;
 }
 
 }  // namespace minitvm::autotune

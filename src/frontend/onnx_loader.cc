@@ -19,6 +19,9 @@
 
 namespace minitvm {
 namespace frontend {
+
+using topi::PoolPlan;
+
 namespace onnx {
 
 #ifndef MINITVM_HAVE_ONNX

@@ -7,6 +7,10 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::IndexBase;
+using topi::PoolMode;
+using topi::PoolPlan;
+
 namespace {
 
 runtime::NDArray to_device(const HostArray& a, const std::vector<int64_t>& shape) {
@@ -133,8 +137,8 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
     return r;
   }
   const topi::PooledKernel& k = kernel(plan, topi::PoolDirection::Forward, want_idx);
-  std::vector<int64_t> oshape = topi::pool_output_shape(plan);
-  runtime::NDArray x = to_device(input, topi::pool_input_shape(plan));
+  std::vector<int64_t> oshape = plan.batched_output_shape();
+  runtime::NDArray x = to_device(input, plan.batched_input_shape());
   runtime::NDArray y = runtime::NDArray::empty(oshape, plan.dtype, Device::cpu());
   runtime::NDArray idx;
   std::vector<runtime::ArgValue> args{x, y};
@@ -161,9 +165,9 @@ HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& 
       plan.channels * plan.batch == 0)
     return HostArray(plan.dtype, plan.input_shape());
   const topi::PooledKernel& k = kernel(plan, topi::PoolDirection::Backward, false);
-  std::vector<int64_t> oshape = topi::pool_output_shape(plan);
+  std::vector<int64_t> oshape = plan.batched_output_shape();
   std::vector<runtime::ArgValue> args{to_device(grad_output, oshape)};
-  if (plan.mode == PoolMode::Lp) args.push_back(to_device(input, topi::pool_input_shape(plan)));
+  if (plan.mode == PoolMode::Lp) args.push_back(to_device(input, plan.batched_input_shape()));
   if (plan.mode == PoolMode::Max) {
     HostArray idx;
     if (indices && indices->defined() && plan.index_base == IndexBase::PerPlane) {
@@ -178,7 +182,7 @@ HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& 
     args.push_back(to_device(idx, oshape));
   }
   runtime::NDArray gx =
-      runtime::NDArray::empty(topi::pool_input_shape(plan), plan.dtype, Device::cpu());
+      runtime::NDArray::empty(plan.batched_input_shape(), plan.dtype, Device::cpu());
   args.push_back(gx);
   k.module.get_function(k.func_name).call(args);
   return to_host(gx, plan.input_shape());

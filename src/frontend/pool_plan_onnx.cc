@@ -12,6 +12,14 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::DivisorRule;
+using topi::IndexBase;
+using topi::LpRule;
+using topi::PoolAxis;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
+
 namespace {
 
 std::string where(const OnnxPoolAttrs& a) {

@@ -13,6 +13,14 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::DivisorRule;
+using topi::IndexBase;
+using topi::LpRule;
+using topi::PoolAxis;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
+
 namespace {
 
 [[noreturn]] void fail(PoolErrorKind kind, const std::string& msg) {

@@ -17,6 +17,14 @@
 namespace minitvm {
 namespace frontend {
 
+using topi::AxisWindow;
+using topi::DivisorRule;
+using topi::IndexBase;
+using topi::LpRule;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
+
 namespace {
 
 // The plan's spatial axes padded in front to three (dummy axes have one tap at position 0).

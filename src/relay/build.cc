@@ -19,11 +19,11 @@
 
 #include "minitvm/autotune/target.h"
 #include "minitvm/autotune/task.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/cuda_schedule.h"
 #include "minitvm/topi/dispatch.h"
+#include "minitvm/topi/template_spaces.h"
 #include "minitvm/transform/lower.h"
 #include "relay/lower_ops.h"
 #include "relay/transform/rewrite.h"
@@ -264,10 +264,10 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
   if (dec.tuned && cuda) {
     if (m.name == "nn.dense") {
       const auto& ds = m.args[0]->types[0].shape;
-      autotune::DenseGeometry geo{ds[0], ds[1], m.args[1]->types[0].shape[0]};
+      topi::DenseGeometry geo{ds[0], ds[1], m.args[1]->types[0].shape[0]};
       s = topi::cuda::schedule_dense(outs, *dec.d.cfg, geo, t);
     } else {
-      auto geo = autotune::conv_geometry(dec.v01);
+      auto geo = topi::conv_geometry(dec.v01);
       MINITVM_USER_CHECK(geo.has_value()) << g.func_name << ": conv2d workload out of range";
       if (detail::is_depthwise(m))
         s = topi::cuda::schedule_depthwise_conv2d_nchw(outs, *dec.d.cfg, *geo, t);

@@ -4,11 +4,11 @@
 #include <sstream>
 
 #include "minitvm/autotune/target.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/cuda_schedule.h"
 #include "minitvm/topi/dispatch.h"
+#include "minitvm/topi/template_spaces.h"
 #include "minitvm/transform/lower.h"
 
 namespace minitvm::topi {
@@ -166,7 +166,7 @@ LayerBuild build_conv2d(const std::vector<int64_t>& ds, const std::vector<int64_
   }
   auto wl = cuda::conv2d_workloads(ds, ks, attrs);
   auto d = cuda::dispatch(t, wl);
-  auto g = autotune::conv_geometry(wl.v01);
+  auto g = topi::conv_geometry(wl.v01);
   MINITVM_USER_CHECK(g.has_value()) << "conv2d: workload out of range";
   std::string tk = opt.force_template.empty() ? d.template_key : opt.force_template;
   te::Schedule s;
@@ -203,7 +203,7 @@ LayerBuild build_depthwise_conv2d(const std::vector<int64_t>& ds, const std::vec
   }
   auto wl = cuda::depthwise_workloads(ds, ks, attrs);
   auto d = cuda::dispatch(t, wl);
-  auto g = autotune::conv_geometry(wl.v01);
+  auto g = topi::conv_geometry(wl.v01);
   MINITVM_USER_CHECK(g.has_value()) << "depthwise_conv2d: workload out of range";
   te::Schedule s = cuda::schedule_depthwise_conv2d_nchw({out}, *d.cfg, *g, t);
   take_config(L, d);
@@ -232,7 +232,7 @@ LayerBuild build_dense(int64_t batch, int64_t in_dim, int64_t out_dim, bool bias
   }
   auto wl = cuda::dense_workloads(batch, in_dim, out_dim, bias);
   auto d = cuda::dispatch(t, wl);
-  autotune::DenseGeometry g{batch, in_dim, out_dim};
+  topi::DenseGeometry g{batch, in_dim, out_dim};
   te::Schedule s = cuda::schedule_dense({out}, *d.cfg, g, t);
   take_config(L, d);
   finish(L, s, target, opt);

@@ -10,10 +10,10 @@
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/fallback.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/autotune/tophub.h"
 #include "minitvm/support/error.h"
 #include "minitvm/support/logging.h"
+#include "minitvm/topi/template_spaces.h"
 #include "test_util.h"
 
 using namespace minitvm;
@@ -182,7 +182,8 @@ TEST(Fallback, TitanxWorkedExample) {
   Json w = Json::parse(
       R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
   FallbackConfigEntity cfg;
-  define_conv2d_direct_space(cfg, *conv_geometry(w), parse_target("cuda -model=titanx"));
+  topi::define_conv2d_direct_space(cfg, *topi::conv_geometry(w),
+                                   parse_target("cuda -model=titanx"));
   const Record* best = fallback_with_reference_log(cfg, ref);
   ASSERT_NE(best, nullptr);
   EXPECT_EQ(best->input.config.index, 10006142);
@@ -212,7 +213,7 @@ TEST(Fallback, ReferenceModelRules) {
   FallbackConfigEntity cfg;
   Json w = Json::parse(
       R"(["conv2d", [1, 96, 20, 20, "float32"], [128, 96, 3, 3, "float32"], [1, 1], [1, 1], [1, 1], "NCHW", "float32"])");
-  define_conv2d_direct_space(cfg, *conv_geometry(w), parse_target("cuda"));
+  topi::define_conv2d_direct_space(cfg, *topi::conv_geometry(w), parse_target("cuda"));
   EXPECT_EQ(fallback_with_reference_log(cfg, {}), nullptr);
   EXPECT_EQ(cfg.split("tile_f").size, (std::vector<int64_t>{-1, 1, 1, 1}));
 }

@@ -3,8 +3,8 @@
 
 #include <sstream>
 
-#include "minitvm/autotune/inspect.h"
 #include "minitvm/autotune/record.h"
+#include "minitvm/devtools/inspect.h"
 #include "test_util.h"
 
 using namespace minitvm::autotune;

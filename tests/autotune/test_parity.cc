@@ -5,7 +5,6 @@
 #include <fstream>
 
 #include "minitvm/autotune/record.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/support/logging.h"
 #include "test_util.h"
 

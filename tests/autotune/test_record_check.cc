@@ -6,7 +6,6 @@
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/record.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/support/error.h"
 #include "minitvm/support/logging.h"
 #include "test_util.h"

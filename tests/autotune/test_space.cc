@@ -2,8 +2,8 @@
 #include <gtest/gtest.h>
 
 #include "minitvm/autotune/space.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/support/error.h"
+#include "minitvm/topi/template_spaces.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;
@@ -102,10 +102,10 @@ TEST(Space, ReorderAnnotateKnob) {
 TEST(Space, WorkedExampleIndex8797896) {
   Json w = Json::parse(
       R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");
-  auto g = conv_geometry(w);
+  auto g = topi::conv_geometry(w);
   ASSERT_TRUE(g);
   ConfigSpace s;
-  define_conv2d_direct_space(s, *g, parse_target("cuda -model=titanx"));
+  topi::define_conv2d_direct_space(s, *g, parse_target("cuda -model=titanx"));
   std::vector<size_t> radix;
   for (auto& k : s.knobs()) radix.push_back(k.size());
   EXPECT_EQ(radix, (std::vector<size_t>{336, 20, 20, 12, 1, 1, 3, 2}));

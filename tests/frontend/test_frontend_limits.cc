@@ -20,6 +20,10 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::checked_pool_output_size;
+using topi::PoolAxis;
+using topi::PoolMode;
+using topi::PoolPlan;
 namespace fs = std::filesystem;
 namespace mo = minitvm::frontend::onnx;
 

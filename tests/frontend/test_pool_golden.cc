@@ -4,10 +4,11 @@
 
 #include <sstream>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
 
 namespace {
 

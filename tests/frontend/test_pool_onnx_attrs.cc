@@ -14,6 +14,8 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::IndexBase;
+using topi::PoolPlan;
 
 namespace {
 

@@ -6,6 +6,12 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::adaptive_end;
+using topi::adaptive_start;
+using topi::DivisorRule;
+using topi::layout_name;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

@@ -5,10 +5,13 @@
 #include <cmath>
 #include <random>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 
 namespace {
 

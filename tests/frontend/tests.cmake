@@ -4,7 +4,7 @@
 if(MINITVM_POOL_LOCAL_ONNX)  # local opt-in until the top CMakeLists.txt includes cmake/onnx.cmake
   include(${PROJECT_SOURCE_DIR}/cmake/onnx.cmake)
 endif()
-minitvm_test(test_frontend LABEL unit MODULES frontend SOURCES
+minitvm_test(test_frontend LABEL unit MODULES frontend LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_plan.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_onnx_attrs.cc

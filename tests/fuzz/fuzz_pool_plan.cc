@@ -18,6 +18,12 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::AxisWindow;
+using topi::DivisorRule;
+using topi::PoolAxis;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 
 namespace {
 

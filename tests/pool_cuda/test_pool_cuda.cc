@@ -20,7 +20,11 @@
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::DivisorRule;
 using topi::PoolDirection;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 
 namespace {
 
@@ -272,8 +276,8 @@ std::vector<double> run_fp32_forward(const PoolPlan& plan, const autotune::Confi
   o.with_indices = idx != nullptr;
   o.config = &cfg;
   topi::PooledKernel k = topi::build_pool(plan, "cuda -emulate", PoolDirection::Forward, o);
-  auto in = runtime::NDArray::from_vector(x, topi::pool_input_shape(plan));
-  auto oshape = topi::pool_output_shape(plan);
+  auto in = runtime::NDArray::from_vector(x, plan.batched_input_shape());
+  auto oshape = plan.batched_output_shape();
   auto out = runtime::NDArray::empty(oshape, kF32, Device::cpu());
   if (idx) {
     auto ind = runtime::NDArray::empty(oshape, DataType::Int(64), Device::cpu());
@@ -304,13 +308,13 @@ TEST(PoolCudaEmulate, ConfigsMatchReference) {
     autotune::ConfigEntity cfg = space.get(index);
     for (auto& plan : plans) {
       SCOPED_TRACE(plan.op + " config " + std::to_string(index));
-      auto x = random_values(numel(topi::pool_input_shape(plan)), kF32, 7);
+      auto x = random_values(numel(plan.batched_input_shape()), kF32, 7);
       bool idx = plan.mode == PoolMode::Max;
       std::vector<int64_t> got_idx;
       auto got = run_fp32_forward(plan, cfg, x, idx ? &got_idx : nullptr);
       PoolPlan rp = plan;
       rp.batched = true;
-      PoolForwardResult want = ref.forward(rp, host(rp, x, topi::pool_input_shape(plan)));
+      PoolForwardResult want = ref.forward(rp, host(rp, x, plan.batched_input_shape()));
       auto w = want.output.to_doubles();
       ASSERT_EQ(got.size(), w.size());
       for (size_t i = 0; i < w.size(); ++i)
@@ -329,10 +333,10 @@ TEST(PoolCudaEmulate, ConfigsMatchReference) {
 void check_half_forward(const PoolPlan& half_plan, double ulps) {
   DataType dt = half_plan.dtype;
   PoolPlan fp = with_dtype(half_plan, kF32);
-  auto ishape = topi::pool_input_shape(half_plan);
+  auto ishape = half_plan.batched_input_shape();
   auto x = random_values(numel(ishape), dt, 11);
   topi::PooledKernel k = topi::build_pool(half_plan, "cuda -emulate", PoolDirection::Forward);
-  auto out = runtime::NDArray::empty(topi::pool_output_shape(half_plan), dt, Device::cpu());
+  auto out = runtime::NDArray::empty(half_plan.batched_output_shape(), dt, Device::cpu());
   k.module.get_function(k.func_name)(half_array(x, ishape, dt), out);
   ReferencePoolExecutor ref;
   auto want = ref.forward(fp, host(fp, x, ishape)).output.to_doubles();
@@ -344,7 +348,7 @@ void check_half_backward(const PoolPlan& half_plan, double ulps) {
   DataType dt = half_plan.dtype;
   PoolPlan fp = with_dtype(half_plan, kF32);
   if (fp.mode == PoolMode::Max) fp.return_indices = true;
-  auto ishape = topi::pool_input_shape(half_plan), oshape = topi::pool_output_shape(half_plan);
+  auto ishape = half_plan.batched_input_shape(), oshape = half_plan.batched_output_shape();
   auto x = random_values(numel(ishape), dt, 3);
   auto g = random_values(numel(oshape), dt, 5);
   ReferencePoolExecutor ref;
@@ -432,7 +436,7 @@ void check_bf16_forward(const PoolPlan& plan, bool indices = false,
   SCOPED_TRACE(plan.op + " forward bfloat16");
   PoolPlan ref_plan = with_dtype(plan, reference_dtype(plan, PoolDirection::Forward));
   ref_plan.return_indices = indices;
-  auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
+  auto ishape = plan.batched_input_shape(), oshape = plan.batched_output_shape();
   auto x = random_values(numel(ishape), kBF16, 13);
   for (auto [i, v] : specials) x.at(i) = v;
   topi::BuildPoolOptions o;
@@ -459,7 +463,7 @@ void check_bf16_backward(const PoolPlan& plan) {
   SCOPED_TRACE(plan.op + " backward bfloat16");
   PoolPlan fp = with_dtype(plan, reference_dtype(plan, PoolDirection::Backward));
   if (fp.mode == PoolMode::Max) fp.return_indices = true;
-  auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
+  auto ishape = plan.batched_input_shape(), oshape = plan.batched_output_shape();
   auto x = random_values(numel(ishape), kBF16, 17);
   auto g = random_values(numel(oshape), kBF16, 19);
   ReferencePoolExecutor ref;

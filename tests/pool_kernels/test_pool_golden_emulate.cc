@@ -5,8 +5,8 @@
 
 #include <sstream>
 
+#include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/pool_compiled.h"
-#include "minitvm/frontend/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;

@@ -6,11 +6,13 @@
 
 #include <sstream>
 
+#include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/pool_compiled.h"
-#include "minitvm/frontend/pool_conformance.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

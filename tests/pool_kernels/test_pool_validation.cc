@@ -12,7 +12,7 @@ using namespace minitvm;
 
 namespace {
 
-frontend::PoolPlan valid_plan() {
+topi::PoolPlan valid_plan() {
   frontend::PoolInput in;
   in.shape = {1, 2, 8, 8};
   frontend::MaxPoolParams p;
@@ -20,7 +20,7 @@ frontend::PoolPlan valid_plan() {
   return frontend::plan_max_pool(2, in, p);
 }
 
-std::string error_of(const frontend::PoolPlan& plan, std::vector<std::string>* warnings) {
+std::string error_of(const topi::PoolPlan& plan, std::vector<std::string>* warnings) {
   WarningCapture cap;
   std::string msg = "<no error>";
   try {
@@ -36,20 +36,20 @@ std::string error_of(const frontend::PoolPlan& plan, std::vector<std::string>* w
 
 TEST(PoolPlanValidation, BadAxisValuesAreNamed) {
   struct Case {
-    std::function<void(frontend::PoolPlan&)> edit;
+    std::function<void(topi::PoolPlan&)> edit;
     const char* expected;
   };
   std::vector<Case> cases{
-      {[](frontend::PoolPlan& p) { p.axes[1].stride = 0; }, "max_pool2d: axis 1 stride 0"},
-      {[](frontend::PoolPlan& p) { p.axes[0].kernel = -2; }, "max_pool2d: axis 0 kernel -2"},
-      {[](frontend::PoolPlan& p) { p.axes[0].dilation = 0; }, "max_pool2d: axis 0 dilation 0"},
-      {[](frontend::PoolPlan& p) { p.axes[1].pad_end = -1; }, "max_pool2d: axis 1 padding (0, -1)"},
-      {[](frontend::PoolPlan& p) { p.axes[0].out = -3; }, "max_pool2d: axis 0 output length -3"},
-      {[](frontend::PoolPlan& p) { p.channels = -1; }, "max_pool2d: channels -1"},
-      {[](frontend::PoolPlan& p) { p.axes.clear(); }, "max_pool2d: 0 spatial axes"},
+      {[](topi::PoolPlan& p) { p.axes[1].stride = 0; }, "max_pool2d: axis 1 stride 0"},
+      {[](topi::PoolPlan& p) { p.axes[0].kernel = -2; }, "max_pool2d: axis 0 kernel -2"},
+      {[](topi::PoolPlan& p) { p.axes[0].dilation = 0; }, "max_pool2d: axis 0 dilation 0"},
+      {[](topi::PoolPlan& p) { p.axes[1].pad_end = -1; }, "max_pool2d: axis 1 padding (0, -1)"},
+      {[](topi::PoolPlan& p) { p.axes[0].out = -3; }, "max_pool2d: axis 0 output length -3"},
+      {[](topi::PoolPlan& p) { p.channels = -1; }, "max_pool2d: channels -1"},
+      {[](topi::PoolPlan& p) { p.axes.clear(); }, "max_pool2d: 0 spatial axes"},
   };
   for (auto& c : cases) {
-    frontend::PoolPlan plan = valid_plan();
+    topi::PoolPlan plan = valid_plan();
     c.edit(plan);
     std::vector<std::string> warnings;
     std::string msg = error_of(plan, &warnings);

@@ -1,10 +1,10 @@
 # Pool kernels (topi/pool.h, CompiledPoolExecutor): the PyTorch golden suite through compiled llvm
 # kernels, compute/schedule unit tests against the reference executor.
-minitvm_test(test_pool_kernels LABEL unit MODULES frontend SOURCES
+minitvm_test(test_pool_kernels LABEL unit MODULES frontend LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden_llvm.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_validation.cc)
 # Every 12th golden case on "cuda -emulate" (the CUDA schedules, run by the emulator).
-minitvm_test(test_pool_kernels_emulate LABEL unit MODULES frontend SOURCES
+minitvm_test(test_pool_kernels_emulate LABEL unit MODULES frontend LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_golden_emulate.cc)
 
 # ONNX's own pooling node tests (Debian libonnx-testdata) through `minitvm onnx-test` on llvm.

@@ -27,6 +27,9 @@ using namespace minitvm;
 using namespace minitvm::frontend;
 using autotune::Json;
 using topi::PoolDirection;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
 
 namespace {
 

@@ -1,4 +1,4 @@
-// The pool tuning templates (src/topi/pool/pool_tune_template.cc) and the shipped llvm pool
+// The pool tuning templates (src/frontend/pool_tune_template.cc) and the shipped llvm pool
 // configs (tophub/pool_llvm_v0.03.log):
 // - a Task made from topi::pool_workload has that workload, the CPU template's space, GB/s work;
 // - candidates measured with the correctness check (against ReferencePoolExecutor) pass for
@@ -28,6 +28,8 @@ using namespace minitvm;
 using namespace minitvm::frontend;
 using autotune::Json;
 using topi::PoolDirection;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

@@ -1,4 +1,4 @@
-# Pool tuning templates (src/topi/pool/pool_tune_template.cc) and the shipped llvm pool configs.
+# Pool tuning templates (src/frontend/pool_tune_template.cc) and the shipped llvm pool configs.
 minitvm_test(test_pool_tune LABEL unit MODULES frontend SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_tune.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_fuzz.cc)

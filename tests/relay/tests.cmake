@@ -1,5 +1,5 @@
-# relay (graph level) tests. frontend is linked because the topi module's pooling part uses it.
-minitvm_test(test_relay LABEL unit MODULES relay frontend SOURCES
+# relay (graph level) tests.
+minitvm_test(test_relay LABEL unit MODULES relay SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_ir.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_passes.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_zoo.cc
@@ -9,6 +9,6 @@ minitvm_test(test_relay LABEL unit MODULES relay frontend SOURCES
 
 # relay::build through runtime::GraphExecutor / export_library, and the ONNX importer
 # (relay::frontend::from_onnx; ONNX node tests from Debian's libonnx-testdata when installed).
-minitvm_test(test_relay_e2e LABEL unit MODULES relay frontend SOURCES
+minitvm_test(test_relay_e2e LABEL unit MODULES relay SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_executor_e2e.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_onnx_import.cc)

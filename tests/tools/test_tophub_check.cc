@@ -12,8 +12,8 @@
 #include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/support/logging.h"
-#include "minitvm/topi/sweep.h"
 
 namespace {
 

@@ -4,7 +4,7 @@ set_tests_properties(minitvm_demo PROPERTIES LABELS e2e PASS_REGULAR_EXPRESSION 
 
 # The command line as users run it (subprocesses of the built `minitvm` and benchmarks), the tuning
 # log's resume, `tophub check` on small logs and the TopHub folder lookup.
-minitvm_test(test_tools LABEL e2e LIBS minitvm SOURCES
+minitvm_test(test_tools LABEL e2e LIBS minitvm_devtools minitvm SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_cli.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_tune_log.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_tophub_check.cc

@@ -63,7 +63,7 @@ TEST(TopiCuda, SpecExampleBufferSizes) {
   auto out = nn::relu(nn::bias_add(conv, bias));
   auto cfg =
       direct_cfg({1, 1, 4, 4}, {28, 1, 1, 8}, {14, 1, 16, 1}, {3, 1}, {1, 3}, {1, 3}, 1500, 1);
-  auto g = autotune::conv_geometry(
+  auto g = topi::conv_geometry(
       cuda::conv2d_workloads({1, 3, 224, 224}, {16, 3, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}).v01);
   ASSERT_TRUE(g.has_value());
   auto s = cuda::schedule_conv2d_nchw_direct({out}, cfg, *g, autotune::parse_target("cuda"));
@@ -250,7 +250,7 @@ void check_group_cuda(const GroupCase& c, const std::string& target, bool expect
   auto d = cuda::dispatch(t, wl);
   ASSERT_TRUE(d.cfg);
   EXPECT_EQ(d.cfg->is_fallback(), expect_fallback);
-  auto g = autotune::conv_geometry(wl.v01);
+  auto g = topi::conv_geometry(wl.v01);
   ASSERT_TRUE(g.has_value());
   EXPECT_EQ(g->groups, c.groups);
   auto sch = cuda::schedule_group_conv2d_nchw({out}, *d.cfg, *g, t);

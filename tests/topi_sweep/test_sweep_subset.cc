@@ -5,9 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <minitvm/autotune/record.h>
+#include <minitvm/devtools/sweep.h>
 #include <minitvm/runtime/nvrtc.h>
 #include <minitvm/runtime/ptxas.h>
-#include <minitvm/topi/sweep.h>
 
 using namespace minitvm;
 namespace sweep = minitvm::topi::sweep;

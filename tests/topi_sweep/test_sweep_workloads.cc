@@ -6,9 +6,9 @@
 #include <sstream>
 
 #include <minitvm/autotune/record.h>
+#include <minitvm/devtools/sweep.h>
 #include <minitvm/runtime/nvrtc.h>
 #include <minitvm/runtime/ptxas.h>
-#include <minitvm/topi/sweep.h>
 
 using namespace minitvm;
 namespace sweep = minitvm::topi::sweep;

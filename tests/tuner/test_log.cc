@@ -9,8 +9,8 @@
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/json_text.h"
 #include "minitvm/autotune/tuner_log.h"
-#include "minitvm/autotune/tuner_plot.h"
 #include "minitvm/autotune/tuner_session.h"
+#include "minitvm/devtools/tuner_plot.h"
 #include "minitvm/support/logging.h"
 #include "tuner/synthetic.h"
 

@@ -11,7 +11,7 @@
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/measure.h"
-#include "minitvm/autotune/template_spaces.h"
+#include "minitvm/autotune/record.h"
 #include "minitvm/autotune/tuner_session.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/runtime/cuda.h"

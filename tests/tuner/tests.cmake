@@ -1,4 +1,4 @@
-minitvm_test(test_tuner LABEL unit MODULES autotune SOURCES
+minitvm_test(test_tuner LABEL unit MODULES autotune LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_tuners.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_log.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_measure.cc

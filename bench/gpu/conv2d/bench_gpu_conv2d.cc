@@ -53,11 +53,11 @@
 
 #include "cli.h"
 #include "minitvm/autotune/record.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/ptxas.h"
 #include "minitvm/runtime/time_evaluator.h"
 #include "minitvm/support/logging.h"
-#include "minitvm/topi/sweep.h"
 #include "vendor.h"
 
 #ifndef MINITVM_SOURCE_DIR

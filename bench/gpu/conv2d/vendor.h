@@ -18,8 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/runtime/ndarray.h"
-#include "minitvm/topi/sweep.h"
 
 namespace minitvm::bench {
 

@@ -155,7 +155,7 @@ int dry_run() {
           frontend::MaxPoolParams p;
           p.kernel_size = {3};
           p.stride = {3};
-          frontend::PoolPlan plan =
+          topi::PoolPlan plan =
               frontend::plan_max_pool(2, frontend::PoolInput{{32, C, H, H}, dt}, p);
           ++total;
           try {
@@ -235,9 +235,9 @@ int main(int argc, char** argv) {
           frontend::MaxPoolParams p;
           p.kernel_size = {K};
           p.stride = {S};
-          frontend::PoolPlan plan =
+          topi::PoolPlan plan =
               frontend::plan_max_pool(2, frontend::PoolInput{{N, C, H, H}, dt}, p);
-          auto ishape = topi::pool_input_shape(plan), oshape = topi::pool_output_shape(plan);
+          auto ishape = plan.batched_input_shape(), oshape = plan.batched_output_shape();
           int64_t in_n = 1, out_n = 1;
           for (auto v : ishape) in_n *= v;
           for (auto v : oshape) out_n *= v;

@@ -128,17 +128,36 @@ std::vector<Record> load_records(const std::string& path, const LoadOptions& opt
 /** Write records, one encoded line each. */
 void save_records(const std::string& path, const std::vector<Record>& records, bool append = false);
 
+/** Rebuilds the space of one of TVM's own templates (whose logs come from TVM, not from a template
+ *  registered with the tuner) from a record's task name, template key, workload and target;
+ *  nullopt when the record is not one it can rebuild. May throw CompileError (an axis too large to
+ *  enumerate, arguments the template rejects). */
+using TemplateSpaceFn = std::function<std::optional<ConfigSpace>(
+    const std::string& task_name, const std::string& template_key, const Json& workload,
+    const Target& target)>;
+/** Register the space function of the records of task `task_name`; re-registering replaces it
+ *  (returns true, for static init). topi registers TVM's CUDA conv2d direct/winograd, depthwise,
+ *  grouped conv2d and dense templates (topi/template_spaces.h), 0.1 and 0.2 task names. */
+bool register_template_space(const std::string& task_name, TemplateSpaceFn fn);
+/** The space of a record's template, rebuilt by the function registered for its task name; nullopt
+ *  when none is registered or it cannot rebuild this record. */
+std::optional<ConfigSpace> template_space(const std::string& task_name,
+                                          const std::string& template_key, const Json& workload,
+                                          const Target& target);
+
 /** Validation of a decoded record beyond its JSON shape: config index inside the template's space
- *  (when the template is one we can rebuild). Returns an error reason, or "" when fine. */
+ *  (when the template is one we can rebuild, see template_space). Returns an error reason, or ""
+ *  when fine. */
 std::string check_record_index(const Record& r);
 
 /**
  * Full validation of a decoded record against its template's space, before any knob is applied:
  * the index (CUDA templates, as check_record_index) and every knob (check_config: names, kinds,
  * split parts and products, candidates). The space comes from template_space() for TVM's CUDA
- * templates, else from the template registered under the record's task name (the tuner's registry,
- * see set_record_space_provider). Returns "" when the record fits or its template is unknown,
- * else the reason naming the knob and its value (no file:line; the caller adds it).
+ * templates (registered by topi), else from the template registered under the record's task name
+ * (the tuner's registry, see set_record_space_provider). Returns "" when the record fits or its
+ * template is unknown, else the reason naming the knob and its value (no file:line; the caller adds
+ * it).
  */
 std::string check_record(const Record& r);
 

@@ -26,6 +26,7 @@
 #include <map>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "minitvm/autotune/space.h"
@@ -152,14 +153,29 @@ class Task {
   const TemplateFn* fn_ = nullptr;
 };
 
+/** An operator's strategy (TVM `relay.op.strategy`): the tasks, (template name, arguments) pairs in
+ *  TVM's order, of a network layer `{"op": OP, "args": args}` for a target kind ("llvm", "cuda";
+ *  nvptx counts as cuda). */
+using OpStrategyFn = std::function<std::vector<std::pair<std::string, Json>>(
+    const std::string& target_kind, const Json& args)>;
+/** Register the strategy of an operator; re-registering replaces it (returns true, for static
+ * init). topi registers conv2d, depthwise_conv2d(_nchw) and dense. */
+bool register_op_strategy(const std::string& op, OpStrategyFn fn);
+/** The canonical form of a template's task arguments (e.g. the layouts conv2d_NCHWc.x86's workload
+ *  names, the padding TVM's CUDA conv tasks carry as four values). */
+using TaskArgsFn = std::function<Json(const Json& args)>;
+/** Register the argument rule of a template; extract_tasks applies it to every task of that
+ *  template, explicit or from a strategy. Returns true, for static init. */
+bool register_task_args(const std::string& template_name, TaskArgsFn fn);
+
 /**
  * Tasks of a network description, without building anything. The description is a JSON object
  * `{"layers": [...]}` (or a bare array) whose entries are either `{"template": NAME, "args":
- * [...]}` or `{"op": OP, "args": [...]}` with OP one of conv2d, dense, pool, matmul (or any other
- * prefix): the template is `<prefix>.<target kind>` with prefix conv2d -> "conv2d_nchw", others
- * unchanged (an explicit "template" wins). Identical (template, args) layers become one task.
- * Layers whose template is not registered are skipped with a warning (their names are added to
- * `skipped`).
+ * [...]}` or `{"op": OP, "args": [...]}`. An op layer's tasks come from the op's registered
+ * strategy (register_op_strategy), else it is the one task `OP.<target kind>`; an explicit
+ * "template" is taken as is. Each task's arguments then pass through its template's rule
+ * (register_task_args). Identical (template, args) tasks become one. Tasks whose template is not
+ * registered are skipped with a warning (their names are added to `skipped`).
  */
 std::vector<Task> extract_tasks(const Json& network, const std::string& target,
                                 std::vector<std::string>* skipped = nullptr);

@@ -7,7 +7,7 @@
  *   TuneSummary s = tune_task(task, o);        // resumes from matmul.log if it exists
  *   ApplyHistoryBest best; best.load("matmul.log");
  *
- * Tuning curves are written as SVG with tuner_plot.h.
+ * Tuning curves are written as SVG with minitvm/devtools/tuner_plot.h (minitvm_devtools).
  */
 #pragma once
 

@@ -38,8 +38,8 @@ struct OnnxPoolAttrs {
 /** Resolve an ONNX pooling node for an input of `input_shape` (N, C, D1, ..., Dn) and `dtype`.
  * Throws PoolParamError naming the node and attribute where ONNX rejects the node, and for the
  * cases this frontend rejects on purpose (a window lying entirely in padding, spatial rank > 3). */
-PoolPlan plan_onnx_pool(const OnnxPoolAttrs& attrs, const std::vector<int64_t>& input_shape,
-                        DataType dtype);
+topi::PoolPlan plan_onnx_pool(const OnnxPoolAttrs& attrs, const std::vector<int64_t>& input_shape,
+                              DataType dtype);
 
 }  // namespace frontend
 }  // namespace minitvm

@@ -93,10 +93,10 @@ class PoolExecutor {
   /** Short name for reports ("reference", "llvm", "cuda-emulate"). */
   virtual std::string name() const = 0;
   /** Forward pass. `indices` is filled when plan.return_indices (max modes). */
-  virtual PoolForwardResult forward(const PoolPlan& plan, const HostArray& input) = 0;
+  virtual PoolForwardResult forward(const topi::PoolPlan& plan, const HostArray& input) = 0;
   /** Backward pass: d(sum(output*grad_output))/d(input). For max modes `indices` may be the
    * forward's indices or null (then the argmax is recomputed from `input`). */
-  virtual HostArray backward(const PoolPlan& plan, const HostArray& input,
+  virtual HostArray backward(const topi::PoolPlan& plan, const HostArray& input,
                              const HostArray& grad_output, const HostArray* indices) = 0;
 };
 
@@ -106,9 +106,9 @@ class PoolExecutor {
 class ReferencePoolExecutor : public PoolExecutor {
  public:
   std::string name() const override { return "reference"; }
-  PoolForwardResult forward(const PoolPlan& plan, const HostArray& input) override;
-  HostArray backward(const PoolPlan& plan, const HostArray& input, const HostArray& grad_output,
-                     const HostArray* indices) override;
+  PoolForwardResult forward(const topi::PoolPlan& plan, const HostArray& input) override;
+  HostArray backward(const topi::PoolPlan& plan, const HostArray& input,
+                     const HostArray& grad_output, const HostArray* indices) override;
 };
 
 /** Convert between the plan's layout and channels-first order (copies; same dtype). */

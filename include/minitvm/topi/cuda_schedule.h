@@ -2,7 +2,7 @@
  * TVM's CUDA schedule templates for conv2d (direct, winograd), depthwise conv2d and dense
  * (spec 5.a-5.d), driven by an AutoTVM ConfigEntity.
  *
- * Each schedule_* first defines the template's knobs on `cfg` (autotune/template_spaces.h: same
+ * Each schedule_* first defines the template's knobs on `cfg` (topi/template_spaces.h: same
  * names, order and candidates as TVM); on a fallback config this collects the space and the
  * template's fallback rule is applied (reference log for direct/depthwise, fixed sizes for dense).
  * The knobs are then applied as TVM does: SplitEntity = first size ignored, later sizes as split
@@ -23,10 +23,10 @@
 #include <vector>
 
 #include "minitvm/autotune/dispatch.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/te/schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/topi/nn.h"
+#include "minitvm/topi/template_spaces.h"
 
 namespace minitvm::topi::cuda {
 
@@ -36,28 +36,28 @@ using autotune::Target;
 
 /** conv2d direct (5.a). `outs[0]` is the final op (a fused injective epilogue is allowed). */
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                         const autotune::ConvGeometry& g, const Target& target);
+                                         const topi::ConvGeometry& g, const Target& target);
 /** conv2d winograd (5.b), kernel transform not pre-computed. */
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
                                       const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                      const autotune::ConvGeometry& g, const Target& target);
+                                      const topi::ConvGeometry& g, const Target& target);
 /** depthwise conv2d NCHW (5.c). */
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                            const autotune::ConvGeometry& g, const Target& target);
+                                            const topi::ConvGeometry& g, const Target& target);
 /** grouped conv2d NCHW (TVM v0.7 `group_conv2d_nchw.cuda`, op tagged `group_conv2d_nchw`;
- * `g.groups` set, see autotune::define_group_conv2d_space). No TopHub log holds this template: the
+ * `g.groups` set, see topi::define_group_conv2d_space). No TopHub log holds this template: the
  * fallback is a fixed fit (tile_f [.., 1, <=8, <=2], tile_y [.., 1, <=4, 1], tile_x [.., 1, <=16,
  * 1], tile_rc [.., <=8], the whole kernel window per shared stage, auto_unroll_max_step 512,
  *  fuse_yx 0). */
 te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                        const autotune::ConvGeometry& g, const Target& target);
+                                        const topi::ConvGeometry& g, const Target& target);
 /** dense (5.d): batch < 32 small-batch template, else large-batch. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                            const autotune::DenseGeometry& g, const Target& target);
+                            const topi::DenseGeometry& g, const Target& target);
 /** dense with the template chosen by the caller (the tuning tasks dense_small_batch.cuda and
  *  dense_large_batch.cuda exist for every batch). */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                            const autotune::DenseGeometry& g, const Target& target,
+                            const topi::DenseGeometry& g, const Target& target,
                             bool small_batch_template);
 
 // The layer workload keys and dispatch() (topi/dispatch.h) are target-neutral; the CUDA code and

@@ -1,9 +1,10 @@
 /** \file
- * Pooling operators (TOPI): tensor-expression computes built from a resolved frontend::PoolPlan,
- * their CPU schedule templates (AutoTVM templates, see docs/POOLING.md "Kernels"), and
- * `build_pool`, which schedules, lowers and compiles one plan for a target.
+ * Pooling operators (TOPI): tensor-expression computes built from a resolved PoolPlan
+ * (topi/pool_plan.h), their CPU schedule templates (AutoTVM templates, see docs/POOLING.md
+ * "Kernels"), and `build_pool`, which schedules, lowers and compiles one plan for a target.
  *
- * Tensors are always batched here: an unbatched plan uses N = 1 (the memory layout is the same).
+ * Tensors are always batched here: an unbatched plan uses N = 1 (the memory layout is the same;
+ * PoolPlan::batched_input_shape).
  * ChannelsFirst tensors are [N, C, spatial...], ChannelsLast [N, spatial..., C].
  *
  * Forward: max (NaN wins, ties keep the first maximum, the first in-range tap is the initial
@@ -23,20 +24,16 @@
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/space.h"
-#include "minitvm/frontend/pool_plan.h"
 #include "minitvm/ir/stmt.h"
 #include "minitvm/runtime/module.h"
 #include "minitvm/te/schedule.h"
 #include "minitvm/te/tensor.h"
+#include "minitvm/topi/pool_plan.h"
 
 namespace minitvm::topi {
 
 /** Which pass a kernel computes. */
 enum class PoolDirection { Forward, Backward };
-
-/** Batched shapes of a plan (N = 1 for unbatched plans), in the plan's layout. */
-std::vector<int64_t> pool_input_shape(const frontend::PoolPlan& plan);
-std::vector<int64_t> pool_output_shape(const frontend::PoolPlan& plan);
 
 /** The tensors of a forward pool. `indices` (int64, output shape) is defined when requested. */
 struct PoolForward {
@@ -48,8 +45,7 @@ struct PoolForward {
 /** Forward compute of a plan on `input` (batched shape, plan dtype). With `with_indices` (max
  * modes only) the output and indices are the two outputs of one reduction; indices follow
  * plan.index_base. */
-PoolForward pool_forward(const frontend::PoolPlan& plan, const te::Tensor& input,
-                         bool with_indices);
+PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices);
 
 /** The tensors of a backward pool. */
 struct PoolBackward {
@@ -64,55 +60,51 @@ struct PoolBackward {
 /** Backward (gather) compute of a plan. Max modes read per-plane indices (IndexBase::PerPlane
  * numbering whatever plan.index_base says); lp reads the input. Throws CompileError for integer
  * dtypes. */
-PoolBackward pool_backward(const frontend::PoolPlan& plan);
+PoolBackward pool_backward(const PoolPlan& plan);
 
 /** True when no input element lies in two windows (every axis fixed with stride >= effective
  * kernel): the backward is then a single select per input element. */
-bool pool_windows_disjoint(const frontend::PoolPlan& plan);
+bool pool_windows_disjoint(const PoolPlan& plan);
 
 /** AutoTVM task name of a plan's CPU template, e.g. "pool2d_nchw_fwd.llvm". */
-std::string pool_task_name(const frontend::PoolPlan& plan, PoolDirection dir);
+std::string pool_task_name(const PoolPlan& plan, PoolDirection dir);
 /** Workload of a plan (TVM v0.2 style): (task_name, ("TENSOR", input shape, dtype), mode,
  * kernel, stride, pad_begin, pad_end, dilation, adaptive output, extra) — see docs/POOLING.md. */
-autotune::Json pool_workload(const frontend::PoolPlan& plan, PoolDirection dir);
+autotune::Json pool_workload(const PoolPlan& plan, PoolDirection dir);
 
 /** Define the knobs of the CPU template on `cfg` (space collection or a concrete config). */
-void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan,
-                           PoolDirection dir);
+void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir);
 /** Overwrite a fallback config's knobs with the hand-picked defaults for this plan. */
-void pool_cpu_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
-                       PoolDirection dir);
+void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir);
 
 /** Schedule the CPU template: `outputs` are the computes to schedule (forward: output [+
  * indices]; backward: grad_input), `cfg` a config of define_pool_cpu_space's space. */
-te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan& plan,
                                PoolDirection dir, const std::vector<te::Tensor>& outputs);
 
 /** AutoTVM task name of a plan's CUDA template, e.g. "pool2d_nchw_fwd.cuda". */
-std::string pool_cuda_task_name(const frontend::PoolPlan& plan, PoolDirection dir);
+std::string pool_cuda_task_name(const PoolPlan& plan, PoolDirection dir);
 /** Workload of the CUDA template: pool_workload with the CUDA task name. */
-autotune::Json pool_cuda_workload(const frontend::PoolPlan& plan, PoolDirection dir);
+autotune::Json pool_cuda_workload(const PoolPlan& plan, PoolDirection dir);
 
 /** Define the knobs of the CUDA template on `cfg`, in this order: `threads` (threads per block,
  * 64..1024), `per_thread` (outputs — backward: input gradients — per thread, 1/2/4/8, strided by
  * the block size so that stores stay coalesced), `unroll_win` (unroll the window loops, 0/1). */
-void define_pool_cuda_space(autotune::SpaceDefiner& cfg, const frontend::PoolPlan& plan,
-                            PoolDirection dir);
+void define_pool_cuda_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir);
 /** Overwrite a fallback config's knobs with the CUDA defaults: 256 threads, 1-4 elements per
  * thread (as many as keep >= 1024 blocks), window unrolled unless it has more than 64 taps. */
-void pool_cuda_fallback(autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
-                        PoolDirection dir);
+void pool_cuda_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir);
 /** The config of the CUDA template for `target`: DispatchContext::current()'s answer for
  * pool_cuda_workload(plan, dir), or pool_cuda_fallback when it has none (bare root context: the
  * fallback directly). */
-autotune::ConfigEntity pool_cuda_config(const frontend::PoolPlan& plan, PoolDirection dir,
+autotune::ConfigEntity pool_cuda_config(const PoolPlan& plan, PoolDirection dir,
                                         const std::string& target);
 
 /** Schedule the CUDA template (see docs/POOLING.md "CUDA schedules"): the output's data axes are
  * fused and split into (block, per-thread, thread); window sums (pool_sum, the float32 grad_acc
  * of 16-bit backwards) are attached per element in local memory; lp helper stages get one
  * thread per element. `outputs` as for schedule_pool_cpu. */
-te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const frontend::PoolPlan& plan,
+te::Schedule schedule_pool_cuda(const autotune::ConfigEntity& cfg, const PoolPlan& plan,
                                 PoolDirection dir, const std::vector<te::Tensor>& outputs);
 
 /** A compiled pool kernel. */
@@ -144,13 +136,13 @@ struct BuildPoolOptions {
  * "cuda -emulate" / "cuda" (a simple one-thread-per-output schedule, built when the CUDA backend
  * is available). Throws CompileError for unsupported plans (integer backward, float16 on llvm).
  */
-PooledKernel build_pool(const frontend::PoolPlan& plan, const std::string& target,
-                        PoolDirection dir, const BuildPoolOptions& opt = {});
+PooledKernel build_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt = {});
 
 /** build_pool without the compilation: the kernel is scheduled and lowered (`lowered`, `args`,
  * `config`, ...) but `module` is left undefined. */
-PooledKernel lower_pool(const frontend::PoolPlan& plan, const std::string& target,
-                        PoolDirection dir, const BuildPoolOptions& opt = {});
+PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDirection dir,
+                        const BuildPoolOptions& opt = {});
 
 /** Compile lowered kernels (lower_pool, distinct function names) into one module for `target` and
  * set each kernel's `module`. One code generation and JIT pass for all of them: much cheaper than

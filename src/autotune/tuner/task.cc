@@ -193,65 +193,36 @@ Json parse_cli_arg(const std::string& text) {
 
 namespace {
 
-// An int or a list of ints as a list (empty when neither).
-std::vector<int64_t> ints_of(const Json& v) {
-  std::vector<int64_t> out;
-  if (v.is_number_integer()) return {v.get<int64_t>()};
-  if (v.is_array())
-    for (const auto& x : v)
-      if (x.is_number_integer())
-        out.push_back(x.get<int64_t>());
-      else
-        return {};
-  return out;
-}
+// Op strategies and argument rules of extract_tasks (filled by topi from static init).
+struct StrategyRegistry {
+  std::mutex mu;
+  std::map<std::string, OpStrategyFn> strategies;  // by op
+  std::map<std::string, TaskArgsFn> args_rules;    // by template name
+};
 
-Json int_json(const std::vector<int64_t>& v) {
-  Json a = Json::array();
-  for (auto x : v) a.push_back(x);
-  return a;
-}
-
-// TVM's CUDA conv tasks carry strides and dilation as pairs and the padding as (top, left, bottom,
-// right), as relay normalises them (and as topi::conv2d_workloads keys its 0.2 workloads).
-Json cuda_conv_args(const Json& args) {
-  if (!args.is_array() || args.size() != 6) return args;
-  Json a = args;
-  auto pair = [](std::vector<int64_t> v) {
-    if (v.size() == 1) v.push_back(v[0]);
-    return v;
-  };
-  std::vector<int64_t> st = pair(ints_of(args[2])), pad = ints_of(args[3]),
-                       dil = pair(ints_of(args[4]));
-  if (pad.size() == 1)
-    pad = {pad[0], pad[0], pad[0], pad[0]};
-  else if (pad.size() == 2)
-    pad = {pad[0], pad[1], pad[0], pad[1]};
-  if (st.size() == 2) a[2] = int_json(st);
-  if (pad.size() == 4) a[3] = int_json(pad);
-  if (dil.size() == 2) a[4] = int_json(dil);
-  return a;
-}
-
-// TVM v0.7 conv2d_strategy_cuda adds the winograd implementation for 2 < kh == kw < 8, stride 1,
-// dilation 1 (ours also needs symmetric padding).
-bool cuda_winograd_applies(const Json& a) {
-  if (!a.is_array() || a.size() != 6 || !a[1].is_array() || a[1].size() != 3 || !a[1][1].is_array())
-    return false;
-  std::vector<int64_t> ks = ints_of(a[1][1]), st = ints_of(a[2]), pad = ints_of(a[3]),
-                       dil = ints_of(a[4]);
-  return ks.size() == 4 && ks[2] == ks[3] && ks[2] > 2 && ks[2] < 8 &&
-         st == std::vector<int64_t>{1, 1} && dil == std::vector<int64_t>{1, 1} && pad.size() == 4 &&
-         pad[0] == pad[2] && pad[1] == pad[3];
-}
-
-int64_t dense_batch(const Json& a) {
-  if (!a.is_array() || a.empty() || !a[0].is_array() || a[0].size() != 3) return 0;
-  std::vector<int64_t> s = ints_of(a[0][1]);
-  return s.empty() ? 0 : s[0];
+StrategyRegistry& strategy_registry() {
+  static StrategyRegistry* r = new StrategyRegistry();  // never destroyed, as the templates'
+  return *r;
 }
 
 }  // namespace
+
+bool register_op_strategy(const std::string& op, OpStrategyFn fn) {
+  MINITVM_USER_CHECK(!op.empty() && fn) << "register_op_strategy: empty op or function";
+  StrategyRegistry& r = strategy_registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.strategies[op] = std::move(fn);
+  return true;
+}
+
+bool register_task_args(const std::string& template_name, TaskArgsFn fn) {
+  MINITVM_USER_CHECK(!template_name.empty() && fn)
+      << "register_task_args: empty template name or function";
+  StrategyRegistry& r = strategy_registry();
+  std::lock_guard<std::mutex> lock(r.mu);
+  r.args_rules[template_name] = std::move(fn);
+  return true;
+}
 
 std::vector<Task> extract_tasks(const Json& network, const std::string& target,
                                 std::vector<std::string>* skipped) {
@@ -281,32 +252,25 @@ std::vector<Task> extract_tasks(const Json& network, const std::string& target,
       MINITVM_USER_CHECK(layer.contains("op") && layer["op"].is_string())
           << "network layer " << idx << ": needs \"op\" or \"template\"";
       std::string op = layer["op"].get<std::string>();
-      if (kind == "cuda" && op == "conv2d") {
-        // TVM's CUDA strategy: the direct template always, winograd where it applies.
-        Json a = cuda_conv_args(args);
-        picks.emplace_back("conv2d_nchw.cuda", a);
-        if (cuda_winograd_applies(a)) picks.emplace_back("conv2d_nchw_winograd.cuda", a);
-      } else if (kind == "cuda" && (op == "depthwise_conv2d" || op == "depthwise_conv2d_nchw")) {
-        picks.emplace_back("depthwise_conv2d_nchw.cuda", cuda_conv_args(args));
-      } else if (kind == "cuda" && op == "dense") {
-        // TVM's CUDA dense strategy: small batch always, large batch from batch 32 on.
-        picks.emplace_back("dense_small_batch.cuda", args);
-        if (dense_batch(args) >= 32) picks.emplace_back("dense_large_batch.cuda", args);
-      } else if (op == "conv2d" && kind == "llvm") {
-        // On CPUs TVM tunes conv2d as its x86 NCHWc template (src/topi/cpu/conv2d_nchwc.cc); conv2d
-        // layers give conv2d_nchw's arguments (data, kernel, strides, padding, dilation, dtype),
-        // the x86 task's workload also names the layouts, as build_conv2d queries it.
-        picks.emplace_back("conv2d_NCHWc.x86", args);
-      } else {
-        picks.emplace_back((op == "conv2d" ? "conv2d_nchw" : op) + "." + kind, args);
+      OpStrategyFn strategy;
+      {
+        StrategyRegistry& r = strategy_registry();
+        std::lock_guard<std::mutex> lock(r.mu);
+        if (auto it = r.strategies.find(op); it != r.strategies.end()) strategy = it->second;
       }
+      if (strategy)
+        picks = strategy(kind, args);
+      else
+        picks.emplace_back(op + "." + kind, args);
     }
     for (auto& [tpl, a] : picks) {
-      if (tpl == "conv2d_NCHWc.x86" && a.is_array() && a.size() == 6)
-        a = Json::array({a[0], a[1], a[2], a[3], a[4], "NCHW", "NCHW", a[5]});
-      if (tpl == "conv2d_nchw.cuda" || tpl == "conv2d_nchw_winograd.cuda" ||
-          tpl == "depthwise_conv2d_nchw.cuda")
-        a = cuda_conv_args(a);
+      TaskArgsFn rule;
+      {
+        StrategyRegistry& r = strategy_registry();
+        std::lock_guard<std::mutex> lock(r.mu);
+        if (auto it = r.args_rules.find(tpl); it != r.args_rules.end()) rule = it->second;
+      }
+      if (rule) a = rule(a);
       std::string key = tpl + "|" + a.dump();
       if (std::find(seen.begin(), seen.end(), key) != seen.end()) continue;
       seen.push_back(key);

@@ -12,9 +12,9 @@
 
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
+#include "minitvm/topi/template_spaces.h"
 #include "topi/nn/common.h"
 #include "topi/schedule_util.h"
 
@@ -26,9 +26,9 @@ using nn::detail::named_compute;
 
 namespace {
 
-using Geom = autotune::ConvGeometry;
+using Geom = topi::ConvGeometry;
 
-// The geometry of TVM's generic 0.1 conv2d key (autotune::conv_geometry), after the checks that
+// The geometry of TVM's generic 0.1 conv2d key (topi::conv_geometry), after the checks that
 // give a conv2d_NCHWc-specific message.
 Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
               const nn::Conv2dAttrs& a) {
@@ -41,7 +41,7 @@ Geom geometry(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
   nn::detail::pair_of(a.stride, "conv2d_NCHWc", "stride");
   nn::detail::pair_of(a.dilation, "conv2d_NCHWc", "dilation");
   nn::get_pad_tuple(a.padding);
-  std::optional<Geom> g = autotune::conv_geometry(conv2d_workloads(ds, ks, a).v01);
+  std::optional<Geom> g = topi::conv_geometry(conv2d_workloads(ds, ks, a).v01);
   MINITVM_USER_CHECK(g.has_value()) << "conv2d_NCHWc: empty output or sizes out of range";
   return *g;
 }

@@ -130,10 +130,10 @@ ConvStages prepare_conv_stages(const std::vector<te::Tensor>& outs, const char* 
 }
 
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                         const autotune::ConvGeometry& g, const Target& target) {
-  autotune::define_conv2d_direct_space(cfg, g, target);
+                                         const topi::ConvGeometry& g, const Target& target) {
+  topi::define_conv2d_direct_space(cfg, g, target);
   require_fits(
-      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_direct_space(sp, g, target); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_conv2d_direct_space(sp, g, target); },
       "conv2d_nchw.cuda");
   if (cfg.is_fallback()) reference_fallback(cfg, target, "conv2d");
   ConvStages cs = prepare_conv_stages(outs, "conv2d_nchw", "conv2d direct");
@@ -156,10 +156,10 @@ te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, Co
 }
 
 te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                            const autotune::ConvGeometry& g, const Target& target) {
-  autotune::define_depthwise_space(cfg, g, target);
+                                            const topi::ConvGeometry& g, const Target& target) {
+  topi::define_depthwise_space(cfg, g, target);
   require_fits(
-      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_depthwise_space(sp, g, target); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_depthwise_space(sp, g, target); },
       "depthwise_conv2d_nchw.cuda");
   if (cfg.is_fallback()) {
     reference_fallback(cfg, target, "depthwise_conv2d_nchw");

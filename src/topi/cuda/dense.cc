@@ -10,10 +10,10 @@ using autotune::SplitEntity;
 namespace {
 
 te::Schedule small_batch(te::Schedule s, const te::Operation& dense_op, const te::Operation& out,
-                         ConfigEntity& cfg, const autotune::DenseGeometry& g) {
-  autotune::define_dense_small_batch_space(cfg, g);
+                         ConfigEntity& cfg, const topi::DenseGeometry& g) {
+  topi::define_dense_small_batch_space(cfg, g);
   require_fits(
-      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_small_batch_space(sp, g); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_dense_small_batch_space(sp, g); },
       "dense_small_batch.cuda");
   if (cfg.is_fallback()) cfg.set("tile_k", SplitEntity{{g.in_dim > 64 ? -1 : 1, 64}});
   // TVM's _schedule_dense_small_batch: the reduction is split by tile_k and its inner part
@@ -43,12 +43,12 @@ te::Schedule small_batch(te::Schedule s, const te::Operation& dense_op, const te
 }  // namespace
 
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                            const autotune::DenseGeometry& g, const Target& target) {
+                            const topi::DenseGeometry& g, const Target& target) {
   return schedule_dense(outs, cfg, g, target, g.batch < 32);
 }
 
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                            const autotune::DenseGeometry& g, const Target& target,
+                            const topi::DenseGeometry& g, const Target& target,
                             bool small_batch_template) {
   (void)target;
   std::vector<te::Operation> ops;
@@ -60,9 +60,9 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs, ConfigEntity& c
   traverse_inline(s, ops[0], [](const te::Operation&) {});
   if (small_batch_template) return small_batch(s, d, ops[0], cfg, g);
 
-  autotune::define_dense_large_batch_space(cfg, g);
+  topi::define_dense_large_batch_space(cfg, g);
   require_fits(
-      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_dense_large_batch_space(sp, g); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_dense_large_batch_space(sp, g); },
       "dense_large_batch.cuda");
   if (cfg.is_fallback()) {
     cfg.set("tile_x", SplitEntity{g.batch > 1 ? std::vector<int64_t>{-1, 2, 16, 2}

@@ -16,8 +16,7 @@ using autotune::SplitEntity;
 
 namespace {
 
-void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g,
-                           const Target& target) {
+void group_conv2d_fallback(ConfigEntity& cfg, const topi::ConvGeometry& g, const Target& target) {
   auto fit = [&](const char* name, int64_t length, std::vector<int64_t> bounds) {
     cfg.set(name, SplitEntity{autotune::fallback_split(length, bounds)});
   };
@@ -30,18 +29,17 @@ void group_conv2d_fallback(ConfigEntity& cfg, const autotune::ConvGeometry& g,
   fit("tile_ry", g.kh, {-1, g.kh});
   fit("tile_rx", g.kw, {-1, g.kw});
   cfg.set("auto_unroll_max_step", OtherOptionEntity{512});
-  cfg.set("unroll_explicit",
-          OtherOptionEntity{autotune::unroll_explicit_candidates(target).front()});
+  cfg.set("unroll_explicit", OtherOptionEntity{topi::unroll_explicit_candidates(target).front()});
   cfg.set("fuse_yx", OtherOptionEntity{0});
 }
 
 }  // namespace
 
 te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                        const autotune::ConvGeometry& g, const Target& target) {
-  autotune::define_group_conv2d_space(cfg, g, target);
+                                        const topi::ConvGeometry& g, const Target& target) {
+  topi::define_group_conv2d_space(cfg, g, target);
   require_fits(
-      cfg, [&](autotune::SpaceDefiner& sp) { autotune::define_group_conv2d_space(sp, g, target); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_group_conv2d_space(sp, g, target); },
       "group_conv2d_nchw.cuda");
   if (cfg.is_fallback()) group_conv2d_fallback(cfg, g, target);
   ConvStages cs = prepare_conv_stages(outs, "group_conv2d_nchw", "group_conv2d_nchw.cuda");

@@ -86,7 +86,7 @@ std::function<void(std::vector<runtime::NDArray>&)> llvm_reference(
 struct ConvArgs {
   std::vector<int64_t> ds, ks;
   nn::Conv2dAttrs attrs;
-  autotune::ConvGeometry g;
+  topi::ConvGeometry g;
 };
 
 ConvArgs conv_args(const std::string& task, const Json& args) {
@@ -103,14 +103,14 @@ ConvArgs conv_args(const std::string& task, const Json& args) {
   c.attrs.dilation = int_list(args[4], task, "dilation");
   MINITVM_USER_CHECK(args[5] == "float32")
       << task << ": out_dtype must be float32, got " << args[5].dump();
-  auto g = autotune::conv_geometry(autotune::workload_v02(task, args));
+  auto g = topi::conv_geometry(autotune::workload_v02(task, args));
   MINITVM_USER_CHECK(g.has_value())
       << task << ": the arguments do not describe a valid convolution: " << args.dump();
   c.g = *g;
   return c;
 }
 
-double conv_flop(const autotune::ConvGeometry& g, int64_t ci_per_group) {
+double conv_flop(const topi::ConvGeometry& g, int64_t ci_per_group) {
   return 2.0 * double(g.n) * double(g.co) * double(g.oh) * double(g.ow) * double(ci_per_group) *
          double(g.kh) * double(g.kw);
 }
@@ -199,7 +199,7 @@ TemplateResult group_conv2d_tpl(autotune::ConfigEntity& cfg, const Json& args) {
   // The compute checks groups against the shapes (CompileError naming the value).
   te::Tensor out =
       nn::group_conv2d_nchw(data, kernel, a.stride, a.padding, a.dilation, groups, a.out_dtype);
-  auto g = autotune::conv_geometry(autotune::workload_v02(task, args));
+  auto g = topi::conv_geometry(autotune::workload_v02(task, args));
   MINITVM_USER_CHECK(g.has_value())
       << task << ": the arguments do not describe a valid convolution: " << args.dump();
   TemplateResult r;
@@ -234,7 +234,7 @@ TemplateResult dense_tpl(bool small, autotune::ConfigEntity& cfg, const Json& ar
   te::Tensor weight = te::placeholder(exprs(ws), DataType::Float(32), "placeholder");
   te::Tensor b = bias ? te::placeholder(exprs({ws[0]}), DataType::Float(32), "bias") : te::Tensor();
   te::Tensor out = nn::dense(data, weight, b);
-  autotune::DenseGeometry g{ds[0], ds[1], ws[0]};
+  topi::DenseGeometry g{ds[0], ds[1], ws[0]};
   TemplateResult r;
   r.schedule = schedule_dense({out}, cfg, g, autotune::template_target(), small);
   r.args = bias ? std::vector<te::Tensor>{data, weight, b, out}

@@ -8,7 +8,7 @@ using namespace detail;
 
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
                                       const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
-                                      const autotune::ConvGeometry& g, const Target& target) {
+                                      const topi::ConvGeometry& g, const Target& target) {
   std::vector<te::Operation> ops;
   for (auto& t : outs) ops.push_back(t.op());
   MINITVM_USER_CHECK(!ops.empty()) << "winograd template: no outputs";
@@ -55,10 +55,9 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
     kp.bind(tt, te::thread_axis("threadIdx.x"));
   }
   // batched gemm: the tuned part
-  autotune::define_conv2d_winograd_space(cfg, g, target);
+  topi::define_conv2d_winograd_space(cfg, g, target);
   require_fits(
-      cfg,
-      [&](autotune::SpaceDefiner& sp) { autotune::define_conv2d_winograd_space(sp, g, target); },
+      cfg, [&](autotune::SpaceDefiner& sp) { topi::define_conv2d_winograd_space(sp, g, target); },
       "conv2d_nchw_winograd.cuda");
   te::Tensor C = w.bgemm;
   te::Tensor OL = s.cache_write(C, "local");

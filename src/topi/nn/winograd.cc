@@ -3,8 +3,8 @@
 
 #include <cmath>
 
-#include "minitvm/autotune/template_spaces.h"
 #include "minitvm/topi/nn.h"
+#include "minitvm/topi/template_spaces.h"
 
 namespace minitvm::topi::nn {
 
@@ -122,7 +122,7 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
   MINITVM_USER_CHECK(p[0] == p[2] && p[1] == p[3]) << "conv2d_winograd: padding must be symmetric";
   WinogradTensors w;
   int64_t N = ds[0], CI = ds[1], H = ds[2], W = ds[3], CO = ks[0], r = ks[2];
-  int64_t m = tile_size > 0 ? tile_size : autotune::winograd_tile_size(H);
+  int64_t m = tile_size > 0 ? tile_size : topi::winograd_tile_size(H);
   WinogradMatrices mats = winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
   int64_t alpha = mats.alpha;
   int64_t OH = H + 2 * p[0] - r + 1, OW = W + 2 * p[1] - r + 1;

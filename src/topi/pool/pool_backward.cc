@@ -12,9 +12,6 @@
 namespace minitvm::topi {
 
 using namespace detail;
-using frontend::DivisorRule;
-using frontend::LpRule;
-using frontend::PoolMode;
 
 std::vector<te::Tensor> PoolBackward::args() const {
   std::vector<te::Tensor> a{grad_output};
@@ -58,7 +55,7 @@ PoolBackward pool_backward(const PoolPlan& plan) {
   auto widen = [&](Expr e) { return e.dtype() == A ? e : cast(A, e); };
   PoolBackward b;
   int R = plan.spatial_rank();
-  std::vector<int64_t> ishape = pool_input_shape(plan), oshape = pool_output_shape(plan);
+  std::vector<int64_t> ishape = plan.batched_input_shape(), oshape = plan.batched_output_shape();
   b.grad_output = te::placeholder(to_exprs(oshape), T, "grad_output");
   if (plan.mode == PoolMode::Max)
     b.indices = te::placeholder(to_exprs(oshape), DataType::Int(64), "indices");

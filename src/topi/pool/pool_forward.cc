@@ -14,26 +14,6 @@
 namespace minitvm::topi {
 
 using namespace detail;
-using frontend::DivisorRule;
-using frontend::IndexBase;
-using frontend::LpRule;
-using frontend::PoolMode;
-
-std::vector<int64_t> pool_input_shape(const PoolPlan& plan) {
-  std::vector<int64_t> s{plan.batched ? plan.batch : 1};
-  if (plan.layout == PoolLayout::ChannelsFirst) s.push_back(plan.channels);
-  for (auto& a : plan.axes) s.push_back(a.in);
-  if (plan.layout == PoolLayout::ChannelsLast) s.push_back(plan.channels);
-  return s;
-}
-
-std::vector<int64_t> pool_output_shape(const PoolPlan& plan) {
-  std::vector<int64_t> s{plan.batched ? plan.batch : 1};
-  if (plan.layout == PoolLayout::ChannelsFirst) s.push_back(plan.channels);
-  for (auto& a : plan.axes) s.push_back(a.out);
-  if (plan.layout == PoolLayout::ChannelsLast) s.push_back(plan.channels);
-  return s;
-}
 
 namespace {
 
@@ -153,7 +133,7 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
   PoolForward r;
   r.input = input;
   DataType T = plan.dtype;
-  std::vector<Expr> oshape = to_exprs(pool_output_shape(plan));
+  std::vector<Expr> oshape = to_exprs(plan.batched_output_shape());
   for (auto& ax : plan.axes)
     if (ax.out == 0 || max_window(ax) == 0) {  // empty output: nothing to reduce
       r.output = te::compute(
@@ -217,7 +197,7 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
   // Sums: avg / lp.
   MINITVM_USER_CHECK(T.is_floating() || (plan.mode == PoolMode::Avg && T == DataType::Int(64)))
       << plan.op << ": " << T.str() << " input is only supported for max pooling (and int64 avg)";
-  std::vector<int64_t> pshape = pool_input_shape(plan);
+  std::vector<int64_t> pshape = plan.batched_input_shape();
   bool any_pad = false;
   for (auto& ax : plan.axes) any_pad = any_pad || needs_low_check(ax) || needs_high_check(ax);
   bool mean = plan.mode == PoolMode::Avg && plan.divisor_rule == DivisorRule::Mean;

@@ -24,7 +24,6 @@ namespace minitvm::topi {
 
 using namespace detail;
 using autotune::Json;
-using frontend::PoolMode;
 
 namespace {
 
@@ -46,7 +45,7 @@ const char* mode_name(PoolMode m) {
 std::string rule_string(const PoolPlan& plan) {
   std::ostringstream os;
   os << "div" << static_cast<int>(plan.divisor_rule);
-  if (plan.divisor_rule == frontend::DivisorRule::Override) os << "=" << plan.divisor_override;
+  if (plan.divisor_rule == DivisorRule::Override) os << "=" << plan.divisor_override;
   if (plan.mode == PoolMode::Lp)
     os << ",lp" << static_cast<int>(plan.lp_rule) << "=" << plan.lp_norm;
   if (plan.mode == PoolMode::Max) os << ",idx" << static_cast<int>(plan.index_base);
@@ -56,7 +55,7 @@ std::string rule_string(const PoolPlan& plan) {
 }  // namespace
 
 std::string pool_task_name(const PoolPlan& plan, PoolDirection dir) {
-  std::string lay = frontend::layout_name(plan.layout, plan.spatial_rank());
+  std::string lay = layout_name(plan.layout, plan.spatial_rank());
   for (auto& ch : lay) ch = static_cast<char>(std::tolower(ch));
   return "pool" + std::to_string(plan.spatial_rank()) + "d_" + lay +
          (dir == PoolDirection::Forward ? "_fwd" : "_bwd") + ".llvm";
@@ -65,7 +64,7 @@ std::string pool_task_name(const PoolPlan& plan, PoolDirection dir) {
 Json pool_workload(const PoolPlan& plan, PoolDirection dir) {
   Json args = Json::array();
   Json shape = Json::array();
-  for (auto v : pool_input_shape(plan)) shape.push_back(v);
+  for (auto v : plan.batched_input_shape()) shape.push_back(v);
   args.push_back(Json::array({"TENSOR", shape, plan.dtype.str()}));
   args.push_back(mode_name(plan.mode));
   Json k = Json::array(), s = Json::array(), pb = Json::array(), pe = Json::array(),
@@ -173,7 +172,7 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   // and on inputs that stay in cache the extra instructions cost a few percent
   // (docs/PERFORMANCE.md).
   int64_t in_bytes = plan.dtype.bytes();
-  for (int64_t d : pool_input_shape(plan)) in_bytes *= d;
+  for (int64_t d : plan.batched_input_shape()) in_bytes *= d;
   bool stream = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
                 in_bytes >= (int64_t{8} << 20) && plan.axes.back().in * plan.dtype.bytes() <= 256;
   cfg.set("prefetch", autotune::OtherOptionEntity{stream ? 2 : 0});
@@ -312,7 +311,7 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
   std::vector<te::Tensor> outputs;
   if (dir == PoolDirection::Forward) {
     bool idx = opt.with_indices && plan.mode == PoolMode::Max;
-    te::Tensor x = te::placeholder(to_exprs(pool_input_shape(plan)), plan.dtype, "data");
+    te::Tensor x = te::placeholder(to_exprs(plan.batched_input_shape()), plan.dtype, "data");
     PoolForward f = pool_forward(plan, x, idx);
     outputs.push_back(f.output);
     if (idx) outputs.push_back(f.indices);

@@ -26,7 +26,6 @@ namespace minitvm::topi {
 
 using namespace detail;
 using autotune::Json;
-using frontend::PoolMode;
 
 namespace {
 
@@ -38,8 +37,8 @@ int64_t num_elements(const std::vector<int64_t>& shape) {
 
 // Elements of the scheduled stage: outputs (forward) or input gradients (backward).
 int64_t work_items(const PoolPlan& plan, PoolDirection dir) {
-  return num_elements(dir == PoolDirection::Forward ? pool_output_shape(plan)
-                                                    : pool_input_shape(plan));
+  return num_elements(dir == PoolDirection::Forward ? plan.batched_output_shape()
+                                                    : plan.batched_input_shape());
 }
 
 // Taps of the window loops of one element.

@@ -5,16 +5,12 @@
 #include <cstdint>
 #include <vector>
 
-#include "minitvm/frontend/pool_plan.h"
 #include "minitvm/te/tensor.h"
+#include "minitvm/topi/pool_plan.h"
 
 namespace minitvm::topi::detail {
 
 using namespace minitvm::ir;
-
-using frontend::PoolAxis;
-using frontend::PoolLayout;
-using frontend::PoolPlan;
 
 /** Position of the channel axis and of spatial axis a in a batched tensor of the plan's layout. */
 inline int channel_pos(const PoolPlan& p) {
@@ -49,8 +45,7 @@ inline int64_t max_window(const PoolAxis& ax) {
   if (!ax.adaptive) return ax.kernel;
   int64_t m = 0;
   for (int64_t o = 0; o < ax.out; ++o)
-    m = std::max(
-        m, frontend::adaptive_end(o, ax.in, ax.out) - frontend::adaptive_start(o, ax.in, ax.out));
+    m = std::max(m, adaptive_end(o, ax.in, ax.out) - adaptive_start(o, ax.in, ax.out));
   return m;
 }
 

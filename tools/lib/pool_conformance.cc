@@ -5,10 +5,14 @@
 #include <ostream>
 #include <sstream>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 namespace minitvm {
 namespace frontend {
+
+using topi::DivisorRule;
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

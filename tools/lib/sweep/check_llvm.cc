@@ -5,8 +5,8 @@
 
 #include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/task.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/support/error.h"
-#include "minitvm/topi/sweep.h"
 
 namespace minitvm::topi::sweep {
 

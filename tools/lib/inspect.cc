@@ -1,5 +1,5 @@
 // `minitvm tophub inspect`: log summaries and best-config listings.
-#include "minitvm/autotune/inspect.h"
+#include "minitvm/devtools/inspect.h"
 
 #include <filesystem>
 #include <map>

@@ -1,5 +1,5 @@
 // SVG tuning curves.
-#include "minitvm/autotune/tuner_plot.h"
+#include "minitvm/devtools/tuner_plot.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 #include <set>
 #include <sstream>
 
-#include "minitvm/topi/sweep.h"
+#include "minitvm/devtools/sweep.h"
 
 namespace minitvm::topi::sweep {
 

@@ -3,10 +3,13 @@
 #include <fstream>
 #include <limits>
 
-#include "minitvm/frontend/pool_conformance.h"
+#include "minitvm/devtools/pool_conformance.h"
 
 namespace minitvm {
 namespace frontend {
+
+using topi::PoolLayout;
+using topi::PoolPlan;
 
 namespace {
 

@@ -6,8 +6,8 @@
 #include <set>
 
 #include "minitvm/autotune/target.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/support/logging.h"
-#include "minitvm/topi/sweep.h"
 
 namespace minitvm::topi::sweep {
 

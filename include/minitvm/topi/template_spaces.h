@@ -1,8 +1,10 @@
 /** \file
  * Knob definitions (names, order, policies, candidates) of TVM's CUDA schedule templates, as pure
  * functions of the workload shape (spec §5.a–5.d). The schedule templates of topi call these so
- * that their spaces — and therefore the flat indices of TVM's records — match TVM exactly; the
- * record loader uses them to check config indices and the tests to re-derive `"e"` from `"i"`.
+ * that their spaces — and therefore the flat indices of TVM's records — match TVM exactly. They are
+ * registered under their task names with autotune::register_template_space: the record loader
+ * checks config indices through autotune::template_space, and the tests re-derive `"e"` from
+ * `"i"` with it.
  */
 #pragma once
 
@@ -12,7 +14,7 @@
 #include "minitvm/autotune/space.h"
 #include "minitvm/autotune/target.h"
 
-namespace minitvm::autotune {
+namespace minitvm::topi {
 
 /** NCHW conv2d (or depthwise) geometry read from a workload. */
 struct ConvGeometry {
@@ -42,43 +44,36 @@ struct DenseGeometry {
  * both sides (TVM v0.6 `get_pad_tuple`), 4 values (top, left, bottom, right). nullopt when the
  * workload is not such a conv or its numbers are out of range.
  */
-std::optional<ConvGeometry> conv_geometry(const Json& workload);
+std::optional<ConvGeometry> conv_geometry(const autotune::Json& workload);
 /** Geometry of `("dense", data, weight, bias, out_dtype)` or `("dense_*.cuda", ...)`. */
-std::optional<DenseGeometry> dense_geometry(const Json& workload);
+std::optional<DenseGeometry> dense_geometry(const autotune::Json& workload);
 
 /** `unroll_explicit` candidates: [1] for nvptx/rocm targets, else [0, 1]. */
-std::vector<Json> unroll_explicit_candidates(const Target& target);
+std::vector<autotune::Json> unroll_explicit_candidates(const autotune::Target& target);
 
 /** conv2d_nchw direct (§5.a): tile_f, tile_y, tile_x (4 outputs), tile_rc, tile_ry, tile_rx (2),
  *  auto_unroll_max_step [0, 512, 1500], unroll_explicit. */
-void define_conv2d_direct_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
+void define_conv2d_direct_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
+                                const autotune::Target& target);
 /** conv2d winograd (§5.b): tile_b (alpha^2, one entity), tile_y (CO), tile_x (P), tile_rc (CI),
  *  auto_unroll_max_step [0, 128, 1500], unroll_explicit. Tile m = 4 if H % 8 == 0 else 2. */
-void define_conv2d_winograd_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
+void define_conv2d_winograd_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
+                                  const autotune::Target& target);
 /** Winograd output tile size m for input height h (TVM `_infer_tile_size`). */
 int64_t winograd_tile_size(int64_t h);
 /** depthwise_conv2d_nchw (§5.c): tile_f, tile_y, tile_x, auto_unroll_max_step [0, 256, 1500],
  *  unroll_explicit. */
-void define_depthwise_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
+void define_depthwise_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
+                            const autotune::Target& target);
 /** group_conv2d_nchw.cuda (TVM v0.7 `_schedule_group_conv2d_nchw_direct`): tile_n (N, 4), tile_g
  *  (groups, 2), tile_f (CO / groups, 4), tile_y, tile_x (4), tile_rc (CI / groups, 2), tile_ry,
  *  tile_rx (2), auto_unroll_max_step [0, 512, 1500], unroll_explicit, fuse_yx [0, 1]. */
-void define_group_conv2d_space(SpaceDefiner& cfg, const ConvGeometry& g, const Target& target);
+void define_group_conv2d_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
+                               const autotune::Target& target);
 /** dense small batch (§5.d): tile_k (in_dim, 2 outputs). */
-void define_dense_small_batch_space(SpaceDefiner& cfg, const DenseGeometry& g);
+void define_dense_small_batch_space(autotune::SpaceDefiner& cfg, const DenseGeometry& g);
 /** dense large batch (§5.d): tile_x (batch, 4), tile_y (out_dim, 4), tile_k (in_dim, 3), without
  *  filters (TVM's filtered space is always empty, so it always falls back to these). */
-void define_dense_large_batch_space(SpaceDefiner& cfg, const DenseGeometry& g);
+void define_dense_large_batch_space(autotune::SpaceDefiner& cfg, const DenseGeometry& g);
 
-/**
- * The space of a record's template, rebuilt from its task name, template key and workload
- * (topi_nn_conv2d direct/winograd, topi_nn_depthwise_conv2d_nchw, topi_nn_dense, and the 0.2 names
- * conv2d_nchw.cuda, conv2d_nchw_winograd.cuda, depthwise_conv2d_nchw.cuda, group_conv2d_nchw.cuda,
- * dense_small_batch.cuda, dense_large_batch.cuda) for cuda/nvptx/rocm targets. nullopt for other
- * templates.
- */
-std::optional<ConfigSpace> template_space(const std::string& task_name,
-                                          const std::string& template_key, const Json& workload,
-                                          const Target& target);
-
-}  // namespace minitvm::autotune
+}  // namespace minitvm::topi

@@ -58,7 +58,8 @@ std::vector<GoldenCase> read_golden_file(const std::string& path);
 
 /** Build the PoolPlan of a golden case's op and params (throws PoolParamError where PyTorch does).
  * With channels_last the plan expects the input in NLC/NHWC/NDHWC layout. */
-PoolPlan plan_golden_case(const GoldenCase& c, PoolLayout layout = PoolLayout::ChannelsFirst);
+topi::PoolPlan plan_golden_case(const GoldenCase& c,
+                                topi::PoolLayout layout = topi::PoolLayout::ChannelsFirst);
 
 /** How strictly values are compared. */
 struct ConformanceOptions {
@@ -69,7 +70,7 @@ struct ConformanceOptions {
   /** Also fail a rejected case when our error kind differs from the golden `error_kind`. */
   bool check_error_kind = false;
   /** Run the case in channels-last layout (input transposed before, results transposed after). */
-  PoolLayout layout = PoolLayout::ChannelsFirst;
+  topi::PoolLayout layout = topi::PoolLayout::ChannelsFirst;
 };
 
 /** Outcome of one case. */

@@ -16,7 +16,9 @@
 // schedule_pool_cpu, so a tuned config is the same config build_pool applies. Work is reported as
 // bytes moved (inputs + outputs of one call), i.e. throughput in GB/s. The host reference is
 // ReferencePoolExecutor for every forward and for avg/lp backward; max backward (whose indices
-// input the tuner fills with arbitrary bytes) uses the fallback config compiled for llvm.
+// input the tuner fills with arbitrary bytes) uses the fallback config compiled for llvm. The
+// templates live in the frontend because their references are the frontend's executor; they
+// register with the tuner at static initialisation, as topi's templates do.
 #include <sstream>
 
 #include "minitvm/autotune/record.h"
@@ -25,15 +27,26 @@
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/support/error.h"
 #include "minitvm/topi/pool.h"
-#include "pool_util.h"
 
-namespace minitvm::topi {
+namespace minitvm::frontend {
 namespace {
 
 using autotune::Json;
-using detail::to_exprs;
-using frontend::PoolMode;
-using frontend::PoolPlan;
+using topi::BuildPoolOptions;
+using topi::PoolAxis;
+using topi::PoolBackward;
+using topi::PoolDirection;
+using topi::PooledKernel;
+using topi::PoolForward;
+using topi::PoolLayout;
+using topi::PoolMode;
+using topi::PoolPlan;
+
+std::vector<ir::Expr> to_exprs(const std::vector<int64_t>& v) {
+  std::vector<ir::Expr> r;
+  for (int64_t x : v) r.push_back(ir::Expr(static_cast<int>(x)));
+  return r;
+}
 
 std::vector<int64_t> int_list(const Json& j, const char* what) {
   MINITVM_USER_CHECK(j.is_array())
@@ -57,17 +70,17 @@ void parse_rule(const std::string& rule, PoolPlan& plan) {
       return std::stoll(part.substr(pos));
     };
     if (part.rfind("div", 0) == 0) {
-      plan.divisor_rule = static_cast<frontend::DivisorRule>(num_after(3));
+      plan.divisor_rule = static_cast<topi::DivisorRule>(num_after(3));
       if (auto eq = part.find('='); eq != std::string::npos)
         plan.divisor_override = num_after(eq + 1);
     } else if (part.rfind("lp", 0) == 0) {
-      plan.lp_rule = static_cast<frontend::LpRule>(num_after(2));
+      plan.lp_rule = static_cast<topi::LpRule>(num_after(2));
       auto eq = part.find('=');
       MINITVM_USER_CHECK(eq != std::string::npos)
           << "pool template: malformed rule '" << rule << "'";
       plan.lp_norm = std::stod(part.substr(eq + 1));
     } else if (part.rfind("idx", 0) == 0) {
-      plan.index_base = static_cast<frontend::IndexBase>(num_after(3));
+      plan.index_base = static_cast<topi::IndexBase>(num_after(3));
     } else {
       MINITVM_USER_CHECK(false) << "pool template: unknown rule part '" << part << "' in '" << rule
                                 << "'";
@@ -76,7 +89,7 @@ void parse_rule(const std::string& rule, PoolPlan& plan) {
 }
 
 // The plan a pool workload describes (args = workload without its task name).
-PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args) {
+PoolPlan plan_from_args(int rank, PoolLayout layout, const Json& args) {
   MINITVM_USER_CHECK(args.is_array() && args.size() == 9)
       << "pool template: args are [[\"TENSOR\", shape, dtype], mode, kernel, stride, pad_begin, "
          "pad_end, "
@@ -99,7 +112,7 @@ PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args)
   plan.layout = layout;
   plan.batched = true;
   plan.batch = shape[0];
-  bool cf = layout == frontend::PoolLayout::ChannelsFirst;
+  bool cf = layout == PoolLayout::ChannelsFirst;
   plan.channels = cf ? shape[1] : shape.back();
   std::vector<int64_t> k = int_list(args[2], "kernel"), s = int_list(args[3], "stride"),
                        pb = int_list(args[4], "pad_begin"), pe = int_list(args[5], "pad_end"),
@@ -108,7 +121,7 @@ PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args)
     MINITVM_USER_CHECK(static_cast<int>(v->size()) == rank)
         << "pool template: every list needs " << rank << " entries";
   for (int i = 0; i < rank; ++i) {
-    frontend::PoolAxis ax;
+    PoolAxis ax;
     ax.in = shape[static_cast<size_t>(cf ? 2 + i : 1 + i)];
     ax.out = o[i];
     ax.adaptive = k[i] == 0;
@@ -132,13 +145,13 @@ PoolPlan plan_from_args(int rank, frontend::PoolLayout layout, const Json& args)
   return plan;
 }
 
-frontend::HostArray to_host(const runtime::NDArray& a) {
-  frontend::HostArray h(a.dtype(), a.shape());
+HostArray to_host(const runtime::NDArray& a) {
+  HostArray h(a.dtype(), a.shape());
   a.copy_to_bytes(h.raw(), h.nbytes());
   return h;
 }
 
-void from_host(runtime::NDArray& a, const frontend::HostArray& h) {
+void from_host(runtime::NDArray& a, const HostArray& h) {
   MINITVM_ICHECK(static_cast<size_t>(a.nbytes()) == h.nbytes())
       << "pool template: reference size mismatch";
   a.copy_from_bytes(h.raw(), h.nbytes());
@@ -154,42 +167,41 @@ double tensor_bytes(const te::Tensor& t) {
   return n;
 }
 
-autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, PoolDirection dir,
+autotune::TemplateResult pool_template(int rank, PoolLayout layout, PoolDirection dir,
                                        autotune::ConfigEntity& cfg, const Json& args,
                                        bool cpu = true) {
   PoolPlan plan = plan_from_args(rank, layout, args);
-  if (cpu) define_pool_cpu_space(cfg, plan, dir);
+  if (cpu) topi::define_pool_cpu_space(cfg, plan, dir);
   std::vector<te::Tensor> outputs, fargs;
   if (dir == PoolDirection::Forward) {
-    te::Tensor x = te::placeholder(to_exprs(pool_input_shape(plan)), plan.dtype, "data");
-    PoolForward f = pool_forward(plan, x, false);
+    te::Tensor x = te::placeholder(to_exprs(plan.batched_input_shape()), plan.dtype, "data");
+    PoolForward f = topi::pool_forward(plan, x, false);
     outputs = {f.output};
     fargs = {x, f.output};
   } else {
-    PoolBackward b = pool_backward(plan);
+    PoolBackward b = topi::pool_backward(plan);
     outputs = {b.grad_input};
     fargs = b.args();
   }
   autotune::TemplateResult r;
-  r.schedule = cpu ? schedule_pool_cpu(cfg, plan, dir, outputs)
-                   : schedule_pool_cuda(cfg, plan, dir, outputs);
+  r.schedule = cpu ? topi::schedule_pool_cpu(cfg, plan, dir, outputs)
+                   : topi::schedule_pool_cuda(cfg, plan, dir, outputs);
   r.args = fargs;
   for (const auto& t : fargs) r.bytes += tensor_bytes(t);
   r.num_outputs = 1;
   if (dir == PoolDirection::Forward) {
     r.reference = [plan](std::vector<runtime::NDArray>& a) {
-      frontend::ReferencePoolExecutor ref;
-      frontend::PoolForwardResult out = ref.forward(plan, to_host(a.at(0)));
+      ReferencePoolExecutor ref;
+      PoolForwardResult out = ref.forward(plan, to_host(a.at(0)));
       from_host(a.at(1), out.output);
     };
   } else if (plan.mode != PoolMode::Max) {
     r.reference = [plan](std::vector<runtime::NDArray>& a) {
-      frontend::ReferencePoolExecutor ref;
-      frontend::HostArray go = to_host(a.at(0));
+      ReferencePoolExecutor ref;
+      HostArray go = to_host(a.at(0));
       // Avg ignores the input; lp reads it (args: grad_output, input, grad_input).
-      frontend::HostArray in = plan.mode == PoolMode::Lp
-                                   ? to_host(a.at(1))
-                                   : frontend::HostArray(plan.dtype, pool_input_shape(plan));
+      HostArray in = plan.mode == PoolMode::Lp ? to_host(a.at(1))
+                                               : HostArray(plan.dtype, plan.batched_input_shape());
       from_host(a.back(), ref.backward(plan, in, go, nullptr));
     };
   }
@@ -199,25 +211,24 @@ autotune::TemplateResult pool_template(int rank, frontend::PoolLayout layout, Po
 // The CUDA twin ("pool{R}d_<layout>_{fwd|bwd}.cuda"): same arguments and computes, the CUDA
 // template's knobs and schedule (pool_schedule_cuda.cc), so its records are what build_pool queries
 // for CUDA targets. Reference: as for llvm; max backward compiles the CPU fallback for llvm.
-autotune::TemplateResult pool_cuda_template(int rank, frontend::PoolLayout layout,
-                                            PoolDirection dir, autotune::ConfigEntity& cfg,
-                                            const Json& args) {
+autotune::TemplateResult pool_cuda_template(int rank, PoolLayout layout, PoolDirection dir,
+                                            autotune::ConfigEntity& cfg, const Json& args) {
   PoolPlan plan = plan_from_args(rank, layout, args);
   if (cfg.is_fallback()) {
-    pool_cuda_fallback(cfg, plan, dir);
+    topi::pool_cuda_fallback(cfg, plan, dir);
   } else {
     autotune::ConfigSpace space;
-    define_pool_cuda_space(space, plan, dir);
-    autotune::require_config_fits(cfg, space, pool_cuda_task_name(plan, dir));
+    topi::define_pool_cuda_space(space, plan, dir);
+    autotune::require_config_fits(cfg, space, topi::pool_cuda_task_name(plan, dir));
   }
   autotune::TemplateResult r = pool_template(rank, layout, dir, cfg, args, /*cpu=*/false);
   if (dir == PoolDirection::Backward && plan.mode == PoolMode::Max) {
     r.reference = [plan](std::vector<runtime::NDArray>& a) {
       autotune::FallbackConfigEntity fb;
-      pool_cpu_fallback(fb, plan, PoolDirection::Backward);
+      topi::pool_cpu_fallback(fb, plan, PoolDirection::Backward);
       BuildPoolOptions o;
       o.config = &fb;
-      PooledKernel k = build_pool(plan, "llvm", PoolDirection::Backward, o);
+      PooledKernel k = topi::build_pool(plan, "llvm", PoolDirection::Backward, o);
       std::vector<runtime::ArgValue> call(a.begin(), a.end());
       k.module.get_function(k.func_name).call(call);
     };
@@ -227,18 +238,18 @@ autotune::TemplateResult pool_cuda_template(int rank, frontend::PoolLayout layou
 
 bool register_all() {
   for (int rank = 1; rank <= 3; ++rank)
-    for (auto layout : {frontend::PoolLayout::ChannelsFirst, frontend::PoolLayout::ChannelsLast})
+    for (auto layout : {PoolLayout::ChannelsFirst, PoolLayout::ChannelsLast})
       for (auto dir : {PoolDirection::Forward, PoolDirection::Backward}) {
         PoolPlan probe;
         probe.layout = layout;
         probe.axes.resize(static_cast<size_t>(rank));
         autotune::register_template(
-            pool_task_name(probe, dir),
+            topi::pool_task_name(probe, dir),
             [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
               return pool_template(rank, layout, dir, cfg, args);
             });
         autotune::register_template(
-            pool_cuda_task_name(probe, dir),
+            topi::pool_cuda_task_name(probe, dir),
             [rank, layout, dir](autotune::ConfigEntity& cfg, const Json& args) {
               return pool_cuda_template(rank, layout, dir, cfg, args);
             });
@@ -249,4 +260,4 @@ bool register_all() {
 const bool registered = register_all();
 
 }  // namespace
-}  // namespace minitvm::topi
+}  // namespace minitvm::frontend

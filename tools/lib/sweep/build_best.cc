@@ -1,10 +1,10 @@
 // A sweep workload's layer built with the best record of a log (shared by check_workload and the
 // GPU benchmark bench/gpu/conv2d).
 #include "minitvm/autotune/target.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/support/error.h"
 #include "minitvm/topi/cuda_schedule.h"
-#include "minitvm/topi/sweep.h"
 
 namespace minitvm::topi::sweep {
 

@@ -1,10 +1,19 @@
 // Space definitions of TVM's CUDA conv2d / depthwise / dense templates as functions of the
-// workload.
-#include "minitvm/autotune/template_spaces.h"
+// workload, registered with autotune (autotune::register_template_space) under their task names so
+// that the record loader can check TVM's logs against them.
+#include "minitvm/topi/template_spaces.h"
 
+#include "minitvm/autotune/record.h"
 #include "minitvm/support/error.h"
 
-namespace minitvm::autotune {
+namespace minitvm::topi {
+
+using autotune::ConfigSpace;
+using autotune::Json;
+using autotune::SpaceDefiner;
+using autotune::SplitEntity;
+using autotune::SplitOptions;
+using autotune::Target;
 
 namespace {
 constexpr int64_t kMaxExtent = int64_t{1} << 31;
@@ -219,8 +228,11 @@ void define_dense_large_batch_space(SpaceDefiner& cfg, const DenseGeometry& g) {
   cfg.define_split("tile_k", g.in_dim, factors(3));
 }
 
-std::optional<ConfigSpace> template_space(const std::string& task, const std::string& tkey,
-                                          const Json& workload, const Target& target) {
+namespace {
+
+// The space of a TVM CUDA template's record (see template_spaces.h), by task name and key.
+std::optional<ConfigSpace> cuda_template_space(const std::string& task, const std::string& tkey,
+                                               const Json& workload, const Target& target) {
   if (!(target.name == "cuda" || target.name == "nvptx" || target.name == "rocm"))
     return std::nullopt;
   ConfigSpace s;
@@ -263,76 +275,17 @@ std::optional<ConfigSpace> template_space(const std::string& task, const std::st
   return s;
 }
 
-}  // namespace minitvm::autotune
-
-// Declared in record.h: the loader's checks of a record against its template's space.
-#include <mutex>
-
-#include "minitvm/autotune/record.h"
-
-namespace minitvm::autotune {
-
-namespace {
-std::mutex& provider_mu() {
-  static std::mutex mu;
-  return mu;
-}
-RecordSpaceProvider& provider() {
-  static RecordSpaceProvider p;
-  return p;
+bool register_spaces() {
+  for (const char* task :
+       {"topi_nn_conv2d", "topi_nn_depthwise_conv2d_nchw", "topi_nn_dense", "conv2d_nchw.cuda",
+        "conv2d_nchw_winograd.cuda", "depthwise_conv2d_nchw.cuda", "group_conv2d_nchw.cuda",
+        "dense_small_batch.cuda", "dense_large_batch.cuda"})
+    autotune::register_template_space(task, cuda_template_space);
+  return true;
 }
 
-// Only CUDA logs are checked against template_space: TopHub's rocm logs were tuned with CUDA's
-// unroll_explicit [0, 1] although TVM v0.6 defines [1] for rocm, so their indices exceed the
-// rebuilt space.
-std::optional<ConfigSpace> cuda_space(const Record& r) {
-  if (r.input.target.name != "cuda") return std::nullopt;
-  try {
-    return template_space(r.input.task_name, r.input.config.template_key, r.input.workload,
-                          r.input.target);
-  } catch (const CompileError&) {
-    return std::nullopt;  // not checkable (e.g. an axis too large to enumerate)
-  }
-}
+const bool spaces_registered = register_spaces();
 
-std::string index_reason(const Record& r, const ConfigSpace& space) {
-  int64_t n = space.size();
-  if (r.input.config.index >= n)
-    return "config index " + std::to_string(r.input.config.index) + " is outside the space of " +
-           r.input.task_name + " (size " + std::to_string(n) + ")";
-  return "";
-}
 }  // namespace
 
-void set_record_space_provider(RecordSpaceProvider fn) {
-  std::lock_guard<std::mutex> lock(provider_mu());
-  provider() = std::move(fn);
-}
-
-std::string check_record_index(const Record& r) {
-  std::optional<ConfigSpace> space = cuda_space(r);
-  return space ? index_reason(r, *space) : "";
-}
-
-std::string check_record(const Record& r) {
-  std::optional<ConfigSpace> space = cuda_space(r);
-  if (space) {
-    if (std::string why = index_reason(r, *space); !why.empty()) return why;
-  } else {
-    RecordSpaceProvider p;
-    {
-      std::lock_guard<std::mutex> lock(provider_mu());
-      p = provider();
-    }
-    if (p) {
-      std::string error;
-      space = p(r, error);
-      if (!error.empty()) return error;
-    }
-  }
-  if (!space) return "";
-  std::string why = check_config(r.input.config, *space);
-  return why.empty() ? "" : r.input.task_name + ": " + why;
-}
-
-}  // namespace minitvm::autotune
+}  // namespace minitvm::topi

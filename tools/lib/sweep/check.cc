@@ -4,11 +4,11 @@
 #include <random>
 
 #include "minitvm/autotune/target.h"
+#include "minitvm/devtools/sweep.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/nvrtc.h"
 #include "minitvm/runtime/ptxas.h"
 #include "minitvm/topi/cuda_schedule.h"
-#include "minitvm/topi/sweep.h"
 
 namespace minitvm::topi::sweep {
 
