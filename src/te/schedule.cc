@@ -410,7 +410,7 @@ class ReadReplacer : public IRMutator {
 
 Operation rewrite_op_reads(const Operation& op,
                            const std::unordered_map<const OperationNode*, Operation>& m) {
-  auto* c = dynamic_cast<const ComputeOpNode*>(op.get());
+  auto* c = op.as<ComputeOpNode>();
   if (!c) return op;
   ReadReplacer rr(m);
   bool changed = false;
@@ -483,7 +483,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
   parse_storage_scope(scope);
   auto st = find_stage(t.op());
   MINITVM_USER_CHECK(st) << "cache_write: tensor " << t.name() << " is not part of this schedule";
-  auto* c = dynamic_cast<const ComputeOpNode*>(st->op.get());
+  auto* c = st->op.as<ComputeOpNode>();
   MINITVM_USER_CHECK(c) << "cache_write: " << t.name() << " is not a compute";
   MINITVM_USER_CHECK(st->relations.empty())
       << "cache_write of " << t.name() << ": must be called before the stage is split or fused";

@@ -42,7 +42,7 @@ class Lowerer {
   void inline_stages() {
     for (auto& s : sch_.stages()) {
       if (s->attach_type != AttachType::Inline) continue;
-      auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+      auto* c = s->op.as<ComputeOpNode>();
       MINITVM_ICHECK(c && c->body.size() == 1) << "inline of a non-simple compute";
       const OperationNode* target = s->op.get();
       std::vector<Var> args;
@@ -76,7 +76,7 @@ class Lowerer {
       inl.cascade = &cascade;
       for (auto& other : sch_.stages()) {
         if (other == s) continue;
-        auto* oc = dynamic_cast<const ComputeOpNode*>(other->op.get());
+        auto* oc = other->op.as<ComputeOpNode>();
         if (!oc) continue;
         bool changed = false;
         std::vector<Expr> nb;
@@ -196,7 +196,7 @@ class Lowerer {
   // ---------------------------------------------------------------------------
   void infer_stage(const StagePtr& s) {
     if (!is_live(s)) return;
-    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    auto* c = s->op.as<ComputeOpNode>();
     std::vector<IntervalSet> region(c->axis.size());
     std::vector<bool> touched(c->axis.size(), false);
     if (s->is_output) {
@@ -221,7 +221,7 @@ class Lowerer {
         bool reads = false;
         for (auto& t : cons->op.input_tensors()) reads |= t.op().same_as(s->op);
         if (!reads) continue;
-        auto* cc = dynamic_cast<const ComputeOpNode*>(cons->op.get());
+        auto* cc = cons->op.as<ComputeOpNode>();
         IntervalMap leaf_dom;
         // Loops enclosing the consumer appear in its inferred ranges (through their loop or thread
         // variables); relax those that do not enclose s.
@@ -418,7 +418,7 @@ class Lowerer {
       add(v >= r.min());
     };
     preds_seen_.clear();
-    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    auto* c = s->op.as<ComputeOpNode>();
     // Root axes: within the inferred range and within the tensor.
     for (auto& iv : reduce_vars ? c->reduce_axis : c->axis) {
       Expr v = vals.at(iv.get());
@@ -458,7 +458,7 @@ class Lowerer {
 
   Stmt produce(const StagePtr& s) {
     if (is_cross_thread(s)) return produce_cross_thread(s);
-    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    auto* c = s->op.as<ComputeOpNode>();
     const auto& leaves = s->leaf_iter_vars;
     auto vals = pass_up(s, [&](const IterVar& lv) { return leaf_value(s, lv); });
     std::vector<Expr> args;
@@ -558,7 +558,7 @@ class Lowerer {
    * thread of the block must reach. lower_thread_allreduce turns the call into shared memory code.
    */
   Stmt produce_cross_thread(const StagePtr& s) {
-    auto* c = dynamic_cast<const ComputeOpNode*>(s->op.get());
+    auto* c = s->op.as<ComputeOpNode>();
     const auto& leaves = s->leaf_iter_vars;
     auto* red = c->body[0].as<ReduceNode>();
     MINITVM_ICHECK(red) << "cross-thread reduction of a non-reduction";
