@@ -246,7 +246,7 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
         for (auto& st : n_->schedule->stages)
           if (st->op.same_as(t.op()) &&
               (st->attach_type == AttachType::Inline || st->attach_type == AttachType::Scope ||
-               !st->scope.empty()) &&
+               st->scope.has_value()) &&
               reads(st->op))
             return true;
       }
@@ -319,8 +319,12 @@ Stage& Stage::prefetch(const Tensor& tensor, IterVar var, Expr offset) {
   return *this;
 }
 Stage& Stage::set_scope(const std::string& scope) {
-  if (!scope.empty()) parse_storage_scope(scope);  // validates
-  n_->scope = scope == "global" ? "" : scope;
+  // parse_storage_scope raises CompileError for an unknown name; "" and "global" leave the scope
+  // unset (inferred at lowering).
+  std::optional<StorageScope> parsed;
+  if (!scope.empty()) parsed = parse_storage_scope(scope);
+  if (parsed == StorageScope::Global) parsed.reset();
+  n_->scope = parsed;
   return *this;
 }
 
@@ -446,7 +450,7 @@ using detail::replace_dataflow;
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
                             const std::vector<Operation>& readers) {
-  parse_storage_scope(scope);
+  const StorageScope cache_scope = parse_storage_scope(scope);
   auto src_stage = find_stage(t.op());
   MINITVM_USER_CHECK(src_stage) << "cache_read: tensor " << t.name()
                                 << " is not part of this schedule";
@@ -472,7 +476,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
   replace_dataflow(n_.get(), m, reader_ops);
   // Insert the cache stage right after the source stage.
   auto cs = make_stage(cache.op());
-  cs->scope = scope;
+  cs->scope = cache_scope;
   cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), src_stage);
   n_->stages.insert(pos + 1, cs);
@@ -480,7 +484,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
 }
 
 Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
-  parse_storage_scope(scope);
+  const StorageScope cache_scope = parse_storage_scope(scope);
   auto st = find_stage(t.op());
   MINITVM_USER_CHECK(st) << "cache_write: tensor " << t.name() << " is not part of this schedule";
   auto* c = st->op.as<ComputeOpNode>();
@@ -536,7 +540,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     }
   }
   auto cs = make_stage(cache_op);
-  cs->scope = scope;
+  cs->scope = cache_scope;
   cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), st);
   n_->stages.insert(pos, cs);

@@ -16,11 +16,20 @@ namespace {
 
 using StagePtr = std::shared_ptr<StageNode>;
 
-int scope_rank(const std::string& scope) {
-  if (scope.empty() || scope == "global") return 0;
-  if (scope == "shared") return 1;
-  if (scope == "warp") return 2;
-  return 3;  // local
+/** How widely a storage scope is shared: global 0, shared (a block) 1, warp 2, local (a thread)
+ * 3. */
+int scope_rank(StorageScope scope) {
+  switch (scope) {
+    case StorageScope::Global:
+      return 0;
+    case StorageScope::Shared:
+      return 1;
+    case StorageScope::Warp:
+      return 2;
+    case StorageScope::Local:
+      return 3;
+  }
+  return 3;
 }
 
 class Lowerer {
@@ -157,10 +166,10 @@ class Lowerer {
     return v;
   }
 
-  /** The storage scope of a stage: its own, or (as TVM infers it) "local" when it is computed
-   * inside a threadIdx/vthread loop, "shared" inside only blockIdx loops, else global. */
-  std::string effective_scope(const StagePtr& s) const {
-    if (!s->scope.empty()) return s->scope;
+  /** The storage scope of a stage: its own, or (as TVM infers it) local when it is computed inside
+   * a threadIdx/vthread loop, shared inside only blockIdx loops, else global. */
+  StorageScope effective_scope(const StagePtr& s) const {
+    if (s->scope) return *s->scope;
     int max_rank = -1;
     for (auto& [st, iv] : enclosing_loops(s)) {
       IterVar t = bound_thread(st, iv);
@@ -169,10 +178,10 @@ class Lowerer {
     // A cross-thread reduction leaves its result in every thread (or the one its store predicate
     // picks), so inside a kernel it is per-thread data even when only blockIdx loops enclose it
     // (TVM's storage_flatten also makes it local there).
-    if (max_rank == 0 && is_cross_thread(s)) return "local";
-    if (max_rank >= 1) return "local";
-    if (max_rank == 0) return "shared";
-    return "";
+    if (max_rank == 0 && is_cross_thread(s)) return StorageScope::Local;
+    if (max_rank >= 1) return StorageScope::Local;
+    if (max_rank == 0) return StorageScope::Shared;
+    return StorageScope::Global;
   }
 
   /** Loops enclosing the attach point of s: (stage, leaf iter var) pairs, innermost last. */
@@ -394,8 +403,7 @@ class Lowerer {
   Stmt realize(const StagePtr& s, Stmt body) {
     std::vector<Range> bounds;
     for (auto& iv : s->op.axis()) bounds.push_back(dom_.at(iv.get()));
-    std::string sc = effective_scope(s);
-    StorageScope scope = sc.empty() ? StorageScope::Global : parse_storage_scope(sc);
+    StorageScope scope = effective_scope(s);
     for (int i = s->op.num_outputs() - 1; i >= 0; --i)
       body = RealizeNode::make(s->op, i, s->op->output_dtype(i), bounds, scope, Expr(), body);
     return body;
