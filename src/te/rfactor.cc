@@ -13,7 +13,7 @@
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/te/schedule.h"
-#include "te/schedule_internal.h"
+#include "te/message_passing.h"
 
 namespace minitvm::te {
 

@@ -35,24 +35,42 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->leaf_iter_vars = s->all_iter_vars;
   return s;
 }
-void pass_down_domain(const IterVarRelation& r,
-                      std::unordered_map<const IterVarNode*, Range>& dom) {
-  if (r.kind == IterVarRelation::Kind::Split) {
-    Expr e = dom.at(r.parent.get()).extent();
-    Expr f, n;
-    if (r.factor.defined()) {
-      f = r.factor;
-      n = simplify(floordiv(e + f - 1, f));
-    } else {
-      n = r.nparts;
-      f = simplify(floordiv(e + n - 1, n));
+std::vector<IterVar> root_vars(const StagePtr& s) {
+  std::vector<IterVar> r = s->op.axis();
+  for (auto& iv : s->op.reduce_axis()) r.push_back(iv);
+  return r;
+}
+const IterVarAttr* attr_of(const StagePtr& s, const IterVar& iv) {
+  auto it = s->iter_var_attrs.find(iv.get());
+  return it == s->iter_var_attrs.end() ? nullptr : &it->second;
+}
+IterVar bound_thread(const StagePtr& s, const IterVar& iv) {
+  auto* a = attr_of(s, iv);
+  return a ? a->bind_thread : IterVar();
+}
+bool is_live(const StagePtr& s) {
+  return s->op.op_type() == OpType::Compute && s->attach_type != AttachType::InlinedAlready &&
+         s->attach_type != AttachType::Inline;
+}
+bool is_cross_thread(const StagePtr& s) {
+  for (auto& lv : s->leaf_iter_vars)
+    if (lv->iter_type == IterVarType::CommReduce && bound_thread(s, lv).defined()) return true;
+  return false;
+}
+std::vector<std::pair<StagePtr, IterVar>> enclosing_loops(const StagePtr& s) {
+  std::vector<std::pair<StagePtr, IterVar>> out;
+  StagePtr cur = s;
+  while (cur && cur->attach_type == AttachType::Scope) {
+    StagePtr parent = cur->attach_stage;
+    std::vector<std::pair<StagePtr, IterVar>> part;
+    for (auto& iv : parent->leaf_iter_vars) {
+      part.push_back({parent, iv});
+      if (iv.same_as(cur->attach_ivar)) break;
     }
-    dom[r.outer.get()] = Range(make_zero(e.dtype()), n);
-    dom[r.inner.get()] = Range(make_zero(e.dtype()), f);
-  } else if (r.kind == IterVarRelation::Kind::Fuse) {
-    Expr e = simplify(dom.at(r.outer.get()).extent() * dom.at(r.inner.get()).extent());
-    dom[r.fused.get()] = Range(make_zero(e.dtype()), e);
+    out.insert(out.begin(), part.begin(), part.end());
+    cur = parent;
   }
+  return out;
 }
 
 }  // namespace detail
