@@ -13,7 +13,7 @@
 #include "minitvm/ir/arith.h"
 #include "minitvm/ir/ir_util.h"
 #include "minitvm/te/schedule.h"
-#include "te/schedule_internal.h"
+#include "te/message_passing.h"
 
 namespace minitvm::te {
 
@@ -42,7 +42,7 @@ std::vector<Tensor> Schedule::rfactor(const Tensor& t, const IterVar& axis, int 
   auto st = find_stage(t.op());
   MINITVM_USER_CHECK(st) << "rfactor: tensor " << t.name() << " is not part of this schedule";
   const std::string where = "In schedule for " + st->op.name() + ": ";
-  auto* c = dynamic_cast<const ComputeOpNode*>(st->op.get());
+  auto* c = st->op.as<ComputeOpNode>();
   MINITVM_USER_CHECK(c && !c->reduce_axis.empty() && c->body[0].as<ReduceNode>())
       << where << "cannot rfactor " << st->op.name()
       << ": it is not a reduction (rfactor needs a compute whose "

@@ -35,24 +35,42 @@ std::shared_ptr<StageNode> make_stage(const Operation& op) {
   s->leaf_iter_vars = s->all_iter_vars;
   return s;
 }
-void pass_down_domain(const IterVarRelation& r,
-                      std::unordered_map<const IterVarNode*, Range>& dom) {
-  if (r.kind == IterVarRelation::Kind::Split) {
-    Expr e = dom.at(r.parent.get()).extent();
-    Expr f, n;
-    if (r.factor.defined()) {
-      f = r.factor;
-      n = simplify(floordiv(e + f - 1, f));
-    } else {
-      n = r.nparts;
-      f = simplify(floordiv(e + n - 1, n));
+std::vector<IterVar> root_vars(const StagePtr& s) {
+  std::vector<IterVar> r = s->op.axis();
+  for (auto& iv : s->op.reduce_axis()) r.push_back(iv);
+  return r;
+}
+const IterVarAttr* attr_of(const StagePtr& s, const IterVar& iv) {
+  auto it = s->iter_var_attrs.find(iv.get());
+  return it == s->iter_var_attrs.end() ? nullptr : &it->second;
+}
+IterVar bound_thread(const StagePtr& s, const IterVar& iv) {
+  auto* a = attr_of(s, iv);
+  return a ? a->bind_thread : IterVar();
+}
+bool is_live(const StagePtr& s) {
+  return s->op.op_type() == OpType::Compute && s->attach_type != AttachType::InlinedAlready &&
+         s->attach_type != AttachType::Inline;
+}
+bool is_cross_thread(const StagePtr& s) {
+  for (auto& lv : s->leaf_iter_vars)
+    if (lv->iter_type == IterVarType::CommReduce && bound_thread(s, lv).defined()) return true;
+  return false;
+}
+std::vector<std::pair<StagePtr, IterVar>> enclosing_loops(const StagePtr& s) {
+  std::vector<std::pair<StagePtr, IterVar>> out;
+  StagePtr cur = s;
+  while (cur && cur->attach_type == AttachType::Scope) {
+    StagePtr parent = cur->attach_stage;
+    std::vector<std::pair<StagePtr, IterVar>> part;
+    for (auto& iv : parent->leaf_iter_vars) {
+      part.push_back({parent, iv});
+      if (iv.same_as(cur->attach_ivar)) break;
     }
-    dom[r.outer.get()] = Range(make_zero(e.dtype()), n);
-    dom[r.inner.get()] = Range(make_zero(e.dtype()), f);
-  } else if (r.kind == IterVarRelation::Kind::Fuse) {
-    Expr e = simplify(dom.at(r.outer.get()).extent() * dom.at(r.inner.get()).extent());
-    dom[r.fused.get()] = Range(make_zero(e.dtype()), e);
+    out.insert(out.begin(), part.begin(), part.end());
+    cur = parent;
   }
+  return out;
 }
 
 }  // namespace detail
@@ -246,7 +264,7 @@ Stage& Stage::compute_at(Stage parent, IterVar scope) {
         for (auto& st : n_->schedule->stages)
           if (st->op.same_as(t.op()) &&
               (st->attach_type == AttachType::Inline || st->attach_type == AttachType::Scope ||
-               !st->scope.empty()) &&
+               st->scope.has_value()) &&
               reads(st->op))
             return true;
       }
@@ -319,8 +337,12 @@ Stage& Stage::prefetch(const Tensor& tensor, IterVar var, Expr offset) {
   return *this;
 }
 Stage& Stage::set_scope(const std::string& scope) {
-  if (!scope.empty()) parse_storage_scope(scope);  // validates
-  n_->scope = scope == "global" ? "" : scope;
+  // parse_storage_scope raises CompileError for an unknown name; "" and "global" leave the scope
+  // unset (inferred at lowering).
+  std::optional<StorageScope> parsed;
+  if (!scope.empty()) parsed = parse_storage_scope(scope);
+  if (parsed == StorageScope::Global) parsed.reset();
+  n_->scope = parsed;
   return *this;
 }
 
@@ -410,7 +432,7 @@ class ReadReplacer : public IRMutator {
 
 Operation rewrite_op_reads(const Operation& op,
                            const std::unordered_map<const OperationNode*, Operation>& m) {
-  auto* c = dynamic_cast<const ComputeOpNode*>(op.get());
+  auto* c = op.as<ComputeOpNode>();
   if (!c) return op;
   ReadReplacer rr(m);
   bool changed = false;
@@ -446,7 +468,7 @@ using detail::replace_dataflow;
 
 Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
                             const std::vector<Operation>& readers) {
-  parse_storage_scope(scope);
+  const StorageScope cache_scope = parse_storage_scope(scope);
   auto src_stage = find_stage(t.op());
   MINITVM_USER_CHECK(src_stage) << "cache_read: tensor " << t.name()
                                 << " is not part of this schedule";
@@ -472,7 +494,7 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
   replace_dataflow(n_.get(), m, reader_ops);
   // Insert the cache stage right after the source stage.
   auto cs = make_stage(cache.op());
-  cs->scope = scope;
+  cs->scope = cache_scope;
   cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), src_stage);
   n_->stages.insert(pos + 1, cs);
@@ -480,10 +502,10 @@ Tensor Schedule::cache_read(const Tensor& t, const std::string& scope,
 }
 
 Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
-  parse_storage_scope(scope);
+  const StorageScope cache_scope = parse_storage_scope(scope);
   auto st = find_stage(t.op());
   MINITVM_USER_CHECK(st) << "cache_write: tensor " << t.name() << " is not part of this schedule";
-  auto* c = dynamic_cast<const ComputeOpNode*>(st->op.get());
+  auto* c = st->op.as<ComputeOpNode>();
   MINITVM_USER_CHECK(c) << "cache_write: " << t.name() << " is not a compute";
   MINITVM_USER_CHECK(st->relations.empty())
       << "cache_write of " << t.name() << ": must be called before the stage is split or fused";
@@ -536,7 +558,7 @@ Tensor Schedule::cache_write(const Tensor& t, const std::string& scope) {
     }
   }
   auto cs = make_stage(cache_op);
-  cs->scope = scope;
+  cs->scope = cache_scope;
   cs->schedule = n_.get();
   auto pos = std::find(n_->stages.begin(), n_->stages.end(), st);
   n_->stages.insert(pos, cs);

@@ -7,11 +7,11 @@ using namespace ir;
 static const std::vector<IterVar> kNoAxes;
 
 const std::vector<IterVar>& Operation::axis() const {
-  if (auto* c = dynamic_cast<const ComputeOpNode*>(get())) return c->axis;
+  if (auto* c = as<ComputeOpNode>()) return c->axis;
   return kNoAxes;
 }
 const std::vector<IterVar>& Operation::reduce_axis() const {
-  if (auto* c = dynamic_cast<const ComputeOpNode*>(get())) return c->reduce_axis;
+  if (auto* c = as<ComputeOpNode>()) return c->reduce_axis;
   return kNoAxes;
 }
 Tensor Operation::output(int i) const {

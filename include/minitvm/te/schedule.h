@@ -10,6 +10,7 @@
 
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -63,7 +64,9 @@ struct StageNode {
   AttachType attach_type = AttachType::GroupRoot;
   IterVar attach_ivar;
   std::shared_ptr<StageNode> attach_stage;
-  std::string scope;     ///< "" (global), "shared", "local"
+  /** Storage scope set by set_scope, cache_read or cache_write; unset: lowering infers it from the
+   *  thread axes enclosing the stage (local, shared or global). */
+  std::optional<ir::StorageScope> scope;
   Expr store_predicate;  ///< set_store_predicate: guards the stage's stores (undefined: none)
   bool is_output = false;
   bool double_buffer =
@@ -108,6 +111,8 @@ class Stage {
    *  llvm.prefetch (read, high locality); CUDA code generation drops the hint. `var` must be a
    *  loop (not thread-bound, not vectorized) whose body reads `tensor`; offset an integer. */
   Stage& prefetch(const Tensor& tensor, IterVar var, Expr offset);
+  /** The stage's storage scope, by name ("global", "shared", "local", "warp"; CompileError for any
+   *  other). "global" and "" leave it to lowering to infer, as when set_scope is not called. */
   Stage& set_scope(const std::string& scope);
   /** Store only where `pred` (a boolean expression, typically `thread_x->var == 0`) holds: the
    *  stage's main store (the update of a reduction, the write-back of a cross-thread reduction) is

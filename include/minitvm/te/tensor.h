@@ -37,14 +37,19 @@ using ir::Var;
 
 class Tensor;
 
-/** Operation kinds. */
-enum class OpType { Placeholder, Compute };
+/** Operation kinds. Every operation node records its kind, so that `Operation::as<ComputeOpNode>()`
+ *  is a compare, not RTTI (as the IR's NodeKind; all operations share NodeKind::Operation). */
+enum class OpType : uint8_t { Placeholder, Compute };
 
 class BaseOpNode : public ir::OperationNode {
  public:
-  virtual OpType op_type() const = 0;
+  explicit BaseOpNode(OpType type) : op_type_(type) {}
+  OpType op_type() const { return op_type_; }
   /** The tensors read by this operation. */
   virtual std::vector<Tensor> input_tensors() const = 0;
+
+ private:
+  OpType op_type_;
 };
 
 /** A handle to an operation (the op of a tensor). */
@@ -55,6 +60,13 @@ class Operation : public ir::Ref<ir::OperationNode> {
   const BaseOpNode* base() const { return static_cast<const BaseOpNode*>(get()); }
   const std::string& name() const { return get()->name; }
   OpType op_type() const { return base()->op_type(); }
+  /** Downcast by operation kind: `op.as<ComputeOpNode>()`; nullptr for an undefined operation or
+   *  one of another kind. */
+  template <typename T>
+  const T* as() const {
+    if (defined() && base()->op_type() == T::kOpType) return static_cast<const T*>(base());
+    return nullptr;
+  }
   /** Data-parallel axes of a compute op (empty for a placeholder). */
   const std::vector<IterVar>& axis() const;
   /** Reduction axes of a compute op. */
@@ -105,9 +117,10 @@ class Tensor : public ir::Ref<TensorNode> {
 
 class PlaceholderOpNode : public BaseOpNode {
  public:
+  static constexpr OpType kOpType = OpType::Placeholder;
+  PlaceholderOpNode() : BaseOpNode(kOpType) {}
   std::vector<Expr> shape;
   DataType dtype;
-  OpType op_type() const override { return OpType::Placeholder; }
   int num_outputs() const override { return 1; }
   DataType output_dtype(int) const override { return dtype; }
   std::vector<Expr> output_shape(int) const override { return shape; }
@@ -116,11 +129,12 @@ class PlaceholderOpNode : public BaseOpNode {
 
 class ComputeOpNode : public BaseOpNode {
  public:
+  static constexpr OpType kOpType = OpType::Compute;
+  ComputeOpNode() : BaseOpNode(kOpType) {}
   std::vector<IterVar> axis;
   std::vector<IterVar> reduce_axis;
   /** One expression per output; for reductions each is a Reduce with its value_index. */
   std::vector<Expr> body;
-  OpType op_type() const override { return OpType::Compute; }
   int num_outputs() const override { return static_cast<int>(body.size()); }
   DataType output_dtype(int i) const override { return body[i].dtype(); }
   std::vector<Expr> output_shape(int) const override;
