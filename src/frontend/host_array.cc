@@ -5,6 +5,7 @@
 #include <new>
 #include <sstream>
 
+#include "frontend/host_dtype.h"
 #include "minitvm/frontend/pool_executor.h"
 #include "minitvm/support/checked_math.h"
 
@@ -15,15 +16,7 @@ namespace {
 
 template <typename F>
 decltype(auto) visit_dtype(DataType dt, F&& f) {
-  if (dt == DataType::Float(32)) return f(float{});
-  if (dt == DataType::Float(64)) return f(double{});
-  if (dt == DataType::Int(64)) return f(int64_t{});
-  if (dt == DataType::Int(32)) return f(int32_t{});
-  if (dt == DataType::Int(8)) return f(int8_t{});
-  if (dt == DataType::UInt(8)) return f(uint8_t{});
-  MINITVM_USER_ERROR << "HostArray: element access for dtype " << dt.str()
-                     << " is not supported on the host";
-  return f(float{});  // unreachable
+  return detail::visit_host_dtype(dt, "HostArray: element access", std::forward<F>(f));
 }
 
 std::string shape_str(const std::vector<int64_t>& s) {

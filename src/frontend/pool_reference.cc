@@ -12,6 +12,7 @@
 #include <limits>
 #include <type_traits>
 
+#include "frontend/host_dtype.h"
 #include "minitvm/frontend/pool_executor.h"
 
 namespace minitvm {
@@ -274,14 +275,7 @@ void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T
 
 template <typename F>
 void dispatch(DataType dt, const std::string& op, F&& f) {
-  if (dt == DataType::Float(32)) return f(float{});
-  if (dt == DataType::Float(64)) return f(double{});
-  if (dt == DataType::Int(64)) return f(int64_t{});
-  if (dt == DataType::Int(32)) return f(int32_t{});
-  if (dt == DataType::Int(8)) return f(int8_t{});
-  if (dt == DataType::UInt(8)) return f(uint8_t{});
-  MINITVM_USER_ERROR << "reference pool executor: " << op << " on " << dt.str()
-                     << " is not supported";
+  detail::visit_host_dtype(dt, "reference pool executor: " + op, std::forward<F>(f));
 }
 
 HostArray channels_first_input(const PoolPlan& plan, const HostArray& a) {

@@ -4,6 +4,13 @@
 
 namespace minitvm::topi::detail {
 
+std::vector<te::Operation> ops_of(const std::vector<te::Tensor>& outs) {
+  MINITVM_USER_CHECK(!outs.empty()) << "schedule: no output tensors";
+  std::vector<te::Operation> r;
+  for (auto& t : outs) r.push_back(t.op());
+  return r;
+}
+
 bool is_output(const te::Schedule& s, const te::Operation& op) {
   for (auto& o : s.outputs())
     if (o.same_as(op)) return true;

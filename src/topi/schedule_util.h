@@ -18,6 +18,9 @@ inline Expr I(int64_t v) {
   return (v >= INT32_MIN && v <= INT32_MAX) ? Expr(static_cast<int>(v)) : Expr(v);
 }
 
+/** The operations of a schedule's output tensors (CompileError when there are none). */
+std::vector<te::Operation> ops_of(const std::vector<te::Tensor>& outs);
+
 /** TVM traverse_inline: DFS from `out`; non-output injective compute ops are inlined; `cb` sees
  *  every compute op (after its inputs). */
 void traverse_inline(te::Schedule& s, const te::Operation& out,

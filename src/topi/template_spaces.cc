@@ -167,7 +167,7 @@ void define_conv2d_direct_space(SpaceDefiner& cfg, const ConvGeometry& g, const 
   cfg.define_split("tile_rc", g.ci, factors(2));
   cfg.define_split("tile_ry", g.kh, factors(2));
   cfg.define_split("tile_rx", g.kw, factors(2));
-  // TopHub cuda_v0.05+ swapped the names of these two entries (spec §2.9); such records apply.
+  // TopHub cuda_v0.05+ swapped the names of these two entries; such records apply.
   cfg.accept_swapped("tile_ry", "tile_rx");
   cfg.define_knob("auto_unroll_max_step", {0, 512, 1500});
   cfg.define_knob("unroll_explicit", unroll_explicit_candidates(target));

@@ -1,5 +1,5 @@
 // Dispatch: best-record rule, query order, nested contexts, fallback warnings and reference-log
-// fallback (spec §3, §4, §5.f).
+// fallback.
 #include <gtest/gtest.h>
 
 #include <cstdlib>
@@ -134,7 +134,7 @@ TEST(Dispatch, FallbackWarnsOncePerTargetAndWorkloadAndSummarises) {
   root.reset();
 }
 
-// spec §3.4 (verified): cuda_v0.06, target 'cuda': winners per model.
+// TopHub cuda_v0.06, target 'cuda': winners per model.
 TEST(Dispatch, CudaV006WinnersForPlainCuda) {
   ApplyHistoryBest best;
   best.load(repo("tophub/cuda_v0.06.log"));
@@ -173,7 +173,7 @@ TEST(Fallback, SplitExamples) {
   EXPECT_THROW(fallback_split(8, {-1, 0}), CompileError);
 }
 
-// spec §5.f worked example: conv2d 1x96x20x20, 128 3x3 filters, s1 p1, titanx, cuda_v0.06.
+// TVM's fallback rule, worked by hand: conv2d 1x96x20x20, 128 3x3 filters, s1 p1, titanx, cuda_v0.06.
 TEST(Fallback, TitanxWorkedExample) {
   auto log = load_records(repo("tophub/cuda_v0.06.log"));
   auto ref =

@@ -1,5 +1,5 @@
 // Index <-> entity parity: rebuilding the template spaces of TVM's CUDA conv2d / depthwise / dense
-// templates from each record's workload must map the record's "i" to its "e" (spec §2.8).
+// templates from each record's workload must map the record's "i" to its "e".
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -55,7 +55,7 @@ TEST(Parity, CudaV006MissesOnlyTheRenamedRxRyKnobs) {
   auto p = parity(repo("tophub/cuda_v0.06.log"));
   EXPECT_EQ(p.records, 688);
   EXPECT_EQ(p.checkable, 687);  // the v100 conv2d_transpose record has no rebuilt space
-  EXPECT_EQ(p.match, 660);      // 27 misses: tile_rx / tile_ry renamed in v0.05 (spec §2.9)
+  EXPECT_EQ(p.match, 660);      // 27 misses: tile_rx / tile_ry renamed in v0.05
 }
 
 TEST(Parity, SeedLogsAllRederive) {

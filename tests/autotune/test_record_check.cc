@@ -103,7 +103,7 @@ TEST(RecordCheck, EachCorruptionIsSkippedWithFileLineAndKnob) {
   }
 }
 
-// TopHub's cuda_v0.05+ logs name tile_rx what applies to KH (spec §2.9): those records still load.
+// TopHub's cuda_v0.05+ logs name tile_rx what applies to KH: those records still load.
 // cuda_v0.06.log, a kernel 3x1: tile_rx carries KH's split [1, 3], tile_ry KW's [1, 1].
 const std::string kRenamed =
     R"({"i": ["cuda -model=titanx", "topi_nn_conv2d", [["TENSOR", [1, 384, 8, 8], "float32"], ["TENSOR", [384, 384, 3, 1], "float32"], [1, 1], [1, 0], [1, 1], "NCHW", "float32"], {}, ["conv2d", [1, 384, 8, 8, "float32"], [384, 384, 3, 1, "float32"], [1, 1], [1, 0], [1, 1], "NCHW", "float32"], {"i": 35416378, "c": null, "e": [["tile_f", "sp", [24, 2, 8, 1]], ["tile_y", "sp", [4, 1, 2, 1]], ["tile_x", "sp", [1, 1, 8, 1]], ["tile_rc", "sp", [16, 24]], ["tile_rx", "sp", [1, 3]], ["tile_ry", "sp", [1, 1]], ["auto_unroll_max_step", "ot", 1500], ["unroll_explicit", "ot", 1]], "t": "direct"}], "r": [[4.5191243902439025e-05], 0, 1.303452730178833, 1535434456.1185555], "v": 0.1})";

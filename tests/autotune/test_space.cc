@@ -1,4 +1,4 @@
-// Config spaces: split enumeration order, policies, flat index <-> entity (TVM §2).
+// Config spaces: split enumeration order, policies, flat index <-> entity (TVM's ConfigSpace).
 #include <gtest/gtest.h>
 
 #include "minitvm/autotune/space.h"
@@ -30,7 +30,7 @@ TEST(Space, Factors) {
 }
 
 TEST(Space, SplitEnumerationOrderL8K3) {
-  // spec §2.2 verified example: size[1] varies fastest.
+  // TVM's SplitSpace enumeration order: size[1] varies fastest.
   auto s = make_split_space("x", 8, opts(SplitPolicy::Factors, 3));
   std::vector<std::vector<int64_t>> want = {{-1, 1, 1}, {-1, 2, 1}, {-1, 4, 1}, {-1, 8, 1},
                                             {-1, 1, 2}, {-1, 2, 2}, {-1, 4, 2}, {-1, 1, 4},
@@ -98,7 +98,7 @@ TEST(Space, ReorderAnnotateKnob) {
   EXPECT_EQ(std::get<OtherOptionEntity>(k.entities[2]).val, 1500);
 }
 
-// spec §2.8 worked example: conv2d direct, data [1,2048,8,8], kernel [192,2048,1,1].
+// Worked example of TVM's flat index for a conv2d direct space: conv2d direct, data [1,2048,8,8], kernel [192,2048,1,1].
 TEST(Space, WorkedExampleIndex8797896) {
   Json w = Json::parse(
       R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");

@@ -87,7 +87,7 @@ std::vector<int64_t> cpython_set_union_order(const std::vector<int64_t>& a,
                                              const std::vector<int64_t>& b);
 
 /**
- * Split factors that SplitEntity::apply uses (TVM §2.3): for i = 1..K-1 the i-th split uses
+ * Split factors that SplitEntity::apply uses: for i = 1..K-1 the i-th split uses
  * factor size[i]*...*size[K-1]. Returns those K-1 factors, outermost split first. size[0] is never
  * read. Example: [-1, 2, 4, 8] -> {64, 32, 8}.
  */
@@ -122,7 +122,7 @@ struct KnobSpace {
    *  nullopt: such a record does not fit the space. */
   std::optional<Entity> record_default;
   /** A split knob whose record values may carry this other knob's name (TopHub's renamed
-   *  tile_ry/tile_rx, spec §2.9): a value that fits the other knob's space is accepted. */
+   *  tile_ry/tile_rx): a value that fits the other knob's space is accepted. */
   std::string swapped_with;
   size_t size() const { return entities.size(); }
 };
@@ -131,7 +131,7 @@ struct KnobSpace {
 class SpaceDefiner {
  public:
   virtual ~SpaceDefiner() = default;
-  /** Split of an axis of extent `length` (TVM define_split / SplitSpace, §2.2). */
+  /** Split of an axis of extent `length` (TVM define_split / SplitSpace). */
   virtual void define_split(const std::string& name, int64_t length, const SplitOptions& opt) = 0;
   /** Other-option knob: candidates in the given order (TVM define_knob). */
   virtual void define_knob(const std::string& name, const std::vector<Json>& candidates) = 0;
@@ -147,7 +147,7 @@ class SpaceDefiner {
     (void)name;
     (void)value;
   }
-  /** Split knobs `a` and `b` may appear under each other's name in records (spec §2.9). */
+  /** Split knobs `a` and `b` may appear under each other's name in records (TopHub cuda_v0.05+ swapped tile_ry/tile_rx). */
   virtual void accept_swapped(const std::string& a, const std::string& b) {
     (void)a;
     (void)b;
@@ -176,7 +176,7 @@ class ConfigEntity;
 
 /**
  * A knob value read by name (`cfg["tile_x"]`), applied to a schedule as TVM's entities do
- * (spec §2.3–2.5, TVM `SplitEntity.apply` / `ReorderEntity.apply` / `AnnotateEntity.apply`):
+ * (TVM `SplitEntity.apply` / `ReorderEntity.apply` / `AnnotateEntity.apply`):
  *
  *   auto [yo, yi] = cfg["tile_y"].apply<2>(s, C, y);     // split: the axes, outermost first
  *   std::vector<IterVar> ax = cfg["tile_x"].apply(s, C, x);

@@ -1,7 +1,7 @@
 /** \file
  * TopHub: TVM's pre-tuned logs, shipped in the repository's `tophub/` folder and read locally
  * (never downloaded). `tophub/index.json` says which file serves which backend for each TVM
- * version (TVM's PACKAGE_VERSION tables, spec §4.2) and holds the backend alias table (§4.3).
+ * version (TVM's PACKAGE_VERSION tables) and holds the backend alias table.
  *
  * Root: $MINITVM_TOPHUB_ROOT when set (the value NONE disables TopHub, as TVM's TOPHUB_LOCATION; a
  * value that is not a folder warns once), else `share/minitvm/tophub` of the prefix the library

@@ -103,10 +103,6 @@ class Tensor : public ir::Ref<TensorNode> {
   int ndim() const { return static_cast<int>(get()->shape.size()); }
   int value_index() const { return get()->value_index; }
   const std::string& name() const { return get()->op.name(); }
-  /** Same op and output index. */
-  bool equals(const Tensor& o) const {
-    return op().same_as(o.op()) && value_index() == o.value_index();
-  }
 
  private:
   static Expr to_expr(const Expr& e) { return e; }

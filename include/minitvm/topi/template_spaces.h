@@ -1,6 +1,6 @@
 /** \file
  * Knob definitions (names, order, policies, candidates) of TVM's CUDA schedule templates, as pure
- * functions of the workload shape (spec §5.a–5.d). The schedule templates of topi call these so
+ * functions of the workload shape (TVM v0.6's CUDA templates, docs/AUTOTVM.md). The schedule templates of topi call these so
  * that their spaces — and therefore the flat indices of TVM's records — match TVM exactly. They are
  * registered under their task names with autotune::register_template_space: the record loader
  * checks config indices through autotune::template_space, and the tests re-derive `"e"` from
@@ -51,17 +51,17 @@ std::optional<DenseGeometry> dense_geometry(const autotune::Json& workload);
 /** `unroll_explicit` candidates: [1] for nvptx/rocm targets, else [0, 1]. */
 std::vector<autotune::Json> unroll_explicit_candidates(const autotune::Target& target);
 
-/** conv2d_nchw direct (§5.a): tile_f, tile_y, tile_x (4 outputs), tile_rc, tile_ry, tile_rx (2),
+/** conv2d_nchw direct: tile_f, tile_y, tile_x (4 outputs), tile_rc, tile_ry, tile_rx (2),
  *  auto_unroll_max_step [0, 512, 1500], unroll_explicit. */
 void define_conv2d_direct_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
                                 const autotune::Target& target);
-/** conv2d winograd (§5.b): tile_b (alpha^2, one entity), tile_y (CO), tile_x (P), tile_rc (CI),
+/** conv2d winograd: tile_b (alpha^2, one entity), tile_y (CO), tile_x (P), tile_rc (CI),
  *  auto_unroll_max_step [0, 128, 1500], unroll_explicit. Tile m = 4 if H % 8 == 0 else 2. */
 void define_conv2d_winograd_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
                                   const autotune::Target& target);
 /** Winograd output tile size m for input height h (TVM `_infer_tile_size`). */
 int64_t winograd_tile_size(int64_t h);
-/** depthwise_conv2d_nchw (§5.c): tile_f, tile_y, tile_x, auto_unroll_max_step [0, 256, 1500],
+/** depthwise_conv2d_nchw: tile_f, tile_y, tile_x, auto_unroll_max_step [0, 256, 1500],
  *  unroll_explicit. */
 void define_depthwise_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
                             const autotune::Target& target);
@@ -70,9 +70,9 @@ void define_depthwise_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
  *  tile_rx (2), auto_unroll_max_step [0, 512, 1500], unroll_explicit, fuse_yx [0, 1]. */
 void define_group_conv2d_space(autotune::SpaceDefiner& cfg, const ConvGeometry& g,
                                const autotune::Target& target);
-/** dense small batch (§5.d): tile_k (in_dim, 2 outputs). */
+/** dense small batch: tile_k (in_dim, 2 outputs). */
 void define_dense_small_batch_space(autotune::SpaceDefiner& cfg, const DenseGeometry& g);
-/** dense large batch (§5.d): tile_x (batch, 4), tile_y (out_dim, 4), tile_k (in_dim, 3), without
+/** dense large batch: tile_x (batch, 4), tile_y (out_dim, 4), tile_k (in_dim, 3), without
  *  filters (TVM's filtered space is always empty, so it always falls back to these). */
 void define_dense_large_batch_space(autotune::SpaceDefiner& cfg, const DenseGeometry& g);
 

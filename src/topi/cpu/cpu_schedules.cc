@@ -9,13 +9,6 @@ using namespace detail;
 
 namespace {
 
-std::vector<te::Operation> ops_of(const std::vector<te::Tensor>& outs) {
-  MINITVM_USER_CHECK(!outs.empty()) << "schedule: no output tensors";
-  std::vector<te::Operation> r;
-  for (auto& t : outs) r.push_back(t.op());
-  return r;
-}
-
 int64_t extent_of(const IterVar& iv) {
   const int64_t* c = ir::as_const_int(iv->dom.extent());
   MINITVM_USER_CHECK(c) << "schedule: axis " << iv->var.name() << " has a non-constant extent";

@@ -12,13 +12,6 @@ using autotune::SplitEntity;
 
 namespace {
 
-std::vector<te::Operation> ops_of(const std::vector<te::Tensor>& outs) {
-  MINITVM_USER_CHECK(!outs.empty()) << "schedule: no output tensors";
-  std::vector<te::Operation> r;
-  for (auto& t : outs) r.push_back(t.op());
-  return r;
-}
-
 void reference_fallback(ConfigEntity& cfg, const Target& target, const std::string& wname) {
   auto refs = autotune::tophub::load_reference_log(target.name, target.model(), wname, "direct");
   autotune::fallback_with_reference_log(cfg, refs);
