@@ -1,4 +1,4 @@
-// minitvm-bench-gpu-matmul: GFLOP/s of the TVM-style tiled matmul schedule (tests/cuda/cases.cc,
+// minitvm-bench-gpu-matmul: GFLOP/s of the TVM-style tiled matmul schedule (tests/codegen/cuda_schedules/cases.cc,
 // 64x64 block tiles, 8x8 threads, 2x2 vthreads, shared + register caches) against cuBLAS SGEMM
 // when libcublas can be loaded (dlopen, optional). Prints one `BENCH ...` line per size; without a
 // GPU it prints why and exits 0.
@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "cli.h"
-#include "cuda/cases.h"
+#include "codegen/cuda_schedules/cases.h"
 #include "minitvm/codegen/build.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/time_evaluator.h"

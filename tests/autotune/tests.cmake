@@ -10,3 +10,6 @@ minitvm_test(test_autotune LABEL unit MODULES topi LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_record_check.cc)
 
 # The libFuzzer target of the record loader is tests/fuzz/fuzz_records.cc (tests/fuzz/tests.cmake).
+
+# Areas of this module in sub-folders.
+include(${CMAKE_CURRENT_LIST_DIR}/tuner/tests.cmake)

@@ -1,4 +1,4 @@
-#include "codegen_cuda/kernels.h"
+#include "common/ir_kernels.h"
 
 #include <limits>
 

@@ -11,3 +11,7 @@ minitvm_test(test_frontend LABEL unit MODULES frontend LIBS minitvm_devtools SOU
   ${CMAKE_CURRENT_LIST_DIR}/test_pool_reference.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_onnx_loader.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_frontend_limits.cc)
+
+# Areas of this module in sub-folders.
+include(${CMAKE_CURRENT_LIST_DIR}/onnx_ops/tests.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/pool_tune/tests.cmake)

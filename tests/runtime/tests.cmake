@@ -14,3 +14,7 @@ target_compile_definitions(test_runtime PRIVATE ${LLVM_DEFINITIONS})
 
 minitvm_test(test_runtime_gpu LABEL gpu MODULES runtime SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_gpu.cc)
+
+# Areas of this module in sub-folders.
+include(${CMAKE_CURRENT_LIST_DIR}/emulator/tests.cmake)
+include(${CMAKE_CURRENT_LIST_DIR}/graph/tests.cmake)

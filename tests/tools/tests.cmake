@@ -27,3 +27,6 @@ target_compile_definitions(test_tools PRIVATE
 minitvm_test(test_network_cli LABEL e2e MODULES relay frontend SOURCES ${CMAKE_CURRENT_LIST_DIR}/test_network_cli.cc)
 add_dependencies(test_network_cli minitvm_cli)
 target_compile_definitions(test_network_cli PRIVATE MINITVM_CLI_PATH="$<TARGET_FILE:minitvm_cli>")
+
+# Areas of this module in sub-folders.
+include(${CMAKE_CURRENT_LIST_DIR}/sweep/tests.cmake)

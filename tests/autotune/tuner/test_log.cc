@@ -12,7 +12,7 @@
 #include "minitvm/autotune/tuner_session.h"
 #include "minitvm/devtools/tuner_plot.h"
 #include "minitvm/support/logging.h"
-#include "tuner/synthetic.h"
+#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

@@ -14,7 +14,7 @@
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/autotune/tuner_model.h"
 #include "minitvm/support/error.h"
-#include "tuner/synthetic.h"
+#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

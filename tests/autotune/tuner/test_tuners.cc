@@ -7,7 +7,7 @@
 
 #include "minitvm/autotune/tuner.h"
 #include "minitvm/autotune/tuner_model.h"
-#include "tuner/synthetic.h"
+#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

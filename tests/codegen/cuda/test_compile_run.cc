@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "codegen_cuda/kernels.h"
+#include "common/ir_kernels.h"
 #include "minitvm/codegen/codegen_cuda.h"
 #include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/nvrtc.h"

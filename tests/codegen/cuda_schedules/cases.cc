@@ -1,4 +1,4 @@
-// The kernels of the tests/cuda suite: te schedules in TVM's CUDA style with naive references.
+// The kernels of the tests/codegen/cuda_schedules suite: te schedules in TVM's CUDA style with naive references.
 #include "cases.h"
 
 #include <cmath>

@@ -1,5 +1,5 @@
 /** \file
- * The CUDA kernels of the tests/cuda suite, each a te schedule plus host data and a naive C++
+ * The CUDA kernels of the tests/codegen/cuda_schedules suite, each a te schedule plus host data and a naive C++
  * reference, shared by the emulator tests (test_cuda_emulate.cc), the GPU tests (test_cuda_gpu.cc)
  * and the GPU benchmark (bench/gpu/). Every case is built through the public API:
  * `build(sch, args, target, name)`.

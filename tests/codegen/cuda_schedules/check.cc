@@ -1,4 +1,4 @@
-// NVRTC/ptxas resource checks and reference comparison for tests/cuda.
+// NVRTC/ptxas resource checks and reference comparison for tests/codegen/cuda_schedules.
 #include "check.h"
 
 #include <gtest/gtest.h>

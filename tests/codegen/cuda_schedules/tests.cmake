@@ -1,4 +1,4 @@
-# tests/cuda: te schedules built for "cuda -emulate" (unit) and for a real GPU with "cuda" (gpu).
+# tests/codegen/cuda_schedules: te schedules built for "cuda -emulate" (unit) and for a real GPU with "cuda" (gpu).
 minitvm_test(test_cuda_emulate LABEL unit MODULES codegen SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/cases.cc
   ${CMAKE_CURRENT_LIST_DIR}/check.cc

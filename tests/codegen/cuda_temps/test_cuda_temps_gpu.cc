@@ -1,4 +1,4 @@
-// tests/cuda_temps, label gpu: global temporaries between kernels on a real device (target
+// tests/codegen/cuda_temps, label gpu: global temporaries between kernels on a real device (target
 // "cuda"): the cached device buffers, repeated calls, and a saved/loaded module. Every test skips
 // with the reason when there is no CUDA driver/device.
 #include <gtest/gtest.h>

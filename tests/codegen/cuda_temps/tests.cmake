@@ -1,4 +1,4 @@
-# tests/cuda_temps: global temporaries passed between CUDA kernels (split_host_device, emulator
+# tests/codegen/cuda_temps: global temporaries passed between CUDA kernels (split_host_device, emulator
 # and cuda modules), built for "cuda -emulate" against naive references.
 minitvm_test(test_cuda_temps LABEL unit MODULES codegen SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_temps.cc)

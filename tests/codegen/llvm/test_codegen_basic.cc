@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <random>
 
-#include "codegen_llvm/helpers.h"
+#include "codegen/llvm/helpers.h"
 #include "minitvm/runtime/ndarray.h"
 #include "runtime/cpu/jit.h"
 

@@ -10,7 +10,7 @@
 #include <set>
 #include <thread>
 
-#include "codegen_llvm/helpers.h"
+#include "codegen/llvm/helpers.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/runtime/thread_pool.h"
 

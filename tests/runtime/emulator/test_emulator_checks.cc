@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "emulator/kernels.h"
+#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
 
 using namespace minitvm::runtime::emulator;

@@ -8,7 +8,7 @@
 #include <limits>
 #include <random>
 
-#include "emulator/kernels.h"
+#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
 
 using namespace minitvm::runtime::emulator;

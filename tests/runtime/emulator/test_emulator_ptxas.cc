@@ -9,7 +9,7 @@
 #include <regex>
 #include <sstream>
 
-#include "emulator/kernels.h"
+#include "runtime/emulator/kernels.h"
 
 namespace fs = std::filesystem;
 

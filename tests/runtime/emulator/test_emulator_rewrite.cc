@@ -3,7 +3,7 @@
 
 #include <algorithm>
 
-#include "emulator/kernels.h"
+#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/ndarray.h"
 

@@ -10,7 +10,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "graph/graph_fixture.h"
+#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
 #include "minitvm/runtime/nvrtc.h"

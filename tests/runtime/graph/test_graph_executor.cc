@@ -10,7 +10,7 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "graph/graph_fixture.h"
+#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
 
 // Allocation counter for NoAllocationInRun: counts operator new on all threads while enabled.

@@ -5,7 +5,7 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "graph/graph_fixture.h"
+#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
