@@ -1,4 +1,4 @@
-// "matmul.llvm": the example tuning template, C[M, N] = A[M, K] * B[K, N] on the CPU.
+// "matmul.llvm" (topi, registered with the tuner): the example tuning template, C[M, N] = A[M, K] * B[K, N] on the CPU.
 //
 // Schedule: C is tiled by (tile_y, tile_x); each tile accumulates in a `local` cache (register
 // block) computed at the tile, whose reduction is split by tile_k and ordered (ko, y, ki, x) so the
@@ -10,8 +10,10 @@
 #include "minitvm/autotune/task.h"
 #include "minitvm/support/error.h"
 
-namespace minitvm::autotune {
+namespace minitvm::topi::cpu {
 namespace {
+
+using namespace autotune;
 
 int64_t arg_int(const Json& args, size_t i, const char* what) {
   MINITVM_USER_CHECK(args.size() > i && args[i].is_number_integer() && args[i].get<int64_t>() > 0)
@@ -71,4 +73,4 @@ TemplateResult matmul_llvm(ConfigEntity& cfg, const Json& args) {
 
 MINITVM_REGISTER_TEMPLATE("matmul.llvm", matmul_llvm);
 
-}  // namespace minitvm::autotune
+}  // namespace minitvm::topi::cpu
