@@ -108,8 +108,16 @@ TEST(TopiCpu, WinogradShapes) {
   check({1, 4, 7, 7, 6, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, true, true);
 }
 
+// Small batches take the row-dot-product schedule (rfactor over in_dim lanes), larger ones or an
+// in_dim without a divisor >= 4 the column-vector one; both with and without an epilogue.
 TEST(TopiCpu, DenseShapes) {
-  for (auto [B, K, N] : std::vector<std::array<int, 3>>{{1, 64, 40}, {4, 30, 17}, {3, 128, 64}}) {
+  for (auto [B, K, N] : std::vector<std::array<int, 3>>{{1, 64, 40},
+                                                        {4, 30, 17},
+                                                        {3, 128, 64},
+                                                        {1, 1280, 1000},
+                                                        {2, 13, 5},
+                                                        {1, 2, 3},
+                                                        {32, 64, 24}}) {
     SCOPED_TRACE(testing::Message() << B << "x" << K << "x" << N);
     auto x = te::placeholder({B, K}, f32, "x"), w = te::placeholder({N, K}, f32, "w");
     auto b = te::placeholder({N}, f32, "b");
@@ -123,6 +131,13 @@ TEST(TopiCpu, DenseShapes) {
     auto ref = dense_ref(B, K, N, xv, wv, &bv);
     for (auto& v : ref) v = std::max(v, 0.f);
     expect_close(on.to_vector<float>(), ref);
+    // The dense op alone as the output (no epilogue stage).
+    auto plain = nn::dense(x, w);
+    auto mod2 = build(cpu::schedule_dense({plain}), {x, w, plain}, "llvm", "dense_plain");
+    auto on2 = runtime::NDArray::empty({B, N}, f32);
+    mod2.get_function("dense_plain")(runtime::NDArray::from_vector(xv, {B, K}),
+                                     runtime::NDArray::from_vector(wv, {N, K}), on2);
+    expect_close(on2.to_vector<float>(), dense_ref(B, K, N, xv, wv, nullptr));
   }
 }
 

@@ -156,12 +156,45 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs)
   return s;
 }
 
+namespace {
+/** Small batches (a network's classifier, GEMV-like): the weight is [out_dim, in_dim] row-major, so
+ *  vector lanes run along in_dim. The reduction is factored (rfactor) over an inner split of k
+ *  whose lanes become the innermost, vectorized axis of a per-column partial sum; each output
+ *  element is one contiguous dot product, the columns run in parallel. */
+te::Schedule schedule_dense_rows(te::Schedule s, const te::Operation& out, const te::Operation& d,
+                                 int64_t lanes) {
+  auto k = d.reduce_axis()[0];
+  auto [ko, ki] = s[d].split(k, I(lanes));
+  (void)ko;
+  te::Tensor rf = s.rfactor(d.output(0), ki, /*factor_axis=*/2)[0];  // rf[i, j, ki]
+  te::Stage os = s[out];
+  auto ax = os.leaf_iter_vars();
+  IterVar par = os.fuse(ax[0], ax[1]);
+  os.parallel(par);
+  if (!d.same_as(out)) s[d].compute_at(os, par);
+  te::Stage rs = s[rf.op()];
+  s[rf.op()].compute_at(os, par);
+  auto rax = rs.leaf_iter_vars();  // i, j, ki, ko (reduce)
+  IterVar rko = rs.op().reduce_axis()[0];
+  rs.reorder({rko, rax[2]});
+  rs.vectorize(rax[2]);
+  return s;
+}
+}  // namespace
+
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
   te::Operation d = find_op_by_tag(ops[0], "dense");
   MINITVM_USER_CHECK(d.defined()) << "schedule_dense: no dense op in the graph";
   traverse_inline(s, ops[0], [](const te::Operation&) {});
+  {
+    auto dax = d.axis();
+    const int64_t batch = extent_of(dax[0]);
+    const int64_t K = extent_of(d.reduce_axis()[0]);
+    const int64_t lanes = largest_divisor_at_most(K, 16);
+    if (batch <= 16 && lanes >= 4) return schedule_dense_rows(s, ops[0], d, lanes);
+  }
   te::Tensor acc;
   if (d.same_as(ops[0])) {
     acc = s.cache_write(d.output(0), "local");
