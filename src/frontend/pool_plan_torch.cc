@@ -1,5 +1,5 @@
 // PyTorch 1.13 pooling parameters -> PoolPlan. The checks run in the order PyTorch runs them, so
-// the first failing check decides the message and kind (spec: pooling.md section 1.4):
+// the first failing check decides the message and kind (PyTorch 1.13's order; docs/POOLING.md):
 //   1-d ops: checkDimRange(2..3), check1d on each list, then the 2-d path on input.unsqueeze(-2);
 //   2-d: list arity, (avg: divisor, size(-3)), pooling_output_shape per axis (stride != 0,
 //        pad >= 0, pad <= k/2), pool2d_shape_check (k > 0, s > 0, d > 0, dims, output >= 1);

@@ -1,5 +1,5 @@
 // ONNX pooling attributes -> PoolPlan. Expected sizes are derived by hand from the ONNX formulas
-// (onnx/defs/nn/defs.cc shape inference, as quoted in pooling.md 2.3):
+// (onnx/defs/nn/defs.cc shape inference):
 //   explicit pads: O = floor((L + pb + pe - ke)/s) + 1; ceil_mode: ceil(...) + 1, minus one when
 //                  (O-1)*s >= L + pb;
 //   VALID:         O = floor((L - ke)/s) + 1;

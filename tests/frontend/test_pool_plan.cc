@@ -1,5 +1,5 @@
-// PyTorch parameter planning: output sizes (pooling.md 1.3) and validation order, kind and message
-// (pooling.md 1.4; the strings are PyTorch 1.13's, recorded in the spec).
+// PyTorch parameter planning: output sizes (docs/POOLING.md) and validation order, kind and message
+// (the strings are PyTorch 1.13's).
 #include <gtest/gtest.h>
 
 #include "minitvm/frontend/pool_plan.h"
@@ -266,7 +266,7 @@ TEST(PoolWindows, CountIncludePadClipsAtRightPadding) {
 }
 
 TEST(PoolWindows, DilatedEmptyWindowIsFlagged) {
-  // L=2, k=2, d=3, p=1: taps at -1 and 2, both outside the input (pooling.md 1.5).
+  // L=2, k=2, d=3, p=1: taps at -1 and 2, both outside the input (docs/POOLING.md).
   PoolPlan p = plan_max_pool(1, nchw({1, 1, 2}), maxp({2}, {1}, {1}, {3}));
   EXPECT_TRUE(p.has_empty_window);
   EXPECT_EQ(p.window(0, 0).real_count(), 0);

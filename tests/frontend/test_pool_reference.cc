@@ -97,7 +97,7 @@ TEST(PoolReference, Adaptive1dAnd3dAgreeWith2d) {
 
 TEST(PoolReference, LpPoolTorchQuirks) {
   ReferencePoolExecutor ref;
-  // p=1 gives the signed sum: [1,-2,3,-4] -> -2 (pooling.md 1.9).
+  // p=1 gives the signed sum: [1,-2,3,-4] -> -2 (docs/POOLING.md).
   HostArray v = HostArray::from_doubles(DataType::Float(64), {1, 1, 4}, {1, -2, 3, -4});
   PoolPlan p1 = plan_lp_pool(1, input_of({1, 1, 4}), LpPoolParams{1.0, {4}, {}, false});
   EXPECT_DOUBLE_EQ(ref.forward(p1, v).output.get(0), -2.0);

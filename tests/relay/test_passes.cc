@@ -135,6 +135,34 @@ TEST(RelayPasses, FoldScaleAxisIntoConvWeights) {
   EXPECT_EQ(transform::fold_scale_axis(two).body, two.body);
 }
 
+// A grouped convolution (ResNeXt, ShuffleNet, RegNet): output channel o reads weight[o] only, so a
+// per-channel scale after it folds into the weight as for groups 1; the folded graph computes what
+// the unfolded one does (reference executor).
+TEST(RelayPasses, FoldScaleAxisIntoGroupedConvWeights) {
+  for (int64_t groups : {2, 4}) {
+    SCOPED_TRACE("groups " + std::to_string(groups));
+    auto x = var("x", T({1, 8, 5, 5}));
+    Conv2DAttrs a;
+    a.groups = groups;
+    a.padding = {1, 1};
+    auto w = relay::testing::random_uniform({12, 8 / groups, 3, 3}, -1, 1, 21);
+    auto scale = relay::testing::random_uniform({12, 1, 1}, 0.5f, 2, 22);
+    Function f({x}, nn::relu(multiply(nn::conv2d(x, constant(w), a), constant(scale))));
+    Function h = transform::fold_constant(transform::fold_scale_axis(f));
+    EXPECT_EQ(count_op(h, "multiply"), 0);
+    const ExprNode* conv = nullptr;
+    for (auto& e : post_order(h.body))
+      if (e->is_call("nn.conv2d")) conv = e.get();
+    ASSERT_TRUE(conv && conv->args[1]->kind == ExprKind::Constant);
+    auto wf = conv->args[1]->data.to_vector<float>(), w0 = w.to_vector<float>();
+    auto sv = scale.to_vector<float>();
+    const size_t per_o = static_cast<size_t>(8 / groups * 9);
+    for (size_t i = 0; i < wf.size(); ++i) EXPECT_NEAR(wf[i], w0[i] * sv[i / per_o], 1e-6);
+    auto in = relay::testing::random_uniform({1, 8, 5, 5}, -1, 1, 23);
+    expect_close(reference_run(h, {{"x", in}})[0], reference_run(f, {{"x", in}})[0], 1e-5);
+  }
+}
+
 TEST(RelayPasses, FuseOpsResidualBlock) {
   // conv+bias+relu, conv+multiply+add (BN), residual add, relu, then max_pool, flatten, dense.
   auto x = var("data", T({1, 8, 8, 8}));

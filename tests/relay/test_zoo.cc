@@ -86,7 +86,7 @@ TEST(RelayZoo, VggAndMobileNetLayerCounts) {
   EXPECT_EQ(count_layers(relay::testing::vgg(19, 1).mod).conv, 16);
   auto m = relay::testing::mobilenet_v2(1);
   Layers lm = count_layers(m.mod);
-  EXPECT_EQ(lm.conv + lm.depthwise, 52);  // as torchvision's ONNX export (graph.md 8.2)
+  EXPECT_EQ(lm.conv + lm.depthwise, 52);  // as torchvision's ONNX export
   EXPECT_EQ(lm.depthwise, 17);
   EXPECT_EQ(lm.dense, 1);
 }

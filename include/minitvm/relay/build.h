@@ -1,7 +1,7 @@
 /** \file
  * relay::build: optimise a graph function, fuse it, lower every fused group with topi's computes
  * and the schedule the current AutoTVM dispatch context picks, compile all kernels into one
- * Module, and write TVM v0.6's graph JSON (graph.md 5.1) with its params.
+ * Module, and write TVM v0.6's graph JSON with its params.
  *
  *   auto [mod, params] = relay::testing::resnet(50, 1);
  *   auto best = autotune::tophub::context("cuda");

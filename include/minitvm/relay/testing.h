@@ -1,8 +1,8 @@
 /** \file
  * relay::testing: the seed network zoo, as graph functions with random weights from a seed.
  *
- * The definitions are torchvision's (graph.md 7.2), whose layer shapes are exactly those the seed
- * logs in tophub/seed were tuned on (graph.md 7.5): ResNet v1.5 (bottleneck stride on the 3x3
+ * The definitions are torchvision's, whose layer shapes are exactly those the seed
+ * logs in tophub/seed were tuned on: ResNet v1.5 (bottleneck stride on the 3x3
  * conv; 18/34 basic blocks, 50/101/152 bottlenecks), VGG 11/13/16/19 (conv + bias, optional BN),
  * MobileNetV2 (no expansion conv when t == 1, ReLU6 as clip(0, 6)). BatchNorm layers are present
  * (eval mode; relay::build simplifies them). Heads: global average pool (VGG: none, so any input

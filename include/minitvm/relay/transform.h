@@ -1,5 +1,5 @@
 /** \file
- * Graph passes, one file each under src/relay/transform/ (TVM v0.6 semantics, graph.md 1-3).
+ * Graph passes, one file each under src/relay/transform/ (TVM v0.6 semantics).
  * Each takes a Function and returns a new one (the same object when nothing changed); none
  * mutates its input.
  *
@@ -11,12 +11,13 @@
  *   Other uses of batch_norm / dropout fields are left alone.
  * - fold_constant: a call whose arguments are all constants is evaluated (reference executor) and
  *   replaced by a Constant (tuple-typed calls stay; TupleGetItem(Tuple(...), i) is projected).
- * - fold_scale_axis: backward folding of graph.md 2.4 restricted to its net effect on conv nets:
- *   multiply(conv2d(x, W), s) where the conv output has exactly one use, W is a constant,
- *   groups == 1 or depthwise, and the constant s broadcasts along the output channel axis only
+ * - fold_scale_axis: TVM's backward FoldScaleAxis restricted to its net effect on conv nets:
+ *   multiply(conv2d(x, W), s) where the conv output has exactly one use, W is a constant OIHW
+ *   weight (any group count: output channel o reads only W[o]; TVM folds groups 1 and depthwise
+ *   only), and the constant s broadcasts along the output channel axis only
  *   (shape (C, 1, 1), (1, C, 1, 1) or a scalar) becomes conv2d(x, W * s[o]); run fold_constant
  *   afterwards to materialise the new weight.
- * - alter_op_layout: TVM's AlterOpLayout for x86 with its layout propagation (graph.md 2.5): every
+ * - alter_op_layout: TVM's AlterOpLayout for x86 with its layout propagation: every
  *   nn.conv2d with groups 1 and a constant weight becomes nn.contrib_conv2d_NCHWc on NCHW[ic]c
  *   data with the weight packed OIHW[ic]i[oc]o (a layout_transform of the constant; fold_constant
  *   materialises it), depthwise convs nn.contrib_depthwise_conv2d_NCHWc, with the blocks the
@@ -26,9 +27,9 @@
  *   channel concatenation; a layout_transform back to NCHW is inserted where any other op or the
  *   output needs NCHW (once per value), and between two block sizes.
  * - fuse_ops: TVM's FuseOps (OpPatternKind table, post-dominator tree, three-phase partition),
- *   naming `fused_nn_conv2d_add_nn_relu` (graph.md 1.7). Tuple / TupleGetItem nodes are never
+ *   naming `fused_nn_conv2d_add_nn_relu`. Tuple / TupleGetItem nodes are never
  *   fused (they stay graph plumbing).
- * - plan_memory: TVM's GraphPlanMemory on the fused graph (graph.md 3).
+ * - plan_memory: TVM's GraphPlanMemory on the fused graph.
  *
  * Printing: with PassOptions::print_after_each_pass (or MINITVM_PRINT_IR=1, to stderr) the
  * pipeline of relay::build prints the graph after every pass, "(unchanged)" when it did nothing,

@@ -1,4 +1,4 @@
-// fold_constant (TVM FoldConstant, graph.md 2.2). Contract: transform.h.
+// fold_constant (TVM FoldConstant). Contract: transform.h.
 #include "minitvm/relay/reference.h"
 #include "minitvm/relay/transform.h"
 #include "relay/transform/rewrite.h"

@@ -1,4 +1,4 @@
-// fold_scale_axis: the net effect of TVM's backward FoldScaleAxis on conv nets (graph.md 2.4).
+// fold_scale_axis: the net effect of TVM's backward FoldScaleAxis on conv nets.
 // Contract: transform.h.
 #include <unordered_map>
 
@@ -41,10 +41,12 @@ Function fold_scale_axis(const Function& f) {
       const Expr& s = e->args[1 - side];
       if (!conv->is_call("nn.conv2d") || uses[orig->args[side].get()] != 1) continue;
       if (conv->args[1]->kind != ExprKind::Constant) continue;
+      // Output channel o of an OIHW conv reads only weight[o] whatever the group count (grouped
+      // and depthwise convs included: the groups partition the input channels, not the rows of
+      // the weight), so a per-output-channel scale folds into weight[o]. TVM folds only groups 1
+      // and depthwise.
       const auto& ws = conv->args[1]->types[0].shape;
-      int64_t groups = conv->attrs.at("groups").get<int64_t>();
-      bool depthwise = ws[1] == 1 && groups == conv->args[0]->types[0].shape[1];
-      if (groups != 1 && !depthwise) continue;
+      if (conv->attrs.value("kernel_layout", std::string("OIHW")) != "OIHW") continue;
       if (e->types[0] != conv->types[0]) continue;  // the scale must not broadcast the conv output
       Expr ws_expr = weight_scale(s, ws[0]);
       if (!ws_expr) continue;

@@ -1,4 +1,4 @@
-// fuse_ops: TVM's FuseOps (graph.md 1). Contract: transform.h.
+// fuse_ops: TVM's FuseOps. Contract: transform.h.
 #include <algorithm>
 #include <functional>
 #include <set>
@@ -20,7 +20,7 @@ bool le(P a, P b) {
   return static_cast<int>(a) <= static_cast<int>(b);
 }
 
-// Indexed forward graph (graph.md 1.3).
+// Indexed forward graph.
 struct GNode {
   Expr ref;
   int index = 0;
@@ -68,7 +68,7 @@ std::vector<GNode> forward_graph(const Function& f) {
   return g;
 }
 
-// Post-dominator tree (graph.md 1.4).
+// Post-dominator tree.
 struct DomNode {
   DomNode* parent = nullptr;
   int depth = 0;
@@ -121,7 +121,7 @@ std::vector<DomNode> post_dom_tree(const std::vector<GNode>& g) {
   return t;
 }
 
-// Union-find groups (graph.md 1.5).
+// Union-find groups.
 struct Group {
   Group* parent = nullptr;
   P pattern = P::kOpaque;

@@ -1,4 +1,4 @@
-// plan_memory: TVM's GraphPlanMemory on the fused graph (graph.md 3). Contract: transform.h.
+// plan_memory: TVM's GraphPlanMemory on the fused graph. Contract: transform.h.
 #include <algorithm>
 #include <map>
 #include <memory>

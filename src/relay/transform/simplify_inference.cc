@@ -1,4 +1,4 @@
-// simplify_inference (TVM SimplifyInference, graph.md 2.1). Contract: transform.h.
+// simplify_inference (TVM SimplifyInference). Contract: transform.h.
 #include "minitvm/relay/transform.h"
 #include "relay/transform/rewrite.h"
 
