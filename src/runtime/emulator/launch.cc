@@ -2,13 +2,7 @@
 // __syncthreads() is a real barrier; checked buffers, per-block shared memory with shadow state for
 // race detection, barrier divergence checks, and faults turned into errors.
 //
-// Fibers switch with a few instructions of assembly on x86-64 (callee-saved registers, MXCSR and
-// the x87 control word; the signal mask is never touched, so no system call per switch). glibc's
-// swapcontext saves and restores the signal mask with a system call on every switch, which made
-// it ~80% of the emulator's time on barrier-heavy kernels; it remains the fallback on other
-// architectures and under ThreadSanitizer. Under AddressSanitizer every switch is announced with
-// __sanitizer_start_switch_fiber / __sanitizer_finish_switch_fiber, so that ASan checks the right
-// stack (its swapcontext interceptor only warns that it does not fully support it).
+// The fibers themselves (the context switch, ASan's fiber protocol, the stack pool) are fiber.h.
 #include <signal.h>
 #include <sys/mman.h>
 #include <ucontext.h>
@@ -24,21 +18,7 @@
 #include <sstream>
 
 #include "runtime/emulator/abi.h"
-
-#if defined(__SANITIZE_ADDRESS__)
-#define MINITVM_EMU_ASAN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define MINITVM_EMU_ASAN 1
-#endif
-#endif
-#ifndef MINITVM_EMU_ASAN
-#define MINITVM_EMU_ASAN 0
-#endif
-#if MINITVM_EMU_ASAN
-#include <sanitizer/asan_interface.h>
-#include <sanitizer/common_interface_defs.h>
-#endif
+#include "runtime/emulator/fiber.h"
 
 namespace minitvm::runtime::emulator {
 namespace {
@@ -46,8 +26,17 @@ namespace {
 using detail::Buf;
 using detail::Rt;
 using detail::Shadow;
+using fiber::asan_switch_begin;
+using fiber::asan_switch_end;
+using fiber::asan_unpoison;
+using fiber::Fiber;
+using fiber::kStackBytes;
+using fiber::StackPool;
+#if MINITVM_EMU_ASM_FIBERS
+using fiber::make_fiber_context;
+using fiber::minitvm_emu_switch;
+#endif
 
-constexpr size_t kStackBytes = 256 * 1024;
 constexpr int64_t kMaxStaticShared = 48 * 1024;
 constexpr int64_t kMaxShared = 227 * 1024;
 constexpr unsigned char kSharedPoison = 0xff;  // float NaN, integer -1
@@ -75,134 +64,7 @@ struct SharedArray {
   Buf buf{};
 };
 
-enum class Status { Ready, AtBarrier, Done, Failed };
-
-// ---- fiber context switch ----------------------------------------------------------------------
-#if defined(__x86_64__) && !defined(__SANITIZE_THREAD__)
-#define MINITVM_EMU_ASM_FIBERS 1
-#else
-#define MINITVM_EMU_ASM_FIBERS 0
-#endif
-
-#if MINITVM_EMU_ASM_FIBERS
-/**
- * Saves the callee-saved state of the caller on its stack, stores its stack pointer in `*save_sp`
- * and continues the context whose stack pointer is `load_sp` (System V x86-64 ABI).
- */
-extern "C" void minitvm_emu_switch(void** save_sp, void* load_sp);
-asm(R"(
-    .text
-    .p2align 4
-    .globl minitvm_emu_switch
-    .hidden minitvm_emu_switch
-    .type minitvm_emu_switch,@function
-minitvm_emu_switch:
-    pushq %rbp
-    pushq %rbx
-    pushq %r12
-    pushq %r13
-    pushq %r14
-    pushq %r15
-    subq $8, %rsp
-    stmxcsr (%rsp)
-    fnstcw 4(%rsp)
-    movq %rsp, (%rdi)
-    movq %rsi, %rsp
-    ldmxcsr (%rsp)
-    fldcw 4(%rsp)
-    addq $8, %rsp
-    popq %r15
-    popq %r14
-    popq %r13
-    popq %r12
-    popq %rbx
-    popq %rbp
-    ret
-    .size minitvm_emu_switch,.-minitvm_emu_switch
-)");
-
-/** A context that starts `entry` on the stack [stack, stack + bytes) at the first switch to it. */
-void* make_fiber_context(char* stack, size_t bytes, void (*entry)()) {
-  auto top = reinterpret_cast<uintptr_t>(stack + bytes) & ~uintptr_t{15};
-  auto* sp = reinterpret_cast<uint64_t*>(top);
-  *--sp = 0;                                  // return address of entry: never used
-  *--sp = reinterpret_cast<uint64_t>(entry);  // consumed by `ret`; entry then sees rsp % 16 == 8
-  for (int i = 0; i < 6; ++i) *--sp = 0;      // rbp rbx r12 r13 r14 r15
-  *--sp = (uint64_t{0x037F} << 32) | 0x1F80;  // x87 control word : MXCSR (the ABI's defaults)
-  return sp;
-}
-#endif
-
-/**
- * AddressSanitizer's fiber protocol: announce a switch to the stack [bottom, bottom + size) before
- * it, saving the leaving context's fake stack in `*fake` (nullptr: the context never resumes), and
- * finish it first thing in the resumed context with the fake stack saved when it left. No-ops
- * without ASan.
- */
-inline void asan_switch_begin(void** fake, const void* bottom, size_t size) {
-#if MINITVM_EMU_ASAN
-  __sanitizer_start_switch_fiber(fake, bottom, size);
-#else
-  (void)fake, (void)bottom, (void)size;
-#endif
-}
-inline void asan_switch_end(void* fake, const void** old_bottom, size_t* old_size) {
-#if MINITVM_EMU_ASAN
-  __sanitizer_finish_switch_fiber(fake, old_bottom, old_size);
-#else
-  (void)fake, (void)old_bottom, (void)old_size;
-#endif
-}
-/** Forget ASan's poisoning of stack frames that never returned (what its swapcontext interceptor
- * does for the whole stack on every switch). */
-inline void asan_unpoison(const void* p, size_t bytes) {
-#if MINITVM_EMU_ASAN
-  __asan_unpoison_memory_region(p, bytes);
-#else
-  (void)p, (void)bytes;
-#endif
-}
-
-struct Fiber {
-#if MINITVM_EMU_ASM_FIBERS
-  void* sp = nullptr;
-#else
-  ucontext_t ctx;
-#endif
-  char* stack = nullptr;  ///< lowest address of its kStackBytes stack
-  void* asan_fake = nullptr;
-  Status status = Status::Ready;
-  int line = 0;
-};
-
-/** Fiber stacks of the calling OS thread, reused across launches. */
-struct StackPool {
-  char* mem = nullptr;
-  size_t count = 0;
-  bool abandoned =
-      false;  ///< a launch ended with fibers suspended on these stacks (under ASan: stale poison)
-  ~StackPool() {
-    if (mem) munmap(mem, count * (kStackBytes + 4096));
-  }
-  char* stack(size_t i) { return mem + i * (kStackBytes + 4096) + 4096; }
-  void reserve(size_t n) {
-    if (n <= count) return;
-    if (mem) munmap(mem, count * (kStackBytes + 4096));
-    const size_t bytes = n * (kStackBytes + 4096);
-    void* p = mmap(nullptr, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
-    if (p == MAP_FAILED) {
-      mem = nullptr;
-      count = 0;
-      throw EmulatorError("CUDA emulator: cannot allocate fiber stacks");
-    }
-    mem = static_cast<char*>(p);
-    count = n;
-    abandoned = true;  // new memory: clear whatever ASan remembers about these addresses
-    for (size_t i = 0; i < n; ++i)
-      mprotect(mem + i * (kStackBytes + 4096), 4096, PROT_NONE);  // guard pages
-  }
-};
+using fiber::Status;
 
 struct LaunchState {
   const CompiledKernels* ck = nullptr;
