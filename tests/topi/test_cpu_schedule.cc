@@ -165,3 +165,53 @@ TEST(TopiCpu, InjectiveAndSoftmax) {
   }
   expect_close(on.to_vector<float>(), ref, 1e-5f);
 }
+
+namespace {
+// The blocked depthwise convolution with its padding inlined into the kernel (bounds checks instead
+// of a padded copy): padded, strided and dilated cases against a naive loop over the blocked
+// layout.
+TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
+  struct Case {
+    int cb, h, w, bn, k, stride, pad, dil;
+  };
+  for (Case c : std::vector<Case>{{2, 9, 11, 8, 3, 1, 1, 1},
+                                  {3, 12, 10, 4, 3, 2, 1, 1},
+                                  {1, 7, 7, 16, 5, 2, 2, 1},
+                                  {2, 8, 8, 8, 3, 1, 2, 2}}) {
+    SCOPED_TRACE(::testing::Message() << c.cb << "x" << c.h << "x" << c.w << "x" << c.bn << " k"
+                                      << c.k << " s" << c.stride << " p" << c.pad << " d" << c.dil);
+    auto x = te::placeholder({1, c.cb, c.h, c.w, c.bn}, f32, "x");
+    auto wt = te::placeholder({c.cb, 1, c.k, c.k, 1, c.bn}, f32, "w");
+    nn::Conv2dAttrs a;
+    a.stride = {c.stride, c.stride};
+    a.padding = {c.pad, c.pad};
+    a.dilation = {c.dil, c.dil};
+    auto r = cpu::depthwise_conv2d_nchwc(x, wt, a);
+    auto mod =
+        build(cpu::schedule_depthwise_conv2d_nchwc({r.output}), {x, wt, r.output}, "llvm", "dw");
+    const int ek = (c.k - 1) * c.dil + 1;
+    const int oh = (c.h + 2 * c.pad - ek) / c.stride + 1,
+              ow = (c.w + 2 * c.pad - ek) / c.stride + 1;
+    auto xv = rnd(c.cb * c.h * c.w * c.bn, 31), wv = rnd(c.cb * c.k * c.k * c.bn, 32);
+    auto on = runtime::NDArray::empty({1, c.cb, oh, ow, c.bn}, f32);
+    mod.get_function("dw")(runtime::NDArray::from_vector(xv, {1, c.cb, c.h, c.w, c.bn}),
+                           runtime::NDArray::from_vector(wv, {c.cb, 1, c.k, c.k, 1, c.bn}), on);
+    std::vector<float> ref(static_cast<size_t>(c.cb * oh * ow * c.bn), 0.f);
+    for (int cb = 0; cb < c.cb; ++cb)
+      for (int y = 0; y < oh; ++y)
+        for (int xo = 0; xo < ow; ++xo)
+          for (int b = 0; b < c.bn; ++b) {
+            float acc = 0.f;
+            for (int i = 0; i < c.k; ++i)
+              for (int j = 0; j < c.k; ++j) {
+                int iy = y * c.stride - c.pad + i * c.dil, ix = xo * c.stride - c.pad + j * c.dil;
+                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                acc += xv[((cb * c.h + iy) * c.w + ix) * c.bn + b] *
+                       wv[((cb * c.k + i) * c.k + j) * c.bn + b];
+              }
+            ref[((cb * oh + y) * ow + xo) * c.bn + b] = acc;
+          }
+    expect_close(on.to_vector<float>(), ref);
+  }
+}
+}  // namespace

