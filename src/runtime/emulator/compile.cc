@@ -44,13 +44,6 @@ void write_file(const fs::path& p, const std::string& text) {
   if (!f) throw EmulatorError("CUDA emulator: cannot write " + p.string());
 }
 
-std::string read_file(const fs::path& p) {
-  std::ifstream f(p, std::ios::binary);
-  std::ostringstream os;
-  os << f.rdbuf();
-  return os.str();
-}
-
 /** The stubs appended to the rewritten source: one entry point per kernel. */
 std::string make_stubs(const RewrittenSource& rw) {
   std::ostringstream os;
@@ -119,7 +112,7 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
     std::string cmdline;
     for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
     std::string log = rc == -1 && !fs::exists(dir / "log.txt") ? "(could not run the compiler)"
-                                                               : read_file(dir / "log.txt");
+                                                               : support::read_text_file(dir / "log.txt");
     throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " +
                         std::to_string(rc) + ", `" + cmdline + "`):\n" + log +
                         "--- CUDA source ---\n" + support::with_line_numbers(cuda_source));

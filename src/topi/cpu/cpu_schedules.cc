@@ -173,7 +173,7 @@ te::Schedule schedule_dense_rows(te::Schedule s, const te::Operation& out, const
   os.parallel(par);
   if (!d.same_as(out)) s[d].compute_at(os, par);
   te::Stage rs = s[rf.op()];
-  s[rf.op()].compute_at(os, par);
+  rs.compute_at(os, par);
   auto rax = rs.leaf_iter_vars();  // i, j, ki, ko (reduce)
   IterVar rko = rs.op().reduce_axis()[0];
   rs.reorder({rko, rax[2]});
