@@ -8,11 +8,14 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <condition_variable>
 #include <cstdlib>
 #include <deque>
+#include <exception>
 #include <iostream>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <thread>
 
 #include "minitvm/autotune/target.h"
@@ -27,7 +30,7 @@ using Clock = std::chrono::steady_clock;
 
 namespace {
 
-enum Tag : int { kHello = 1, kJob = 2, kResult = 3, kStop = 4 };
+enum Tag : int { kHello = 1, kJob = 2, kResult = 3, kStop = 4, kBye = 5 };
 
 void send_json(int dest, int tag, const Json& j) {
   const std::string s = j.dump();
@@ -47,9 +50,10 @@ double seconds_since(Clock::time_point t) {
   return std::chrono::duration<double>(Clock::now() - t).count();
 }
 
-// Test hooks (tests/distributed): MINITVM_MPI_TEST_FAULT="kill:RANK:N" or "hang:RANK:N" makes RANK
-// die (SIGKILL) or stop answering for good after it has sent N results; MINITVM_MPI_TEST_DEVICE=
-// "RANK:NAME" makes RANK report device NAME.
+// Test hooks (tests/distributed): MINITVM_MPI_TEST_FAULT="KIND:RANK:N" makes RANK, after N
+// results, die (kill: SIGKILL), hang in its measurement (hang: the MPI thread goes on), or stop
+// altogether (freeze: the MPI thread too); MINITVM_MPI_TEST_DEVICE="RANK:NAME" makes RANK report
+// device NAME.
 struct Fault {
   std::string kind;
   int rank = -1;
@@ -101,6 +105,161 @@ autotune::MeasureOption worker_measure_option(const autotune::MeasureOption& bas
 
 // ---- worker ranks -------------------------------------------------------------------------------
 
+// A worker's main thread only talks MPI (MPI_THREAD_FUNNELED); one measuring thread runs the jobs.
+// So a measurement that hangs (a kernel that never returns) leaves the rank able to answer: rank 0
+// gives up on it after worker_timeout_s, and at the end of the job the rank still receives the
+// stop, says goodbye and finalises, so the job ends with MPI_Finalize on every rank and exit 0.
+class WorkerLoop {
+ public:
+  WorkerLoop(int rank, int local_size, const std::vector<autotune::WeightedTask>& tasks,
+             const autotune::MeasureOption& measure, std::string device)
+      : rank_(rank),
+        tasks_(tasks),
+        device_(std::move(device)),
+        mo_(worker_measure_option(measure, local_size, device_)),
+        fault_(fault_from_env()) {}
+
+  // Returns when rank 0 says stop and the measuring thread is idle. A measuring thread that is
+  // still busy a moment after the stop is stuck: the rank finalises MPI and ends its process (the
+  // thread holds this call's data, so returning would free it under the thread).
+  void run() {
+    std::thread measuring([this] {
+      try {
+        measure_loop();
+      } catch (...) {
+        // An error in a measurement (LocalMeasurer reports build and run failures as results;
+        // this is anything else) ends this rank the way an error on its main thread would.
+        std::lock_guard<std::mutex> g(mu_);
+        error_ = std::current_exception();
+        exited_ = true;
+        cv_out_.notify_one();
+        cv_idle_.notify_all();
+      }
+    });
+    for (;;) {
+      flush_outbox();
+      std::exception_ptr err;
+      {
+        std::lock_guard<std::mutex> g(mu_);
+        err = error_;
+      }
+      if (err) {
+        measuring.join();
+        std::rethrow_exception(err);
+      }
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (flag) {
+        Json msg = recv_json(st);
+        if (st.MPI_TAG == kStop) break;
+        if (st.MPI_TAG == kJob) {
+          std::lock_guard<std::mutex> g(mu_);
+          jobs_.push_back(std::move(msg));
+          cv_jobs_.notify_one();
+        }
+        continue;
+      }
+      std::unique_lock<std::mutex> g(mu_);
+      cv_out_.wait_for(g, std::chrono::milliseconds(2),
+                       [&] { return !outbox_.empty() || error_ != nullptr; });
+    }
+    bool idle = false;
+    {
+      std::unique_lock<std::mutex> g(mu_);
+      stopping_ = true;
+      jobs_.clear();
+      cv_jobs_.notify_one();
+      idle = cv_idle_.wait_for(g, std::chrono::seconds(2), [&] { return exited_; });
+    }
+    send_json(0, kBye, {{"measuring_thread", idle ? "idle" : "stuck"}});
+    if (idle) {
+      measuring.join();
+      return;
+    }
+    measuring.detach();
+    std::cout.flush();
+    std::cerr.flush();
+    MPI_Finalize();
+    std::_Exit(0);
+  }
+
+ private:
+  void flush_outbox() {
+    std::vector<Json> out;
+    {
+      std::lock_guard<std::mutex> g(mu_);
+      out.swap(outbox_);
+    }
+    for (const Json& r : out) {
+      send_json(0, kResult, r);
+      ++sent_;
+      if (fault_.rank != rank_ || sent_ < fault_.after) continue;
+      if (fault_.kind == "kill") ::raise(SIGKILL);
+      // "freeze": the whole rank stops answering, its MPI thread included.
+      if (fault_.kind == "freeze")
+        for (;;) ::pause();
+    }
+  }
+
+  void measure_loop() {
+    std::map<size_t, std::unique_ptr<autotune::LocalMeasurer>> measurers;
+    int produced = 0;
+    for (;;) {
+      Json msg;
+      {
+        std::unique_lock<std::mutex> g(mu_);
+        cv_jobs_.wait(g, [&] { return stopping_ || !jobs_.empty(); });
+        if (stopping_) break;
+        msg = std::move(jobs_.front());
+        jobs_.pop_front();
+      }
+      const size_t ti = msg.at("task").get<size_t>();
+      const int64_t job = msg.at("job").get<int64_t>();
+      if (ti >= tasks_.size()) continue;  // cannot happen with identical task lists
+      auto& m = measurers[ti];
+      if (!m) m = std::make_unique<autotune::LocalMeasurer>(tasks_[ti].task, mo_);
+      std::vector<autotune::ConfigEntity> cfgs;
+      for (const Json& i : msg.at("configs"))
+        cfgs.push_back(tasks_[ti].task.config(i.get<int64_t>()));
+      m->on_outcome = [&](const MeasureOutcome& o) {
+        MeasureOutcome w = o;
+        w.where.device = device_;
+        Json r = result_json(w);
+        r["job"] = job;
+        r["task"] = ti;
+        r["index"] = o.config.index;
+        {
+          std::lock_guard<std::mutex> g(mu_);
+          outbox_.push_back(std::move(r));
+          cv_out_.notify_one();
+        }
+        ++produced;
+        // "hang": the measurement never returns; the MPI thread goes on answering.
+        if (fault_.kind == "hang" && fault_.rank == rank_ && produced >= fault_.after)
+          for (;;) ::pause();
+      };
+      m->measure(cfgs);
+    }
+    std::lock_guard<std::mutex> g(mu_);
+    exited_ = true;
+    cv_idle_.notify_all();
+  }
+
+  const int rank_;
+  const std::vector<autotune::WeightedTask>& tasks_;
+  const std::string device_;
+  const autotune::MeasureOption mo_;
+  const Fault fault_;
+  int sent_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_jobs_, cv_out_, cv_idle_;
+  std::deque<Json> jobs_;
+  std::vector<Json> outbox_;
+  std::exception_ptr error_;
+  bool stopping_ = false, exited_ = false;
+};
+
 void serve(int rank, int local_size, const std::vector<autotune::WeightedTask>& tasks,
            const autotune::MeasureOption& measure) {
   const std::string target = tasks.empty() ? "llvm" : tasks[0].task.target_str();
@@ -116,41 +275,7 @@ void serve(int rank, int local_size, const std::vector<autotune::WeightedTask>& 
   }
   send_json(0, kHello,
             {{"host", autotune::host_name()}, {"device", device}, {"ok", ok}, {"reason", reason}});
-
-  const Fault fault = fault_from_env();
-  int sent = 0;
-  const autotune::MeasureOption mo = worker_measure_option(measure, local_size, device);
-  std::map<size_t, std::unique_ptr<autotune::LocalMeasurer>> measurers;
-  for (;;) {
-    MPI_Status st;
-    MPI_Probe(0, MPI_ANY_TAG, MPI_COMM_WORLD, &st);
-    Json msg = recv_json(st);
-    if (st.MPI_TAG == kStop) return;
-    if (st.MPI_TAG != kJob) continue;
-    const size_t ti = msg.at("task").get<size_t>();
-    const int64_t job = msg.at("job").get<int64_t>();
-    if (ti >= tasks.size()) continue;  // cannot happen with identical task lists
-    auto& m = measurers[ti];
-    if (!m) m = std::make_unique<autotune::LocalMeasurer>(tasks[ti].task, mo);
-    std::vector<autotune::ConfigEntity> cfgs;
-    for (const Json& i : msg.at("configs")) cfgs.push_back(tasks[ti].task.config(i.get<int64_t>()));
-    m->on_outcome = [&](const MeasureOutcome& o) {
-      MeasureOutcome w = o;
-      w.where.device = device;
-      Json r = result_json(w);
-      r["job"] = job;
-      r["task"] = ti;
-      r["index"] = o.config.index;
-      send_json(0, kResult, r);
-      ++sent;
-      if (fault.rank == rank && sent >= fault.after) {
-        if (fault.kind == "kill") ::raise(SIGKILL);
-        if (fault.kind == "hang")
-          for (;;) ::pause();
-      }
-    };
-    m->measure(cfgs);
-  }
+  WorkerLoop(rank, local_size, tasks, measure, device).run();
 }
 
 // ---- rank 0 -------------------------------------------------------------------------------------
@@ -216,9 +341,39 @@ class Cluster {
     }
   }
 
-  void stop_all() {
-    for (auto& w : workers_)
-      if (!w.lost) send_json(w.rank, kStop, Json::object());
+  // Tell every worker to stop (lost ones too: a rank whose measurement hangs still answers) and
+  // wait a little for each goodbye. Returns the ranks that did not say goodbye: they cannot take
+  // part in MPI_Finalize, and the job has to end with MPI_Abort.
+  std::vector<int> stop_all() {
+    std::map<int, bool> waiting;
+    for (auto& w : workers_) {
+      send_json(w.rank, kStop, Json::object());
+      waiting[w.rank] = true;
+    }
+    const double grace = std::clamp(timeout_, 2.0, 10.0);
+    const Clock::time_point t0 = Clock::now();
+    size_t left = waiting.size();
+    while (left > 0 && seconds_since(t0) < grace) {
+      int flag = 0;
+      MPI_Status st;
+      MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st);
+      if (!flag) {
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+        continue;
+      }
+      recv_json(st);  // late results of lost ranks are dropped
+      if (st.MPI_TAG == kBye && waiting[st.MPI_SOURCE]) {
+        waiting[st.MPI_SOURCE] = false;
+        --left;
+      }
+    }
+    std::vector<int> silent;
+    for (auto& [r, w] : waiting)
+      if (w) silent.push_back(r);
+    if (mpi_.log)
+      for (int r : silent)
+        *mpi_.log << "mpi: rank " << r << " did not answer the stop; the job ends with MPI_Abort\n";
+    return silent;
   }
 
   std::vector<int> lost() const {
@@ -423,8 +578,8 @@ void MpiJob::abort(int code) {
 MpiJob::~MpiJob() {
   std::cout.flush();
   std::cerr.flush();
-  if (rank_ == 0 && !lost_.empty()) {
-    // A hung rank never reaches MPI_Finalize; end the job (exit status 0: the log is complete).
+  if (rank_ == 0 && !unreachable_.empty()) {
+    // A frozen rank never reaches MPI_Finalize; end the job (exit status 0: the log is complete).
     MPI_Abort(MPI_COMM_WORLD, 0);
   }
   MPI_Finalize();
@@ -439,6 +594,7 @@ std::optional<autotune::NetworkTuneSummary> MpiJob::tune(
   }
   lost_.clear();
   refused_.clear();
+  unreachable_.clear();
   if (size_ == 1) {
     // One rank: it searches and measures (builds on all of this host's threads).
     if (mpi.log) *mpi.log << "mpi: 1 rank: rank 0 searches and measures\n";
@@ -461,11 +617,11 @@ std::optional<autotune::NetworkTuneSummary> MpiJob::tune(
                              });
   } catch (...) {
     lost_ = cluster.lost();
-    cluster.stop_all();
+    unreachable_ = cluster.stop_all();
     throw;
   }
   lost_ = cluster.lost();
-  cluster.stop_all();
+  unreachable_ = cluster.stop_all();
   return s;
 }
 

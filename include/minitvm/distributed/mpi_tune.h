@@ -13,8 +13,12 @@
  *   - a worker silent for longer than `worker_timeout_s` while it holds candidates is declared
  *     hung; its unanswered candidates are re-queued on the other workers (once; a candidate that
  *     was on two lost workers is recorded as RUN_TIMEOUT, TVM's error number 7) and the search
- *     goes on. With no worker left rank 0 measures itself. At the end a job with a hung rank is
- *     ended with MPI_Abort(0) (MPI_Finalize would wait for it forever): the log is complete.
+ *     goes on. With no worker left rank 0 measures itself. A worker's MPI thread is not its
+ *     measuring thread, so a rank whose measurement hangs still takes the stop at the end: it
+ *     answers, finalises and ends its process, and the job ends normally. Only a rank that does
+ *     not answer the stop at all (the whole process frozen, or its host gone) makes rank 0 end the
+ *     job with MPI_Abort(0) (MPI_Finalize would wait for it forever): the log is complete either
+ *     way. (OpenMPI 4.1's mpiexec can itself crash while it tears such a job down.)
  *   - a worker that dies takes the job with it (OpenMPI aborts a job whose rank exits without
  *     MPI_Finalize); the log holds every outcome that arrived, and a rerun resumes from it without
  *     re-measuring them.
@@ -46,7 +50,7 @@ struct MpiOptions {
 };
 
 /** One process's view of the MPI job: MPI_Init_thread on construction; on destruction
- *  MPI_Finalize, or MPI_Abort(0) when a rank was lost (it could not take part). */
+ *  MPI_Finalize, or MPI_Abort(0) when a rank did not answer the stop (it could not take part). */
 class MpiJob {
  public:
   MpiJob();
@@ -72,13 +76,15 @@ class MpiJob {
   /** End the whole job now with this exit code (MPI_Abort), after flushing stdout and stderr: for
    *  an error on one rank that the others would wait for. */
   [[noreturn]] void abort(int code);
-  /** Ranks declared hung or refused in the last tune() (rank 0 only). */
+  /** Ranks declared hung or refused in the last tune() (rank 0 only). A hung rank still ends
+   *  normally when only its measurement hung; one that did not answer the stop makes the
+   *  destructor end the job with MPI_Abort(0). */
   const std::vector<int>& lost_ranks() const { return lost_; }
   const std::vector<int>& refused_ranks() const { return refused_; }
 
  private:
   int rank_ = 0, size_ = 1, local_size_ = 1, local_workers_ = 1;
-  std::vector<int> lost_, refused_;
+  std::vector<int> lost_, refused_, unreachable_;
 };
 
 /** The per-host lock file the ranks of a host share for a device ("/tmp/minitvm-measure-cpu.lock").
