@@ -107,6 +107,19 @@ std::pair<std::vector<int64_t>, std::vector<int64_t>> unblocked_conv_shapes(cons
   return {{d[0], d[1] * d[4], d[2], d[3]}, {k[0] * k[5], k[1] * k[4], k[2], k[3]}};
 }
 
+std::string shape_json(const std::vector<int64_t>& s);
+
+constexpr const char* kWinogradConv = "nn.contrib_conv2d_winograd_without_weight_transform";
+
+// NCHW data and OIHW kernel shapes of the conv2d an nn.contrib_conv2d_winograd_without_weight_
+// transform call was made from (its weight is (alpha, alpha, CI, CO)).
+std::pair<std::vector<int64_t>, std::vector<int64_t>> winograd_conv_shapes(const ExprNode& c) {
+  const auto& d = c.args[0]->types[0].shape;
+  const auto& u = c.args[1]->types[0].shape;
+  const int64_t r = u[0] - c.attrs.at("tile_size").get<int64_t>() + 1;
+  return {d, {u[3], u[2], r, r}};
+}
+
 // The dispatch decision for a group's master op (CUDA templates; conv2d_NCHWc.x86 on llvm).
 struct Decision {
   KernelInfo info;
@@ -115,12 +128,10 @@ struct Decision {
   bool tuned = false;  // a template with a config
 };
 
-Decision decide(const FusedGroup& g, const autotune::Target& t) {
+// The decision for one op (the master of a group, or a conv2d alter_op_layout asks about).
+Decision decide_op(const ExprNode& m, const autotune::Target& t) {
   Decision r;
-  const ExprNode& m = *g.master;
-  r.info.func_name = g.func_name;
   r.info.master_op = m.name;
-  for (auto& n : g.nodes) r.info.ops.push_back(n->name);
   r.info.template_key = "simple";
   if (m.name == "nn.contrib_conv2d_NCHWc") {
     // The config alter_op_layout chose the blocks with (the same dispatch query), for the rest of
@@ -143,6 +154,27 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   }
   if (m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
     r.info.template_key = "cpu";
+    return r;
+  }
+  if (m.name == kWinogradConv) {
+    // The conv2d this op was made from (TVM keeps its config under a new workload; the record's
+    // workload is the conv2d's, and so is the key reported). Should the context not give a
+    // winograd config for it (a hand-built graph), the winograd template's own key is queried.
+    auto [ds, ks] = winograd_conv_shapes(m);
+    topi::Workloads wl = topi::conv2d_workloads(ds, ks, conv_attrs(m));
+    r.d = topi::dispatch(t, wl);
+    if (r.d.template_key != "winograd") {
+      topi::Workloads only;
+      only.v01 = wl.v02.at(1);
+      r.d = topi::dispatch(t, only);
+    }
+    r.v01 = wl.v01;
+    r.tuned = true;
+    r.info.workload = r.d.workload;
+    r.info.template_key = "winograd";
+    r.info.is_fallback = r.d.cfg->is_fallback();
+    r.info.config_index = r.info.is_fallback ? -1 : r.d.cfg->index;
+    if (is_cuda(t)) r.info.tuning_workloads = {wl.v02.at(1)};
     return r;
   }
   bool conv = m.name == "nn.conv2d", dense = m.name == "nn.dense";
@@ -168,18 +200,24 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   }
   r.d = topi::dispatch(t, wl);
   r.v01 = wl.v01;
+  // TVM's CUDA strategy offers winograd for 3x3, stride 1, dilation 1 layers only.
+  bool winograd_ok = false;
+  if (conv && !detail::is_depthwise(m) && !detail::is_grouped(m)) {
+    const auto& ks = m.args[1]->types[0].shape;
+    topi::nn::Conv2dAttrs a = conv_attrs(m);
+    winograd_ok = ks.size() == 4 && ks[2] == 3 && ks[3] == 3;
+    for (int64_t s : a.stride) winograd_ok &= s == 1;
+    for (int64_t d : a.dilation) winograd_ok &= d == 1;
+    MINITVM_USER_CHECK(winograd_ok || r.d.template_key != "winograd")
+        << "relay::build: the dispatch context gives a winograd config for the conv2d with weight "
+        << shape_json(ks) << ", strides " << shape_json(a.stride) << ", dilation "
+        << shape_json(a.dilation) << " (workload " << r.d.workload.dump()
+        << "); winograd computes 3x3 convs of stride 1 and dilation 1 only";
+  }
   for (const Json& k : wl.v02) {
     const std::string task = k.at(0).get<std::string>();
     if (!autotune::find_template(task)) continue;
-    if (task.find("winograd") != std::string::npos) {
-      // TVM's CUDA strategy offers winograd for 3x3, stride 1, dilation 1 layers only.
-      const auto& ks = m.args[1]->types[0].shape;
-      topi::nn::Conv2dAttrs a = conv_attrs(m);
-      bool ok = ks.size() == 4 && ks[2] == 3 && ks[3] == 3;
-      for (int64_t s : a.stride) ok &= s == 1;
-      for (int64_t d : a.dilation) ok &= d == 1;
-      if (!ok) continue;
-    }
+    if (task.find("winograd") != std::string::npos && !winograd_ok) continue;
     r.info.tuning_workloads.push_back(k);
   }
   r.tuned = true;
@@ -187,6 +225,13 @@ Decision decide(const FusedGroup& g, const autotune::Target& t) {
   r.info.template_key = r.d.template_key;
   r.info.is_fallback = r.d.cfg->is_fallback();
   r.info.config_index = r.info.is_fallback ? -1 : r.d.cfg->index;
+  return r;
+}
+
+Decision decide(const FusedGroup& g, const autotune::Target& t) {
+  Decision r = decide_op(*g.master, t);
+  r.info.func_name = g.func_name;
+  for (auto& n : g.nodes) r.info.ops.push_back(n->name);
   return r;
 }
 
@@ -250,7 +295,11 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
   for (auto& n : g.nodes) {
     std::vector<te::Tensor> in;
     for (auto& a : n->args) in.push_back(val.at(a.get()).at(0));
-    if (cuda && n == g.master && dec.tuned && dec.info.template_key == "winograd") {
+    if (n == g.master && n->name == kWinogradConv) {
+      wino = topi::nn::conv2d_winograd_nchw_without_weight_transform(
+          in[0], in[1], conv_attrs(*n).padding, n->attrs.at("tile_size").get<int64_t>());
+      val[n.get()] = {wino->output};
+    } else if (cuda && n == g.master && dec.tuned && dec.info.template_key == "winograd") {
       wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
       val[n.get()] = {wino->output};
     } else {
@@ -278,6 +327,8 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       else
         s = topi::cuda::schedule_conv2d_nchw_direct(outs, *dec.d.cfg, *geo, t);
     }
+  } else if (!cuda && wino) {
+    s = topi::cpu::schedule_conv2d_winograd(*wino, outs);
   } else if (!cuda && m.name == "nn.contrib_conv2d_NCHWc") {
     s = topi::cpu::schedule_conv2d_nchwc_fused(*dec.d.cfg, outs);
   } else if (!cuda && m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
@@ -463,6 +514,28 @@ Built build(const Function& f, const std::string& target, const Params& params,
       return transform::ConvBlocks{ch.ic_bn, ch.oc_bn};
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
+    b.optimized = alog.run("alter_op_layout", b.optimized,
+                           [&](const Function& x) { return transform::alter_op_layout(x, ao); });
+    b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);
+  }
+  if (is_cuda(t) && opt.opt_level >= 3) {
+    // TVM's AlterOpLayout on cuda: a conv2d whose config is a winograd one takes its weight
+    // transformed at build time (tile size 4 when H % 8 == 0, else 2, as the template's space).
+    PassLogger alog(opt.print_after_each_pass);
+    transform::AlterLayoutOptions ao;
+    ao.depthwise_block = 0;
+    ao.winograd_tile = [&](const ExprNode& c) -> int64_t {
+      if (c.attrs.at("groups").get<int64_t>() != 1) return 0;
+      const auto pad = conv_attrs(c).padding;  // normalised to 4 by the type rule
+      if (pad.size() != 4 || pad[0] != pad[2] || pad[1] != pad[3]) return 0;
+      Decision d = decide_op(c, t);
+      if (!d.tuned || d.info.template_key != "winograd" || d.info.tuning_workloads.empty())
+        return 0;
+      for (auto& wl : d.info.tuning_workloads)
+        if (wl.at(0) == "conv2d_nchw_winograd.cuda")
+          return topi::winograd_tile_size(c.args[0]->types[0].shape[2]);
+      return 0;
+    };
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });
     b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);

@@ -32,7 +32,8 @@ std::string task_label(const Json& workload) {
 
 bool tunable_family(const std::string& op) {
   return op == "nn.conv2d" || op == "nn.dense" || op == "nn.contrib_conv2d_NCHWc" ||
-         op == "nn.contrib_depthwise_conv2d_NCHWc";
+         op == "nn.contrib_depthwise_conv2d_NCHWc" ||
+         op == "nn.contrib_conv2d_winograd_without_weight_transform";
 }
 
 }  // namespace

@@ -280,6 +280,12 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     // Any other group count (ResNeXt, RegNet, ShuffleNet; depthwise with a channel multiplier).
     return {topi::nn::group_conv2d_nchw(a[0], a[1], st, pad, dil, groups)};
   }
+  if (op == "nn.contrib_conv2d_winograd_weight_transform")
+    return {topi::nn::conv2d_winograd_weight_transform(a[0], at.at("tile_size").get<int64_t>())};
+  if (op == "nn.contrib_conv2d_winograd_without_weight_transform")
+    return {topi::nn::conv2d_winograd_nchw_without_weight_transform(
+                a[0], a[1], ints(at.at("padding")), at.at("tile_size").get<int64_t>())
+                .output};
   if (op == "nn.contrib_conv2d_NCHWc") {
     topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),
                              ints(at.at("dilation"))};

@@ -401,6 +401,21 @@ std::vector<OpDef> make_registry() {
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_depthwise_conv2d_NCHWc", a, at, true);
       });
+  // TVM's winograd ops (CUDA alter layout at opt level 3, the weight transform folded at build).
+  add("nn.contrib_conv2d_winograd_weight_transform", P::kOutEWiseFusable, 1, {{"tile_size", 0}},
+      winograd_weight_transform_rule);
+  add("nn.contrib_conv2d_winograd_without_weight_transform", P::kOutEWiseFusable, 2,
+      {{"tile_size", 0},
+       {"strides", {1, 1}},
+       {"padding", {0, 0}},
+       {"dilation", {1, 1}},
+       {"groups", 1},
+       {"channels", 0},
+       {"kernel_size", Json::array()},
+       {"data_layout", "NCHW"},
+       {"kernel_layout", ""},
+       {"out_dtype", ""}},
+      winograd_conv2d_rule);
   return r;
 }
 

@@ -264,4 +264,54 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
   return {{TensorType{Shape{d[0], w[0], oh, ow, ob}, a[0]->types[0].dtype}}};
 }
 
+TypeResult winograd_weight_transform_rule(const std::vector<Expr>& a, Json& at) {
+  const std::string op = "nn.contrib_conv2d_winograd_weight_transform";
+  rank(op, a[0], "weight", 4);
+  float_only(op, a[0], "weight");
+  const Shape& w = a[0]->types[0].shape;
+  MINITVM_USER_CHECK(at["tile_size"].is_number_integer())
+      << op << ": tile_size must be an integer, got " << at["tile_size"].dump();
+  int64_t m = at["tile_size"].get<int64_t>();
+  MINITVM_USER_CHECK(w[2] == w[3] && w[2] >= 3 && w[2] <= 7)
+      << op << ": weight " << describe(a[0]) << " must have a square kernel of 3 to 7";
+  MINITVM_USER_CHECK(m >= 2 && m <= 8 && m + w[2] - 2 <= 9)
+      << op << ": tile_size " << m << " is not supported for a " << w[2] << "x" << w[3]
+      << " kernel (2 <= m <= 8, m + r - 2 <= 9)";
+  const int64_t alpha = m + w[2] - 1;
+  return {{TensorType{Shape{alpha, alpha, w[0], w[1]}, a[0]->types[0].dtype}}};
+}
+
+TypeResult winograd_conv2d_rule(const std::vector<Expr>& a, Json& at) {
+  const std::string op = "nn.contrib_conv2d_winograd_without_weight_transform";
+  rank(op, a[0], "data", 4);
+  rank(op, a[1], "weight", 4);
+  same_dtype(op, a[0], a[1], "data", "weight");
+  float_only(op, a[0], "data");
+  const Shape& d = a[0]->types[0].shape;
+  const Shape& w = a[1]->types[0].shape;  // (alpha, alpha, CI, CO)
+  MINITVM_USER_CHECK(at["tile_size"].is_number_integer())
+      << op << ": tile_size must be an integer, got " << at["tile_size"].dump();
+  const int64_t m = at["tile_size"].get<int64_t>(), r = w[0] - m + 1;
+  MINITVM_USER_CHECK(w[0] == w[1] && m >= 2 && r >= 3 && r <= 7 && m + r - 2 <= 9)
+      << op << ": weight " << describe(a[1]) << " is not a transformed (alpha, alpha, CI, CO) "
+      << "kernel for tile_size " << m;
+  MINITVM_USER_CHECK(w[2] == d[1]) << op << ": weight " << describe(a[1]) << " expects " << w[2]
+                                   << " input channels, data " << describe(a[0]) << " has " << d[1];
+  MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
+  int64_t ch = at["channels"].get<int64_t>();
+  MINITVM_USER_CHECK(ch == 0 || ch == w[3])
+      << op << ": channels=" << ch << " but the weight " << describe(a[1]) << " has " << w[3]
+      << " output channels";
+  at["channels"] = w[3];
+  at["kernel_size"] = Shape{r, r};
+  auto [oh, ow] = conv_window(op, a[0], r, r, at);
+  for (auto& k : {"strides", "dilation"})
+    for (auto& v : at[k])
+      MINITVM_USER_CHECK(v == 1) << op << ": " << k << " must be 1, got " << at[k].dump();
+  const auto& p = at["padding"];
+  MINITVM_USER_CHECK(p.size() == 4 && p[0] == p[2] && p[1] == p[3])
+      << op << ": padding must be symmetric, got " << p.dump();
+  return {{TensorType{Shape{d[0], w[3], oh, ow}, a[0]->types[0].dtype}}};
+}
+
 }  // namespace minitvm::relay::op_rules

@@ -70,4 +70,10 @@ TypeResult pool_rule(const std::string& op, const std::vector<Expr>& a, Json& at
 TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, Json& at,
                              bool depthwise);
 
+// TVM's nn.contrib_conv2d_winograd_weight_transform: OIHW (CO, CI, r, r) -> (alpha, alpha, CO, CI).
+TypeResult winograd_weight_transform_rule(const std::vector<Expr>& a, Json& at);
+// TVM's nn.contrib_conv2d_winograd_without_weight_transform: NCHW data, (alpha, alpha, CI, CO)
+// weight, stride and dilation 1, symmetric padding.
+TypeResult winograd_conv2d_rule(const std::vector<Expr>& a, Json& at);
+
 }  // namespace minitvm::relay::op_rules

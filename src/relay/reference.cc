@@ -7,6 +7,7 @@
 #include <unordered_map>
 
 #include "minitvm/support/error.h"
+#include "minitvm/topi/nn.h"
 #include "relay/attr_util.h"
 #include "relay/layout.h"
 
@@ -103,6 +104,83 @@ Buf conv2d(const Buf& d, const Buf& w, const Json& at, const Shape& os) {
         }
     }
   return r;
+}
+
+// Winograd F(m, r) by its definition, in double: per output tile Y = A^T [sum_ci U(ci, co) .*
+// (B^T d B)] A, with d the alpha x alpha input patch (zero outside the data) and U the transformed
+// kernel (alpha, alpha, CI, CO).
+Buf winograd_conv2d(const Buf& d, const Buf& u, const Json& at, const Shape& os) {
+  const int64_t m = at.at("tile_size").get<int64_t>(), alpha = u.shape[0], r = alpha - m + 1;
+  auto pad = ints(at.at("padding"));
+  const topi::nn::WinogradMatrices wm =
+      topi::nn::winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
+  const int64_t N = d.shape[0], C = d.shape[1], H = d.shape[2], W = d.shape[3], O = u.shape[3];
+  const int64_t OH = os[2], OW = os[3];
+  Buf res{os, std::vector<float>(numel(os))};
+  std::vector<double> v(static_cast<size_t>(C * alpha * alpha)), acc(alpha * alpha),
+      t(alpha * alpha);
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t ty = 0; ty * m < OH; ++ty)
+      for (int64_t tx = 0; tx * m < OW; ++tx) {
+        for (int64_t c = 0; c < C; ++c) {  // V = B^T d B
+          auto px = [&](int64_t a, int64_t b) {
+            int64_t iy = ty * m - pad[0] + a, ix = tx * m - pad[1] + b;
+            return iy < 0 || iy >= H || ix < 0 || ix >= W
+                       ? 0.0
+                       : static_cast<double>(d.v[((n * C + c) * H + iy) * W + ix]);
+          };
+          for (int64_t e = 0; e < alpha; ++e)
+            for (int64_t b = 0; b < alpha; ++b) {
+              double x = 0;
+              for (int64_t a = 0; a < alpha; ++a) x += wm.B[a][e] * px(a, b);
+              t[e * alpha + b] = x;
+            }
+          for (int64_t e = 0; e < alpha; ++e)
+            for (int64_t f = 0; f < alpha; ++f) {
+              double x = 0;
+              for (int64_t b = 0; b < alpha; ++b) x += t[e * alpha + b] * wm.B[b][f];
+              v[(c * alpha + e) * alpha + f] = x;
+            }
+        }
+        for (int64_t o = 0; o < O; ++o) {
+          for (int64_t k = 0; k < alpha * alpha; ++k) {
+            double x = 0;
+            for (int64_t c = 0; c < C; ++c)
+              x += u.v[(k * C + c) * O + o] * v[c * alpha * alpha + k];
+            acc[k] = x;
+          }
+          for (int64_t i = 0; i < m; ++i)  // Y = A^T M A
+            for (int64_t j = 0; j < m; ++j) {
+              int64_t y = ty * m + i, x = tx * m + j;
+              if (y >= OH || x >= OW) continue;
+              double sum = 0;
+              for (int64_t a = 0; a < alpha; ++a)
+                for (int64_t b = 0; b < alpha; ++b)
+                  sum += wm.A[a][i] * acc[a * alpha + b] * wm.A[b][j];
+              res.v[((n * O + o) * OH + y) * OW + x] = static_cast<float>(sum);
+            }
+        }
+      }
+  return res;
+}
+
+// U = G k G^T for every (co, ci): (CO, CI, r, r) -> (alpha, alpha, CO, CI).
+Buf winograd_weight_transform(const Buf& k, int64_t m) {
+  const int64_t CO = k.shape[0], CI = k.shape[1], r = k.shape[2], alpha = m + r - 1;
+  const topi::nn::WinogradMatrices wm =
+      topi::nn::winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
+  Buf u{{alpha, alpha, CO, CI}, std::vector<float>(static_cast<size_t>(alpha * alpha * CO * CI))};
+  for (int64_t e = 0; e < alpha; ++e)
+    for (int64_t f = 0; f < alpha; ++f)
+      for (int64_t o = 0; o < CO; ++o)
+        for (int64_t c = 0; c < CI; ++c) {
+          double x = 0;
+          for (int64_t a = 0; a < r; ++a)
+            for (int64_t b = 0; b < r; ++b)
+              x += wm.G[e][a] * k.v[((o * CI + c) * r + a) * r + b] * wm.G[f][b];
+          u.v[((e * alpha + f) * CO + o) * CI + c] = static_cast<float>(x);
+        }
+  return u;
 }
 
 Buf pool(const Buf& d, const Json& at, const Shape& os, bool is_max) {
@@ -243,6 +321,10 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   }
   if (op == "layout_transform")
     return {out(relayout(a[0], layout_of(at, "src_layout"), layout_of(at, "dst_layout")))};
+  if (op == "nn.contrib_conv2d_winograd_weight_transform")
+    return {out(winograd_weight_transform(a[0], at.at("tile_size").get<int64_t>()))};
+  if (op == "nn.contrib_conv2d_winograd_without_weight_transform")
+    return {out(winograd_conv2d(a[0], a[1], at, os))};
   if (op == "nn.contrib_conv2d_NCHWc" || op == "nn.contrib_depthwise_conv2d_NCHWc") {
     // The blocked convolution is the NCHW one between layout transforms.
     Buf d = relayout(a[0], layout_of(at, "data_layout"), "NCHW");

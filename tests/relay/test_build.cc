@@ -327,32 +327,7 @@ TEST(RelayBuild, InvalidGroupCountsAreCompileErrors) {
   EXPECT_NE(m.find("groups=2"), std::string::npos) << m;
 }
 
-TEST(RelayBuild, WinogradConvWithEpilogueCudaEmulate) {
-  // A winograd config answers the conv's 0.1 key (as a winograd record would): the group
-  // conv + BN shift + residual add + relu is built with the winograd template, epilogue fused.
-  auto x = var("data", T({1, 16, 8, 8}));
-  auto c = [](std::vector<int64_t> s, uint64_t seed) {
-    return constant(relay::testing::random_uniform(s, -1, 1, seed));
-  };
-  auto y = nn::relu(
-      add(add(nn::conv2d(x, c({16, 16, 3, 3}, 1), {.padding = {1}}), c({16, 1, 1}, 2)), x));
-  Function f({x}, y);
-  autotune::ApplyHistoryBest best;
-  autotune::FallbackConfigEntity cfg;
-  cfg.template_key = "winograd";
-  topi::nn::Conv2dAttrs a;
-  a.padding = {1, 1};
-  best.update(autotune::parse_target("cuda -emulate"),
-              topi::conv2d_workloads({1, 16, 8, 8}, {16, 16, 3, 3}, a).v01, cfg);
-  autotune::DispatchScope scope(best);
-  Built b = build(f, "cuda -emulate");
-  ASSERT_EQ(b.kernels.size(), 1u);
-  EXPECT_EQ(b.kernels[0].func_name, "fused_nn_conv2d_add_add_nn_relu");
-  EXPECT_EQ(b.kernels[0].template_key, "winograd");
-  auto input = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 3);
-  expect_close(relay_test::run_graph(b, {{"data", input}})[0],
-               reference_run(f, {{"data", input}})[0], 1e-4);
-}
+// The winograd conv with a fused epilogue on "cuda -emulate": tests/relay/test_winograd.cc.
 
 TEST(RelayBuild, UnsupportedUsesAreCompileErrors) {
   auto x = var("data", T({1, 2, 4, 4}));

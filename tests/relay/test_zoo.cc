@@ -42,13 +42,31 @@ void expect_all_from_log(const relay::testing::Network& net, const std::string& 
   Built b = build(net.mod, "cuda", net.params, {.workloads_only = true});
   std::set<std::string> keys;
   auto in_log = log_workloads(seed_log(log));
+  std::set<std::string> winograd;
   for (auto& k : b.kernels) {
     if (!k.workload.is_array()) continue;
     EXPECT_FALSE(k.is_fallback) << log << ": " << k.func_name << " " << k.workload.dump();
+    // A winograd record applies through the build-time weight transform (CUDA alter layout).
+    if (k.template_key == "winograd") {
+      winograd.insert(k.workload.dump());
+      EXPECT_EQ(k.master_op, "nn.contrib_conv2d_winograd_without_weight_transform") << k.func_name;
+    }
     keys.insert(k.workload.dump());
   }
   EXPECT_EQ(b.num_fallbacks(), 0) << b.report();
   EXPECT_EQ(static_cast<int>(keys.size()), distinct) << b.report();
+  // Seed logs: every 3x3 stride-1 conv with >= 64 input channels has a winograd record.
+  int eligible = 0;
+  std::set<std::string> seen;
+  for (auto& e : post_order(net.mod.body)) {
+    if (!e->is_call("nn.conv2d") || e->attrs["groups"] != 1) continue;
+    const auto& ks = e->args[1]->types[0].shape;
+    const auto& ds = e->args[0]->types[0].shape;
+    if (ks[2] == 3 && e->attrs["strides"] == autotune::Json({1, 1}) && ds[1] >= 64 &&
+        seen.insert(autotune::Json({ds, ks}).dump()).second)
+      ++eligible;
+  }
+  EXPECT_EQ(static_cast<int>(winograd.size()), eligible) << log << "\n" << b.report();
   // Every record of the log is used by the network (the network is exactly the tuned one).
   std::set<std::string> used;
   for (auto& k : keys) used.insert(autotune::Json::parse(k).dump());

@@ -6,7 +6,10 @@
  * attributes with Relay's defaults and runs the op's type rule; a bad call throws CompileError
  * "<op>: <argument> ...: <mismatch>" naming the argument by its var name or producing op.
  * Layouts are NCHW / OIHW, except the blocked ops alter_op_layout makes (layout_transform,
- * nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc, pools with layout NCHW[x]c); padding
+ * nn.contrib_conv2d_NCHWc, nn.contrib_depthwise_conv2d_NCHWc, pools with layout NCHW[x]c) and the
+ * winograd pair of its cuda rules (nn.contrib_conv2d_winograd_weight_transform: OIHW ->
+ * (alpha, alpha, O, I); nn.contrib_conv2d_winograd_without_weight_transform: NCHW data, weight
+ * (alpha, alpha, I, O), attribute tile_size); padding
  * attributes are normalised to 4 values (top, left, bottom, right). `concatenate` takes its inputs
  * as separate arguments (Relay: one Tuple).
  */

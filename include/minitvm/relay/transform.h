@@ -17,7 +17,8 @@
  *   only), and the constant s broadcasts along the output channel axis only
  *   (shape (C, 1, 1), (1, C, 1, 1) or a scalar) becomes conv2d(x, W * s[o]); run fold_constant
  *   afterwards to materialise the new weight.
- * - alter_op_layout: TVM's AlterOpLayout for x86 with its layout propagation: every
+ * - alter_op_layout: TVM's AlterOpLayout. On cuda (AlterLayoutOptions::winograd_tile): winograd
+ *   convs get their weight transformed at build time. On x86, with its layout propagation: every
  *   nn.conv2d with groups 1 and a constant weight becomes nn.contrib_conv2d_NCHWc on NCHW[ic]c
  *   data with the weight packed OIHW[ic]i[oc]o (a layout_transform of the constant; fold_constant
  *   materialises it), depthwise convs nn.contrib_depthwise_conv2d_NCHWc, with the blocks the
@@ -64,6 +65,12 @@ struct AlterLayoutOptions {
   /** Depthwise convs take their input's block when it divides the channels, else the largest
    *  divisor of the channels up to this (0: depthwise convs stay NCHW). */
   int64_t depthwise_block = 8;
+  /** CUDA (TVM's `_alter_conv2d_layout` for cuda): the Winograd tile size m of an nn.conv2d call
+   *  whose dispatched config is a winograd one (0 keeps it). Such a call becomes
+   *  nn.contrib_conv2d_winograd_without_weight_transform(x, transpose(
+   *  nn.contrib_conv2d_winograd_weight_transform(W, m), (0, 1, 3, 2))): fold_constant transforms
+   *  the weight once, at build time, to (alpha, alpha, CI, CO). */
+  std::function<int64_t(const ExprNode& conv)> winograd_tile;
 };
 Function alter_op_layout(const Function& f, const AlterLayoutOptions& opt);
 

@@ -37,7 +37,8 @@ using autotune::Target;
 /** conv2d direct (5.a). `outs[0]` is the final op (a fused injective epilogue is allowed). */
 te::Schedule schedule_conv2d_nchw_direct(const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                          const topi::ConvGeometry& g, const Target& target);
-/** conv2d winograd (5.b), kernel transform not pre-computed. */
+/** conv2d winograd (5.b); with `w.pre_computed` (the kernel transformed at build time) there is no
+ *  kernel transform stage, as TVM's template with pre_computed. */
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
                                       const std::vector<te::Tensor>& outs, ConfigEntity& cfg,
                                       const topi::ConvGeometry& g, const Target& target);

@@ -93,8 +93,10 @@ Tensor const_matrix(const std::vector<std::vector<double>>& mat, DataType dtype,
 /** The intermediate tensors of a Winograd conv (for schedules). */
 struct WinogradTensors {
   Tensor data_pad, d, data_pack, kernel_pack, bgemm, inverse, output;
-  Tensor A, B, G;
+  Tensor A, B, G;  ///< G is undefined when the kernel comes transformed
   int64_t m = 0, alpha = 0, P = 0, nH = 0, nW = 0;
+  /** kernel_pack is the operator's kernel argument (already transformed), not a compute. */
+  bool pre_computed = false;
 };
 
 /** conv2d NCHW by Winograd F(m, r) (TVM `winograd_cuda`, kernel transform not pre-computed).
@@ -103,6 +105,20 @@ struct WinogradTensors {
 WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
                                      const std::vector<int64_t>& padding,
                                      DataType out_dtype = DataType::Float(32), int tile_size = 0);
+
+/** TVM's `conv2d_winograd_weight_transform`: OIHW kernel (CO, CI, r, r) -> G k G^T per channel
+ *  pair, shape (alpha, alpha, CO, CI) with alpha = tile_size + r - 1 (name `transform_weight`).
+ *  relay's CUDA alter layout transposes it to (alpha, alpha, CI, CO) and folds both at build time.
+ */
+Tensor conv2d_winograd_weight_transform(const Tensor& kernel, int64_t tile_size,
+                                        DataType out_dtype = DataType::Float(32));
+
+/** TVM's `conv2d_nchw_winograd_without_weight_transform`: the Winograd conv on a kernel already
+ *  transformed to (alpha, alpha, CI, CO); r = alpha - tile_size + 1. Same tensors and names as
+ *  conv2d_winograd_nchw, with `kernel_pack` the kernel argument and `pre_computed` set. */
+WinogradTensors conv2d_winograd_nchw_without_weight_transform(
+    const Tensor& data, const Tensor& kernel, const std::vector<int64_t>& padding,
+    int64_t tile_size, DataType out_dtype = DataType::Float(32));
 
 /** dense: data (B, K), weight (N, K) -> T_dense (B, N); with a bias (N) adds it (tag broadcast). */
 Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias = Tensor(),

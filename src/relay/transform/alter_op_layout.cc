@@ -1,5 +1,6 @@
 // alter_op_layout: TVM's AlterOpLayout for x86 (conv2d -> conv2d_NCHWc) with the layout
-// propagation of its ConvertLayout/InferCorrectLayout rules, restricted to what CNNs need.
+// propagation of its ConvertLayout/InferCorrectLayout rules, restricted to what CNNs need, and for
+// cuda (winograd convs take a weight transformed at build time).
 // Contract: transform.h.
 #include <algorithm>
 #include <map>
@@ -160,6 +161,13 @@ class Alter {
     const int64_t C = x->types[0].shape[1], O = ws[0];
     Json at = e->attrs;
     for (const char* k : {"data_layout", "kernel_layout", "out_dtype"}) at.erase(k);
+    if (int64_t m = opt_.winograd_tile ? opt_.winograd_tile(*e) : 0; m > 0) {
+      Expr wt = call("nn.contrib_conv2d_winograd_weight_transform", {w}, {{"tile_size", m}});
+      at["tile_size"] = m;
+      return {call("nn.contrib_conv2d_winograd_without_weight_transform",
+                   {nchw(x), transpose(wt, {0, 1, 3, 2})}, at),
+              nullptr, 0};
+    }
     if (e->attrs.at("groups").get<int64_t>() == 1) {
       if (!opt_.conv_blocks) return keep(e);
       std::optional<ConvBlocks> cb = opt_.conv_blocks(*e);

@@ -232,6 +232,7 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
   s[w.data_pad.op()].compute_inline();
   s[w.d.op()].compute_inline();
   for (const te::Tensor* t : {&w.kernel_pack, &w.data_pack, &w.bgemm, &w.inverse}) {
+    if (t == &w.kernel_pack && w.pre_computed) continue;
     te::Stage st = s[t->op()];
     auto ax = st.leaf_iter_vars();
     // Parallel over the first two data axes fused; vectorize nothing in the small transforms.

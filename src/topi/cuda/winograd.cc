@@ -1,4 +1,5 @@
-// CUDA template: conv2d winograd (spec 5.b), kernel transform computed in the same function.
+// CUDA template: conv2d winograd (spec 5.b), the kernel transform computed in the same function or,
+// after relay's alter layout, done at build time (pre_computed: the kernel arrives transformed).
 #include "topi/cuda/common.h"
 #include "topi/schedule_util.h"
 
@@ -42,9 +43,9 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
     s[w.d.op()].compute_at(dp, pi);
     s[w.data_pad.op()].compute_inline();
   }
-  // kernel transform
-  s[w.G.op()].compute_inline();
-  {
+  // kernel transform (none when it was done at build time: TVM's pre_computed)
+  if (!w.pre_computed) {
+    s[w.G.op()].compute_inline();
     te::Stage kp = s[w.kernel_pack];
     auto ax = kp.leaf_iter_vars();  // eps, nu, ci, co, r_kh, r_kw
     for (int i : {0, 1, 4, 5}) kp.unroll(ax[i]);

@@ -108,25 +108,52 @@ Tensor const_matrix(const Mat& mat, DataType dtype, const std::string& name) {
       name, "const_matrix");
 }
 
-WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
-                                     const std::vector<int64_t>& padding, DataType out_dtype,
-                                     int tile_size) {
-  auto ds = const_shape(data), ks = const_shape(kernel);
-  MINITVM_USER_CHECK(ds.size() == 4 && ks.size() == 4)
-      << "conv2d_winograd: data and kernel must be 4-D NCHW/OIHW";
-  MINITVM_USER_CHECK(ds[1] == ks[1])
-      << "conv2d_winograd: data has " << ds[1] << " input channels but kernel expects " << ks[1];
+namespace {
+
+Tensor kernel_transform(const Tensor& kernel, const Tensor& G, int64_t alpha, bool co_first,
+                        DataType out_dtype, const std::string& name) {
+  auto ks = const_shape(kernel);
+  const int64_t CO = ks[0], CI = ks[1], r = ks[2];
+  IterVar r_kh = te::reduce_axis({0, I(r)}, "r_kh"), r_kw = te::reduce_axis({0, I(r)}, "r_kw");
+  return named_compute(
+      co_first ? std::vector<int64_t>{alpha, alpha, CO, CI}
+               : std::vector<int64_t>{alpha, alpha, CI, CO},
+      co_first ? std::vector<std::string>{"eps", "nu", "co", "ci"}
+               : std::vector<std::string>{"eps", "nu", "ci", "co"},
+      [&](const std::vector<Var>& v) {
+        Expr co = co_first ? v[2] : v[3], ci = co_first ? v[3] : v[2];
+        return te::sum(
+            cast_to(out_dtype, kernel(co, ci, r_kh, r_kw)) * G(v[0], r_kh) * G(v[1], r_kw),
+            {r_kh, r_kw});
+      },
+      name, "");
+}
+
+void check_kernel(const std::vector<int64_t>& ks, const char* what) {
+  MINITVM_USER_CHECK(ks.size() == 4) << what << ": kernel must be 4-D OIHW";
   MINITVM_USER_CHECK(ks[2] == ks[3])
-      << "conv2d_winograd: only square kernels are supported (got " << ks[2] << "x" << ks[3] << ")";
+      << what << ": only square kernels are supported (got " << ks[2] << "x" << ks[3] << ")";
+}
+
+// The data transform, batched gemm and inverse transform around a transformed kernel
+// (alpha, alpha, CI, CO) of a kernel of size r.
+WinogradTensors winograd_body(const Tensor& data, WinogradTensors w, int64_t r,
+                              const std::vector<int64_t>& padding, DataType out_dtype, int64_t m,
+                              const char* what) {
+  auto ds = const_shape(data), kp = const_shape(w.kernel_pack);
+  MINITVM_USER_CHECK(ds.size() == 4) << what << ": data must be 4-D NCHW";
+  MINITVM_USER_CHECK(ds[1] == kp[2])
+      << what << ": data has " << ds[1] << " input channels but kernel expects " << kp[2];
   auto p = get_pad_tuple(padding);
-  MINITVM_USER_CHECK(p[0] == p[2] && p[1] == p[3]) << "conv2d_winograd: padding must be symmetric";
-  WinogradTensors w;
-  int64_t N = ds[0], CI = ds[1], H = ds[2], W = ds[3], CO = ks[0], r = ks[2];
-  int64_t m = tile_size > 0 ? tile_size : topi::winograd_tile_size(H);
+  MINITVM_USER_CHECK(p[0] == p[2] && p[1] == p[3]) << what << ": padding must be symmetric";
+  int64_t N = ds[0], CI = ds[1], H = ds[2], W = ds[3], CO = kp[3];
   WinogradMatrices mats = winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
   int64_t alpha = mats.alpha;
+  MINITVM_USER_CHECK(kp[0] == alpha && kp[1] == alpha)
+      << what << ": transformed kernel is " << kp[0] << "x" << kp[1] << " but F(" << m << ", " << r
+      << ") needs " << alpha << "x" << alpha;
   int64_t OH = H + 2 * p[0] - r + 1, OW = W + 2 * p[1] - r + 1;
-  MINITVM_USER_CHECK(OH >= 1 && OW >= 1) << "conv2d_winograd: output would be empty";
+  MINITVM_USER_CHECK(OH >= 1 && OW >= 1) << what << ": output would be empty";
   int64_t nH = (OH + m - 1) / m, nW = (OW + m - 1) / m, P = N * nH * nW;
   w.m = m;
   w.alpha = alpha;
@@ -136,16 +163,6 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
   w.data_pad = pad(data, {0, 0, p[0], p[1]}, {0, 0, p[0], p[1]}, 0.0, "data_pad");
   w.A = const_matrix(mats.A, out_dtype, "A");
   w.B = const_matrix(mats.B, out_dtype, "B");
-  w.G = const_matrix(mats.G, out_dtype, "G");
-  IterVar r_kh = te::reduce_axis({0, I(r)}, "r_kh"), r_kw = te::reduce_axis({0, I(r)}, "r_kw");
-  w.kernel_pack = named_compute(
-      {alpha, alpha, CI, CO}, {"eps", "nu", "ci", "co"},
-      [&](const std::vector<Var>& v) {
-        return te::sum(
-            cast_to(out_dtype, kernel(v[3], v[2], r_kh, r_kw)) * w.G(v[0], r_kh) * w.G(v[1], r_kw),
-            {r_kh, r_kw});
-      },
-      "kernel_pack", "");
   w.d = named_compute(
       {CI, P, alpha, alpha}, {"c", "p", "eps", "nu"},
       [&](const std::vector<Var>& v) {
@@ -193,6 +210,52 @@ WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
       },
       "output", "conv2d_nchw_winograd");
   return w;
+}
+
+}  // namespace
+
+Tensor conv2d_winograd_weight_transform(const Tensor& kernel, int64_t tile_size,
+                                        DataType out_dtype) {
+  auto ks = const_shape(kernel);
+  check_kernel(ks, "conv2d_winograd_weight_transform");
+  WinogradMatrices mats =
+      winograd_transform_matrices(static_cast<int>(tile_size), static_cast<int>(ks[2]));
+  Tensor G = const_matrix(mats.G, out_dtype, "G");
+  return kernel_transform(kernel, G, mats.alpha, /*co_first=*/true, out_dtype, "transform_weight");
+}
+
+WinogradTensors conv2d_winograd_nchw(const Tensor& data, const Tensor& kernel,
+                                     const std::vector<int64_t>& padding, DataType out_dtype,
+                                     int tile_size) {
+  auto ds = const_shape(data), ks = const_shape(kernel);
+  check_kernel(ks, "conv2d_winograd");
+  MINITVM_USER_CHECK(ds.size() == 4) << "conv2d_winograd: data must be 4-D NCHW";
+  MINITVM_USER_CHECK(ds[1] == ks[1])
+      << "conv2d_winograd: data has " << ds[1] << " input channels but kernel expects " << ks[1];
+  int64_t m = tile_size > 0 ? tile_size : topi::winograd_tile_size(ds[2]), r = ks[2];
+  WinogradMatrices mats = winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
+  WinogradTensors w;
+  w.G = const_matrix(mats.G, out_dtype, "G");
+  w.kernel_pack = kernel_transform(kernel, w.G, mats.alpha, false, out_dtype, "kernel_pack");
+  return winograd_body(data, w, r, padding, out_dtype, m, "conv2d_winograd");
+}
+
+WinogradTensors conv2d_winograd_nchw_without_weight_transform(const Tensor& data,
+                                                              const Tensor& kernel,
+                                                              const std::vector<int64_t>& padding,
+                                                              int64_t tile_size,
+                                                              DataType out_dtype) {
+  const char* what = "conv2d_winograd_without_weight_transform";
+  auto ks = const_shape(kernel);
+  MINITVM_USER_CHECK(ks.size() == 4 && ks[0] == ks[1])
+      << what << ": the transformed kernel must be (alpha, alpha, CI, CO)";
+  MINITVM_USER_CHECK(tile_size > 1 && ks[0] - tile_size + 1 > 2)
+      << what << ": tile size " << tile_size << " does not fit a transformed kernel of " << ks[0]
+      << "x" << ks[0];
+  WinogradTensors w;
+  w.pre_computed = true;
+  w.kernel_pack = kernel;
+  return winograd_body(data, w, ks[0] - tile_size + 1, padding, out_dtype, tile_size, what);
 }
 
 }  // namespace minitvm::topi::nn
