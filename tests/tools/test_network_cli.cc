@@ -7,6 +7,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <set>
 
 #include "minitvm/relay/frontend.h"
 #include "minitvm/relay/reference.h"
@@ -256,6 +257,31 @@ TEST(NetworkCli, SeedNetworkForCudaUnderTheSeedLogsHasNoFallback) {
   EXPECT_GT(r["workloads"]["total"].get<int>(), 10) << r["workloads"].dump();
   EXPECT_EQ(r["workloads"]["from_log"], r["workloads"]["total"]);
   EXPECT_TRUE(fs::file_size(d + "/mnv2.mtvm") > 1000);
+}
+
+TEST(NetworkCli, ResNet50ForCudaTakesTheWinogradRecordsWithBuildTimeWeights) {
+  // ResNet-50 under TopHub's seed log: its four winograd workloads are built as TVM's cuda alter
+  // layout builds them (the weight transformed at build time), compiled by NVRTC + ptxas.
+  std::string d = folder("cuda_r50");
+  Result c = run_minitvm(
+      {"compile", "resnet50", "--target", "cuda", "--tophub", "-o", "r50.mtvm", "--json", "r.json"},
+      d);
+  if (c.code != 0 && (has(c.err, "NVRTC") || has(c.err, "nvrtc") || has(c.err, "libcuda")))
+    GTEST_SKIP() << "no CUDA toolkit: " << c.err;
+  ASSERT_EQ(c.code, 0) << c.err;
+  fs::remove(d + "/r50.mtvm");
+  autotune::Json r = read_json(d + "/r.json");
+  EXPECT_EQ(r["workloads"]["fallback"], 0) << r["workloads"].dump();
+  EXPECT_EQ(r["workloads"]["from_log"], 24) << r["workloads"].dump();
+  std::set<std::string> winograd;
+  for (auto& k : r["kernels"]) {
+    if (k["schedule"] != "winograd") continue;
+    EXPECT_EQ(k["master_op"], "nn.contrib_conv2d_winograd_without_weight_transform") << k.dump();
+    EXPECT_FALSE(k["fallback"].get<bool>()) << k.dump();
+    winograd.insert(k["workload"].get<std::string>());
+  }
+  // The 3x3 stride-1 convs of layers 1-4 (64, 128, 256, 512 channels).
+  EXPECT_EQ(winograd.size(), 4u) << r["kernels"].dump();
 }
 
 #endif  // MINITVM_HAVE_ONNX
