@@ -25,16 +25,15 @@ std::vector<OpDef> make_registry() {
   };
   using P = OpPattern;
   Json none = Json::object();
+  // The window attributes every convolution has (Relay's Conv2DAttrs), then the op's own.
+  auto conv_attrs = [](Json own) {
+    Json at = {{"strides", {1, 1}}, {"padding", {0, 0}}, {"dilation", {1, 1}},
+               {"groups", 1},       {"channels", 0},     {"kernel_size", Json::array()}};
+    at.update(own);
+    return at;
+  };
   add("nn.conv2d", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}},
-       {"padding", {0, 0}},
-       {"dilation", {1, 1}},
-       {"groups", 1},
-       {"channels", 0},
-       {"kernel_size", Json::array()},
-       {"data_layout", "NCHW"},
-       {"kernel_layout", "OIHW"},
-       {"out_dtype", ""}},
+      conv_attrs({{"data_layout", "NCHW"}, {"kernel_layout", "OIHW"}, {"out_dtype", ""}}),
       conv2d_rule);
   add("nn.batch_norm", P::kOpaque, 5,
       {{"axis", 1}, {"epsilon", 1e-5}, {"center", true}, {"scale", true}},
@@ -372,32 +371,14 @@ std::vector<OpDef> make_registry() {
   // TVM's nn.contrib_conv2d_NCHWc: data NCHW[x]c, kernel OIHW[x]i[y]o, output NCHW[y]c; what
   // alter_op_layout makes of nn.conv2d on llvm (groups 1).
   add("nn.contrib_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}},
-       {"padding", {0, 0}},
-       {"dilation", {1, 1}},
-       {"groups", 1},
-       {"channels", 0},
-       {"kernel_size", Json::array()},
-       {"data_layout", ""},
-       {"kernel_layout", ""},
-       {"out_layout", ""},
-       {"out_dtype", ""}},
+      conv_attrs({{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false);
       });
   // TVM's nn.contrib_depthwise_conv2d_NCHWc: data NCHW[x]c, kernel OIHW1i[x]o (one input channel
   // per output channel), output NCHW[x]c.
   add("nn.contrib_depthwise_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      {{"strides", {1, 1}},
-       {"padding", {0, 0}},
-       {"dilation", {1, 1}},
-       {"groups", 1},
-       {"channels", 0},
-       {"kernel_size", Json::array()},
-       {"data_layout", ""},
-       {"kernel_layout", ""},
-       {"out_layout", ""},
-       {"out_dtype", ""}},
+      conv_attrs({{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_depthwise_conv2d_NCHWc", a, at, true);
       });
@@ -405,16 +386,7 @@ std::vector<OpDef> make_registry() {
   add("nn.contrib_conv2d_winograd_weight_transform", P::kOutEWiseFusable, 1, {{"tile_size", 0}},
       winograd_weight_transform_rule);
   add("nn.contrib_conv2d_winograd_without_weight_transform", P::kOutEWiseFusable, 2,
-      {{"tile_size", 0},
-       {"strides", {1, 1}},
-       {"padding", {0, 0}},
-       {"dilation", {1, 1}},
-       {"groups", 1},
-       {"channels", 0},
-       {"kernel_size", Json::array()},
-       {"data_layout", "NCHW"},
-       {"kernel_layout", ""},
-       {"out_dtype", ""}},
+      conv_attrs({{"tile_size", 0}, {"data_layout", "NCHW"}, {"kernel_layout", ""}, {"out_dtype", ""}}),
       winograd_conv2d_rule);
   return r;
 }

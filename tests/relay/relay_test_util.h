@@ -6,10 +6,29 @@
 #include <algorithm>
 #include <cmath>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "minitvm/relay/relay.h"
+#include "minitvm/support/error.h"
 
 namespace relay_test {
+
+/** A float32 tensor type. */
+inline minitvm::relay::TensorType T(std::vector<int64_t> s) {
+  return minitvm::relay::TensorType{std::move(s), minitvm::DataType::Float(32)};
+}
+
+/** The message of the CompileError `f` throws, or "(no error)". */
+template <typename F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const minitvm::CompileError& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
 
 /** Calls of `op` reachable from the function's body. */
 inline int count_op(const minitvm::relay::Function& f, const std::string& op) {
@@ -31,9 +50,10 @@ inline Layers count_layers(const minitvm::relay::Function& f) {
   return l;
 }
 
-/** |a - b| <= tol * max|b| elementwise (the reference accumulates in double). */
+/** Same shape, and |a - b| <= tol * max|b| elementwise (the reference accumulates in double). */
 inline void expect_close(const minitvm::runtime::NDArray& a, const minitvm::runtime::NDArray& b,
                          double tol) {
+  ASSERT_EQ(a.shape(), b.shape());
   auto x = a.to_vector<float>(), y = b.to_vector<float>();
   ASSERT_EQ(x.size(), y.size());
   double m = 0;

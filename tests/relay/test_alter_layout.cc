@@ -21,9 +21,7 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
 relay::Expr rand_const(std::vector<int64_t> s, uint64_t seed, float lo = -1, float hi = 1) {
   return constant(relay::testing::random_uniform(s, lo, hi, seed));
@@ -31,19 +29,9 @@ relay::Expr rand_const(std::vector<int64_t> s, uint64_t seed, float lo = -1, flo
 
 using relay_test::count_op;
 
-void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  ASSERT_EQ(a.shape(), b.shape());
-  relay_test::expect_close(a, b, tol);
-}
+using relay_test::expect_close;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using relay_test::error_of;
 
 runtime::NDArray eval1(const relay::Expr& call_expr, const std::vector<runtime::NDArray>& args) {
   return reference_eval(*call_expr, args).at(0);

@@ -18,9 +18,7 @@ using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
 using relay_test::expect_close;
 

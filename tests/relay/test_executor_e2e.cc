@@ -10,26 +10,16 @@
 #include "minitvm/relay/relay.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
-// |a - b| <= tol * max|b| elementwise (the reference accumulates in double).
-void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  ASSERT_EQ(a.shape(), b.shape());
-  auto x = a.to_vector<float>(), y = b.to_vector<float>();
-  ASSERT_EQ(x.size(), y.size());
-  double m = 0;
-  for (float v : y) m = std::max(m, double(std::abs(v)));
-  ASSERT_GT(m, 0.0);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
-}
+using relay_test::expect_close;
 
 runtime::NDArray run_executor(const runtime::CompiledGraph& g, const runtime::NDArray& input) {
   runtime::GraphExecutor ex(g, Device::cpu());

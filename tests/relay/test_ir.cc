@@ -5,25 +5,16 @@
 
 #include "minitvm/relay/relay.h"
 #include "minitvm/support/error.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
 
 namespace {
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
-template <typename F>
-std::string error_of(F f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using relay_test::error_of;
 
 runtime::NDArray arr(std::vector<float> v, std::vector<int64_t> s) {
   return runtime::NDArray::from_vector(v, s);

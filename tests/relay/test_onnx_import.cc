@@ -19,6 +19,7 @@
 #include <onnx/onnx_pb.h>
 
 #include "common/onnx_model.h"
+#include "relay/relay_test_util.h"
 
 using namespace minitvm;
 using namespace minitvm::relay;
@@ -33,14 +34,7 @@ using testutil::ai;
 using testutil::aints;
 using testutil::as;
 
-void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  ASSERT_EQ(a.shape(), b.shape());
-  auto x = a.to_vector<float>(), y = b.to_vector<float>();
-  double m = 0;
-  for (float v : y) m = std::max(m, double(std::abs(v)));
-  ASSERT_GT(m, 0.0);
-  for (size_t i = 0; i < x.size(); ++i) ASSERT_NEAR(x[i], y[i], tol * m) << "at " << i;
-}
+using relay_test::expect_close;
 
 // Import, build for llvm, run through the GraphExecutor and compare with the reference executor.
 void import_build_run(const Model& model, const std::vector<int64_t>& in_shape,

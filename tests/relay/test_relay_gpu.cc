@@ -21,9 +21,7 @@ namespace {
     GTEST_SKIP() << "no CUDA GPU: " << runtime::cuda_unavailable_reason(); \
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC is not installed"
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
 runtime::NDArray run_on_gpu(const Built& b, const runtime::NDArray& input) {
   runtime::GraphExecutor m(b, Device::cuda(0));

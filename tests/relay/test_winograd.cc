@@ -20,25 +20,13 @@ namespace {
 constexpr const char* kWeightTransform = "nn.contrib_conv2d_winograd_weight_transform";
 constexpr const char* kWinograd = "nn.contrib_conv2d_winograd_without_weight_transform";
 
-TensorType T(std::vector<int64_t> s) {
-  return TensorType{std::move(s), DataType::Float(32)};
-}
+using relay_test::T;
 
 using relay_test::count_op;
 
-void expect_close(const runtime::NDArray& a, const runtime::NDArray& b, double tol) {
-  ASSERT_EQ(a.shape(), b.shape());
-  relay_test::expect_close(a, b, tol);
-}
+using relay_test::expect_close;
 
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const CompileError& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using relay_test::error_of;
 
 // What the alter pass makes of conv2d(x, w) with tile size m.
 relay::Expr winograd_conv(const relay::Expr& x, const relay::Expr& w, int64_t m,
@@ -55,6 +43,25 @@ void winograd_record(autotune::ApplyHistoryBest& best, const std::string& target
   topi::nn::Conv2dAttrs a;
   a.padding = std::move(pad);
   best.update(autotune::parse_target(target), topi::conv2d_workloads(ds, ks, a).v01, cfg);
+}
+
+// ResNet-50's layer1 3x3 conv (64x56x56, a winograd record in the seed log, tile size 4) with
+// relu, or with the residual add and relu.
+Function seed_layer(bool residual) {
+  auto x = var("data", T({1, 64, 56, 56}));
+  auto w = constant(relay::testing::random_uniform({64, 64, 3, 3}, -0.1, 0.1, 1));
+  relay::Expr y = nn::conv2d(x, w, {.padding = {1}});
+  return Function({x}, nn::relu(residual ? add(y, x) : y));
+}
+
+void load_resnet50_seed_log(autotune::ApplyHistoryBest& best) {
+  best.load(std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/resnet50v1_bs_1.log");
+}
+
+void expect_one_tuned_winograd_kernel(const Built& b) {
+  ASSERT_EQ(b.kernels.size(), 1u);
+  EXPECT_EQ(b.kernels[0].master_op, kWinograd);
+  EXPECT_FALSE(b.kernels[0].is_fallback);
 }
 
 }  // namespace
@@ -246,16 +253,11 @@ TEST(WinogradOps, HandBuiltGraphBuildsOnLlvmAndCuda) {
 // weight as an argument and has no kernel-transform stage. tests/relay/test_relay_gpu.cc runs it.
 TEST(WinogradOps, SeedLogLayerCompilesForCuda) {
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC is not installed";
-  auto x = var("data", T({1, 64, 56, 56}));
-  auto w = constant(relay::testing::random_uniform({64, 64, 3, 3}, -0.1, 0.1, 1));
-  Function f({x}, nn::relu(nn::conv2d(x, w, {.padding = {1}})));
   autotune::ApplyHistoryBest best;
-  best.load(std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/resnet50v1_bs_1.log");
+  load_resnet50_seed_log(best);
   autotune::DispatchScope scope(best);
-  Built b = build(f, "cuda");
-  ASSERT_EQ(b.kernels.size(), 1u);
-  EXPECT_EQ(b.kernels[0].master_op, kWinograd);
-  EXPECT_FALSE(b.kernels[0].is_fallback);
+  Built b = build(seed_layer(false), "cuda");
+  expect_one_tuned_winograd_kernel(b);
   EXPECT_GE(b.kernels[0].config_index, 0);
   const std::string src = b.lib.get_source("cuda");
   EXPECT_EQ(src.find("kernel_pack"), std::string::npos);  // no transform stage left
@@ -269,16 +271,12 @@ TEST(WinogradOps, SeedLogLayerCompilesForCuda) {
 // The same layer on the emulator: the tuned config's kernel against the direct reference.
 TEST(WinogradOps, SeedLogLayerOnTheEmulatorMatchesTheReference) {
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC is not installed";
-  auto x = var("data", T({1, 64, 56, 56}));
-  auto w = constant(relay::testing::random_uniform({64, 64, 3, 3}, -0.1, 0.1, 1));
-  Function f({x}, nn::relu(add(nn::conv2d(x, w, {.padding = {1}}), x)));
   autotune::ApplyHistoryBest best;
-  best.load(std::string(MINITVM_SOURCE_DIR) + "/tophub/seed/resnet50v1_bs_1.log");
+  load_resnet50_seed_log(best);
   autotune::DispatchScope scope(best);
+  Function f = seed_layer(true);
   Built b = build(f, "cuda -emulate");
-  ASSERT_EQ(b.kernels.size(), 1u);
-  EXPECT_EQ(b.kernels[0].master_op, kWinograd);
-  EXPECT_FALSE(b.kernels[0].is_fallback);
+  expect_one_tuned_winograd_kernel(b);
   auto input = relay::testing::random_uniform({1, 64, 56, 56}, -1, 1, 3);
   expect_close(relay_test::run_graph(b, {{"data", input}})[0],
                reference_run(f, {{"data", input}})[0], 1e-4);
