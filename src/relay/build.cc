@@ -156,6 +156,10 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     r.info.template_key = "cpu";
     return r;
   }
+  if (m.name == kWinogradConv && !is_cuda(t)) {
+    r.info.template_key = "winograd";  // the CPU winograd schedule, no config
+    return r;
+  }
   if (m.name == kWinogradConv) {
     // The conv2d this op was made from (TVM keeps its config under a new workload; the record's
     // workload is the conv2d's, and so is the key reported). Should the context not give a
@@ -174,7 +178,7 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     r.info.template_key = "winograd";
     r.info.is_fallback = r.d.cfg->is_fallback();
     r.info.config_index = r.info.is_fallback ? -1 : r.d.cfg->index;
-    if (is_cuda(t)) r.info.tuning_workloads = {wl.v02.at(1)};
+    r.info.tuning_workloads = {wl.v02.at(1)};
     return r;
   }
   bool conv = m.name == "nn.conv2d", dense = m.name == "nn.dense";
