@@ -532,13 +532,9 @@ Built build(const Function& f, const std::string& target, const Params& params,
       if (c.attrs.at("groups").get<int64_t>() != 1) return 0;
       const auto pad = conv_attrs(c).padding;  // normalised to 4 by the type rule
       if (pad.size() != 4 || pad[0] != pad[2] || pad[1] != pad[3]) return 0;
-      Decision d = decide_op(c, t);
-      if (!d.tuned || d.info.template_key != "winograd" || d.info.tuning_workloads.empty())
-        return 0;
-      for (auto& wl : d.info.tuning_workloads)
-        if (wl.at(0) == "conv2d_nchw_winograd.cuda")
-          return topi::winograd_tile_size(c.args[0]->types[0].shape[2]);
-      return 0;
+      // decide_op rejects a winograd config for a layer winograd cannot compute.
+      if (decide_op(c, t).info.template_key != "winograd") return 0;
+      return topi::winograd_tile_size(c.args[0]->types[0].shape[2]);
     };
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });
