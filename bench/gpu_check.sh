@@ -11,6 +11,12 @@
 # SUMMARY, "N passed, N failed") and each benchmark's output. Benchmarks get 150 s each
 # (minitvm-bench-gpu-conv2d, 201 layers with their own 150 s budget: 210 s). Budget: under 5
 # minutes on an H100/H200 with a built tree. Exit status: non-zero if a test or benchmark failed.
+#
+# Environment: MINITVM_GPU_NO_BUILD=1 uses the build directory as it is (a prebuilt tree from
+# bench/gpu_bundle.sh, on a machine without minitvm's build dependencies); MINITVM_GPU_CONV2D_BUDGET
+# sets minitvm-bench-gpu-conv2d's --time-budget in seconds (default 150; its timeout is 60 s more);
+# MINITVM_GPU_BENCH_LIMIT the other benchmarks' timeout in seconds (default 150);
+# MINITVM_GPU_SKIP_TESTS=1 / MINITVM_GPU_SKIP_BENCH=1 leave out the tests / the benchmarks.
 set -u -o pipefail
 
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -25,36 +31,52 @@ status=0
 log() { echo "[gpu_check] $*" >&2; }
 
 # ---- build ---------------------------------------------------------------------------------
-if [ ! -f "$BUILD/CMakeCache.txt" ]; then
+if [ "${MINITVM_GPU_NO_BUILD:-0}" = 1 ]; then
+  log "MINITVM_GPU_NO_BUILD=1: using $BUILD as it is"
+elif [ ! -f "$BUILD/CMakeCache.txt" ]; then
   log "configuring $BUILD"
   gen=""; command -v ninja >/dev/null && gen="-G Ninja"
   cmake -S "$REPO" -B "$BUILD" $gen -DCMAKE_BUILD_TYPE=Release >"$TMP/configure.log" 2>&1 ||
     { cat "$TMP/configure.log" >&2; log "configure failed"; exit 2; }
 fi
-log "building (incremental) in $BUILD with $JOBS jobs"
-if ! cmake --build "$BUILD" -j"$JOBS" >"$TMP/build.log" 2>&1; then
+if [ "${MINITVM_GPU_NO_BUILD:-0}" != 1 ]; then
+  log "building (incremental) in $BUILD with $JOBS jobs"
+fi
+if [ "${MINITVM_GPU_NO_BUILD:-0}" != 1 ] && ! cmake --build "$BUILD" -j"$JOBS" >"$TMP/build.log" 2>&1; then
   tail -50 "$TMP/build.log" >&2
   log "build failed; running whatever was built"
   status=1
 fi
 
 # ---- gpu-labelled tests ----------------------------------------------------------------------
-log "running ctest -L gpu"
-ctest --test-dir "$BUILD" -L gpu -V --timeout 240 >"$TMP/ctest.log" 2>&1 || status=1
+if [ "${MINITVM_GPU_SKIP_TESTS:-0}" = 1 ]; then
+  log "MINITVM_GPU_SKIP_TESTS=1: no tests"
+  echo "(tests left out: MINITVM_GPU_SKIP_TESTS=1)" >"$TMP/ctest.log"
+else
+  log "running ctest -L gpu"
+  ctest --test-dir "$BUILD" -L gpu -V --timeout 240 >"$TMP/ctest.log" 2>&1 || status=1
+fi
 
 # ---- benchmarks ------------------------------------------------------------------------------
-mapfile -t benches < <(find "$BUILD" -type f -perm -u+x -name 'minitvm-bench-gpu-*' | sort)
+benches=()
+[ "${MINITVM_GPU_SKIP_BENCH:-0}" = 1 ] ||
+  mapfile -t benches < <(find "$BUILD" -type f -perm -u+x -name 'minitvm-bench-gpu-*' | sort)
 log "benchmarks found: ${#benches[@]}"
 : >"$TMP/bench.log"
 for b in "${benches[@]}"; do
   name="$(basename "$b")"
-  limit=150
-  [ "$name" = "minitvm-bench-gpu-conv2d" ] && limit=210
+  limit="${MINITVM_GPU_BENCH_LIMIT:-150}"
+  args=()
+  if [ "$name" = "minitvm-bench-gpu-conv2d" ]; then
+    budget="${MINITVM_GPU_CONV2D_BUDGET:-150}"
+    limit=$((budget + 60))
+    args=(--time-budget "$budget")
+  fi
   log "running $name (timeout $limit s)"
   {
     echo "---- $name ----"
     t0=$(date +%s)
-    timeout "$limit" "$b"
+    timeout "$limit" "$b" "${args[@]}"
     rc=$?
     echo "(exit $rc, $(( $(date +%s) - t0 )) s)"
   } >>"$TMP/bench.log" 2>&1
@@ -65,7 +87,13 @@ done
 {
   echo "minitvm GPU results"
   echo "date:    $(date -u +%Y-%m-%dT%H:%M:%SZ)"
-  echo "commit:  $(git -C "$REPO" rev-parse --short HEAD 2>/dev/null || echo unknown)$(git -C "$REPO" diff --quiet 2>/dev/null || echo ' (dirty)')"
+  if git -C "$REPO" rev-parse --short HEAD >/dev/null 2>&1; then
+    echo "commit:  $(git -C "$REPO" rev-parse --short HEAD)$(git -C "$REPO" diff --quiet || echo ' (dirty)')"
+  elif [ -f "$BUILD/bundle.info" ]; then
+    echo "bundle:  $(tr '\n' ' ' <"$BUILD/bundle.info")"
+  else
+    echo "commit:  unknown"
+  fi
   echo "host:    $(hostname)"
   if command -v nvidia-smi >/dev/null; then
     echo "gpu:     $(nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | head -1)"
