@@ -64,7 +64,8 @@ std::vector<runtime::ArgValue> run_and_compare(const runtime::Module& m, const C
   for (size_t i = 0; i < c.outputs.size(); ++i) {
     runtime::NDArray out = arrays[c.outputs[i]];
     if (!dev.is_cpu()) out = out.copy_to(Device::cpu());
-    std::string diff = compare(to_doubles(out), c.expected[i], c.rtol, c.atol);
+    const std::vector<double>* alt = i < c.expected_alt.size() ? &c.expected_alt[i] : nullptr;
+    std::string diff = compare(to_doubles(out), c.expected[i], c.rtol, c.atol, alt);
     EXPECT_EQ(diff, "") << c.name << " output " << c.outputs[i] << "\n" << m.get_source("cuda");
   }
   return args;
