@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "commands.h"
+#include "minitvm/devtools/onnx_test.h"
 #include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/onnx_loader.h"
 #include "minitvm/frontend/pool_compiled.h"

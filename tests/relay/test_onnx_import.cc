@@ -10,6 +10,7 @@
 #include <set>
 #include <sstream>
 
+#include "minitvm/devtools/onnx_test.h"
 #include "minitvm/relay/frontend.h"
 #include "minitvm/relay/relay.h"
 #include "minitvm/runtime/graph_executor.h"

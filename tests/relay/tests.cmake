@@ -10,7 +10,7 @@ minitvm_test(test_relay LABEL unit MODULES relay SOURCES
 
 # relay::build through runtime::GraphExecutor / export_library, and the ONNX importer
 # (relay::frontend::from_onnx; ONNX node tests from Debian's libonnx-testdata when installed).
-minitvm_test(test_relay_e2e LABEL unit MODULES relay SOURCES
+minitvm_test(test_relay_e2e LABEL unit MODULES relay LIBS minitvm_devtools SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_executor_e2e.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_onnx_import.cc)
 

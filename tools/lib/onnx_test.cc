@@ -1,5 +1,5 @@
 // relay::frontend::run_onnx_test_dir: an ONNX backend test directory through from_onnx,
-// relay::build, GraphExecutor and reference_run (see relay/frontend.h).
+// relay::build, GraphExecutor and reference_run (see minitvm/devtools/onnx_test.h).
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "minitvm/devtools/onnx_test.h"
 #include "minitvm/relay/build.h"
 #include "minitvm/relay/frontend.h"
 #include "minitvm/relay/reference.h"
