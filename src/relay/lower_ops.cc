@@ -18,22 +18,14 @@ namespace {
 
 using Expr = minitvm::ir::Expr;  // te expressions here; graph nodes are ExprNode
 using te::Tensor;
+using topi::nn::detail::as_exprs;
+using topi::nn::detail::ax_names;
 using topi::nn::detail::I;
 using topi::nn::detail::named_compute;
 using Shape = std::vector<int64_t>;
 
 std::vector<int64_t> ints(const Json& j) {
   return attr_ints(j);
-}
-
-std::vector<std::string> ax_names(size_t n) {
-  std::vector<std::string> r;
-  for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
-  return r;
-}
-
-std::vector<Expr> as_exprs(const std::vector<Var>& v) {
-  return std::vector<Expr>(v.begin(), v.end());
 }
 
 Tensor elemwise(const Tensor& x, const std::string& name, const std::function<Expr(Expr)>& f) {

@@ -44,10 +44,12 @@ std::vector<transform::NamedPass> lowering_passes(const LowerOptions& opt, const
   for (auto& [name, pass] : opt.custom_passes) p.push_back({name, pass});
   return p;
 }
+/** The first stage of the pipeline: te's loop nests (run before the passes, logged as a pass). */
+constexpr const char* kScheduleOps = "schedule_ops";
 }  // namespace
 
 std::vector<std::string> lower_pass_names() {
-  std::vector<std::string> names = {"schedule_ops"};
+  std::vector<std::string> names = {kScheduleOps};
   for (auto& p : lowering_passes(LowerOptions{}, Binds{})) names.push_back(p.name);
   return names;
 }
@@ -87,7 +89,7 @@ PrimFunc lower(te::Schedule sch, const std::vector<te::Tensor>& args, const std:
   }
 
   transform::PassLogger log(opt.print_after_each_pass);
-  Stmt s = log.run({"schedule_ops", [&](const Stmt&) { return scheduled; }}, Stmt());
+  Stmt s = log.run({kScheduleOps, [&](const Stmt&) { return scheduled; }}, Stmt());
   for (const transform::NamedPass& pass : lowering_passes(opt, binds)) s = log.run(pass, s);
   return PrimFunc::make(name, params, buffer_map, s);
 }

@@ -19,6 +19,19 @@ using nlohmann::json;
 constexpr const char* kFormat = "minitvm-cuda-module";
 constexpr int kVersion = 1;
 
+/** check_arguments on the device of the first buffer argument (cuda:0 without one): all buffers
+ *  must then be on that device, which is returned. */
+Device check_arguments_on_device(const FunctionSignature& sig, const std::vector<ArgValue>& args) {
+  Device dev = Device::cuda(0);
+  for (const auto& a : args)
+    if (const auto* nd = std::get_if<NDArray>(&a); nd && nd->defined()) {
+      if (nd->device().is_cuda()) dev = nd->device();
+      break;
+    }
+  check_arguments(sig, args, dev);
+  return dev;
+}
+
 void validate(const CudaFunctionInfo& info, const std::string& origin) {
   const auto& sig = info.signature;
   MINITVM_RUNTIME_CHECK(!sig.name.empty()) << origin << ": CUDA function without a name";
@@ -96,13 +109,7 @@ class CudaModuleNode final : public ModuleNode,
     if (it == functions_.end()) return {};
     const CudaFunctionInfo* info = &it->second;
     const FunctionSignature& sig = info->signature;
-    Device dev = Device::cuda(0);
-    for (const auto& a : args)
-      if (const auto* nd = std::get_if<NDArray>(&a); nd && nd->defined()) {
-        if (nd->device().is_cuda()) dev = nd->device();
-        break;
-      }
-    check_arguments(sig, args, dev);
+    const Device dev = check_arguments_on_device(sig, args);
     struct Bound {
       std::shared_ptr<CudaModuleNode> self;
       std::vector<ArgValue> args;
@@ -199,14 +206,7 @@ class CudaModuleNode final : public ModuleNode,
 
   void run(const CudaFunctionInfo& info, const std::vector<ArgValue>& args) {
     const FunctionSignature& sig = info.signature;
-    // The device is the first buffer argument's; check_arguments then requires all to match.
-    Device dev = Device::cuda(0);
-    for (const auto& a : args)
-      if (const auto* nd = std::get_if<NDArray>(&a); nd && nd->defined()) {
-        if (nd->device().is_cuda()) dev = nd->device();
-        break;
-      }
-    check_arguments(sig, args, dev);
+    const Device dev = check_arguments_on_device(sig, args);
     // Slots: the arguments, then the temporaries (KernelLaunch::args index both, see module.h).
     std::vector<uint64_t> slots(args.size() + info.temporaries.size());
     for (size_t i = 0; i < args.size(); ++i) {

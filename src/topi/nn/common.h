@@ -27,6 +27,18 @@ inline std::vector<Expr> to_exprs(const std::vector<int64_t>& s) {
   return r;
 }
 
+/** Axis names ax0, ax1, ... (TOPI's names for elementwise computes). */
+inline std::vector<std::string> ax_names(size_t n) {
+  std::vector<std::string> r;
+  for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
+  return r;
+}
+
+/** A compute's axis variables as index expressions. */
+inline std::vector<Expr> as_exprs(const std::vector<Var>& v) {
+  return std::vector<Expr>(v.begin(), v.end());
+}
+
 /** Cast to `t` unless already of that type. */
 inline Expr cast_to(DataType t, Expr e) {
   return e.dtype() == t ? e : ir::cast(t, e);

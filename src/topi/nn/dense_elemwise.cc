@@ -7,17 +7,6 @@ namespace minitvm::topi::nn {
 
 using namespace detail;
 
-namespace {
-std::vector<std::string> ax_names(size_t n) {
-  std::vector<std::string> r;
-  for (size_t i = 0; i < n; ++i) r.push_back("ax" + std::to_string(i));
-  return r;
-}
-std::vector<Expr> as_exprs(const std::vector<Var>& v) {
-  return std::vector<Expr>(v.begin(), v.end());
-}
-}  // namespace
-
 Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataType out_dtype) {
   auto ds = const_shape(data), ws = const_shape(weight);
   MINITVM_USER_CHECK(ds.size() == 2)
