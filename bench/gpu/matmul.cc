@@ -1,7 +1,7 @@
-// minitvm-bench-gpu-matmul: GFLOP/s of the TVM-style tiled matmul schedule (tests/codegen/cuda_schedules/cases.cc,
-// 64x64 block tiles, 8x8 threads, 2x2 vthreads, shared + register caches) against cuBLAS SGEMM
-// when libcublas can be loaded (dlopen, optional). Prints one `BENCH ...` line per size; without a
-// GPU it prints why and exits 0.
+// minitvm-bench-gpu-matmul: GFLOP/s of the TVM-style tiled matmul schedule
+// (tests/codegen/cuda_schedules/cases.cc, 64x64 block tiles, 8x8 threads, 2x2 vthreads, shared +
+// register caches) against cuBLAS SGEMM when libcublas can be loaded (dlopen, optional). Prints one
+// `BENCH ...` line per size; without a GPU it prints why and exits 0.
 #include <dlfcn.h>
 
 #include <cmath>

@@ -1,5 +1,5 @@
-// ONNX pooling attributes -> PoolPlan. Formulas from onnx/defs/nn/defs.cc (shape inference) as
-// summarised in the pooling spec, section 2:
+// ONNX pooling attributes -> PoolPlan. Formulas from onnx/defs/nn/defs.cc (shape inference;
+// docs/POOLING.md has the PyTorch counterparts):
 //   NOTSET: O = floor((L + pb + pe - ke)/s) + 1, or with ceil_mode ceil(...)+1 minus one when the
 //           last window would start at or beyond L + pb;
 //   VALID:  pads 0, O = floor((L - ke)/s) + 1  (= ceil((L - ke + 1)/s));

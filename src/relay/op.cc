@@ -371,14 +371,16 @@ std::vector<OpDef> make_registry() {
   // TVM's nn.contrib_conv2d_NCHWc: data NCHW[x]c, kernel OIHW[x]i[y]o, output NCHW[y]c; what
   // alter_op_layout makes of nn.conv2d on llvm (groups 1).
   add("nn.contrib_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      conv_attrs({{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
+      conv_attrs(
+          {{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false);
       });
   // TVM's nn.contrib_depthwise_conv2d_NCHWc: data NCHW[x]c, kernel OIHW1i[x]o (one input channel
   // per output channel), output NCHW[x]c.
   add("nn.contrib_depthwise_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      conv_attrs({{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
+      conv_attrs(
+          {{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_depthwise_conv2d_NCHWc", a, at, true);
       });
@@ -386,7 +388,8 @@ std::vector<OpDef> make_registry() {
   add("nn.contrib_conv2d_winograd_weight_transform", P::kOutEWiseFusable, 1, {{"tile_size", 0}},
       winograd_weight_transform_rule);
   add("nn.contrib_conv2d_winograd_without_weight_transform", P::kOutEWiseFusable, 2,
-      conv_attrs({{"tile_size", 0}, {"data_layout", "NCHW"}, {"kernel_layout", ""}, {"out_dtype", ""}}),
+      conv_attrs(
+          {{"tile_size", 0}, {"data_layout", "NCHW"}, {"kernel_layout", ""}, {"out_dtype", ""}}),
       winograd_conv2d_rule);
   return r;
 }

@@ -173,7 +173,8 @@ TEST(Fallback, SplitExamples) {
   EXPECT_THROW(fallback_split(8, {-1, 0}), CompileError);
 }
 
-// TVM's fallback rule, worked by hand: conv2d 1x96x20x20, 128 3x3 filters, s1 p1, titanx, cuda_v0.06.
+// TVM's fallback rule, worked by hand: conv2d 1x96x20x20, 128 3x3 filters, s1 p1, titanx,
+// cuda_v0.06.
 TEST(Fallback, TitanxWorkedExample) {
   auto log = load_records(repo("tophub/cuda_v0.06.log"));
   auto ref =

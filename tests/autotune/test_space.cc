@@ -98,7 +98,8 @@ TEST(Space, ReorderAnnotateKnob) {
   EXPECT_EQ(std::get<OtherOptionEntity>(k.entities[2]).val, 1500);
 }
 
-// Worked example of TVM's flat index for a conv2d direct space: conv2d direct, data [1,2048,8,8], kernel [192,2048,1,1].
+// Worked example of TVM's flat index for a conv2d direct space: conv2d direct, data [1,2048,8,8],
+// kernel [192,2048,1,1].
 TEST(Space, WorkedExampleIndex8797896) {
   Json w = Json::parse(
       R"(["conv2d", [1, 2048, 8, 8, "float32"], [192, 2048, 1, 1, "float32"], [1, 1], [0, 0], [1, 1], "NCHW", "float32"])");

@@ -411,14 +411,16 @@ std::string section_after(const std::string& log, const std::string& name) {
 }
 }  // namespace
 
-// storage_flatten, before and expected: a producer computed at its consumer's outer loop is realized
-// over the region one iteration reads (row i0, columns [3*i1.outer, +3)); flattening allocates those
-// 3 elements, indexes them relative to the region's minimum, and flattens the bound arguments A and
-// C row-major (4 x 6: i*6 + j).
+// storage_flatten, before and expected: a producer computed at its consumer's outer loop is
+// realized over the region one iteration reads (row i0, columns [3*i1.outer, +3)); flattening
+// allocates those 3 elements, indexes them relative to the region's minimum, and flattens the bound
+// arguments A and C row-major (4 x 6: i*6 + j).
 TEST(StorageFlatten, RealizeRegionBecomesAllocationIndexedFromItsMinimum) {
   te::Tensor A = te::placeholder({4, 6}, f32, "A");
-  te::Tensor B = te::compute({4, 6}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
-  te::Tensor C = te::compute({4, 6}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
+  te::Tensor B = te::compute(
+      {4, 6}, [&](Var i, Var j) { return A(i, j) + 1.0f; }, "B");
+  te::Tensor C = te::compute(
+      {4, 6}, [&](Var i, Var j) { return B(i, j) * 2.0f; }, "C");
   te::Schedule s = te::create_schedule({C.op()});
   auto [xo, xi] = s[C].split(C.op().axis()[1], 3);
   s[B].compute_at(s[C], xo);
@@ -448,10 +450,12 @@ TEST(StorageFlatten, RealizeRegionBecomesAllocationIndexedFromItsMinimum) {
   EXPECT_EQ(section_after(log.str(), "storage_flatten"), expected) << "before:\n" << before;
 }
 
-// A tensor that is read but neither an argument nor realized cannot be flattened: the error names it.
+// A tensor that is read but neither an argument nor realized cannot be flattened: the error names
+// it.
 TEST(StorageFlatten, UnboundTensorIsAnErrorNamingIt) {
   te::Tensor A = te::placeholder({8}, f32, "A");
-  te::Tensor B = te::compute({8}, [&](Var i) { return A(i) * 2.0f; }, "B");
+  te::Tensor B = te::compute(
+      {8}, [&](Var i) { return A(i) * 2.0f; }, "B");
   te::Schedule s = te::create_schedule({B.op()});
   try {
     lower(s, {B}, "f");  // A missing from the arguments

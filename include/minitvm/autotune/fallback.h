@@ -1,6 +1,7 @@
 /** \file
- * Fallback configurations when no record matches (TVM's reference-log rule, docs/AUTOTVM.md): mimic the closest record of a
- * reference log (TVM's `fallback_with_reference_log`) and split-size fitting (`fallback_split`).
+ * Fallback configurations when no record matches (TVM's reference-log rule, docs/AUTOTVM.md): mimic
+ * the closest record of a reference log (TVM's `fallback_with_reference_log`) and split-size
+ * fitting (`fallback_split`).
  *
  * A template that got a fallback config (cfg.is_fallback()) defines its knobs as usual (which
  * collects the space with entity 0 everywhere) and then calls fallback_with_reference_log() with

@@ -147,7 +147,8 @@ class SpaceDefiner {
     (void)name;
     (void)value;
   }
-  /** Split knobs `a` and `b` may appear under each other's name in records (TopHub cuda_v0.05+ swapped tile_ry/tile_rx). */
+  /** Split knobs `a` and `b` may appear under each other's name in records (TopHub cuda_v0.05+
+   * swapped tile_ry/tile_rx). */
   virtual void accept_swapped(const std::string& a, const std::string& b) {
     (void)a;
     (void)b;

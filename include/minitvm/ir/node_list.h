@@ -53,7 +53,8 @@
   X(For)
 
 /** The binary arithmetic/comparison/logical nodes, which share one layout (a, b). */
-#define MINITVM_FOR_EACH_BINARY(X)                                                                \
-  X(Add)                                                                                          \
-  X(Sub) X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) \
-      X(GE) X(And) X(Or)
+#define MINITVM_FOR_EACH_BINARY(X)                                                               \
+  X(Add)                                                                                         \
+  X(Sub)                                                                                         \
+  X(Mul) X(Div) X(Mod) X(FloorDiv) X(FloorMod) X(Min) X(Max) X(EQ) X(NE) X(LT) X(LE) X(GT) X(GE) \
+      X(And) X(Or)

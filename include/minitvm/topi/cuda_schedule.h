@@ -1,6 +1,6 @@
 /** \file
  * TVM's CUDA schedule templates for conv2d (direct, winograd), depthwise conv2d and dense
- * (spec 5.a-5.d), driven by an AutoTVM ConfigEntity.
+ * (TVM v0.6 topi/cuda; docs/TOPI.md), driven by an AutoTVM ConfigEntity.
  *
  * Each schedule_* first defines the template's knobs on `cfg` (topi/template_spaces.h: same
  * names, order and candidates as TVM); on a fallback config this collects the space and the

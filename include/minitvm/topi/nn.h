@@ -79,7 +79,8 @@ Tensor group_conv2d_nchw(const Tensor& data, const Tensor& kernel,
                          DataType out_dtype = DataType::Float(32));
 
 /** Winograd transform matrices A (alpha x m), B (alpha x alpha), G (alpha x r) in double, by the
- *  Cook-Toom construction TVM uses (spec 5.b.1). Requires 1 < m < 9, 2 < r < 8, m + r - 2 <= 9. */
+ *  Cook-Toom construction TVM uses (winograd_util.py). Requires 1 < m < 9, 2 < r < 8, m + r - 2
+ * <= 9. */
 struct WinogradMatrices {
   int m = 0, r = 0, alpha = 0;
   std::vector<std::vector<double>> A, B, G;

@@ -1,9 +1,10 @@
 /** \file
  * Knob definitions (names, order, policies, candidates) of TVM's CUDA schedule templates, as pure
- * functions of the workload shape (TVM v0.6's CUDA templates, docs/AUTOTVM.md). The schedule templates of topi call these so
- * that their spaces — and therefore the flat indices of TVM's records — match TVM exactly. They are
- * registered under their task names with autotune::register_template_space: the record loader
- * checks config indices through autotune::template_space, and the tests re-derive `"e"` from
+ * functions of the workload shape (TVM v0.6's CUDA templates, docs/AUTOTVM.md). The schedule
+ * templates of topi call these so that their spaces — and therefore the flat indices of TVM's
+ * records — match TVM exactly. They are registered under their task names with
+ * autotune::register_template_space: the record loader checks config indices through
+ * autotune::template_space, and the tests re-derive `"e"` from
  * `"i"` with it.
  */
 #pragma once

@@ -111,8 +111,9 @@ void host_compile(const fs::path& dir, const std::string& text, const fs::path& 
   if (rc != 0) {
     std::string cmdline;
     for (const auto& w : cmd) cmdline += (cmdline.empty() ? "" : " ") + w;
-    std::string log = rc == -1 && !fs::exists(dir / "log.txt") ? "(could not run the compiler)"
-                                                               : support::read_text_file(dir / "log.txt");
+    std::string log = rc == -1 && !fs::exists(dir / "log.txt")
+                          ? "(could not run the compiler)"
+                          : support::read_text_file(dir / "log.txt");
     throw EmulatorError("CUDA emulator: host compilation of the CUDA source failed (exit " +
                         std::to_string(rc) + ", `" + cmdline + "`):\n" + log +
                         "--- CUDA source ---\n" + support::with_line_numbers(cuda_source));

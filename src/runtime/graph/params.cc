@@ -1,5 +1,6 @@
 // TVM v0.6 params serialisation (src/relay/backend/param_dict.cc, NDArray::Save/Load): a list of
-// names and a list of CPU DLTensors, little-endian. TVM v0.6 SaveParamDict layout (docs/RUNTIME.md).
+// names and a list of CPU DLTensors, little-endian. TVM v0.6 SaveParamDict layout
+// (docs/RUNTIME.md).
 #include <cstring>
 #include <map>
 #include <string>

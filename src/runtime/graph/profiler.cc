@@ -1,5 +1,6 @@
 // ProfileReport: the per-kernel table, the PyTorch-style op table, TVM's CSV/JSON and the Chrome
-// trace (formats in docs/RUNTIME.md, "Profiler"). GraphExecutor::profile() (graph_executor.cc) fills the calls.
+// trace (formats in docs/RUNTIME.md, "Profiler"). GraphExecutor::profile() (graph_executor.cc)
+// fills the calls.
 #include <algorithm>
 #include <cstdio>
 #include <fstream>

@@ -1,4 +1,5 @@
-// "matmul.llvm" (topi, registered with the tuner): the example tuning template, C[M, N] = A[M, K] * B[K, N] on the CPU.
+// "matmul.llvm" (topi, registered with the tuner): the example tuning template, C[M, N] = A[M, K] *
+// B[K, N] on the CPU.
 //
 // Schedule: C is tiled by (tile_y, tile_x); each tile accumulates in a `local` cache (register
 // block) computed at the tile, whose reduction is split by tile_k and ordered (ko, y, ki, x) so the

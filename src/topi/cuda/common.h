@@ -15,9 +15,9 @@ void tile_conv_reduction(te::Schedule& s, te::Stage ol, const te::Tensor& AA, co
 /** The unroll pragmas of a template on its kernel-scope axis. */
 void unroll_pragmas(te::Stage os, const IterVar& scope, const ConfigEntity& cfg);
 
-/** Steps 1-2 of TVM's conv templates (spec 5.a): find the conv op by tag, inline the elementwise
- * ops and the padding, and make the local accumulator (a cache_write when the conv is the output,
- * else the conv itself in local scope under a fused epilogue). */
+/** Steps 1-2 of TVM's conv templates (topi/cuda/conv2d_direct.py): find the conv op by tag,
+ * inline the elementwise ops and the padding, and make the local accumulator (a cache_write when
+ * the conv is the output, else the conv itself in local scope under a fused epilogue). */
 struct ConvStages {
   te::Schedule s;
   te::Operation conv, output;

@@ -1,4 +1,5 @@
-// CUDA templates: conv2d direct (spec 5.a) and depthwise conv2d (5.c).
+// CUDA templates: conv2d direct and depthwise conv2d (TVM v0.6
+// topi/cuda/conv2d_direct.py, depthwise_conv2d.py).
 #include "minitvm/autotune/fallback.h"
 #include "minitvm/autotune/tophub.h"
 #include "minitvm/topi/cuda_schedule.h"

@@ -1,4 +1,5 @@
-// CUDA template: dense (spec 5.d), small batch (tile_k) and large batch (tile_x, tile_y, tile_k).
+// CUDA template: dense (TVM v0.6 topi/cuda/dense.py), small batch (tile_k) and large batch (tile_x,
+// tile_y, tile_k).
 #include "topi/cuda/common.h"
 #include "topi/schedule_util.h"
 

@@ -1,5 +1,6 @@
-// CUDA template: conv2d winograd (spec 5.b), the kernel transform computed in the same function or,
-// after relay's alter layout, done at build time (pre_computed: the kernel arrives transformed).
+// CUDA template: conv2d winograd (TVM v0.6 topi/cuda/conv2d_winograd.py), the kernel transform
+// computed in the same function or, after relay's alter layout, done at build time (pre_computed:
+// the kernel arrives transformed).
 #include "topi/cuda/common.h"
 #include "topi/schedule_util.h"
 

@@ -1,4 +1,5 @@
-// Winograd F(m, r) conv2d compute and the Cook-Toom transform matrices (spec 5.b, 5.b.1).
+// Winograd F(m, r) conv2d compute and the Cook-Toom transform matrices (TVM v0.6
+// topi/nn/winograd_util.py).
 #include "topi/nn/common.h"
 
 #include <cmath>

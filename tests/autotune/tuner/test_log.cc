@@ -6,13 +6,13 @@
 #include <fstream>
 #include <sstream>
 
+#include "autotune/tuner/synthetic.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/json_text.h"
 #include "minitvm/autotune/tuner_log.h"
 #include "minitvm/autotune/tuner_session.h"
 #include "minitvm/devtools/tuner_plot.h"
 #include "minitvm/support/logging.h"
-#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

@@ -9,12 +9,12 @@
 #include <numeric>
 #include <set>
 
+#include "autotune/tuner/synthetic.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/json_text.h"
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/autotune/tuner_model.h"
 #include "minitvm/support/error.h"
-#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

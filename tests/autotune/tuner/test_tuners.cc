@@ -5,9 +5,9 @@
 #include <random>
 #include <set>
 
+#include "autotune/tuner/synthetic.h"
 #include "minitvm/autotune/tuner.h"
 #include "minitvm/autotune/tuner_model.h"
-#include "autotune/tuner/synthetic.h"
 
 using namespace minitvm;
 using namespace minitvm::autotune;

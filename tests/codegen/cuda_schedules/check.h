@@ -1,7 +1,8 @@
 /** \file
- * Checks applied to every kernel of the tests/codegen/cuda_schedules suite: NVRTC (sm_90) compiles the module's
- * CUDA source, ptxas accepts the PTX within the sm_90 limits (registers <= 255, static shared
- * memory <= 227 KB; spills are reported), and the module's function reproduces the reference.
+ * Checks applied to every kernel of the tests/codegen/cuda_schedules suite: NVRTC (sm_90) compiles
+ * the module's CUDA source, ptxas accepts the PTX within the sm_90 limits (registers <= 255, static
+ * shared memory <= 227 KB; spills are reported), and the module's function reproduces the
+ * reference.
  */
 #pragma once
 

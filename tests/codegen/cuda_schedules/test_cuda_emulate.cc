@@ -1,5 +1,6 @@
-// tests/codegen/cuda_schedules: te schedules -> build(..., "cuda -emulate") for every kernel of cases.h, each checked
-// with NVRTC + ptxas (sm_90) and run on the CPU emulator against a naive C++ reference.
+// tests/codegen/cuda_schedules: te schedules -> build(..., "cuda -emulate") for every kernel of
+// cases.h, each checked with NVRTC + ptxas (sm_90) and run on the CPU emulator against a naive C++
+// reference.
 #include <gtest/gtest.h>
 
 #include <regex>

@@ -1,6 +1,6 @@
-// tests/codegen/cuda_schedules, label gpu: the kernels of cases.h built for target "cuda" and run on a real device,
-// with time_evaluator timings. Every test skips with the reason when there is no CUDA
-// driver/device.
+// tests/codegen/cuda_schedules, label gpu: the kernels of cases.h built for target "cuda" and run
+// on a real device, with time_evaluator timings. Every test skips with the reason when there is no
+// CUDA driver/device.
 #include <gtest/gtest.h>
 
 #include <cstdio>

@@ -1,5 +1,5 @@
 /** \file
- * CUDA C test kernels in the style the CUDA printer emits (TVM v0.6 rules, spec section 7), used by
+ * CUDA C test kernels in the style the CUDA printer emits (TVM v0.6 rules; docs/CUDA.md), used by
  * the emulator tests and compiled with nvcc/ptxas by test_emulator_ptxas.cc when CUDA is present.
  */
 #pragma once

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
+#include "runtime/emulator/kernels.h"
 
 using namespace minitvm::runtime::emulator;
 

@@ -8,8 +8,8 @@
 #include <limits>
 #include <random>
 
-#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
+#include "runtime/emulator/kernels.h"
 
 using namespace minitvm::runtime::emulator;
 using namespace minitvm_test;

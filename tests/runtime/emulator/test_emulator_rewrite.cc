@@ -3,9 +3,9 @@
 
 #include <algorithm>
 
-#include "runtime/emulator/kernels.h"
 #include "minitvm/runtime/cuda_emulator.h"
 #include "minitvm/runtime/ndarray.h"
+#include "runtime/emulator/kernels.h"
 
 using namespace minitvm;
 using namespace minitvm::runtime::emulator;

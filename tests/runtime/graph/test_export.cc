@@ -10,10 +10,10 @@
 #include <iostream>
 #include <sstream>
 
-#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
 #include "minitvm/runtime/nvrtc.h"
+#include "runtime/graph/graph_fixture.h"
 
 namespace minitvm {
 namespace {

@@ -10,8 +10,8 @@
 #include <new>
 #include <nlohmann/json.hpp>
 
-#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
+#include "runtime/graph/graph_fixture.h"
 
 // Allocation counter for NoAllocationInRun: counts operator new on all threads while enabled.
 namespace {
@@ -378,7 +378,8 @@ void put(std::string& s, T v) {
 }
 
 TEST(Params, BytesFollowTvmLayout) {
-  // Built field by field from TVM v0.6's SaveParamDict layout (docs/RUNTIME.md), independently of save_param_dict.
+  // Built field by field from TVM v0.6's SaveParamDict layout (docs/RUNTIME.md), independently of
+  // save_param_dict.
   std::string want;
   put<uint64_t>(want, 0xF7E58D4F05049CB7ULL);
   put<uint64_t>(want, 0);

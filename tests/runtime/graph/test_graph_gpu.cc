@@ -5,11 +5,11 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/cuda.h"
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
 #include "minitvm/runtime/nvrtc.h"
+#include "runtime/graph/graph_fixture.h"
 
 namespace minitvm {
 namespace {

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "runtime/graph/graph_fixture.h"
 #include "minitvm/runtime/graph_executor.h"
+#include "runtime/graph/graph_fixture.h"
 #include "runtime/graph/graph_internal.h"
 
 namespace minitvm {
