@@ -253,9 +253,9 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
     std::vector<IterVar> axes = st->op.axis();
     if (axes.empty()) continue;
     const int64_t* inner = ir::as_const_int(axes.back()->dom.extent());
-    if (!cuda && axes.size() == 5 && inner && (*inner == 4 || *inner == 8 || *inner == 16)) {
-      // NCHW[x]c (blocked pools): parallel over the outer axes, the channel block as the vector,
-      // innermost, after the reduction.
+    if (!cuda && axes.size() == 5 && inner && *inner % 4 == 0 && *inner <= 64) {
+      // NCHW[x]c (blocked pools): parallel over the outer axes, the channel block as the vector
+      // (one or more registers: 32- and 64-blocks too), innermost, after the reduction.
       IterVar par = stage.fuse(std::vector<IterVar>(axes.begin(), axes.end() - 1));
       std::vector<IterVar> order{par};
       for (auto& r : st->op.reduce_axis()) order.push_back(r);

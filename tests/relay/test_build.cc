@@ -67,6 +67,32 @@ TEST(RelayBuild, SmallGraphLlvmEveryOp) {
   expect_close(got[1], want[1], 1e-5);
 }
 
+// Pools on blocked layouts of one, two and four vectors (NCHW16c, NCHW32c as Intel's fallback
+// blocks give, NCHW64c): the simple schedule vectorises the block (it ran scalar for 32- and
+// 64-blocks, 0.95 ms instead of 0.09 for ResNet-50's max pool); values as the reference's.
+TEST(RelayBuild, BlockedPoolsOfWideBlocksLlvm) {
+  for (int64_t blk : {16, 32, 64}) {
+    SCOPED_TRACE("block " + std::to_string(blk));
+    const std::string layout = "NCHW" + std::to_string(blk) + "c";
+    auto x = var("data", T({1, 2, 11, 11, blk}));
+    auto m = nn::max_pool2d(
+        x, {.pool_size = {3, 3}, .strides = {2, 2}, .padding = {1}, .layout = layout});
+    auto a =
+        nn::avg_pool2d(nn::relu(m), {.pool_size = {2, 2}, .strides = {1, 1}, .layout = layout});
+    Function fn({x}, tuple({m, a}));
+    auto input = relay::testing::random_uniform({1, 2, 11, 11, blk}, -1, 1, 21);
+    Built b = build(fn, "llvm");
+    // The block is the vector: every pool kernel reads and writes <blk x float> values.
+    const std::string ll = b.lib.get_source("ll");
+    EXPECT_NE(ll.find("<" + std::to_string(blk) + " x float>"), std::string::npos);
+    auto got = relay_test::run_graph(b, {{"data", input}});
+    auto want = reference_run(fn, {{"data", input}});
+    ASSERT_EQ(got.size(), 2u);
+    expect_close(got[0], want[0], 1e-6);
+    expect_close(got[1], want[1], 1e-6);
+  }
+}
+
 TEST(RelayBuild, GraphJsonFormat) {
   auto x = var("data", T({1, 3, 8, 8}));
   auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));
