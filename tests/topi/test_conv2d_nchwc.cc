@@ -148,6 +148,8 @@ TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
       {{1, 24, 9, 11}, {40, 24, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1: tile_oh
       {{1, 8, 14, 14}, {16, 8, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},   // 1x1 stride 2
       {{1, 6, 12, 12}, {12, 6, 3, 3}, {{1, 1}, {2, 2}, {2, 2}}},   // dilation 2
+      {{1, 64, 9, 30}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // 32-blocks on Intel AVX-512
+      {{1, 64, 8, 15}, {96, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // and a 1x1 with them
   };
   std::mt19937 rng(11);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -155,15 +157,19 @@ TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
     const Case& c = cases[i];
     autotune::FallbackConfigEntity fb;
     topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
-    {  // fallback: oc_bn and ic_bn each the largest divisor of their channels <= 16 or 8
+    {  // fallback: oc_bn and ic_bn each channel_block() of their channels
       topi::LayerBuild L = run_and_check(c, 5 + unsigned(i));
       EXPECT_TRUE(L.is_fallback);
       int64_t oc_bn = L.config.split("tile_oc").size.back(),
               ic_bn = L.config.split("tile_ic").size.back();
+      EXPECT_EQ(oc_bn, topi::cpu::channel_block(c.ks[0]));
+      EXPECT_EQ(ic_bn, topi::cpu::channel_block(c.ds[1]));
       EXPECT_EQ(c.ks[0] % oc_bn, 0);
       EXPECT_EQ(c.ds[1] % ic_bn, 0);
       for (int64_t b = ic_bn + 1; b <= topi::cpu::fp32_lanes(); ++b)
         EXPECT_NE(c.ds[1] % b, 0) << "ic_bn " << ic_bn << " is not the largest divisor";
+      if (c.ds[1] % topi::cpu::preferred_channel_block() == 0)
+        EXPECT_EQ(ic_bn, topi::cpu::preferred_channel_block());
       EXPECT_EQ(L.config.entity_json(), fb.entity_json());
     }
     for (int k = 0; k < 3; ++k) {  // random points of the space, as a tuner would try them
@@ -177,26 +183,39 @@ TEST(Conv2dNCHWc, FallbackAndRandomConfigsMatchReference) {
 }
 
 TEST(Conv2dNCHWc, FallbackFollowsTvm) {
-  // 64x56x56 -> 64, 3x3: oc_bn = ic_bn = lanes (16 with AVX-512, else 8); reg_n = largest
-  // divisor of 56 up to the register columns: TVM's 31 with AVX-512 (28), 14 with AVX2's 16
+  // TVM's fallback: oc_bn = ic_bn = lanes (16 with AVX-512, else 8); reg_n = the largest divisor
+  // of the output width up to the register columns: TVM's 31 with AVX-512, 14 with AVX2's 16
   // registers (TVM keeps 31 there: 28 accumulators spill, and ResNet-50 ran 1.3-1.7x slower).
+  // minitvm's blocks: two vectors (32) on Intel's AVX-512 cores, where the column count is then
+  // halved (two accumulators per column).
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  EXPECT_TRUE(lanes == 16 || lanes == 8);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_register_columns(), lanes == 16 ? 31 : 14);
+  const int64_t blk = topi::cpu::preferred_channel_block();
+  EXPECT_EQ(blk, lanes == 16 && __builtin_cpu_is("intel") ? 32 : lanes);
+  const int64_t cols = topi::cpu::register_columns_for_block(blk);
+  EXPECT_EQ(cols, blk == 32 ? 15 : (lanes == 16 ? 31 : 14));
+  EXPECT_EQ(topi::cpu::register_columns_for_block(lanes), lanes == 16 ? 31 : 14);
+  EXPECT_EQ(topi::cpu::channel_block(64), blk);
+  EXPECT_EQ(topi::cpu::channel_block(144), lanes);  // 144 = 9 x 16: never 32, never 24
+  EXPECT_EQ(topi::cpu::channel_block(24), lanes == 16 ? 12 : 8);
+  EXPECT_EQ(topi::cpu::channel_block(3), 3);
+  const int64_t reg = cols >= 28 ? 28 : 14;  // the largest divisor of 56 and 112 up to cols
+
+  // 64x56x56 -> 64, 3x3.
   autotune::FallbackConfigEntity fb;
   topi::cpu::conv2d_nchwc_fallback(fb, {1, 64, 56, 56}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}});
-  int64_t lanes = fb.split("tile_oc").size.back();
-  EXPECT_TRUE(lanes == 16 || lanes == 8);
-  EXPECT_EQ(lanes, topi::cpu::fp32_lanes());
-  EXPECT_EQ(topi::cpu::conv2d_nchwc_register_columns(), lanes == 16 ? 31 : 14);
-  const int64_t reg = lanes == 16 ? 28 : 14;
-  EXPECT_EQ(fb.split("tile_ic").size.back(), lanes);
+  EXPECT_EQ(fb.split("tile_oc").size.back(), blk);
+  EXPECT_EQ(fb.split("tile_ic").size.back(), blk);
   EXPECT_EQ(fb.split("tile_ow").size, (std::vector<int64_t>{56 / reg, reg}));
   EXPECT_EQ(fb.knob_int("unroll_kw"), 0);
   // 1x1, 256x56x56 -> 64: the largest ow factor with some oh factor giving at most the register
-  // columns of outputs: 28 x 1 (AVX-512) / 14 x 1
+  // columns of outputs: 28 x 1 or 14 x 1.
   autotune::FallbackConfigEntity f1;
   topi::cpu::conv2d_nchwc_fallback(f1, {1, 256, 56, 56}, {64, 256, 1, 1}, {{1, 1}, {0, 0}, {1, 1}});
   EXPECT_EQ(f1.split("tile_ow").size, (std::vector<int64_t>{56 / reg, reg}));
   EXPECT_EQ(f1.knob_int("tile_oh"), 1);
-  // 3 input channels: ic_bn 3; 7x7 stem, ow 112: reg_n 28 / 14
+  // 3 input channels: ic_bn 3; 7x7 stem, ow 112.
   autotune::FallbackConfigEntity f2;
   topi::cpu::conv2d_nchwc_fallback(f2, {1, 3, 224, 224}, {64, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}});
   EXPECT_EQ(f2.split("tile_ic").size, (std::vector<int64_t>{1, 3}));

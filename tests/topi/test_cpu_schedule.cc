@@ -168,8 +168,8 @@ TEST(TopiCpu, InjectiveAndSoftmax) {
 
 namespace {
 // The blocked depthwise convolution with its padding inlined into the kernel (bounds checks instead
-// of a padded copy): padded, strided and dilated cases against a naive loop over the blocked
-// layout.
+// of a padded copy): padded, strided and dilated cases, and a two-vector block, against a naive
+// loop over the blocked layout.
 TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
   struct Case {
     int cb, h, w, bn, k, stride, pad, dil;
@@ -177,7 +177,8 @@ TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
   for (Case c : std::vector<Case>{{2, 9, 11, 8, 3, 1, 1, 1},
                                   {3, 12, 10, 4, 3, 2, 1, 1},
                                   {1, 7, 7, 16, 5, 2, 2, 1},
-                                  {2, 8, 8, 8, 3, 1, 2, 2}}) {
+                                  {2, 8, 8, 8, 3, 1, 2, 2},
+                                  {2, 14, 30, 32, 3, 1, 1, 1}}) {  // a 32-block (Intel's)
     SCOPED_TRACE(::testing::Message() << c.cb << "x" << c.h << "x" << c.w << "x" << c.bn << " k"
                                       << c.k << " s" << c.stride << " p" << c.pad << " d" << c.dil);
     auto x = te::placeholder({1, c.cb, c.h, c.w, c.bn}, f32, "x");

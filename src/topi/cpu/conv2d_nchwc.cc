@@ -65,6 +65,27 @@ int64_t conv2d_nchwc_register_columns() {
   return fp32_lanes() >= 16 ? 31 : 14;
 }
 
+int64_t preferred_channel_block() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const int64_t block =
+      fp32_lanes() >= 16 && __builtin_cpu_is("intel") ? 2 * fp32_lanes() : fp32_lanes();
+  return block;
+#else
+  return fp32_lanes();
+#endif
+}
+
+int64_t channel_block(int64_t channels) {
+  const int64_t preferred = preferred_channel_block();
+  if (channels % preferred == 0) return preferred;
+  return detail::largest_divisor_at_most(channels, fp32_lanes());
+}
+
+int64_t register_columns_for_block(int64_t block) {
+  const int64_t vectors = std::max<int64_t>(1, (block + fp32_lanes() - 1) / fp32_lanes());
+  return std::max<int64_t>(1, conv2d_nchwc_register_columns() / vectors);
+}
+
 Json conv2d_nchwc_workload(const std::vector<int64_t>& ds, const std::vector<int64_t>& ks,
                            const nn::Conv2dAttrs& a) {
   // conv2d_nchw.cuda's 0.2 key (tensors, strides, 4-value padding, dilation, dtype) under TVM's x86
@@ -97,16 +118,12 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
                            const std::vector<int64_t>& ks, const nn::Conv2dAttrs& a) {
   define_conv2d_nchwc_space(cfg, ds, ks, a);
   Geom g = geometry(ds, ks, a);
-  auto largest_divisor = [](int64_t x, int64_t cap) {
-    for (int64_t d = std::min(x, cap); d >= 1; --d)
-      if (x % d == 0) return d;
-    return int64_t{1};
-  };
-  int64_t oc_bn = largest_divisor(g.co, fp32_lanes());
-  // TVM caps ic_bn at oc_bn; here each block is the largest divisor of its own channels, so a
-  // layer keeps its producer's block (MobileNetV2's 144 -> 24: 16, not 12) and no layout_transform
-  // sits between them.
-  int64_t ic_bn = largest_divisor(g.ci, fp32_lanes());
+  // TVM takes the largest divisor up to one vector and caps ic_bn at oc_bn; here each block is
+  // channel_block() of its own channels, so a layer keeps its producer's block (MobileNetV2's
+  // 144 -> 24: 16, not 12) and no layout_transform sits between them.
+  int64_t oc_bn = channel_block(g.co);
+  int64_t ic_bn = channel_block(g.ci);
+  const int64_t columns = register_columns_for_block(oc_bn);
   cfg.set("tile_ic", autotune::SplitEntity{{g.ci / ic_bn, ic_bn}});
   cfg.set("tile_oc", autotune::SplitEntity{{g.co / oc_bn, oc_bn}});
   if (is_1x1(g)) {
@@ -115,7 +132,7 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
     for (int64_t owf = g.ow; owf >= 1; --owf) {
       if (g.ow % owf) continue;
       for (int64_t ohf = g.oh; ohf >= 1; --ohf) {
-        if (g.oh % ohf == 0 && owf * ohf <= conv2d_nchwc_register_columns()) {
+        if (g.oh % ohf == 0 && owf * ohf <= columns) {
           cfg.set("tile_oh", autotune::OtherOptionEntity{ohf});
           cfg.set("tile_ow", autotune::SplitEntity{{g.ow / owf, owf}});
           return;
@@ -124,7 +141,7 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
     }
     MINITVM_INTERNAL_ERROR << "conv2d_NCHWc: no default 1x1 tiling";
   }
-  int64_t reg_n = largest_divisor(g.ow, conv2d_nchwc_register_columns());
+  int64_t reg_n = detail::largest_divisor_at_most(g.ow, columns);
   cfg.set("tile_ow", autotune::SplitEntity{{g.ow / reg_n, reg_n}});
   cfg.set("unroll_kw", autotune::OtherOptionEntity{false});
 }

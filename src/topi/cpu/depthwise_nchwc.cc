@@ -63,7 +63,8 @@ te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs
   if (pad.op().op_type() == te::OpType::Compute && pad.op()->tag.find("pad") != std::string::npos)
     s[pad].compute_inline();
   int64_t ow = nn::const_shape(C)[3];
-  int64_t reg_n = detail::largest_divisor_at_most(ow, conv2d_nchwc_register_columns());
+  int64_t reg_n =
+      detail::largest_divisor_at_most(ow, register_columns_for_block(nn::const_shape(C)[4]));
   bool c_is_out = C.op().same_as(O.op());
   te::Tensor CC = s.cache_write(C, "global");
   te::Stage sc = s[C], scc = s[CC];
