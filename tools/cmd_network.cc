@@ -371,7 +371,7 @@ struct RunOptions {
   ModelOptions model;
   std::vector<std::string> inputs;
   std::string output_dir, json;
-  int repeat = 1;
+  int repeat = 1, warmup = 1;
   uint64_t seed = 0;
 };
 
@@ -390,13 +390,14 @@ int run_run(const std::vector<std::string>& args) {
                     "on its inputs (--input; "
                     "random uniform [-1, 1) from --seed otherwise), write output k to "
                     "DIR/output_<k>.npy and time --repeat runs "
-                    "after one warm-up run.",
+                    "after --warmup untimed ones.",
                     "usage: minitvm run MODEL|OUT [--target T] [--input [NAME=]FILE]... "
-                    "[--output-dir DIR] [--repeat N]\n"
+                    "[--output-dir DIR] [--repeat N] [--warmup N]\n"
                     "                   [--json FILE] [--log FILE]... [--tophub] [--batch N]");
   add_run_options(*app, r);
   app->add_option("--output-dir", r.output_dir, "write each graph output k to DIR/output_<k>.npy");
   app->add_option("--repeat", r.repeat, "timed runs (default 1)")->check(cli::Integer(1));
+  app->add_option("--warmup", r.warmup, "untimed runs first (default 1)")->check(cli::Integer(0));
   app->add_option("--json", r.json, "write outputs, latency and workloads as JSON");
   if (auto rc = cli::parse(*app, args)) return *rc;
   shapes_from_input_files(r.model, r.inputs);
@@ -407,8 +408,10 @@ int run_run(const std::vector<std::string>& args) {
   auto sync = [&] {
     if (!dev.is_cpu() && ex.get_num_outputs() > 0) (void)ex.get_output(0).copy_to(Device::cpu());
   };
-  ex.run();  // warm-up
-  sync();
+  for (int i = 0; i < r.warmup; ++i) {
+    ex.run();
+    sync();
+  }
   std::vector<double> ms;
   for (int i = 0; i < r.repeat; ++i) {
     auto t0 = std::chrono::steady_clock::now();
@@ -460,7 +463,8 @@ int run_run(const std::vector<std::string>& args) {
                          {{"median", median},
                           {"min", sorted.front()},
                           {"max", sorted.back()},
-                          {"repeat", r.repeat}}},
+                          {"repeat", r.repeat},
+                          {"warmup", r.warmup}}},
                         {"workloads", workloads_of(l.report)}};
     write_text(r.json, j.dump(2) + "\n");
   }

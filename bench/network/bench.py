@@ -3,18 +3,22 @@
 
 Each model is compiled once (`minitvm compile MODEL.onnx --target llvm -o OUT`); then R rounds
 alternate the contenders, each round one fresh process per contender and model:
-  minitvm: `minitvm run OUT --repeat N --json F` (one untimed warm-up run, N timed runs; its own
-           thread pool, one worker per hardware thread);
+  minitvm: `minitvm run OUT --warmup W --repeat N --json F` (W untimed runs, N timed runs, as
+           ORT's; its own thread pool, one worker per hardware thread);
   ORT:     this script with --ort-worker: InferenceSession(intra_op_num_threads = core count,
            inter_op_num_threads = 1, sequential execution, graph optimisation level ALL),
            W warm-up runs, N timed runs.
+  PyTorch: (when torch and torchvision import) this script with --torch-worker: the torchvision
+           model of the same name (random weights, eval mode), torch.set_num_threads(core count),
+           under torch.inference_mode; traced and frozen with torch.jit (the column "PyTorch"),
+           W warm-up runs, N timed runs. --no-torch leaves it out.
 Each process gets the median of its N runs; the report gives per model the median of the R round
 medians and the spread (min / max over rounds), and minitvm / ORT of the medians.  Timed processes
 run under `setsid`, with `renice -n -10` and `echo -10 > /proc/self/autogroup` tried first
 (failures, e.g. without permission, are ignored).
 
 usage: bench.py MODEL_DIR [--quick] [--models resnet50,mobilenet_v2,vgg16] [--rounds R] [--repeat N]
-                [--minitvm BIN] [--json OUT.json]
+                [--minitvm BIN] [--json OUT.json] [--no-torch]
 MODEL_DIR holds <model>.onnx files written by make_models.py (missing ones are generated there).
 """
 import argparse
@@ -64,6 +68,32 @@ def ort_worker(a):
                       "threads": a.threads, "ort": ort.__version__}))
 
 
+def torch_worker(a):
+    import torch
+    import torchvision
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    model = getattr(torchvision.models, a.torch_worker)(weights=None).eval()
+    x = torch.rand(1, 3, 224, 224) * 2 - 1
+    with torch.inference_mode():
+        model = torch.jit.freeze(torch.jit.trace(model, x))
+        for _ in range(a.warmup):
+            model(x)
+        ts = []
+        for _ in range(a.repeat):
+            t = time.perf_counter()
+            model(x)
+            ts.append((time.perf_counter() - t) * 1e3)
+    ts.sort()
+    print(json.dumps({"median": statistics.median(ts), "min": ts[0], "max": ts[-1], "repeat": a.repeat,
+                      "threads": a.threads, "torch": torch.__version__}))
+
+
+def have_torch():
+    p = subprocess.run([sys.executable, "-c", "import torch, torchvision"], capture_output=True)
+    return p.returncode == 0
+
+
 def machine():
     cpu = "?"
     try:
@@ -103,22 +133,26 @@ def main():
     ap.add_argument("--quick", action="store_true", help="2 rounds, fewer runs (a few minutes)")
     ap.add_argument("--models", default="resnet50,mobilenet_v2,vgg16")
     ap.add_argument("--rounds", type=int)
-    ap.add_argument("--repeat", type=int, help="timed runs per minitvm process (default 3, quick 2)")
-    ap.add_argument("--ort-repeat", type=int, help="timed runs per ORT process (default 20, quick 10)")
+    ap.add_argument("--repeat", type=int, help="timed runs per minitvm process (default: --ort-repeat's)")
+    ap.add_argument("--ort-repeat", type=int, help="timed runs per ORT/PyTorch process (default 20, quick 10)")
     ap.add_argument("--minitvm", default=os.environ.get("MINITVM", DEFAULT_BIN))
     ap.add_argument("--json", help="write the results here")
     ap.add_argument("--log", help="also time the networks compiled with this tuning log (tuned vs fallback)")
+    ap.add_argument("--no-torch", action="store_true", help="leave PyTorch out")
     ap.add_argument("--ort-worker", help=argparse.SUPPRESS)
+    ap.add_argument("--torch-worker", help=argparse.SUPPRESS)
     ap.add_argument("--threads", type=int, default=os.cpu_count(), help=argparse.SUPPRESS)
     ap.add_argument("--warmup", type=int, default=3, help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.ort_worker:
         return ort_worker(a)
+    if a.torch_worker:
+        return torch_worker(a)
     if not a.model_dir:
         ap.error("MODEL_DIR is required")
     rounds = a.rounds or (2 if a.quick else 5)
-    rep = a.repeat or (2 if a.quick else 3)
     orep = a.ort_repeat or (10 if a.quick else 20)
+    rep = a.repeat or orep
     if not os.access(a.minitvm, os.X_OK) and "MINITVM" not in os.environ and shutil.which("minitvm"):
         a.minitvm = shutil.which("minitvm")
     if not os.access(a.minitvm, os.X_OK):
@@ -134,7 +168,10 @@ def main():
     print(f"{date}  machine: {mach['cpu']}, {mach['cores']} cores, numpy copy of 256 MiB: "
           f"{mach['copy_GBps']:.1f} GB/s, load average {mach['loadavg'][0]:.1f}", flush=True)
     print(f"threads: minitvm its pool ({mach['cores']} workers); ORT intra_op_num_threads={a.threads}, inter_op=1", flush=True)
-    print(f"{rounds} rounds; per process: minitvm 1 warm-up + {rep} runs, ORT {a.warmup} warm-ups + {orep} runs", flush=True)
+    use_torch = not a.no_torch and have_torch()
+    print(f"{rounds} rounds; per process: minitvm {a.warmup} warm-ups + {rep} runs, ORT {a.warmup} warm-ups + {orep} runs"
+          + (f", PyTorch (jit trace + freeze) {a.warmup} warm-ups + {orep} runs" if use_torch else
+             ", no PyTorch (torch/torchvision not importable or --no-torch)"), flush=True)
 
     work = tempfile.mkdtemp(prefix="bench_network_")
     variants = [("minitvm", [])] + ([("tuned", ["--log", os.path.abspath(a.log)])] if a.log else [])
@@ -153,7 +190,7 @@ def main():
                 break
             with open(os.path.join(work, f"{m}.{v}.build.json")) as fh:
                 wl = json.load(fh)["workloads"]
-            res.setdefault(m, {"ort": []})
+            res.setdefault(m, {"ort": [], "torch": []})
             res[m][v] = []
             res[m][f"{v}_compile_s"] = time.time() - t
             print(f"{m}: compiled ({v}) in {time.time() - t:.1f} s; workloads {wl['from_log']} from log, "
@@ -166,7 +203,8 @@ def main():
             line = f"round {r + 1}/{rounds} {m:<14}"
             for v, _ in variants:
                 f = os.path.join(work, f"{m}.{v}.run.json")
-                run_json([a.minitvm, "run", os.path.join(work, f"{m}.{v}.so"), "--repeat", str(rep), "--json", f],
+                run_json([a.minitvm, "run", os.path.join(work, f"{m}.{v}.so"), "--warmup", str(a.warmup),
+                          "--repeat", str(rep), "--json", f],
                          f"minitvm run {m} ({v})")
                 with open(f) as fh:
                     lat = json.load(fh)["latency_ms"]
@@ -176,12 +214,20 @@ def main():
                           "--repeat", str(orep), "--threads", str(a.threads), "--warmup", str(a.warmup)], f"ORT {m}")
             lat_o = json.loads(p.stdout.strip().splitlines()[-1])
             res[m]["ort"].append(lat_o["median"])
-            print(f"{line}   ORT {lat_o['median']:8.2f} ms", flush=True)
+            line += f"   ORT {lat_o['median']:8.2f} ms"
+            if use_torch:
+                p = run_json([sys.executable, os.path.abspath(__file__), "--torch-worker", m, "--repeat", str(orep),
+                              "--threads", str(a.threads), "--warmup", str(a.warmup)], f"PyTorch {m}")
+                lat_t = json.loads(p.stdout.strip().splitlines()[-1])
+                res[m]["torch"].append(lat_t["median"])
+                line += f"   PyTorch {lat_t['median']:8.2f} ms"
+            print(line, flush=True)
 
     print()
     names = [v for v, _ in variants]
     hdr = f"{'model':<14}" + "".join(f" {v + ' ms (min-max)':>26}" for v in names) + f" {'ORT ms (min-max)':>24}" + \
-        "".join(f" {v + '/ORT':>12}" for v in names) + f" {'per round':>10} {'best/best':>10}"
+        "".join(f" {v + '/ORT':>12}" for v in names) + f" {'per round':>10} {'best/best':>10}" + \
+        (f" {'PyTorch ms (min-max)':>24} {'minitvm/PyTorch':>16}" if use_torch else "")
     print(hdr)
     print("-" * len(hdr))
     table = []
@@ -206,6 +252,12 @@ def main():
         text += f" {ot:8.2f} ({row['ort_min']:.2f}-{row['ort_max']:.2f})".ljust(25)
         text += "".join(f" {row[(v if v != 'minitvm' else 'minitvm') + '_ratio']:11.2f}x" for v in names)
         text += f" {row['round_ratio']:9.2f}x {row['best_ratio']:9.2f}x"
+        if d["torch"]:
+            tt = statistics.median(d["torch"])
+            row.update({"torch_ms": tt, "torch_min": min(d["torch"]), "torch_max": max(d["torch"]),
+                        "torch_ratio": row["minitvm_ms"] / tt})
+            text += f" {tt:8.2f} ({row['torch_min']:.2f}-{row['torch_max']:.2f})".ljust(25)
+            text += f" {row['torch_ratio']:15.2f}x"
         table.append(row)
         print(text)
     print(f"load average at the end: {os.getloadavg()[0]:.1f}")

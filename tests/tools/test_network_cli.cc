@@ -108,7 +108,7 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
   auto x = relay::testing::random_uniform({1, 3, 8, 8}, -1, 1, 42);
   runtime::save_npy(d + "/x.npy", x);
   Result r = run_minitvm({"run", "cnn.mtvm", "--input", "x=x.npy", "--output-dir", "out",
-                          "--repeat", "3", "--json", "run.json"},
+                          "--repeat", "3", "--warmup", "2", "--json", "run.json"},
                          d);
   ASSERT_EQ(r.code, 0) << r.err;
   expect_close(runtime::load_npy(d + "/out/output_0.npy"), reference(m, "x", x));
@@ -118,6 +118,7 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
   EXPECT_EQ(j["outputs"][0]["dtype"], "float32");
   EXPECT_TRUE(fs::exists(fs::path(d) / j["outputs"][0]["path"].get<std::string>()));
   EXPECT_EQ(j["latency_ms"]["repeat"], 3);
+  EXPECT_EQ(j["latency_ms"]["warmup"], 2);
   double lo = j["latency_ms"]["min"], med = j["latency_ms"]["median"], hi = j["latency_ms"]["max"];
   EXPECT_LE(lo, med);
   EXPECT_LE(med, hi);
@@ -234,6 +235,7 @@ TEST(NetworkCli, BadModelsAndInputsAreErrorsWithExitCodeOne) {
   // Usage errors (a missing -o, a bad number) exit 2.
   EXPECT_EQ(run_minitvm({"compile", "cnn.onnx", "--target", "llvm"}, d).code, 2);
   EXPECT_EQ(run_minitvm({"run", "cnn.onnx", "--repeat", "0"}, d).code, 2);
+  EXPECT_EQ(run_minitvm({"run", "cnn.onnx", "--warmup", "-1"}, d).code, 2);
   EXPECT_EQ(run_minitvm({"run", "cnn.onnx", "--target", "banana"}, d).code, 2);
   for (const char* cmd : {"compile", "run", "profile"}) {
     Result h = run_minitvm({cmd, "--help"}, d);
