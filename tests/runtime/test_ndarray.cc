@@ -25,6 +25,14 @@ TEST(NDArray, EmptyIsAlignedCompactAndSized) {
   NDArray z = NDArray::empty({0, 4}, DataType::Int(8));
   EXPECT_EQ(z.size(), 0);
   EXPECT_NE(z.data(), nullptr);
+  // 2 MiB and more (weights, activation pools): 2 MiB-aligned, for transparent huge pages; the
+  // whole array is usable (written end to end) and reads back.
+  NDArray big = NDArray::empty({3, 1 << 18}, DataType::Float(32));  // 3 MiB
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t(2) << 20), 0u);
+  std::vector<float> v(size_t(3) << 18);
+  for (size_t i = 0; i < v.size(); ++i) v[i] = float(i % 1000);
+  big.copy_from_bytes(v.data(), v.size() * sizeof(float));
+  EXPECT_EQ(big.to_vector<float>(), v);
 }
 
 TEST(NDArray, FromVectorRoundTripsEachType) {
