@@ -7,8 +7,8 @@
 #   bench/gpu_bundle_run.sh [results-file]      # there, in a copy of the repository that carries gpu-bundle/
 #
 # It builds build-gpu/ (Release, LLVM's static component libraries: MINITVM_LLVM_STATIC) with only
-# the gpu-labelled test binaries and the minitvm-bench-gpu-* benchmarks, and packs them with the
-# build tree's CTest files, the shared libraries they need beyond the C/C++ runtime (protobuf, onnx,
+# the gpu-labelled test binaries, the minitvm-bench-gpu-* benchmarks and the `minitvm` command (for
+# `minitvm tune MODEL --target cuda` on the device), and packs them with the build tree's CTest files, the shared libraries they need beyond the C/C++ runtime (protobuf, onnx,
 # zstd, ...) and bundle.info (commit, build path). The archive is xz with a large window, so the
 # copies of LLVM in the eight binaries cost about one copy. gpu-bundle/ is ignored by git.
 set -euo pipefail
@@ -31,12 +31,13 @@ mapfile -t tests < <(ctest --test-dir "$BUILD" -L gpu -N -V 2>/dev/null |
   sed -nE 's/^[0-9]+: Test command: ([^ ]+).*/\1/p' | sort -u)
 targets=()
 for t in "${tests[@]}"; do targets+=("$(basename "$t")"); done
-targets+=(minitvm-bench-gpu-matmul minitvm-bench-gpu-pool minitvm-bench-gpu-conv2d)
+targets+=(minitvm-bench-gpu-matmul minitvm-bench-gpu-pool minitvm-bench-gpu-conv2d minitvm_cli)
 echo "gpu_bundle: building ${targets[*]}"
 cmake --build "$BUILD" -j"$(nproc)" --target "${targets[@]}"
 
 bins=("${tests[@]}")
 mapfile -t -O ${#bins[@]} bins < <(find "$BUILD/bench" -type f -perm -u+x -name 'minitvm-bench-gpu-*')
+bins+=("$BUILD/tools/minitvm")  # the command line too (`minitvm tune ... --target cuda` on the device)
 # Shared libraries beyond the C/C++ runtime (which the GPU machine's newer system provides).
 rm -rf "$BUILD/bundle-lib" && mkdir -p "$BUILD/bundle-lib"
 for b in "${bins[@]}"; do ldd "$b" | awk '/=> \//{print $3}'; done | sort -u |

@@ -2,6 +2,8 @@
 # bench/gpu_bundle_run.sh [results-file]: on a GPU machine, in a copy of the repository that carries
 # gpu-bundle/minitvm-gpu.tar.xz (bench/gpu_bundle.sh): unpack the prebuilt GPU tests and benchmarks
 # into build-gpu/ and run bench/gpu_check.sh on them without building.
+# bench/gpu_bundle_run.sh --exec CMD [ARGS...]: the same set-up, then CMD instead (for example
+# build-gpu/tools/minitvm tune resnet18 --target cuda --trials 32 --log tune.log).
 #
 # The bundle's CTest files name the build machine's absolute paths (bundle.info's built_at); when the
 # copy lives elsewhere, that path is made a link to it. The bundled libraries, the CUDA toolkit
@@ -10,6 +12,12 @@
 set -u -o pipefail
 REPO="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$REPO"
+EXEC=()
+if [ "${1:-}" = "--exec" ]; then
+  shift
+  EXEC=("$@")
+  [ ${#EXEC[@]} -gt 0 ] || { echo "usage: bench/gpu_bundle_run.sh --exec CMD [ARGS...]" >&2; exit 2; }
+fi
 OUTFILE="${1:-$REPO/gpu_results.txt}"
 [ -f gpu-bundle/minitvm-gpu.tar.xz ] || { echo "no gpu-bundle/minitvm-gpu.tar.xz: run bench/gpu_bundle.sh first" >&2; exit 2; }
 
@@ -55,5 +63,8 @@ fi
 echo "gpu_bundle_run: $(tr '\n' ' ' <build-gpu/bundle.info)" >&2
 echo "gpu_bundle_run: ptxas $(command -v ptxas || echo 'not found'); nvidia-smi: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1)" >&2
 
+if [ ${#EXEC[@]} -gt 0 ]; then
+  exec "${EXEC[@]}"
+fi
 MINITVM_GPU_NO_BUILD=1 MINITVM_GPU_BUILD_DIR="${built_at:-$REPO}/build-gpu" \
   bash "$REPO/bench/gpu_check.sh" "$OUTFILE"
