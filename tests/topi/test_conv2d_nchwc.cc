@@ -7,8 +7,11 @@
 // - the fallback follows TVM's _fallback_schedule.
 #include "ref.h"
 
+#include <algorithm>
 #include <filesystem>
+#include <random>
 #include <set>
+#include <thread>
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/measure.h"
@@ -253,6 +256,61 @@ TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
 
 // LayerOptions::nchwc_blocked: the convolution alone on the config's blocked layouts; data and
 // kernel packed here on the host, the output unpacked, compared with the naive NCHW convolution.
+// Builds on the blocked layouts (LayerOptions::nchwc_blocked, under the current dispatch context),
+// packs a random input and kernel by hand, runs, and compares the unpacked result with conv_ref;
+// then checks the module's own layout transforms against the same packing.
+void check_blocked(const Case& c, unsigned seed) {
+  ConvShape s = shape_of(c);
+  topi::LayerOptions opt;
+  opt.nchwc_blocked = true;
+  topi::LayerBuild L = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt);
+  auto dim = [](const te::Tensor& t, size_t k) { return *ir::as_const_int(t.shape()[k]); };
+  int64_t ic_bn = dim(L.args[0], 4), oc_bn = dim(L.args[1], 5);
+  ASSERT_EQ(dim(L.args[2], 4), oc_bn);
+  auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, seed),
+       k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, seed + 10);
+  std::vector<float> xb(x.size()), kb(k.size());
+  for (int n = 0; n < s.n; ++n)
+    for (int ch = 0; ch < s.ci; ++ch)
+      for (int h = 0; h < s.h; ++h)
+        for (int w = 0; w < s.w; ++w)
+          xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn +
+             ch % ic_bn] = x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
+  for (int o = 0; o < s.co; ++o)
+    for (int ch = 0; ch < s.ci; ++ch)
+      for (int a = 0; a < s.kh * s.kw; ++a)
+        kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn +
+             ch % ic_bn) *
+            oc_bn) +
+           o % oc_bn] = k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
+  auto xn = runtime::NDArray::from_vector(xb, {s.n, s.ci / ic_bn, s.h, s.w, ic_bn});
+  auto kn =
+      runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
+  auto yn =
+      runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
+  L.module.get_function(L.func_name)(xn, kn, yn);
+  std::vector<float> yb = yn.to_vector<float>(), y(yb.size());
+  for (int n = 0; n < s.n; ++n)
+    for (int o = 0; o < s.co; ++o)
+      for (int h = 0; h < s.oh(); ++h)
+        for (int w = 0; w < s.ow(); ++w)
+          y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
+              yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn +
+                 o % oc_bn];
+  expect_close(y, conv_ref(s, x, k), 1e-4f);
+  // the module's layout transforms: same packing as above, unpack gives the NCHW result
+  auto xp = runtime::NDArray::empty({s.n, s.ci / ic_bn, s.h, s.w, ic_bn}, DataType::Float(32));
+  auto kp = runtime::NDArray::empty({s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn},
+                                    DataType::Float(32));
+  auto yu = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
+  L.module.get_function(L.func_name + "_pack_data")(runtime::NDArray::from_vector(x, c.ds), xp);
+  L.module.get_function(L.func_name + "_pack_kernel")(runtime::NDArray::from_vector(k, c.ks), kp);
+  L.module.get_function(L.func_name + "_unpack_output")(yn, yu);
+  EXPECT_EQ(xp.to_vector<float>(), xb);
+  EXPECT_EQ(kp.to_vector<float>(), kb);
+  EXPECT_EQ(yu.to_vector<float>(), y);
+}
+
 TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
   autotune::root_fallback_context().silent = true;
   std::vector<Case> cases = {
@@ -260,56 +318,71 @@ TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
       {{2, 24, 8, 8}, {40, 24, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
-    const Case& c = cases[i];
-    ConvShape s = shape_of(c);
-    topi::LayerOptions opt;
-    opt.nchwc_blocked = true;
-    topi::LayerBuild L = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt);
-    auto dim = [](const te::Tensor& t, size_t k) { return *ir::as_const_int(t.shape()[k]); };
-    int64_t ic_bn = dim(L.args[0], 4), oc_bn = dim(L.args[1], 5);
-    ASSERT_EQ(dim(L.args[2], 4), oc_bn);
-    auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, 30 + unsigned(i)),
-         k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, 40 + unsigned(i));
-    std::vector<float> xb(x.size()), kb(k.size());
-    for (int n = 0; n < s.n; ++n)
-      for (int ch = 0; ch < s.ci; ++ch)
-        for (int h = 0; h < s.h; ++h)
-          for (int w = 0; w < s.w; ++w)
-            xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn +
-               ch % ic_bn] = x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
-    for (int o = 0; o < s.co; ++o)
-      for (int ch = 0; ch < s.ci; ++ch)
-        for (int a = 0; a < s.kh * s.kw; ++a)
-          kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn +
-               ch % ic_bn) *
-              oc_bn) +
-             o % oc_bn] = k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
-    auto xn = runtime::NDArray::from_vector(xb, {s.n, s.ci / ic_bn, s.h, s.w, ic_bn});
-    auto kn =
-        runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
-    auto yn =
-        runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
-    L.module.get_function(L.func_name)(xn, kn, yn);
-    std::vector<float> yb = yn.to_vector<float>(), y(yb.size());
-    for (int n = 0; n < s.n; ++n)
-      for (int o = 0; o < s.co; ++o)
-        for (int h = 0; h < s.oh(); ++h)
-          for (int w = 0; w < s.ow(); ++w)
-            y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
-                yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn +
-                   o % oc_bn];
-    expect_close(y, conv_ref(s, x, k), 1e-4f);
-    // the module's layout transforms: same packing as above, unpack gives the NCHW result
-    auto xp = runtime::NDArray::empty({s.n, s.ci / ic_bn, s.h, s.w, ic_bn}, DataType::Float(32));
-    auto kp = runtime::NDArray::empty({s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn},
-                                      DataType::Float(32));
-    auto yu = runtime::NDArray::empty({s.n, s.co, s.oh(), s.ow()}, DataType::Float(32));
-    L.module.get_function(L.func_name + "_pack_data")(runtime::NDArray::from_vector(x, c.ds), xp);
-    L.module.get_function(L.func_name + "_pack_kernel")(runtime::NDArray::from_vector(k, c.ks), kp);
-    L.module.get_function(L.func_name + "_unpack_output")(yn, yu);
-    EXPECT_EQ(xp.to_vector<float>(), xb);
-    EXPECT_EQ(kp.to_vector<float>(), kb);
-    EXPECT_EQ(yu.to_vector<float>(), y);
+    SCOPED_TRACE("case " + std::to_string(i));
+    check_blocked(cases[i], 30 + unsigned(i));
+  }
+}
+
+TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
+  using topi::cpu::NCHWcLoopOrder;
+  // ResNet-50's 56x56 1x1 (input 802816 elements, weights 16384): rows outermost.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(802816, 16384, 8, 2), NCHWcLoopOrder::kRowsOuter);
+  // Its 7x7 3x3 (25088 vs 2359296, 16 channel chunks): the reduction outermost with 2 threads,
+  // TVM's order when 16 tiles cannot keep 16 threads busy; equal sizes keep TVM's order too.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 2359296, 16, 2),
+            NCHWcLoopOrder::kReductionOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 2359296, 16, 16),
+            NCHWcLoopOrder::kChannelsOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(4096, 4096, 64, 2), NCHWcLoopOrder::kChannelsOuter);
+}
+
+// Each loop order (chosen from the shapes and this machine's thread count) computes the same
+// convolution as the reference: on the blocked layouts (where the reduction-outer order applies)
+// and through the NCHW unpack, with the fallback and with random points of the space (unroll_kw
+// on and off, tile_oh for 1x1).
+TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
+  using topi::cpu::NCHWcLoopOrder;
+  autotune::root_fallback_context().silent = true;
+  const int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  // Output channels for at least two 32-channel tiles per thread.
+  const int64_t many = 2 * threads * topi::cpu::preferred_channel_block();
+  struct OrderCase {
+    Case c;
+    NCHWcLoopOrder order;
+  };
+  std::vector<OrderCase> cases = {
+      {{{1, 16, 12, 11}, {16, 16, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
+      {{{1, 16, 20, 18}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
+      {{{1, 32, 5, 6}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+       NCHWcLoopOrder::kReductionOuter},
+      {{{1, 64, 6, 7}, {many, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},
+       NCHWcLoopOrder::kReductionOuter},
+      {{{1, 32, 4, 4}, {16, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, NCHWcLoopOrder::kChannelsOuter},
+  };
+  std::mt19937 rng(23);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i].c;
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    {  // the fallback's blocks give the order the case is meant to cover
+      const int64_t oc_bn = fb.split("tile_oc").size.back();
+      const int64_t data = c.ds[0] * c.ds[1] * c.ds[2] * c.ds[3],
+                    weights = c.ks[0] * c.ks[1] * c.ks[2] * c.ks[3];
+      EXPECT_EQ(
+          topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn), threads),
+          cases[i].order);
+    }
+    check_blocked(c, 60 + unsigned(i));
+    run_and_check(c, 70 + unsigned(i));
+    for (int k = 0; k < 2; ++k) {
+      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
+      autotune::ApplyConfig one(fb.space().get(idx));
+      autotune::DispatchScope scope(one);
+      SCOPED_TRACE(fb.space().get(idx).str());
+      check_blocked(c, 80 + unsigned(k));
+      run_and_check(c, 90 + unsigned(k));
+    }
   }
 }
 

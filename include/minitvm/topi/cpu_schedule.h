@@ -49,6 +49,13 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
  *  `conv`; data_vec/kernel_vec are the given tensors). */
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel,
                                  const nn::Conv2dAttrs& attrs);
+/** The order of the loops around conv2d_NCHWc's register tile (src/topi/cpu/conv2d_nchwc.cc says
+ *  why): TVM's (output-channel chunks outermost), output rows outermost when the input is larger
+ *  than the weights, or one (batch, channel chunk) tile per task with the input-channel chunks
+ *  outermost when the weights are larger and there are at least two tiles per thread. */
+enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
+NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
+                                       int64_t tiles, int64_t threads);
 /** A layout transform of the blocked conv2d: name ("pack_data", "pack_kernel", "unpack_output"),
  *  its schedule and arguments (input, output). */
 struct NCHWcTransform {
