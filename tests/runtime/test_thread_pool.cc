@@ -1,6 +1,7 @@
 #include <gtest/gtest.h>
 
 #include <atomic>
+#include <chrono>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -49,6 +50,29 @@ TEST(ThreadPool, UsesSeveralThreadsWhenAvailable) {
   };
   ASSERT_EQ(minitvm_parallel_for(64, body, &seen), 0);
   EXPECT_GE(seen.ids.size(), 2u);
+}
+
+// Each thread starts on its own contiguous share of the tasks; a thread done with its share takes
+// the rest of a slow thread's. Task 0 blocks its thread for 200 ms: the last task of share 0
+// (1/threads of them, eight chunks) must then be run by another thread.
+TEST(ThreadPool, IdleThreadsTakeOverASlowThreadsShare) {
+  const int threads = minitvm::runtime::thread_pool_size();
+  if (threads < 2) GTEST_SKIP() << "one hardware thread";
+  const int64_t n = 1600 * threads;
+  struct Ran {
+    std::vector<std::thread::id> by;
+    std::vector<std::atomic<int>> hits;
+    explicit Ran(int64_t n) : by(size_t(n)), hits(size_t(n)) {}
+  } ran(n);
+  auto body = [](int64_t t, void* c) {
+    auto* r = static_cast<Ran*>(c);
+    if (t == 0) std::this_thread::sleep_for(std::chrono::milliseconds(200));
+    r->by[size_t(t)] = std::this_thread::get_id();
+    r->hits[size_t(t)].fetch_add(1);
+  };
+  ASSERT_EQ(minitvm_parallel_for(n, body, &ran), 0);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(ran.hits[size_t(i)].load(), 1) << "task " << i;
+  EXPECT_NE(ran.by[size_t(n / threads - 1)], ran.by[0]);
 }
 
 TEST(ThreadPool, NestedCallsRunSerially) {

@@ -17,8 +17,8 @@ thread_local bool t_inside_pool = false;
 
 class ThreadPool {
  public:
-  explicit ThreadPool(int nthreads) : nthreads_(std::max(1, nthreads)) {
-    for (int i = 1; i < nthreads_; ++i) workers_.emplace_back([this] { worker_loop(); });
+  explicit ThreadPool(int nthreads) : nthreads_(std::max(1, nthreads)), ranges_(nthreads_) {
+    for (int i = 1; i < nthreads_; ++i) workers_.emplace_back([this, i] { worker_loop(i); });
   }
 
   int size() const { return nthreads_; }
@@ -34,8 +34,13 @@ class ThreadPool {
       body_ = body;
       closure_ = closure;
       num_tasks_ = num_tasks;
-      chunk_ = std::max<int64_t>(1, num_tasks / (int64_t(nthreads_) * 4));
-      next_.store(0);
+      // Thread t owns the t-th contiguous share of the tasks, taken in chunks of an eighth of it;
+      // a thread done with its share takes chunks from the others' (work stealing).
+      chunk_ = std::max<int64_t>(1, num_tasks / (int64_t(nthreads_) * 8));
+      for (int t = 0; t < nthreads_; ++t) {
+        ranges_[t].next.store(num_tasks * t / nthreads_, std::memory_order_relaxed);
+        ranges_[t].end = num_tasks * (t + 1) / nthreads_;
+      }
       failed_.store(false);
       active_.store(static_cast<int>(workers_.size()));
       ++generation_;
@@ -43,7 +48,7 @@ class ThreadPool {
     }
     work_cv_.notify_all();
     t_inside_pool = true;
-    run_chunks();
+    run_chunks(0);
     t_inside_pool = false;
     // Spin for the workers' last chunks before blocking: a futex sleep here and the wake-up of a
     // halted vCPU (an IPI and a VM entry under KVM) cost tens to hundreds of microseconds per
@@ -71,22 +76,29 @@ class ThreadPool {
     return failed ? -1 : 0;
   }
 
-  void run_chunks() {
-    for (;;) {
-      const int64_t begin = next_.fetch_add(chunk_);
-      if (begin >= num_tasks_) return;
-      const int64_t end = std::min(num_tasks_, begin + chunk_);
-      for (int64_t t = begin; t < end; ++t) {
-        try {
-          body_(t, closure_);
-        } catch (...) {
-          failed_.store(true);
+  // Runs thread `tid`'s share, then helps the others with theirs. A network's consecutive
+  // kernels split their output rows the same way, so a thread mostly reads the rows it wrote a
+  // kernel earlier, from its own L2 (MobileNetV2 3.72 -> 3.36 ms on the 2-core Xeon against a
+  // shared queue of chunks).
+  void run_chunks(int tid) {
+    for (int k = 0; k < nthreads_; ++k) {
+      Range& r = ranges_[(tid + k) % nthreads_];
+      for (;;) {
+        const int64_t begin = r.next.fetch_add(chunk_, std::memory_order_relaxed);
+        if (begin >= r.end) break;
+        const int64_t end = std::min(r.end, begin + chunk_);
+        for (int64_t t = begin; t < end; ++t) {
+          try {
+            body_(t, closure_);
+          } catch (...) {
+            failed_.store(true);
+          }
         }
       }
     }
   }
 
-  void worker_loop() {
+  void worker_loop(int tid) {
     t_inside_pool = true;
     uint64_t seen = 0;
     for (;;) {
@@ -100,7 +112,7 @@ class ThreadPool {
         work_cv_.wait(lock, [&] { return generation_ != seen; });
         seen = generation_;
       }
-      run_chunks();
+      run_chunks(tid);
       if (active_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
         std::lock_guard<std::mutex> lock(
             mu_);  // the caller checks active_ under mu_ before it sleeps
@@ -133,7 +145,11 @@ class ThreadPool {
   void* closure_ = nullptr;
   int64_t num_tasks_ = 0;
   int64_t chunk_ = 1;
-  std::atomic<int64_t> next_{0};
+  struct alignas(64) Range {
+    std::atomic<int64_t> next{0};  ///< the next task of this share not yet taken
+    int64_t end = 0;
+  };
+  std::vector<Range> ranges_;  ///< one share per thread (index 0: the caller)
   std::atomic<bool> failed_{false};
 };
 
