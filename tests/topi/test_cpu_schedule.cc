@@ -166,6 +166,46 @@ TEST(TopiCpu, InjectiveAndSoftmax) {
   expect_close(on.to_vector<float>(), ref, 1e-5f);
 }
 
+// An NCHW[b]c -> NCHW unpack (a layout_transform's compute) gets the tiled schedule: b channels x
+// 16 columns; widths that 16 does not divide and a batch of 2 run the guarded tails.
+TEST(TopiCpu, InjectiveUnpackOfBlockedLayoutMatchesNaiveLoops) {
+  struct Case {
+    int n, cb, h, w, b;
+  };
+  for (Case c : std::vector<Case>{{1, 2, 5, 32, 16}, {2, 3, 4, 7, 8}, {1, 2, 3, 37, 32}}) {
+    SCOPED_TRACE(testing::Message()
+                 << c.n << "x" << c.cb << "x" << c.h << "x" << c.w << "x" << c.b);
+    const int C = c.cb * c.b;
+    auto x = te::placeholder({c.n, c.cb, c.h, c.w, c.b}, f32, "x");
+    auto y = te::compute(
+        {Expr(c.n), Expr(C), Expr(c.h), Expr(c.w)},
+        [&](const std::vector<Var>& v) {
+          return x(v[0], ir::floordiv(v[1], Expr(c.b)), v[2], v[3], ir::floormod(v[1], Expr(c.b)));
+        },
+        "unpack");
+    te::Schedule s = cpu::schedule_injective({y});
+    // the tiled schedule: (batch, channel block, row) fused and parallel, 16 columns vectorized
+    auto leaves = s[y].leaf_iter_vars();
+    ASSERT_EQ(leaves.size(), 4u);
+    const auto& attrs = s[y].node()->iter_var_attrs;
+    ASSERT_TRUE(attrs.count(leaves[0].get()) && attrs.count(leaves[3].get()));
+    EXPECT_EQ(attrs.at(leaves[0].get()).for_kind, ir::ForKind::Parallel);
+    EXPECT_EQ(attrs.at(leaves[3].get()).for_kind, ir::ForKind::Vectorized);
+    auto mod = build(s, {x, y}, "llvm", "unpack");
+    auto xv = rnd(size_t(c.n) * C * c.h * c.w, 3);
+    auto yn = runtime::NDArray::empty({c.n, C, c.h, c.w}, f32);
+    mod.get_function("unpack")(runtime::NDArray::from_vector(xv, {c.n, c.cb, c.h, c.w, c.b}), yn);
+    std::vector<float> ref(xv.size());
+    for (int n = 0; n < c.n; ++n)
+      for (int ch = 0; ch < C; ++ch)
+        for (int h = 0; h < c.h; ++h)
+          for (int w = 0; w < c.w; ++w)
+            ref[((size_t(n) * C + ch) * c.h + h) * c.w + w] =
+                xv[((((size_t(n) * c.cb + ch / c.b) * c.h + h) * c.w + w) * c.b) + ch % c.b];
+    expect_close(yn.to_vector<float>(), ref, 0);
+  }
+}
+
 namespace {
 // The blocked depthwise convolution with its padding inlined into the kernel (bounds checks instead
 // of a padded copy): padded, strided and dilated cases, and a two-vector block, against a naive

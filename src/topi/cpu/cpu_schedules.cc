@@ -15,12 +15,42 @@ int64_t extent_of(const IterVar& iv) {
   return *c;
 }
 
+// An NCHW output read from one NCHW[b]c input (a network's blocked activations unpacked, as a
+// layout_transform does): tiles of b channels x 16 columns, parallel over (batch, channel block,
+// row). A tile reads the b-float blocks of 16 pixels (lines that stay in L1 across its b
+// channels) and writes b rows of 16 floats. The generic schedule below walks each block's lines
+// once per channel, from L2 or memory: 4.6 GB/s on a 12.8 MB unpack on the 2-core Xeon.
+bool schedule_unblock(te::Stage& st, const te::Operation& op) {
+  auto axes = st.leaf_iter_vars();
+  const std::vector<te::Tensor> inputs = op.input_tensors();
+  if (axes.size() != 4 || inputs.size() != 1) return false;
+  const te::Tensor in = inputs[0];
+  if (in.ndim() != 5) return false;
+  std::vector<int64_t> is, os;
+  for (const auto& e : in.shape()) {
+    const int64_t* v = ir::as_const_int(e);
+    if (!v) return false;
+    is.push_back(*v);
+  }
+  for (const IterVar& a : axes) os.push_back(extent_of(a));
+  const int64_t b = is[4];
+  if (b < 2 || is[0] != os[0] || is[1] * b != os[1] || is[2] != os[2] || is[3] != os[3])
+    return false;
+  auto [co, ci] = st.split(axes[1], I(b));
+  auto [wo, wi] = st.split(axes[3], I(16));
+  st.reorder({axes[0], co, axes[2], wo, ci, wi});
+  st.parallel(st.fuse(std::vector<IterVar>{axes[0], co, axes[2]}));
+  st.vectorize(wi);
+  return true;
+}
+
 // Parallelise the outermost axes of an injective stage and vectorize the innermost when it is
 // wide enough.
 void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
   te::Stage st = s[op];
   auto axes = st.leaf_iter_vars();
   if (axes.empty()) return;
+  if (schedule_unblock(st, op)) return;
   int64_t inner = extent_of(axes.back());
   if (axes.size() >= 2) {
     std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
