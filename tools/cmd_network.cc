@@ -31,6 +31,7 @@
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
 #include "minitvm/runtime/npy.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/support/error.h"
 
 namespace fs = std::filesystem;
@@ -458,6 +459,7 @@ int run_run(const std::vector<std::string>& args) {
   if (!r.json.empty()) {
     autotune::Json j = {{"model", r.model.model},
                         {"target", l.graph.target},
+                        {"threads", runtime::configured_thread_count()},
                         {"outputs", outputs},
                         {"latency_ms",
                          {{"median", median},

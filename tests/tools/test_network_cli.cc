@@ -133,6 +133,39 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
   expect_close(runtime::load_npy(d + "/out2/output_0.npy"), reference(m, "x", x));
 }
 
+// TVM_NUM_THREADS sets the thread pool's size, as in TVM; a value that is not a thread count is
+// reported and ignored. Results do not depend on the thread count.
+TEST(NetworkCli, TvmNumThreadsSetsThePoolSize) {
+  std::string d = folder("threads");
+  OnnxModel m = small_cnn();
+  write(d + "/cnn.onnx", m.bytes());
+  auto x = relay::testing::random_uniform({1, 3, 8, 8}, -1, 1, 43);
+  runtime::save_npy(d + "/x.npy", x);
+  const char* old = std::getenv("TVM_NUM_THREADS");
+  const std::string saved = old ? old : "";
+  for (const char* v : {"1", "3", "zero"}) {
+    SCOPED_TRACE(v);
+    ::setenv("TVM_NUM_THREADS", v, 1);
+    Result r = run_minitvm({"run", "cnn.onnx", "--target", "llvm", "--input", "x=x.npy",
+                            "--output-dir", "out", "--json", "run.json"},
+                           d);
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_close(runtime::load_npy(d + "/out/output_0.npy"), reference(m, "x", x));
+    autotune::Json j = read_json(d + "/run.json");
+    if (std::strcmp(v, "zero") == 0) {
+      EXPECT_TRUE(has(r.err, "TVM_NUM_THREADS='zero' is not a thread count")) << r.err;
+      EXPECT_GE(j["threads"].get<int>(), 1);
+    } else {
+      EXPECT_EQ(j["threads"].get<int>(), std::atoi(v));
+      EXPECT_FALSE(has(r.err, "TVM_NUM_THREADS")) << r.err;
+    }
+  }
+  if (old)
+    ::setenv("TVM_NUM_THREADS", saved.c_str(), 1);
+  else
+    ::unsetenv("TVM_NUM_THREADS");
+}
+
 TEST(NetworkCli, RandomInputIsSeededAndBatchSetsSymbolicDims) {
   std::string d = folder("batch");
   OnnxModel m = small_cnn("input", /*dynamic_batch=*/true);

@@ -17,6 +17,7 @@
 #include "minitvm/autotune/measure.h"
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/layer.h"
 
@@ -343,7 +344,7 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
 TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   using topi::cpu::NCHWcLoopOrder;
   autotune::root_fallback_context().silent = true;
-  const int64_t threads = std::max(1u, std::thread::hardware_concurrency());
+  const int64_t threads = runtime::configured_thread_count();
   // Output channels for at least two 32-channel tiles per thread.
   const int64_t many = 2 * threads * topi::cpu::preferred_channel_block();
   struct OrderCase {

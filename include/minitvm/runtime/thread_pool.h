@@ -3,14 +3,16 @@
  *
  * Compiled code calls the C entry point minitvm_parallel_for (registered as an absolute symbol in
  * the JIT, so it resolves however the process was linked). The pool is created on first use with
- * one worker per hardware thread (the caller counts as one of them) and lives for the process.
+ * one thread per hardware thread, or TVM_NUM_THREADS of them when that is set, as in TVM (the
+ * caller counts as one of them), and lives for the process.
  *
  * Semantics:
- * - body(task, closure) runs exactly once for every task in [0, num_tasks); tasks are handed out
- *   dynamically in contiguous chunks, in no guaranteed order; the call returns when all finished.
+ * - body(task, closure) runs exactly once for every task in [0, num_tasks), in no guaranteed
+ *   order; the call returns when all finished. Thread t starts on the t-th contiguous share of the
+ *   tasks and takes chunks of the others' shares when done with its own.
  * - A call made from inside a body (a nested parallel loop), or while another thread is using the
  *   pool, runs its tasks serially on the calling thread: correct, never deadlocks.
- * - Idle workers spin briefly (about 0.1 ms) before blocking, so back-to-back calls start at once.
+ * - Idle workers spin briefly (1-2 ms) before blocking, so back-to-back calls start at once.
  * - Bodies must not throw: C++ exceptions cannot cross the C ABI. A C++ body that does throw is
  *   caught at the task boundary; the remaining tasks still run and the call returns -1.
  * - Returns 0 on success, -1 if a body threw, -2 for num_tasks < 0.
@@ -30,8 +32,13 @@ int32_t minitvm_parallel_for(int64_t num_tasks, minitvm_parallel_body body, void
 
 namespace minitvm::runtime {
 
-/** Number of threads (workers plus the caller) that parallel loops use. */
+/** Number of threads (workers plus the caller) that parallel loops use (creates the pool). */
 int thread_pool_size();
+
+/** The size the pool has or will have, without creating it: TVM_NUM_THREADS when it is a positive
+ *  integer (anything else is reported once on stderr and ignored), else the hardware threads.
+ *  Schedules that depend on the thread count ask this. */
+int configured_thread_count();
 
 /** memcpy split into one contiguous chunk per pool thread: the machine's copy rate with the threads
  *  our kernels use (the baseline of the memory-bound benchmarks). */

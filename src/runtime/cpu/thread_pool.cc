@@ -3,7 +3,10 @@
 
 #include <algorithm>
 #include <atomic>
+#include <cerrno>
 #include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <mutex>
 #include <thread>
@@ -156,12 +159,31 @@ class ThreadPool {
 ThreadPool& pool() {
   // Never destroyed: workers block on a condition variable until the process exits, so there is
   // no shutdown ordering problem with static destructors that might still run parallel loops.
-  static ThreadPool* p =
-      new ThreadPool(static_cast<int>(std::max(1u, std::thread::hardware_concurrency())));
+  static ThreadPool* p = new ThreadPool(configured_thread_count());
   return *p;
 }
 
 }  // namespace
+
+int configured_thread_count() {
+  static const int n = [] {
+    const int hw = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const char* env = std::getenv("TVM_NUM_THREADS");
+    if (!env || !*env) return hw;
+    char* end = nullptr;
+    errno = 0;
+    const long v = std::strtol(env, &end, 10);
+    if (errno != 0 || *end != '\0' || v < 1 || v > 4096) {
+      std::fprintf(stderr,
+                   "[minitvm] warning: TVM_NUM_THREADS='%s' is not a thread count from 1 to 4096; "
+                   "using %d (the hardware threads)\n",
+                   env, hw);
+      return hw;
+    }
+    return static_cast<int>(v);
+  }();
+  return n;
+}
 
 int thread_pool_size() {
   return pool().size();

@@ -9,10 +9,10 @@
 // function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
 // (16 with AVX-512, else 8).
 #include <sstream>
-#include <thread>
 
 #include "minitvm/autotune/record.h"
 #include "minitvm/autotune/task.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "minitvm/topi/template_spaces.h"
@@ -336,11 +336,11 @@ int64_t elements(const te::Tensor& t) {
   return n;
 }
 
-// With the thread pool's size (one thread per hardware thread).
+// With the thread pool's size (the hardware threads, or TVM_NUM_THREADS).
 NCHWcLoopOrder loop_order(const Conv2dNCHWc& t) {
   const std::vector<int64_t> out = nn::const_shape(t.conv);  // n, oc chunks, oh, ow, oc block
   return conv2d_nchwc_loop_order(elements(t.data_vec), elements(t.kernel_vec), out[0] * out[1],
-                                 std::max(1u, std::thread::hardware_concurrency()));
+                                 runtime::configured_thread_count());
 }
 
 // TVM's _schedule_conv_NCHWc on `s`: t.output is the stage the convolution is computed in (the
