@@ -122,6 +122,12 @@ TEST(TopiCpu, DenseShapes) {
     auto x = te::placeholder({B, K}, f32, "x"), w = te::placeholder({N, K}, f32, "w");
     auto b = te::placeholder({N}, f32, "b");
     auto out = nn::relu(nn::dense(x, w, b));
+    // Weights of 1 MiB and more (here 1280 x 1000) are prefetched ahead of the row loads.
+    const bool big = int64_t(N) * K * 4 >= (int64_t{1} << 20) && B <= 16;
+    EXPECT_EQ(
+        to_string(lower(cpu::schedule_dense({out}), {x, w, b, out}, "dense")).find("prefetch(") !=
+            std::string::npos,
+        big);
     auto mod = build(cpu::schedule_dense({out}), {x, w, b, out}, "llvm", "dense");
     auto xv = rnd(B * K, 1), wv = rnd(N * K, 2), bv = rnd(N, 3);
     auto on = runtime::NDArray::empty({B, N}, f32);

@@ -1,6 +1,8 @@
 // CPU schedules: parallel outer, vectorized inner, register-blocked local accumulators.
 #include "minitvm/topi/cpu_schedule.h"
 
+#include <algorithm>
+
 #include "topi/schedule_util.h"
 
 namespace minitvm::topi::cpu {
@@ -208,6 +210,14 @@ te::Schedule schedule_dense_rows(te::Schedule s, const te::Operation& out, const
   IterVar rko = rs.op().reduce_axis()[0];
   rs.reorder({rko, rax[2]});
   rs.vectorize(rax[2]);
+  // Weights of 1 MiB and more stream from memory once per call: prefetch each row 4 KB ahead of
+  // the loads (the hardware prefetcher alone left VGG-16's 25088 x 4096 layer at 17.0 ms, 24 GB/s;
+  // with this 12.7-13.4 ms, and ResNet-50's 2048 x 1000 330 -> 265 us, on the 2-core Xeon).
+  te::Tensor w = d.input_tensors().at(1);
+  int64_t w_bytes = w->dtype.bytes();
+  for (int64_t e : nn::const_shape(w)) w_bytes *= e;
+  if (w_bytes >= (int64_t{1} << 20))
+    rs.prefetch(w, rko, I(std::max<int64_t>(1, 4096 / (lanes * w->dtype.bytes()))));
   return s;
 }
 }  // namespace
