@@ -216,7 +216,7 @@ te::Schedule schedule_dense_rows(te::Schedule s, const te::Operation& out, const
   te::Tensor w = d.input_tensors().at(1);
   int64_t w_bytes = w->dtype.bytes();
   for (int64_t e : nn::const_shape(w)) w_bytes *= e;
-  if (w_bytes >= (int64_t{1} << 20))
+  if (w.op().op_type() == te::OpType::Placeholder && w_bytes >= (int64_t{1} << 20))
     rs.prefetch(w, rko, I(std::max<int64_t>(1, 4096 / (lanes * w->dtype.bytes()))));
   return s;
 }
