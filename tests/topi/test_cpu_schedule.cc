@@ -147,6 +147,25 @@ TEST(TopiCpu, DenseShapes) {
   }
 }
 
+// A dense whose weight is computed in the same kernel (here scaled by 2, inlined) gets no weight
+// prefetch (the loop does not read a weight tensor) and still matches the reference.
+TEST(TopiCpu, DenseOfAComputedBigWeight) {
+  const int B = 1, K = 1024, N = 300;  // 1.2 MB of weights
+  auto x = te::placeholder({B, K}, f32, "x"), w = te::placeholder({N, K}, f32, "w");
+  auto w2 = te::compute(
+      {Expr(N), Expr(K)}, [&](const std::vector<Var>& v) { return w(v[0], v[1]) * Expr(2.0f); },
+      "w2", "elemwise");
+  auto out = nn::dense(x, w2);
+  auto mod = build(cpu::schedule_dense({out}), {x, w, out}, "llvm", "dense2");
+  auto xv = rnd(B * K, 4), wv = rnd(N * K, 5);
+  auto on = runtime::NDArray::empty({B, N}, f32);
+  mod.get_function("dense2")(runtime::NDArray::from_vector(xv, {B, K}),
+                             runtime::NDArray::from_vector(wv, {N, K}), on);
+  std::vector<float> w2v(wv);
+  for (auto& v : w2v) v *= 2.0f;
+  expect_close(on.to_vector<float>(), dense_ref(B, K, N, xv, w2v, nullptr));
+}
+
 TEST(TopiCpu, InjectiveAndSoftmax) {
   const int N = 3, C = 37;
   auto x = te::placeholder({N, C}, f32, "x"), y = te::placeholder({N, C}, f32, "y");
