@@ -110,4 +110,10 @@ int64_t largest_divisor_at_most(int64_t n, int64_t cap) {
   return 1;
 }
 
+int64_t num_elements(const std::vector<int64_t>& shape) {
+  int64_t n = 1;
+  for (int64_t d : shape) n *= d;
+  return n;
+}
+
 }  // namespace minitvm::topi::detail

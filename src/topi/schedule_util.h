@@ -54,4 +54,7 @@ int64_t knob_int(const autotune::ConfigEntity& cfg, const std::string& name);
 /** The largest divisor of n that is <= cap. */
 int64_t largest_divisor_at_most(int64_t n, int64_t cap);
 
+/** Number of elements of a shape (the product of its dimensions; 1 for a scalar). */
+int64_t num_elements(const std::vector<int64_t>& shape);
+
 }  // namespace minitvm::topi::detail

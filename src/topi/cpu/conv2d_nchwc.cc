@@ -331,9 +331,7 @@ std::vector<NCHWcTransform> conv2d_nchwc_transforms(const std::vector<int64_t>& 
 namespace {
 
 int64_t elements(const te::Tensor& t) {
-  int64_t n = 1;
-  for (int64_t d : nn::const_shape(t)) n *= d;
-  return n;
+  return detail::num_elements(nn::const_shape(t));
 }
 
 // With the thread pool's size (the hardware threads, or TVM_NUM_THREADS).

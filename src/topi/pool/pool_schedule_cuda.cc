@@ -21,6 +21,7 @@
 #include "minitvm/autotune/target.h"
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
+#include "topi/schedule_util.h"
 
 namespace minitvm::topi {
 
@@ -28,12 +29,6 @@ using namespace detail;
 using autotune::Json;
 
 namespace {
-
-int64_t num_elements(const std::vector<int64_t>& shape) {
-  int64_t n = 1;
-  for (auto v : shape) n *= v;
-  return n;
-}
 
 // Elements of the scheduled stage: outputs (forward) or input gradients (backward).
 int64_t work_items(const PoolPlan& plan, PoolDirection dir) {
