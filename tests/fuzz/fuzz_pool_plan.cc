@@ -297,7 +297,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     window *= ax.adaptive ? std::min<int64_t>(ax.in, 64) : std::min<int64_t>(ax.kernel, 64);
   if (nout * window > 100000 || plan.dtype.bits() == 16) return 0;
   std::vector<double> vals(static_cast<size_t>(nin));
-  for (int64_t i = 0; i < nin; ++i) vals[i] = static_cast<double>((i * 37 + 11) % 29) - 14.0;
+  // Values every dtype holds: unsigned inputs get 0..28, the others -14..14.
+  const double shift = plan.dtype.is_uint() ? 0.0 : 14.0;
+  for (int64_t i = 0; i < nin; ++i) vals[i] = static_cast<double>((i * 37 + 11) % 29) - shift;
   HostArray x = HostArray::from_doubles(plan.dtype, in_shape, vals);
   ReferencePoolExecutor ref;
   PoolForwardResult r;
