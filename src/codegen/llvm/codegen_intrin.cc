@@ -136,6 +136,45 @@ llvm::Value* CodeGenLLVM::call_libm(const std::string& name, DataType t,
   return out;
 }
 
+// exp(x) = 2^n * exp(r), n = round(x / ln 2), r = x - n ln 2 in [-ln 2 / 2, ln 2 / 2]: ln 2 in two
+// parts (the first exact in float, so n * hi has no rounding error for |n| <= 2^9), exp(r) by
+// Cephes' degree-6 minimax polynomial for float (relative error about 1e-7, within 2 ulp of
+// libm), and 2^n applied as two powers of two of half the exponent each, so that n = 128 (x just
+// below the overflow bound) and n down to -150 (results that round to denormals or zero) need no
+// special exponent field. x is clamped to [-104, 89] first (exp is 0 below and inf above in
+// float); NaN lanes pass through.
+llvm::Value* CodeGenLLVM::emit_vector_expf(llvm::Value* x) {
+  llvm::Type* ft = x->getType();
+  auto* vt = llvm::cast<llvm::FixedVectorType>(ft);
+  llvm::Type* it = llvm::FixedVectorType::get(builder_->getInt32Ty(), vt->getNumElements());
+  auto c = [&](double v) { return llvm::ConstantFP::get(ft, v); };
+  auto fma = [&](llvm::Value* a, llvm::Value* b, llvm::Value* d) {
+    return builder_->CreateIntrinsic(llvm::Intrinsic::fmuladd, {ft}, {a, b, d});
+  };
+  llvm::Value* xc = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::maxnum, x, c(-104.0));
+  xc = builder_->CreateBinaryIntrinsic(llvm::Intrinsic::minnum, xc, c(89.0));
+  llvm::Value* n = builder_->CreateUnaryIntrinsic(llvm::Intrinsic::floor,
+                                                  fma(xc, c(1.44269504088896341), c(0.5)));
+  llvm::Value* r = fma(n, c(-0.693359375), xc);
+  r = fma(n, c(2.12194440e-4), r);
+  llvm::Value* p = c(1.9875691500e-4);
+  for (double k :
+       {1.3981999507e-3, 8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1})
+    p = fma(p, r, c(k));
+  llvm::Value* r2 = builder_->CreateFMul(r, r);
+  llvm::Value* y = fma(p, r2, builder_->CreateFAdd(r, c(1.0)));
+  // 2^n = 2^h * 2^(n - h), h = n >> 1; both halves in [-75, 64], normal floats.
+  llvm::Value* ni = builder_->CreateFPToSI(n, it);
+  llvm::Value* h = builder_->CreateAShr(ni, llvm::ConstantInt::get(it, 1));
+  auto pow2 = [&](llvm::Value* e) {
+    llvm::Value* bits = builder_->CreateShl(builder_->CreateAdd(e, llvm::ConstantInt::get(it, 127)),
+                                            llvm::ConstantInt::get(it, 23));
+    return builder_->CreateBitCast(bits, ft);
+  };
+  y = builder_->CreateFMul(builder_->CreateFMul(y, pow2(h)), pow2(builder_->CreateSub(ni, h)));
+  return builder_->CreateSelect(builder_->CreateFCmpUNO(x, x), x, y);
+}
+
 llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
   DataType t = op->dtype;
   MINITVM_USER_CHECK(t.is_floating())
@@ -153,10 +192,12 @@ llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
     return builder_->CreateUnaryIntrinsic(id, args.at(0));
   };
   llvm::Value* one = llvm::ConstantFP::get(cty, 1.0);
+  // llvm.exp of a vector becomes one expf call per lane on x86: float32 vectors get their own.
+  const bool vector_f32 = ct.is_vector() && ct.bits() == 32;
   llvm::Value* r = nullptr;
   switch (op->op) {
     case Intrinsic::Exp:
-      r = unary(llvm::Intrinsic::exp);
+      r = vector_f32 ? emit_vector_expf(args.at(0)) : unary(llvm::Intrinsic::exp);
       break;
     case Intrinsic::Exp2:
       r = unary(llvm::Intrinsic::exp2);
@@ -198,8 +239,9 @@ llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
       r = builder_->CreateFDiv(one, unary(llvm::Intrinsic::sqrt));
       break;
     case Intrinsic::Sigmoid: {
-      llvm::Value* e =
-          builder_->CreateUnaryIntrinsic(llvm::Intrinsic::exp, builder_->CreateFNeg(args.at(0)));
+      llvm::Value* neg = builder_->CreateFNeg(args.at(0));
+      llvm::Value* e = vector_f32 ? emit_vector_expf(neg)
+                                  : builder_->CreateUnaryIntrinsic(llvm::Intrinsic::exp, neg);
       r = builder_->CreateFDiv(one, builder_->CreateFAdd(one, e));
       break;
     }

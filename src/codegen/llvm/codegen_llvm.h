@@ -71,6 +71,8 @@ class CodeGenLLVM {
   llvm::Value* emit_if_then_else(const ir::CallNode* op);
   llvm::Value* emit_extern(const ir::CallNode* op);
   llvm::Value* call_libm(const std::string& name, DataType t, std::vector<llvm::Value*> args);
+  /** exp of a float32 vector in vector instructions (libm's expf would run once per lane). */
+  llvm::Value* emit_vector_expf(llvm::Value* x);
 
   // statements (codegen_llvm.cc)
 #define MINITVM_EMIT_DECL(N) void emit_node(const ir::N##Node* op);
