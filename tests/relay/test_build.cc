@@ -93,6 +93,30 @@ TEST(RelayBuild, BlockedPoolsOfWideBlocksLlvm) {
   }
 }
 
+// NCHW pools (a pool after a concat of differently blocked branches, as in GoogLeNet) and the
+// outputs of a split (ShuffleNet): parallel rows with the width as the vector, after the window's
+// reduction (they ran one scalar per parallel iteration); values as the reference's, with
+// padding, ceil mode and excluded padding counts at the edges.
+TEST(RelayBuild, NchwPoolsAndSplitsAreVectorizedLlvm) {
+  auto x = var("data", T({1, 6, 14, 28}));
+  auto m = nn::max_pool2d(x, {.pool_size = {3, 3}, .strides = {1, 1}, .padding = {1}});
+  auto a = nn::avg_pool2d(x, {.pool_size = {3, 3},
+                              .strides = {2, 2},
+                              .padding = {1},
+                              .ceil_mode = true,
+                              .count_include_pad = false});
+  auto parts = split(nn::relu(x), 2, 1);
+  Function fn({x}, tuple({m, a, tuple_get_item(parts, 0), tuple_get_item(parts, 1)}));
+  auto input = relay::testing::random_uniform({1, 6, 14, 28}, -1, 1, 23);
+  Built b = build(fn, "llvm");
+  const std::string ll = b.lib.get_source("ll");
+  EXPECT_NE(ll.find("<14 x float>"), std::string::npos);
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  auto want = reference_run(fn, {{"data", input}});
+  ASSERT_EQ(got.size(), 4u);
+  for (size_t i = 0; i < 4; ++i) expect_close(got[i], want[i], 1e-6);
+}
+
 TEST(RelayBuild, GraphJsonFormat) {
   auto x = var("data", T({1, 3, 8, 8}));
   auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));
