@@ -10,6 +10,8 @@
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/relay/relay.h"
 #include "minitvm/support/error.h"
+#include "minitvm/topi/cpu_schedule.h"
+#include "relay/graph_runner.h"
 #include "relay/relay_test_util.h"
 
 namespace autotune = minitvm::autotune;
@@ -123,4 +125,56 @@ TEST(RelayExtractTasks, ResNet50CudaDirectWinogradAndDense) {
   EXPECT_EQ(weight_of(tasks, "dense_small_batch.cuda", &dense), 1);
   EXPECT_EQ(tasks.size(), static_cast<size_t>(direct + wino + dense));
   EXPECT_THROW(extract_tasks(net.mod, "banana"), CompileError);
+}
+
+// A 1x1 stride-1 conv whose fallback output block fills at most half a vector (ShuffleNet's 58 ->
+// 116 channels: blocks of 2 and 4) stays NCHW in a build with fallback configs, next to a 3x3
+// conv that is blocked; task extraction still lists both as conv2d_NCHWc.x86 tasks, and a tuned
+// config for the 1x1 layer blocks it as the config says. Values as the reference executor's.
+TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
+  using namespace minitvm;
+  using namespace minitvm::relay;
+  using relay_test::T;
+  auto x = var("data", T({1, 58, 14, 14}));
+  auto w1 = constant(relay::testing::random_uniform({116, 58, 1, 1}, -1, 1, 5));
+  auto w2 = constant(relay::testing::random_uniform({32, 116, 3, 3}, -1, 1, 6));
+  auto y = nn::relu(nn::conv2d(x, w1, {}));
+  Function f({x}, nn::conv2d(y, w2, {.padding = {1}}));
+  auto input = relay::testing::random_uniform({1, 58, 14, 14}, -1, 1, 7);
+  auto want = reference_run(f, {{"data", input}});
+  auto masters = [](const Built& b) {
+    std::multiset<std::string> m;
+    for (auto& k : b.kernels) m.insert(k.master_op);
+    return m;
+  };
+  {
+    Built b = build(f, "llvm");
+    auto m = masters(b);
+    if (topi::cpu::fp32_lanes() >= 8) {
+      EXPECT_EQ(m.count("nn.conv2d"), 1u);
+      EXPECT_EQ(m.count("nn.contrib_conv2d_NCHWc"), 1u);
+    }
+    relay_test::expect_close(relay_test::run_graph(b, {{"data", input}})[0], want[0], 1e-4);
+  }
+  auto tasks = extract_tasks(f, "llvm");
+  EXPECT_EQ(weight_of(tasks, "conv2d_NCHWc.x86"), 2);
+
+  // A record of the 1x1 layer's conv2d_NCHWc.x86 task with blocks 2 / 4.
+  topi::nn::Conv2dAttrs a;
+  Json wl = topi::cpu::conv2d_nchwc_workload({1, 58, 14, 14}, {116, 58, 1, 1}, a);
+  autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+  int64_t pick = -1;
+  for (int64_t i = 0; i < task.config_space().size() && pick < 0; ++i) {
+    autotune::ConfigEntity c = task.config_space().get(i);
+    if (c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4) pick = i;
+  }
+  ASSERT_GE(pick, 0);
+  autotune::MeasureResult res;
+  res.costs = {1e-5};
+  autotune::ApplyHistoryBest best(
+      std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
+  autotune::DispatchScope scope(best);
+  Built b = build(f, "llvm");
+  EXPECT_EQ(masters(b).count("nn.contrib_conv2d_NCHWc"), 2u);
+  relay_test::expect_close(relay_test::run_graph(b, {{"data", input}})[0], want[0], 1e-4);
 }

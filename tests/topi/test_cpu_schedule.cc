@@ -53,6 +53,12 @@ TEST(TopiCpu, Conv2dShapes) {
   check({2, 3, 15, 13, 5, 3, 3, 2, 2, {1, 0, 1, 2}}, 0, false);
   check({1, 4, 12, 12, 8, 3, 3, 1, 1, {2, 2, 2, 2}, 2, 2}, 0, true);
   check({1, 3, 23, 23, 8, 7, 7, 2, 2, {3, 3, 3, 3}}, 0, false);
+  // Weights larger than the input (channel blocks outside the rows), with a two-row register
+  // tile (6 rows), and with none (13 rows: twice the channels per tile instead).
+  check({1, 64, 6, 6, 200, 1, 1}, 0, true);
+  check({1, 64, 13, 13, 250, 1, 1}, 0, false);
+  check({1, 32, 5, 5, 48, 3, 3, 1, 1, {1, 1, 1, 1}}, 0, true);
+  check({2, 58, 14, 14, 116, 1, 1}, 0, true);  // ShuffleNet's 1x1 layers stay NCHW
 }
 
 TEST(TopiCpu, DepthwiseShapes) {
