@@ -23,9 +23,24 @@ namespace minitvm::codegen {
 using namespace ir;
 
 namespace {
-std::unique_ptr<llvm::Module> generate(const std::vector<PrimFunc>& funcs, llvm::LLVMContext& ctx) {
+/** Whether this host has AVX-512F (the JIT compiles for the host). */
+bool host_avx512f() {
+  static const bool yes = [] {
+    const auto f = llvm::sys::getHostCPUFeatures();
+    auto it = f.find("avx512f");
+    return it != f.end() && it->second;
+  }();
+  return yes;
+}
+
+// masked_tails: vectors of a lane count that is not a power of two are loaded and stored as the
+// next power of two under a constant mask (CodeGenLLVM::set_masked_tails): with AVX-512, on the
+// host's features (no -mcpu, no -mattr=-avx512f).
+std::unique_ptr<llvm::Module> generate(const std::vector<PrimFunc>& funcs, llvm::LLVMContext& ctx,
+                                       bool masked_tails = host_avx512f()) {
   auto module = std::make_unique<llvm::Module>("minitvm", ctx);
   CodeGenLLVM cg(ctx, *module);
+  cg.set_masked_tails(masked_tails);
   for (const PrimFunc& f : funcs) cg.add_function(f);
   return module;
 }
@@ -140,7 +155,9 @@ runtime::Module build_llvm(const std::vector<PrimFunc>& funcs, const Target& tar
   std::vector<runtime::FunctionSignature> sigs;
   for (const PrimFunc& f : funcs) sigs.push_back(signature_of(f));
   auto ctx = std::make_unique<llvm::LLVMContext>();
-  std::unique_ptr<llvm::Module> module = generate(funcs, *ctx);
+  const bool masked_tails =
+      host_avx512f() && !attrs.set_cpu && attrs.features.find("-avx512f") == std::string::npos;
+  std::unique_ptr<llvm::Module> module = generate(funcs, *ctx, masked_tails);
   for (llvm::Function& fn : *module) {
     if (fn.isDeclaration()) continue;
     if (attrs.set_cpu) fn.addFnAttr("target-cpu", attrs.cpu);

@@ -416,6 +416,16 @@ llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const La
   return v;
 }
 
+int CodeGenLLVM::padded_lanes(DataType t, const Var& buf) const {
+  if (!masked_tails_ || !t.is_vector() || allocated_.count(buf.get())) return 0;
+  const int lanes = t.lanes(), bytes = t.element_of().bytes();
+  if (lanes < 3 || (lanes & (lanes - 1)) == 0) return 0;
+  if (t.element_of().is_bool() || (bytes != 4 && bytes != 8)) return 0;
+  int p = 1;
+  while (p < lanes) p *= 2;
+  return p * bytes <= 256 ? p : 0;  // at most four 512-bit registers
+}
+
 llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& index,
                                     const Expr& predicate, llvm::Value* extra_mask,
                                     llvm::Value* passthru) {
@@ -456,10 +466,21 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
     }
   } else if (Expr dense = dense_base(index); dense.defined()) {
     llvm::Value* addr = element_address(base, elem, dense);
-    if (mask)
+    if (mask) {
       raw = builder_->CreateMaskedLoad(st, addr, align, mask, llvm::Constant::getNullValue(st));
-    else
+    } else if (int p = padded_lanes(t, buf); p > 0) {
+      // The first t.lanes() of p lanes, under a constant mask: one masked load per register.
+      llvm::Type* pt = llvm::FixedVectorType::get(storage_type(elem), static_cast<unsigned>(p));
+      std::vector<llvm::Constant*> on(p);
+      std::vector<int> first(t.lanes());
+      for (int i = 0; i < p; ++i) on[i] = builder_->getInt1(i < t.lanes());
+      for (int i = 0; i < t.lanes(); ++i) first[i] = i;
+      llvm::Value* wide = builder_->CreateMaskedLoad(pt, addr, align, llvm::ConstantVector::get(on),
+                                                     llvm::PoisonValue::get(pt));
+      raw = builder_->CreateShuffleVector(wide, first);
+    } else {
       raw = builder_->CreateAlignedLoad(st, addr, align);
+    }
   } else if (auto f = ramp_form(index); f && is_zero(f->stride) && !mask) {
     // Every lane reads the same element: one scalar load, broadcast.
     llvm::Value* addr = element_address(base, elem, f->base);
@@ -504,10 +525,20 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
     builder_->SetInsertPoint(done);
   } else if (Expr dense = dense_base(op->index); dense.defined()) {
     llvm::Value* addr = element_address(base, elem, dense);
-    if (mask)
+    if (mask) {
       builder_->CreateMaskedStore(value, addr, align, mask);
-    else
+    } else if (int p = padded_lanes(t, op->buffer_var); p > 0) {
+      std::vector<llvm::Constant*> on(p);
+      std::vector<int> widen(p);
+      for (int i = 0; i < p; ++i) {
+        on[i] = builder_->getInt1(i < t.lanes());
+        widen[i] = i < t.lanes() ? i : -1;  // poison lanes, never stored
+      }
+      builder_->CreateMaskedStore(builder_->CreateShuffleVector(value, widen), addr, align,
+                                  llvm::ConstantVector::get(on));
+    } else {
       builder_->CreateAlignedStore(value, addr, align);
+    }
   } else {
     llvm::Value* ptrs = element_address(base, elem, op->index);
     builder_->CreateMaskedScatter(value, ptrs, align, mask);

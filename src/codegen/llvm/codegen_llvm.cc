@@ -257,7 +257,9 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
         st, static_cast<uint64_t>(std::max<int64_t>(count, 1) * op->dtype.lanes()), kAllocAlign);
     a->setName(op->buffer_var->name_hint);
     ScopedBind bind(this, op->buffer_var.get(), a);
+    allocated_.insert(op->buffer_var.get());
     emit(op->body);
+    allocated_.erase(op->buffer_var.get());
     return;
   }
   // Heap: aligned_alloc(64, bytes rounded up to 64), freed after the body.
@@ -275,7 +277,9 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
       alloc_fn, {llvm::ConstantInt::get(i64_, kAllocAlign), bytes}, op->buffer_var->name_hint);
   {
     ScopedBind bind(this, op->buffer_var.get(), p);
+    allocated_.insert(op->buffer_var.get());
     emit(op->body);
+    allocated_.erase(op->buffer_var.get());
   }
   builder_->CreateCall(free_fn, {p});
 }

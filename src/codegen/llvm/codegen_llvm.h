@@ -17,6 +17,7 @@
 #include <memory>
 #include <string>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "minitvm/ir/arith.h"
@@ -27,6 +28,11 @@ namespace minitvm::codegen {
 class CodeGenLLVM {
  public:
   CodeGenLLVM(llvm::LLVMContext& ctx, llvm::Module& module);
+
+  /** Dense vector loads and stores whose lane count is not a power of two (14, 13, 7 lanes: a
+   *  row of a 14x14 map) as one masked access of the next power of two, instead of the pieces
+   *  LLVM splits them into (8 + 4 + 2 loads and inserts). For targets with AVX-512. */
+  void set_masked_tails(bool on) { masked_tails_ = on; }
 
   /** Add `void NAME(void* const* args)` and its internal body function for `func`. */
   void add_function(const ir::PrimFunc& func);
@@ -116,6 +122,12 @@ class CodeGenLLVM {
   /** Inside the true branch of a vector tvm_if_then_else: its condition, which masks every vector
    *  load there (lanes that would not take the branch are not read). */
   llvm::Value* load_mask_ = nullptr;
+  bool masked_tails_ = false;
+  /** Buffers allocated in the function being emitted (their accesses stay plain: LLVM promotes
+   *  plain loads and stores of an accumulator to registers, never masked ones). */
+  std::unordered_set<const ir::VarNode*> allocated_;
+  /** The padded lane count of a dense access of `t` to `buf` under set_masked_tails, or 0. */
+  int padded_lanes(DataType t, const ir::Var& buf) const;
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
   int parallel_depth_ = 0;
   int parallel_count_ = 0;
