@@ -212,6 +212,34 @@ TEST(AlterOpLayout, BroadcastsConcatDepthwiseAndFallbacks) {
   EXPECT_TRUE(nchwc_kernel) << b.report();
 }
 
+// A depthwise conv on NCHW data whose channels take a block of at most half the depthwise block
+// (ShuffleNet's 116 channels: 4 of 16) stays NCHW; one whose channels take the whole block, or
+// whose input is blocked already, is blocked. Values as the NCHW graph's.
+TEST(AlterOpLayout, DepthwiseOfFewChannelBlocksStaysNchw) {
+  for (int64_t C : {116, 48}) {
+    SCOPED_TRACE("channels " + std::to_string(C));
+    auto x = var("data", T({1, C, 9, 9}));
+    auto dw = nn::conv2d(x, rand_const({C, 1, 3, 3}, 1), {.padding = {1}, .groups = C});
+    Function f({x}, nn::relu(dw));
+    Function a = relay::transform::alter_op_layout(f, fixed_blocks(4, 4, 16));
+    EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), C == 116 ? 0 : 1) << a;
+    // data in, weights (folded at build time), result out
+    EXPECT_EQ(count_op(a, "layout_transform"), C == 116 ? 0 : 3) << a;
+    auto xv = relay::testing::random_uniform({1, C, 9, 9}, -1, 1, 9);
+    auto want = reference_run(f, {{"data", xv}});
+    expect_close(reference_run(a, {{"data", xv}})[0], want[0], 1e-5);
+    Built b = build(f, "llvm");
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], want[0], 1e-5);
+  }
+  // After a conv that blocks its output by 4, the depthwise conv takes that block.
+  auto x = var("data", T({1, 8, 9, 9}));
+  auto y = nn::conv2d(x, rand_const({116, 8, 3, 3}, 2), {.padding = {1}});
+  auto dw = nn::conv2d(y, rand_const({116, 1, 3, 3}, 3), {.padding = {1}, .groups = 116});
+  Function f({x}, dw);
+  Function a = relay::transform::alter_op_layout(f, fixed_blocks(4, 4, 16));
+  EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), 1) << a;
+}
+
 // relay::build on llvm takes the blocks from the config the dispatch context answers for the
 // layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
 TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
