@@ -83,9 +83,16 @@ std::string mpirun_path() {
 }
 
 // `mpirun -n ranks minitvm tune MODEL ... --mpi` with env settings passed to every rank.
+// The job runs under coreutils' `timeout` (code 124, or 137 after a SIGKILL, when it did not end in
+// `limit_s`):
+// OpenMPI 4.1's mpiexec sometimes hangs in its own teardown after an MPI_Abort, its ranks gone; a
+// test then ends with a clear code instead of ctest's limit.
+bool timed_out(const Result& r) {
+  return r.code == 124 || r.code == 137;
+}
 Result mpi_tune(const std::string& dir, int ranks, const std::string& model, const std::string& log,
                 int trials, const std::vector<std::pair<std::string, std::string>>& env = {},
-                const std::vector<std::string>& extra = {}) {
+                const std::vector<std::string>& extra = {}, int limit_s = 240) {
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT", "1", 1);  // CI containers run as root
   ::setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
   ::setenv("OMPI_MCA_btl", "self,vader,tcp", 0);
@@ -106,7 +113,8 @@ Result mpi_tune(const std::string& dir, int ranks, const std::string& model, con
                            std::to_string(trials), "--round-trials", "4", "--log", log, "--mpi",
                            "--repeat", "2", "--min-repeat-ms", "1", "--tuner", "random"});
   args.insert(args.end(), extra.begin(), extra.end());
-  Result r = run(mpirun_path(), args, dir);
+  args.insert(args.begin(), {"-k", "10", std::to_string(limit_s), mpirun_path()});
+  Result r = run("timeout", args, dir);
   for (auto& [k, v] : env) ::unsetenv(k.c_str());
   return r;
 }
@@ -197,13 +205,16 @@ TEST(MpiTune, FrozenRankEndsTheJobWithACompleteLog) {
   std::string dir = folder("frozen");
   std::string model = write_model(dir), log = dir + "/t.log";
   Result r = mpi_tune(dir, 3, model, log, 16, {{"MINITVM_MPI_TEST_FAULT", "freeze:2:2"}},
-                      {"--mpi-timeout", "4"});
+                      {"--mpi-timeout", "4"}, 90);
   EXPECT_TRUE(has(r.err, "re-queued")) << r.err;
   EXPECT_TRUE(has(r.err, "rank 2 did not answer the stop")) << r.err;
   EXPECT_TRUE(has(r.out, "estimated network latency")) << r.out;
-  // MPI_Abort(0) makes mpiexec exit 0, except that OpenMPI 4.1's mpiexec sometimes crashes in
-  // its own teardown after an abort (PMIx_server_finalize); only that is let through.
-  if (r.code != 0) EXPECT_TRUE(has(r.out + r.err, "PMIx_server_finalize")) << r.out << r.err;
+  // MPI_Abort(0) makes mpiexec exit 0, except that OpenMPI 4.1's mpiexec sometimes crashes
+  // (PMIx_server_finalize) or hangs in its own teardown after an abort; only those are let
+  // through, once the job has said all of the above and written its log.
+  if (r.code != 0)
+    EXPECT_TRUE(timed_out(r) || has(r.out + r.err, "PMIx_server_finalize")) << r.code << "\n"
+                                                                            << r.out << r.err;
   expect_complete_log(log);
 }
 
