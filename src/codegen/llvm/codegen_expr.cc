@@ -416,6 +416,15 @@ llvm::Value* CodeGenLLVM::emit_span_load(DataType t, llvm::Value* base, const La
   return v;
 }
 
+namespace {
+/** <p x i1> with the first `lanes` lanes on: the mask of a padded odd-lane access. */
+llvm::Constant* prefix_mask(llvm::IRBuilder<>& b, int p, int lanes) {
+  std::vector<llvm::Constant*> on(p);
+  for (int i = 0; i < p; ++i) on[i] = b.getInt1(i < lanes);
+  return llvm::ConstantVector::get(on);
+}
+}  // namespace
+
 int CodeGenLLVM::padded_lanes(DataType t, const Var& buf) const {
   if (!masked_tails_ || !t.is_vector() || allocated_.count(buf.get())) return 0;
   const int lanes = t.lanes(), bytes = t.element_of().bytes();
@@ -471,12 +480,10 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
     } else if (int p = padded_lanes(t, buf); p > 0) {
       // The first t.lanes() of p lanes, under a constant mask: one masked load per register.
       llvm::Type* pt = llvm::FixedVectorType::get(storage_type(elem), static_cast<unsigned>(p));
-      std::vector<llvm::Constant*> on(p);
       std::vector<int> first(t.lanes());
-      for (int i = 0; i < p; ++i) on[i] = builder_->getInt1(i < t.lanes());
       for (int i = 0; i < t.lanes(); ++i) first[i] = i;
-      llvm::Value* wide = builder_->CreateMaskedLoad(pt, addr, align, llvm::ConstantVector::get(on),
-                                                     llvm::PoisonValue::get(pt));
+      llvm::Value* wide = builder_->CreateMaskedLoad(
+          pt, addr, align, prefix_mask(*builder_, p, t.lanes()), llvm::PoisonValue::get(pt));
       raw = builder_->CreateShuffleVector(wide, first);
     } else {
       raw = builder_->CreateAlignedLoad(st, addr, align);
@@ -528,14 +535,10 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
     if (mask) {
       builder_->CreateMaskedStore(value, addr, align, mask);
     } else if (int p = padded_lanes(t, op->buffer_var); p > 0) {
-      std::vector<llvm::Constant*> on(p);
       std::vector<int> widen(p);
-      for (int i = 0; i < p; ++i) {
-        on[i] = builder_->getInt1(i < t.lanes());
-        widen[i] = i < t.lanes() ? i : -1;  // poison lanes, never stored
-      }
+      for (int i = 0; i < p; ++i) widen[i] = i < t.lanes() ? i : -1;  // poison lanes, not stored
       builder_->CreateMaskedStore(builder_->CreateShuffleVector(value, widen), addr, align,
-                                  llvm::ConstantVector::get(on));
+                                  prefix_mask(*builder_, p, t.lanes()));
     } else {
       builder_->CreateAlignedStore(value, addr, align);
     }
