@@ -14,6 +14,7 @@
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "relay/graph_runner.h"
+#include "relay/one_record.h"
 #include "relay/relay_test_util.h"
 
 using namespace minitvm;
@@ -251,18 +252,12 @@ TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
   // config has blocks 2 / 4.
   Json wl = topi::cpu::conv2d_nchwc_workload({1, 8, 10, 10}, {12, 8, 3, 3}, at);
   autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
-  int64_t pick = -1;
-  for (int64_t i = 0; i < task.config_space().size() && pick < 0; ++i) {
-    autotune::ConfigEntity c = task.config_space().get(i);
-    if (c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4 &&
-        c.split("tile_ow").size.back() == 5 && c.knob_int("unroll_kw") == 1)
-      pick = i;
-  }
+  const int64_t pick = relay_test::find_config(task, [](const autotune::ConfigEntity& c) {
+    return c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4 &&
+           c.split("tile_ow").size.back() == 5 && c.knob_int("unroll_kw") == 1;
+  });
   ASSERT_GE(pick, 0);
-  autotune::MeasureResult res;
-  res.costs = {1e-5};
-  autotune::ApplyHistoryBest best(
-      std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
+  autotune::ApplyHistoryBest best = relay_test::one_record(task, pick);
   autotune::DispatchScope scope(best);
   Built b = build(f, "llvm");
   bool found = false;

@@ -12,6 +12,7 @@
 #include "minitvm/support/error.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "relay/graph_runner.h"
+#include "relay/one_record.h"
 #include "relay/relay_test_util.h"
 
 namespace autotune = minitvm::autotune;
@@ -163,16 +164,11 @@ TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
   topi::nn::Conv2dAttrs a;
   Json wl = topi::cpu::conv2d_nchwc_workload({1, 58, 14, 14}, {116, 58, 1, 1}, a);
   autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
-  int64_t pick = -1;
-  for (int64_t i = 0; i < task.config_space().size() && pick < 0; ++i) {
-    autotune::ConfigEntity c = task.config_space().get(i);
-    if (c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4) pick = i;
-  }
+  const int64_t pick = relay_test::find_config(task, [](const autotune::ConfigEntity& c) {
+    return c.split("tile_ic").size.back() == 2 && c.split("tile_oc").size.back() == 4;
+  });
   ASSERT_GE(pick, 0);
-  autotune::MeasureResult res;
-  res.costs = {1e-5};
-  autotune::ApplyHistoryBest best(
-      std::vector<autotune::Record>{autotune::make_record(task, task.config(pick), res)});
+  autotune::ApplyHistoryBest best = relay_test::one_record(task, pick);
   autotune::DispatchScope scope(best);
   Built b = build(f, "llvm");
   EXPECT_EQ(masters(b).count("nn.contrib_conv2d_NCHWc"), 2u);
