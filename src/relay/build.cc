@@ -254,32 +254,27 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
     std::vector<IterVar> axes = st->op.axis();
     if (axes.empty()) continue;
     const int64_t* inner = ir::as_const_int(axes.back()->dom.extent());
-    if (!cuda && axes.size() == 5 && inner && *inner % 4 == 0 && *inner <= 64) {
-      // NCHW[x]c (blocked pools): parallel over the outer axes, the channel block as the vector
-      // (one or more registers: 32- and 64-blocks too), innermost, after the reduction.
-      IterVar par = stage.fuse(std::vector<IterVar>(axes.begin(), axes.end() - 1));
-      std::vector<IterVar> order{par};
-      for (auto& r : st->op.reduce_axis()) order.push_back(r);
-      order.push_back(axes.back());
-      stage.reorder(order);
-      stage.vectorize(axes.back());
-      stage.parallel(par);
-      continue;
-    }
     if (!cuda && axes.size() >= 2 && inner) {
-      // NCHW pools and multi-output injective groups (split): parallel over the outer axes, the
-      // innermost split by up to 16 lanes and vectorized, after the window's reduction (when
-      // there is one). One scalar per parallel iteration made GoogLeNet's 14x14 pool and
-      // ShuffleNet's splits 10x slower than the bytes they move.
+      // Parallel over the outer axes, the innermost axis as the vector after the window's
+      // reduction (when there is one). Blocked pools (NCHW[x]c): the whole channel block (one or
+      // more registers: 32- and 64-blocks too). NCHW pools and multi-output injective groups
+      // (split): the innermost axis split by up to 16 lanes; one scalar per parallel iteration
+      // made GoogLeNet's 14x14 pool and ShuffleNet's splits 10x slower than the bytes they move.
       IterVar par = stage.fuse(std::vector<IterVar>(axes.begin(), axes.end() - 1));
-      const int64_t v = topi::detail::largest_divisor_at_most(*inner, 16);
+      const bool block = axes.size() == 5 && *inner % 4 == 0 && *inner <= 64;
+      const int64_t v = block ? *inner : topi::detail::largest_divisor_at_most(*inner, 16);
       if (v >= 4) {
-        auto [xo, xi] = stage.split(axes.back(), ir::Expr(static_cast<int>(v)));
-        std::vector<IterVar> order{par, xo};
+        std::vector<IterVar> order{par};
+        IterVar vec = axes.back();
+        if (v < *inner) {
+          auto [xo, xi] = stage.split(axes.back(), ir::Expr(static_cast<int>(v)));
+          order.push_back(xo);
+          vec = xi;
+        }
         for (auto& r : st->op.reduce_axis()) order.push_back(r);
-        order.push_back(xi);
+        order.push_back(vec);
         stage.reorder(order);
-        stage.vectorize(xi);
+        stage.vectorize(vec);
       }
       stage.parallel(par);
       continue;
