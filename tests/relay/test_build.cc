@@ -117,6 +117,29 @@ TEST(RelayBuild, NchwPoolsAndSplitsAreVectorizedLlvm) {
   for (size_t i = 0; i < 4; ++i) expect_close(got[i], want[i], 1e-6);
 }
 
+// Two 3x3 convolutions over several input-channel blocks on a map larger than their weights:
+// the blocked template runs them in blocks of output rows with the input-channel chunks outermost
+// (conv2d_nchwc_row_block), the epilogues (bias + relu, then bias + the residual add) fused into
+// the blocked kernels, 26 rows in blocks of 2 and a strided layer of 13 rows in whole rows.
+TEST(RelayBuild, RowBlockedConvolutionsWithFusedEpiloguesLlvm) {
+  auto x = var("data", T({1, 64, 26, 30}));
+  auto c = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -0.2, 0.2, seed));
+  };
+  auto y =
+      nn::relu(nn::bias_add(nn::conv2d(x, c({64, 64, 3, 3}, 1), {.padding = {1}}), c({64}, 2)));
+  auto z = add(nn::bias_add(nn::conv2d(y, c({64, 64, 3, 3}, 3), {.padding = {1}}), c({64}, 4)), x);
+  auto s = nn::conv2d(z, c({32, 64, 3, 3}, 5), {.strides = {2, 2}, .padding = {1}});
+  Function fn({x}, tuple({z, s}));
+  auto input = relay::testing::random_uniform({1, 64, 26, 30}, -1, 1, 25);
+  Built b = build(fn, "llvm");
+  auto got = relay_test::run_graph(b, {{"data", input}});
+  auto want = reference_run(fn, {{"data", input}});
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-4);
+  expect_close(got[1], want[1], 1e-4);
+}
+
 TEST(RelayBuild, GraphJsonFormat) {
   auto x = var("data", T({1, 3, 8, 8}));
   auto w = constant(relay::testing::random_uniform({4, 3, 3, 3}, -1, 1, 1));

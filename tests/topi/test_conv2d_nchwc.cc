@@ -337,6 +337,22 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(4096, 4096, 64, 2), NCHWcLoopOrder::kChannelsOuter);
 }
 
+TEST(Conv2dNCHWc, RowBlocksForSpatialKernelsOverSeveralChannelChunks) {
+  // VGG-16's 224x224 64->64 3x3 (2 input chunks of 32, 2 output chunks), 2 threads: 4 rows.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 224, 2, 2), 4);
+  // 30 rows: the largest divisor up to 4 is 3; 14 rows: 2; 7 or 13 rows: whole rows.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 30, 2, 2), 3);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 14, 2, 2), 2);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 7, 2, 2), 0);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 13, 2, 2), 0);
+  // A 1x1 kernel, or a single input chunk (the 3-channel stem): whole rows.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(1, 8, 56, 8, 2), 0);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(49, 1, 112, 2, 2), 0);
+  // Too few tasks for two per thread: 8 rows in 2 blocks x 1 chunk with 2 threads.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 8, 1, 2), 0);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 8, 2, 2), 4);
+}
+
 // Each loop order (chosen from the shapes and this machine's thread count) computes the same
 // convolution as the reference: on the blocked layouts (where the reduction-outer order applies)
 // and through the NCHW unpack, with the fallback and with random points of the space (unroll_kw
@@ -350,6 +366,7 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   struct OrderCase {
     Case c;
     NCHWcLoopOrder order;
+    bool row_blocks = false;  // kRowsOuter in blocks of rows (conv2d_nchwc_row_block)
   };
   std::vector<OrderCase> cases = {
       {{{1, 16, 12, 11}, {16, 16, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
@@ -359,6 +376,14 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       {{{1, 64, 6, 7}, {many, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},
        NCHWcLoopOrder::kReductionOuter},
       {{{1, 32, 4, 4}, {16, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, NCHWcLoopOrder::kChannelsOuter},
+      // Several input chunks, padded 3x3, 62 rows in blocks of 2 (up to 8 threads busy).
+      {{{1, 64, 62, 21}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+       NCHWcLoopOrder::kRowsOuter,
+       true},
+      // Strided and unpadded: 48 output rows in blocks of 4.
+      {{{1, 96, 97, 23}, {16, 96, 3, 3}, {{2, 2}, {0, 0}, {1, 1}}},
+       NCHWcLoopOrder::kRowsOuter,
+       true},
   };
   std::mt19937 rng(23);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -373,6 +398,13 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       EXPECT_EQ(
           topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn), threads),
           cases[i].order);
+      const int64_t ic_bn = fb.split("tile_ic").size.back();
+      const int64_t oh = (c.ds[2] + 2 * c.attrs.padding[0] - c.ks[2]) / c.attrs.stride[0] + 1;
+      // (The row-block cases have tasks for two per thread up to 6 threads.)
+      if (threads <= 6)
+        EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(c.ks[2] * c.ks[3], c.ds[1] / ic_bn, oh,
+                                                    c.ds[0] * (c.ks[0] / oc_bn), threads) > 0,
+                  cases[i].row_blocks);
     }
     check_blocked(c, 60 + unsigned(i));
     run_and_check(c, 70 + unsigned(i));

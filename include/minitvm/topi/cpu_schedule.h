@@ -56,6 +56,12 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kerne
 enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
                                        int64_t tiles, int64_t threads);
+/** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
+ *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
+ *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.
+ *  tasks_per_row_block = batch x output-channel chunks. */
+int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out_rows,
+                               int64_t tasks_per_row_block, int64_t threads);
 /** A layout transform of the blocked conv2d: name ("pack_data", "pack_kernel", "unpack_output"),
  *  its schedule and arguments (input, output). */
 struct NCHWcTransform {

@@ -194,6 +194,25 @@ NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_ele
   return NCHWcLoopOrder::kChannelsOuter;
 }
 
+// Blocks of output rows for kRowsOuter when a spatial kernel reads several input-channel chunks
+// (VGG's and ResNet-50's 3x3 layers at 56x56 and more). Whole rows with the full reduction per
+// register tile read every weight of the channel chunk (2 ic chunks x 3x3 x 32 x 32 = 74 KB and
+// more) from L2 once per tile of 14 columns. With the input-channel chunks outermost in a block of
+// R rows, one chunk's weights (ic_bn x kh x kw x oc_bn, 37 KB) stay in L1 for R rows, and the
+// block's accumulators (R x ow x oc_bn) in L1/L2 between chunks. R = 4 was the fastest of 2, 4
+// and 8 on every such layer of VGG-16 and ResNet-50 (2-core Xeon, 2026-12-04: VGG-16's 56x56
+// layers -5 to -10 %, its 112x112 ones -2 to -7 %, ResNet-50's 56x56 3x3 -1.5 to -5 %): fewer rows
+// re-read the weights more often, more rows push the block's input past L1. The largest divisor
+// of the rows up to 4, at least 2, and enough tasks for two per thread; 0 (whole rows) otherwise,
+// and for a single input-channel chunk (the stem), where there is no chunk loop to move outward.
+int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out_rows,
+                               int64_t tasks_per_row_block, int64_t threads) {
+  if (kernel_hw <= 1 || ic_chunks < 2) return 0;
+  for (int64_t r = 4; r >= 2; --r)
+    if (out_rows % r == 0) return out_rows / r * tasks_per_row_block >= 2 * threads ? r : 0;
+  return 0;
+}
+
 namespace {
 
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
@@ -412,12 +431,36 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     so.parallel(par);
   };
   const bool out5 = O.ndim() == 5;
-  if (order == NCHWcLoopOrder::kReductionOuter && (c_is_out || out5)) {
-    // The whole (batch, oc chunk) tile per task, the input-channel chunks outermost: each chunk
-    // of weights (ic_bn x kh x kw x oc_bn) is loaded once and used for every output row while
-    // it is in L1, and the accumulators of the tile stay in L1/L2 between chunks.
+  // Row blocks (conv2d_nchwc_row_block) for kRowsOuter on a blocked output.
+  int64_t row_block = 0;
+  if (order == NCHWcLoopOrder::kRowsOuter && !one_by_one && (c_is_out || out5)) {
+    const std::vector<int64_t> k = nn::const_shape(t.kernel_vec), out = nn::const_shape(C);
+    row_block = conv2d_nchwc_row_block(k[2] * k[3], k[1], out[2], out[0] * out[1],
+                                       runtime::configured_thread_count());
+  }
+  if ((order == NCHWcLoopOrder::kReductionOuter || row_block > 0) && (c_is_out || out5)) {
+    // The whole (batch, oc chunk) tile per task, or a block of row_block rows of it, the
+    // input-channel chunks outermost: each chunk of weights (ic_bn x kh x kw x oc_bn) is loaded
+    // once and used for every output row of the task while it is in L1, and the task's
+    // accumulators stay in L1/L2 between chunks.
     IterVar par;
-    if (c_is_out) {
+    if (row_block > 0) {
+      // Tasks (batch, row block, oc chunk): consecutive tasks share their input rows.
+      te::Stage so = s[O];
+      auto oax = O.op().axis();  // batch, oc_chunk, oh, ow, oc_block
+      auto [o_rb, o_ohi] = so.split(oax[2], I(row_block));
+      so.reorder({oax[0], o_rb, oax[1], o_ohi, oax[3], oax[4]});
+      par = so.fuse(std::vector<IterVar>{oax[0], o_rb, oax[1]});
+      so.vectorize(oax[4]);
+      so.parallel(par);
+      if (c_is_out) {
+        scc.compute_at(so, par);
+      } else {
+        sc.compute_at(so, par);
+        sc.vectorize(cax[4]);
+        scc.compute_at(sc, cax[1]);
+      }
+    } else if (c_is_out) {
       par = sc.fuse(std::vector<IterVar>{cax[0], cax[1]});
       sc.parallel(par);
       sc.vectorize(cax[4]);
