@@ -291,10 +291,11 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
   return s;
 }
 
-// A 1x1, stride-1, unpadded conv whose fallback output block fills at most half a vector
-// (ShuffleNet's 58/116/232 channels: blocks of 2, 4 and 8 of 16 lanes) stays NCHW without a
-// tuned config: the NCHW schedule vectorizes the output width and tiles channels and rows.
-// ShuffleNetV2 4.42 -> 4.13 ms (2-core Xeon, 2026-12-04).
+// A 1x1, stride-1, unpadded conv whose fallback output block fills at most half a vector stays
+// NCHW without a tuned config: the NCHW schedule vectorizes the output width and tiles channels
+// and rows (ShuffleNetV2 4.42 -> 4.13 ms, 2-core Xeon, 2026-12-04, before its 58/116/232
+// channels were padded to vector multiples by alter_op_layout; now for counts too far from one,
+// such as 34).
 bool keeps_nchw(const ExprNode& c, const std::vector<int64_t>& ws, int64_t oc_bn) {
   const topi::nn::Conv2dAttrs a = conv_attrs(c);
   auto all = [](const std::vector<int64_t>& v, int64_t x) {
@@ -539,9 +540,10 @@ Built build(const Function& f, const std::string& target, const Params& params,
       // Task extraction keeps such layers blocked, so that they can be tuned (a tuned config
       // then decides).
       if (ch.is_fallback && !opt.workloads_only && keeps_nchw(c, ws, ch.oc_bn)) return std::nullopt;
-      return transform::ConvBlocks{ch.ic_bn, ch.oc_bn};
+      return transform::ConvBlocks{ch.ic_bn, ch.oc_bn, !ch.is_fallback};
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
+    ao.pad_channels = {topi::cpu::preferred_channel_block(), topi::cpu::fp32_lanes()};
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });
     b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);

@@ -241,6 +241,78 @@ TEST(AlterOpLayout, DepthwiseOfFewChannelBlocksStaysNchw) {
   EXPECT_EQ(count_op(a, "nn.contrib_depthwise_conv2d_NCHWc"), 1) << a;
 }
 
+namespace {
+
+// 58 channels (ShuffleNet's) through a conv + bias + relu, a depthwise conv + clip, a gate
+// (multiply by its sigmoid), a 1x1 conv with a residual add, a division (by a value with the
+// channels), and a 1000-class 1x1 classifier (SqueezeNet's) with a global pool; y leaves the
+// blocked layout for a transpose.
+Function padded_net() {
+  auto x = var("data", T({1, 16, 10, 10}));
+  auto y = nn::relu(
+      nn::bias_add(nn::conv2d(x, rand_const({58, 16, 3, 3}, 1, -0.3, 0.3), {.padding = {1}}),
+                   rand_const({58}, 2)));
+  auto d = clip(nn::conv2d(y, rand_const({58, 1, 3, 3}, 3), {.padding = {1}, .groups = 58}), 0, 6);
+  auto m = multiply(d, sigmoid(d));
+  auto z = add(nn::conv2d(m, rand_const({58, 58, 1, 1}, 4, -0.2, 0.2)), y);
+  auto q = divide(z, add(sigmoid(z), scalar(0.5)));
+  auto cls = nn::relu(nn::conv2d(z, rand_const({1000, 58, 1, 1}, 5, -0.2, 0.2)));
+  auto p = nn::softmax(nn::batch_flatten(nn::global_avg_pool2d(cls)));
+  return Function({x}, tuple({q, p, transpose(y, {0, 2, 3, 1})}));
+}
+
+relay::transform::AlterLayoutOptions padding_blocks(bool from_log) {
+  relay::transform::AlterLayoutOptions o = fixed_blocks(16, 32, 32);
+  o.conv_blocks = [=](const ExprNode& c) -> std::optional<relay::transform::ConvBlocks> {
+    int64_t C = c.args[0]->types[0].shape[1], O = c.args[1]->types[0].shape[0];
+    return relay::transform::ConvBlocks{C % 16 == 0 ? 16 : 2, O % 32 == 0 ? 32 : 2, from_log};
+  };
+  o.pad_channels = {32, 16};
+  return o;
+}
+
+}  // namespace
+
+// ONNX Runtime's NCHWc padding: output channels that are no multiple of a vector (58, 1000) are
+// padded with zero channels (58 -> 64: at most an eighth more; 1000 -> 1024: at most a sixteenth);
+// the padding rides through the element-wise ops, the depthwise conv and the pool in the blocked
+// layout, meets zero weights in the next conv, and is cut off where a value leaves the layout.
+// The values are those of the NCHW graph, through the reference executor and built for llvm.
+TEST(AlterOpLayout, ChannelsWithoutAVectorBlockArePadded) {
+  Function f = padded_net();
+  Function a =
+      relay::transform::fold_constant(relay::transform::alter_op_layout(f, padding_blocks(false)));
+  std::vector<std::vector<int64_t>> convs;
+  for (auto& e : post_order(a.body)) {
+    if (e->is_call("nn.contrib_conv2d_NCHWc")) convs.push_back(e->type().shape);
+    if (e->is_call("nn.contrib_depthwise_conv2d_NCHWc"))
+      EXPECT_EQ(e->type().shape, (std::vector<int64_t>{1, 2, 10, 10, 32}));
+    if (e->is_call("transpose"))
+      EXPECT_EQ(e->args[0]->type().shape, (std::vector<int64_t>{1, 58, 10, 10}));
+  }
+  EXPECT_EQ(convs, (std::vector<std::vector<int64_t>>{
+                       {1, 2, 10, 10, 32}, {1, 2, 10, 10, 32}, {1, 32, 10, 10, 32}}))
+      << a;
+  EXPECT_EQ(count_op(a, "nn.pad"), 0) << a;  // the weights' padding folded at build time
+  auto xv = relay::testing::random_uniform({1, 16, 10, 10}, -1, 1, 11);
+  auto want = reference_run(f, {{"data", xv}});
+  auto got = reference_run(a, {{"data", xv}});
+  ASSERT_EQ(got.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) expect_close(got[i], want[i], 1e-5);
+  Built b = build(f, "llvm");
+  auto run = relay_test::run_graph(b, {{"data", xv}});
+  ASSERT_EQ(run.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) expect_close(run[i], want[i], 1e-4);
+  // Blocks from a log are for the layer as it is: no padding.
+  Function t = relay::transform::alter_op_layout(f, padding_blocks(true));
+  for (auto& e : post_order(t.body))
+    if (e->is_call("nn.contrib_conv2d_NCHWc")) EXPECT_EQ(e->type().shape[4], 2);
+  expect_close(reference_run(t, {{"data", xv}})[1], want[1], 1e-5);
+  // Without pad_channels (the default), the 58 channels take their own blocks.
+  Function u = relay::transform::alter_op_layout(f, fixed_blocks(16, 32, 32));
+  EXPECT_EQ(count_op(u, "nn.pad"), 0);
+}
+
 // relay::build on llvm takes the blocks from the config the dispatch context answers for the
 // layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
 TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {

@@ -58,6 +58,7 @@ Function fold_scale_axis(const Function& f);
 /** Channel blocks of a blocked conv2d (ic_bn divides the input channels, oc_bn the output). */
 struct ConvBlocks {
   int64_t ic_bn = 1, oc_bn = 1;
+  bool from_log = false;  ///< a tuned config's blocks (the layer is then not padded)
 };
 struct AlterLayoutOptions {
   /** The blocks of an nn.conv2d call (groups 1); nullopt keeps it NCHW. */
@@ -65,6 +66,13 @@ struct AlterLayoutOptions {
   /** Depthwise convs take their input's block when it divides the channels, else the largest
    *  divisor of the channels up to this (0: depthwise convs stay NCHW). */
   int64_t depthwise_block = 8;
+  /** Blocks to pad to, largest first, the last a vector: the output channels of a conv2d
+   *  (groups 1) that are not a multiple of the last are padded with zero channels up to a
+   *  multiple of the first of these for which that adds at most a sixteenth, else an eighth
+   *  (ONNX Runtime's NCHWc padding); the padding channels ride along the blocked layout and are
+   *  cut off where a value leaves it (empty: no padding). conv_blocks is asked about the padded
+   *  layer, unless its answer for the layer as it is comes from a log. */
+  std::vector<int64_t> pad_channels;
   /** CUDA (TVM's `_alter_conv2d_layout` for cuda): the Winograd tile size m of an nn.conv2d call
    *  whose dispatched config is a winograd one (0 keeps it). Such a call becomes
    *  nn.contrib_conv2d_winograd_without_weight_transform(x, transpose(

@@ -4,6 +4,7 @@
 // Contract: transform.h.
 #include <algorithm>
 #include <map>
+#include <tuple>
 #include <unordered_map>
 
 #include "minitvm/relay/transform.h"
@@ -22,11 +23,36 @@ std::string nchw_b(int64_t b) {
 }
 
 // One value of the original graph in the new one: its NCHW form and/or its NCHW[block]c form.
+// The blocked form may carry more channels than the value (`channels`, a multiple of the block):
+// ORT's NCHWc padding of layers whose channel count has no vector-sized block (ShuffleNet's 58 and
+// 116, SqueezeNet's 1000 classes): those channels are zero after the convolution that makes them
+// (zero weights and bias), stay finite through the element-wise ops and pools that carry them,
+// meet zero weights in the next convolution, and are cut off where the value leaves the blocked
+// layout.
 struct Val {
   Expr nchw;
   Expr blocked;
   int64_t block = 0;
+  int64_t channels = 0;  // of `blocked`
 };
+
+int64_t channels_of(const Expr& e) {
+  return e->types[0].shape[1];
+}
+
+// x (N, C, ...) with zeros appended along axis 1 up to c channels.
+Expr pad_channels(const Expr& x, int64_t c) {
+  const int64_t have = x->types[0].shape[1];
+  if (c == have) return x;
+  std::vector<std::pair<int64_t, int64_t>> pw(x->types[0].shape.size(), {0, 0});
+  pw[1] = {0, c - have};
+  return nn::pad(x, pw, 0.0);
+}
+
+// A weight (O, I, kh, kw) with zero output channels appended up to o.
+Expr pad_channels_dim0(const Expr& w, int64_t o) {
+  return nn::pad(w, {{0, o - w->types[0].shape[0]}, {0, 0}, {0, 0}, {0, 0}}, 0.0);
+}
 
 bool is_4d_float(const Expr& e) {
   return !e->tuple_typed && e->types[0].shape.size() == 4 &&
@@ -47,53 +73,67 @@ class Alter {
  private:
   Val& val(const Expr& e) { return vals_.at(e.get()); }
 
-  // The NCHW form of an original value (one layout_transform per blocked value, made on first use).
+  // The NCHW form of an original value (one layout_transform per blocked value, made on first
+  // use; the padding channels cut off).
   Expr nchw(const Expr& e) {
     Val& v = val(e);
-    if (!v.nchw) v.nchw = layout_transform(v.blocked, nchw_b(v.block), "NCHW");
+    if (!v.nchw) {
+      v.nchw = layout_transform(v.blocked, nchw_b(v.block), "NCHW");
+      if (v.channels != channels_of(e))
+        v.nchw = tuple_get_item(split_at(v.nchw, {channels_of(e)}, 1), 0);
+    }
     return v.nchw;
   }
 
-  // The NCHW[b]c form of an original 4-D value (cached per block).
-  Expr blocked(const Expr& e, int64_t b) {
+  // The NCHW[b]c form of an original 4-D value with c channels (its own, or more: zero-padded);
+  // cached per (block, channels).
+  Expr blocked(const Expr& e, int64_t b, int64_t c = 0) {
+    if (c == 0) c = channels_of(e);
     Val& v = val(e);
-    if (v.blocked && v.block == b) return v.blocked;
-    auto key = std::make_pair(e.get(), b);
+    if (v.blocked && v.block == b && v.channels == c) return v.blocked;
+    auto key = std::make_tuple(e.get(), b, c);
     auto it = reblocked_.find(key);
     if (it != reblocked_.end()) return it->second;
-    Expr r = v.blocked ? layout_transform(v.blocked, nchw_b(v.block), nchw_b(b))
-                       : layout_transform(v.nchw, "NCHW", nchw_b(b));
+    Expr r = v.blocked && v.channels == c
+                 ? layout_transform(v.blocked, nchw_b(v.block), nchw_b(b))
+                 : layout_transform(pad_channels(nchw(e), c), "NCHW", nchw_b(b));
     reblocked_[key] = r;
     return r;
   }
 
   bool is_blocked(const Expr& e) const { return vals_.at(e.get()).blocked != nullptr; }
   int64_t block_of(const Expr& e) const { return vals_.at(e.get()).block; }
+  // The channels of e's blocked form (its own channel count when it is not padded).
+  int64_t blocked_channels(const Expr& e) const { return vals_.at(e.get()).channels; }
 
   // An operand of a broadcast op whose output is NCHW (C channels) in NCHW[b]c: blocked values and
   // (N?, C, H?, W?) operands are transformed, operands constant along C reshaped to 5-D with a unit
   // block; nullptr when the operand does not broadcast along NCHW's axes that way.
-  Expr broadcast_operand(const Expr& e, int64_t C, int64_t b) {
+  // With cp > C the blocked operand carries cp channels, the padding ones zero.
+  Expr broadcast_operand(const Expr& e, int64_t C, int64_t b, int64_t cp) {
     if (e->tuple_typed) return nullptr;
     const Shape& s = e->types[0].shape;
     // A blocked operand with the output's channels is re-blocked; one with a single channel (a
     // spatial attention map) broadcasts as a unit block from its NCHW form below.
-    if (is_blocked(e) && s.size() == 4 && s[1] == C) return blocked(e, b);
+    if (is_blocked(e) && s.size() == 4 && s[1] == C) return blocked(e, b, cp);
     if (s.size() > 4) return nullptr;
     Shape s4(4 - s.size(), 1);
     s4.insert(s4.end(), s.begin(), s.end());
     Expr x = nchw(e);
     if (s.size() != 4) x = reshape(x, s4);
-    if (s4[1] == C && C > 1) return layout_transform(x, "NCHW", nchw_b(b));
+    if (s4[1] == C && C > 1) return layout_transform(pad_channels(x, cp), "NCHW", nchw_b(b));
     if (s4[1] != 1) return nullptr;
     return reshape(x, {s4[0], 1, s4[2], s4[3], 1});
   }
 
   Val keep(const Expr& e) {
-    if (e->kind == ExprKind::Var || e->kind == ExprKind::Constant) return {e, nullptr, 0};
+    if (e->kind == ExprKind::Var || e->kind == ExprKind::Constant) return {e, nullptr, 0, 0};
     std::vector<Expr> args;
     for (auto& a : e->args) args.push_back(nchw(a));
-    return {detail::with_args(e, args), nullptr, 0};
+    return {detail::with_args(e, args), nullptr, 0, 0};
+  }
+  static Val made(Expr blocked, int64_t b, int64_t c) {
+    return {nullptr, std::move(blocked), b, c};
   }
 
   Val visit(const Expr& e) {
@@ -103,40 +143,47 @@ class Alter {
     if (e->tuple_typed || !is_4d_float(e)) return keep(e);
     const int64_t C = e->types[0].shape[1];
     static const char* unary[] = {"nn.relu", "clip", "sigmoid", "sqrt", "negative"};
+    // (Each keeps its input's padding channels finite: sigmoid(0) = 0.5, the others give 0.)
     if (std::find(std::begin(unary), std::end(unary), op) != std::end(unary)) {
       if (!is_blocked(e->args[0])) return keep(e);
-      int64_t b = block_of(e->args[0]);
-      return {nullptr, call(op, {val(e->args[0]).blocked}, e->attrs), b};
+      const Val& a = val(e->args[0]);
+      return made(call(op, {a.blocked}, e->attrs), a.block, a.channels);
     }
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
         op == "nn.bias_add") {
       std::vector<Expr> in = e->args;
-      int64_t b = 0;  // the block of an operand with the output's shape
+      int64_t b = 0, cp = C;  // the block and channels of an operand with the output's shape
       for (auto& a : in)
-        if (!b && is_blocked(a) && a->types[0].shape == e->types[0].shape) b = block_of(a);
-      if (!b || C % b) return keep(e);
+        if (!b && is_blocked(a) && a->types[0].shape == e->types[0].shape) {
+          b = block_of(a);
+          cp = blocked_channels(a);
+        }
+      // A divisor's padding channels would be zero: a division keeps the value's own channels.
+      if (op == "divide") cp = C;
+      if (!b || cp % b) return keep(e);
       std::vector<Expr> args;
       if (op == "nn.bias_add") {
         if (e->attrs.at("axis").get<int64_t>() != 1 || in[1]->types[0].shape.size() != 1)
           return keep(e);
-        Expr data = broadcast_operand(in[0], C, b);
-        Expr bias = layout_transform(reshape(nchw(in[1]), {1, C, 1, 1}), "NCHW", nchw_b(b));
+        Expr data = broadcast_operand(in[0], C, b, cp);
+        Expr bias = layout_transform(pad_channels(reshape(nchw(in[1]), {1, C, 1, 1}), cp), "NCHW",
+                                     nchw_b(b));
         if (!data) return keep(e);
-        return {nullptr, add(data, bias), b};
+        return made(add(data, bias), b, cp);
       }
       for (auto& a : in) {
-        Expr x = broadcast_operand(a, C, b);
+        Expr x = broadcast_operand(a, C, b, cp);
         if (!x) return keep(e);
         args.push_back(x);
       }
-      return {nullptr, call(op, args, e->attrs), b};
+      return made(call(op, args, e->attrs), b, cp);
     }
     if (op == "nn.max_pool2d" || op == "nn.avg_pool2d" || op == "nn.global_avg_pool2d") {
       if (!is_blocked(e->args[0])) return keep(e);
-      int64_t b = block_of(e->args[0]);
+      const Val& a = val(e->args[0]);
       Json at = e->attrs;
-      at["layout"] = nchw_b(b);
-      return {nullptr, call(op, {val(e->args[0]).blocked}, at), b};
+      at["layout"] = nchw_b(a.block);
+      return made(call(op, {a.blocked}, at), a.block, a.channels);
     }
     if (op == "concatenate" && e->attrs.at("axis").get<int64_t>() == 1) {
       int64_t b = 0;
@@ -148,7 +195,7 @@ class Alter {
         if (a->tuple_typed || !is_4d_float(a) || a->types[0].shape[1] % b) return keep(e);
         args.push_back(blocked(a, b));
       }
-      return {nullptr, call(op, args, e->attrs), b};
+      return made(call(op, args, e->attrs), b, C);
     }
     return keep(e);
   }
@@ -170,21 +217,65 @@ class Alter {
     }
     if (e->attrs.at("groups").get<int64_t>() == 1) {
       if (!opt_.conv_blocks) return keep(e);
+      // The input channels the convolution reads: its input's padded blocked form where it has
+      // one (the weights get zero input channels to match); the output channels: when they are
+      // not a multiple of a vector, padded up to a multiple of one of pad_channels that adds at
+      // most a sixteenth, else an eighth (ShuffleNet's 58 -> 64, 232 -> 240, SqueezeNet's
+      // 1000 -> 1024, whose own blocks are 2, 8 and 10 lanes), unless a log has a config for the
+      // layer as it is.
+      const int64_t cin = is_blocked(x) ? blocked_channels(x) : C;
       std::optional<ConvBlocks> cb = opt_.conv_blocks(*e);
+      const bool tuned = cb && cb->from_log;
+      int64_t op_ = O, ic = C;
+      if (const auto& pc = opt_.pad_channels; !tuned && !pc.empty() && O % pc.back() != 0) {
+        // The first multiple that adds at most a sixteenth, else at most an eighth.
+        for (const int64_t frac : {16, 8}) {
+          for (const int64_t v : pc) {
+            const int64_t up = (O + v - 1) / v * v;
+            if (op_ == O && frac * (up - O) <= O) op_ = up;
+          }
+        }
+      }
+      if (!tuned && (cin != C || op_ != O)) {
+        // The padded layer's blocks (and config: what the build and task extraction see).
+        Json fa = e->attrs;
+        fa["channels"] = 0;
+        Shape xs = x->types[0].shape, pws = ws;
+        xs[1] = pws[1] = cin;
+        pws[0] = op_;
+        Expr fake = call("nn.conv2d",
+                         {var("data", TensorType{xs, DataType::Float(32)}),
+                          var("weight", TensorType{pws, DataType::Float(32)})},
+                         fa);
+        std::optional<ConvBlocks> pb = opt_.conv_blocks(*fake);
+        if (pb && cin % pb->ic_bn == 0 && op_ % pb->oc_bn == 0) {
+          cb = pb;
+          ic = cin;
+        } else {
+          op_ = O;
+        }
+      }
       if (!cb) return keep(e);
-      MINITVM_USER_CHECK(cb->ic_bn >= 1 && C % cb->ic_bn == 0 && cb->oc_bn >= 1 &&
-                         O % cb->oc_bn == 0)
+      MINITVM_USER_CHECK(cb->ic_bn >= 1 && ic % cb->ic_bn == 0 && cb->oc_bn >= 1 &&
+                         op_ % cb->oc_bn == 0)
           << "alter_op_layout: channel blocks " << cb->ic_bn << "/" << cb->oc_bn
-          << " do not divide " << C << "/" << O;
+          << " do not divide " << ic << "/" << op_;
       std::string kl = "OIHW" + std::to_string(cb->ic_bn) + "i" + std::to_string(cb->oc_bn) + "o";
       at["data_layout"] = nchw_b(cb->ic_bn);
       at["kernel_layout"] = kl;
       at["out_layout"] = nchw_b(cb->oc_bn);
-      Expr kw = layout_transform(w, "OIHW", kl);
-      return {nullptr, call("nn.contrib_conv2d_NCHWc", {blocked(x, cb->ic_bn), kw}, at), cb->oc_bn};
+      Expr wp = w;
+      if (ic != C || op_ != O) {
+        wp = nn::pad(w, {{0, op_ - O}, {0, ic - C}, {0, 0}, {0, 0}}, 0.0);
+      }
+      Expr kw = layout_transform(wp, "OIHW", kl);
+      return made(call("nn.contrib_conv2d_NCHWc", {blocked(x, cb->ic_bn, ic), kw}, at), cb->oc_bn,
+                  op_);
     }
     if (!detail::is_depthwise(*e) || opt_.depthwise_block <= 0) return keep(e);
-    int64_t b = is_blocked(x) && C % block_of(x) == 0 ? block_of(x) : 0;
+    // On a padded blocked input the padding channels get zero weights and stay zero.
+    const int64_t cp = is_blocked(x) ? blocked_channels(x) : C;
+    int64_t b = is_blocked(x) && cp % block_of(x) == 0 ? block_of(x) : 0;
     if (!b) {
       for (b = std::min(opt_.depthwise_block, C); C % b; --b) {
       }
@@ -193,17 +284,18 @@ class Alter {
       // layout_transform goes in and out around the layer.
       if (2 * b <= opt_.depthwise_block && b < C) return keep(e);
     }
+    const int64_t c = is_blocked(x) && block_of(x) == b ? cp : C;
     std::string kl = "OIHW1i" + std::to_string(b) + "o";
     at["data_layout"] = nchw_b(b);
     at["kernel_layout"] = kl;
     at["out_layout"] = nchw_b(b);
-    Expr kw = layout_transform(w, "OIHW", kl);
-    return {nullptr, call("nn.contrib_depthwise_conv2d_NCHWc", {blocked(x, b), kw}, at), b};
+    Expr kw = layout_transform(c == C ? w : pad_channels_dim0(w, c), "OIHW", kl);
+    return made(call("nn.contrib_depthwise_conv2d_NCHWc", {blocked(x, b, c), kw}, at), b, c);
   }
 
   const AlterLayoutOptions& opt_;
   std::unordered_map<const ExprNode*, Val> vals_;
-  std::map<std::pair<const ExprNode*, int64_t>, Expr> reblocked_;
+  std::map<std::tuple<const ExprNode*, int64_t, int64_t>, Expr> reblocked_;
 };
 
 }  // namespace
