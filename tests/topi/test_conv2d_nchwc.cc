@@ -384,6 +384,10 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       {{{1, 96, 97, 23}, {16, 96, 3, 3}, {{2, 2}, {0, 0}, {1, 1}}},
        NCHWcLoopOrder::kRowsOuter,
        true},
+      // A padded input of 4 MiB or more: padded per task (row block, input-channel chunk).
+      {{{1, 64, 128, 130}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+       NCHWcLoopOrder::kRowsOuter,
+       true},
   };
   std::mt19937 rng(23);
   for (size_t i = 0; i < cases.size(); ++i) {
