@@ -158,8 +158,12 @@ class Alter {
           b = block_of(a);
           cp = blocked_channels(a);
         }
-      // A divisor's padding channels would be zero: a division keeps the value's own channels.
-      if (op == "divide") cp = C;
+      // A divisor's padding channels would be zero: a division by a value along the channels
+      // keeps the value's own channels (one by a scalar or per-pixel value keeps the padding).
+      if (op == "divide") {
+        const Shape& ds = in[1]->tuple_typed ? Shape{} : in[1]->types[0].shape;
+        if (ds.size() >= 3 && ds[ds.size() - 3] != 1) cp = C;
+      }
       if (!b || cp % b) return keep(e);
       std::vector<Expr> args;
       if (op == "nn.bias_add") {
