@@ -42,13 +42,33 @@ bool schedule_unblock(te::Stage& st, const te::Operation& op) {
   return true;
 }
 
+// An NCHW[b]c output read from one NCHW input with a block of fewer than 4 channels (a network's
+// 3-channel image packed for its first conv): parallel over (batch, channel block, row), the
+// columns and the block serial with the block unrolled, so each row is a loop over contiguous
+// input rows and one contiguous output row. Parallel over every pixel, with the 3-element block
+// as the only loop, the 224x224 image took 65 us.
+bool schedule_small_block(te::Stage& st, const te::Operation& op) {
+  auto axes = st.leaf_iter_vars();
+  const std::vector<te::Tensor> inputs = op.input_tensors();
+  if (axes.size() != 5 || inputs.size() != 1 || inputs[0].ndim() != 4) return false;
+  const std::vector<int64_t> is = nn::const_shape(inputs[0]);
+  std::vector<int64_t> os;
+  for (const IterVar& a : axes) os.push_back(extent_of(a));
+  const int64_t b = os[4];
+  if (b >= 4 || is[0] != os[0] || os[1] * b != is[1] || is[2] != os[2] || is[3] != os[3])
+    return false;
+  st.parallel(st.fuse(std::vector<IterVar>{axes[0], axes[1], axes[2]}));
+  st.unroll(axes[4]);
+  return true;
+}
+
 // Parallelise the outermost axes of an injective stage and vectorize the innermost when it is
 // wide enough.
 void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
   te::Stage st = s[op];
   auto axes = st.leaf_iter_vars();
   if (axes.empty()) return;
-  if (schedule_unblock(st, op)) return;
+  if (schedule_unblock(st, op) || schedule_small_block(st, op)) return;
   int64_t inner = extent_of(axes.back());
   if (axes.size() >= 2) {
     std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
