@@ -315,6 +315,34 @@ TEST(AlterOpLayout, ChannelsWithoutAVectorBlockArePadded) {
   EXPECT_EQ(count_op(u, "nn.pad"), 0);
 }
 
+// Channel counts near and far from vector multiples (padded or not, by 16 or 32 lanes) through
+// conv chains built for llvm: 1x1 and 3x3 convs, a strided one, a depthwise conv, a residual add
+// with a channel-wise scale, a max pool and a concat, a global pool; values as the reference's.
+TEST(AlterOpLayout, PaddedChannelCountsMatchTheReferenceBuiltForLlvm) {
+  uint64_t seed = 300;
+  for (int64_t c1 : {30, 58, 100, 250}) {
+    for (int64_t c2 : {34, 116, 120}) {
+      SCOPED_TRACE("channels " + std::to_string(c1) + ", " + std::to_string(c2));
+      auto x = var("data", T({1, 8, 9, 10}));
+      auto y = nn::relu(nn::conv2d(x, rand_const({c1, 8, 3, 3}, seed++, -0.3, 0.3),
+                                   {.strides = {2, 2}, .padding = {1}}));
+      auto d = nn::conv2d(y, rand_const({c1, 1, 3, 3}, seed++), {.padding = {1}, .groups = c1});
+      auto z = add(multiply(d, rand_const({c1, 1, 1}, seed++)), y);
+      auto p = nn::max_pool2d(z, {.pool_size = {2, 2}, .strides = {1, 1}});
+      auto u = nn::conv2d(p, rand_const({c2, c1, 1, 1}, seed++, -0.2, 0.2));
+      auto cat = concatenate({u, nn::relu(p)}, 1);
+      Function f({x}, tuple({nn::global_avg_pool2d(cat), u}));
+      auto xv = relay::testing::random_uniform({1, 8, 9, 10}, -1, 1, seed++);
+      auto want = reference_run(f, {{"data", xv}});
+      Built b = build(f, "llvm");
+      auto got = relay_test::run_graph(b, {{"data", xv}});
+      ASSERT_EQ(got.size(), 2u);
+      expect_close(got[0], want[0], 1e-4);
+      expect_close(got[1], want[1], 1e-4);
+    }
+  }
+}
+
 // relay::build on llvm takes the blocks from the config the dispatch context answers for the
 // layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
 TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
