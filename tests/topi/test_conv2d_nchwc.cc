@@ -384,6 +384,9 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       {{{1, 96, 97, 23}, {16, 96, 3, 3}, {{2, 2}, {0, 0}, {1, 1}}},
        NCHWcLoopOrder::kRowsOuter,
        true},
+      // Weights of 4 MiB or more over 16 output positions: the next chunk's weights prefetched.
+      {{{1, 256, 4, 4}, {512, 256, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+       NCHWcLoopOrder::kReductionOuter},
       // A padded input of 4 MiB or more: padded per task (row block, input-channel chunk).
       {{{1, 64, 128, 130}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
        NCHWcLoopOrder::kRowsOuter,
@@ -406,8 +409,9 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       const int64_t oh = (c.ds[2] + 2 * c.attrs.padding[0] - c.ks[2]) / c.attrs.stride[0] + 1;
       // (The row-block cases have tasks for two per thread up to 6 threads.)
       if (threads <= 6)
-        EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(c.ks[2] * c.ks[3], c.ds[1] / ic_bn, oh,
-                                                    c.ds[0] * (c.ks[0] / oc_bn), threads) > 0,
+        EXPECT_EQ(cases[i].order == NCHWcLoopOrder::kRowsOuter &&
+                      topi::cpu::conv2d_nchwc_row_block(c.ks[2] * c.ks[3], c.ds[1] / ic_bn, oh,
+                                                        c.ds[0] * (c.ks[0] / oc_bn), threads) > 0,
                   cases[i].row_blocks);
     }
     check_blocked(c, 60 + unsigned(i));
