@@ -245,8 +245,8 @@ namespace {
 
 // 58 channels (ShuffleNet's) through a conv + bias + relu, a depthwise conv + clip, a gate
 // (multiply by its sigmoid), a 1x1 conv with a residual add, two divisions (by a value with the
-// channels: unpadded, and by a scalar: padded), and a 1000-class 1x1 classifier (SqueezeNet's)
-// with a global pool; y leaves the blocked layout for a transpose.
+// channels: unpadded, and by a scalar: padded), a sqrt (unpadded), and a 1000-class 1x1
+// classifier (SqueezeNet's) with a global pool; y leaves the blocked layout for a transpose.
 Function padded_net() {
   auto x = var("data", T({1, 16, 10, 10}));
   auto y = nn::relu(
@@ -256,7 +256,11 @@ Function padded_net() {
   auto m = multiply(d, sigmoid(d));
   auto z = add(nn::conv2d(m, rand_const({58, 58, 1, 1}, 4, -0.2, 0.2)), y);
   auto q = add(divide(z, add(sigmoid(z), scalar(0.5))), divide(z, scalar(6.0)));
-  auto cls = nn::relu(nn::conv2d(z, rand_const({1000, 58, 1, 1}, 5, -0.2, 0.2)));
+  // A sqrt whose argument is at least 0.5 in the value's channels and would be -0.5 in padding
+  // channels (a channel-wise constant adds nothing there): a NaN the classifier's zero weights
+  // would not cancel.
+  auto r = sqrt(subtract(add(nn::relu(z), rand_const({58, 1, 1}, 6, 1.0, 1.5)), scalar(0.5)));
+  auto cls = nn::relu(nn::conv2d(add(z, r), rand_const({1000, 58, 1, 1}, 5, -0.2, 0.2)));
   auto p = nn::softmax(nn::batch_flatten(nn::global_avg_pool2d(cls)));
   return Function({x}, tuple({q, p, transpose(y, {0, 2, 3, 1})}));
 }
@@ -293,9 +297,9 @@ TEST(AlterOpLayout, ChannelsWithoutAVectorBlockArePadded) {
   EXPECT_EQ(convs, (std::vector<std::vector<int64_t>>{
                        {1, 2, 10, 10, 32}, {1, 2, 10, 10, 32}, {1, 32, 10, 10, 32}}))
       << a;
-  // The weights' padding is folded at build time; the one pad left is the NCHW quotient's, padded
-  // to join the blocked one in q's add.
-  EXPECT_EQ(count_op(a, "nn.pad"), 1) << a;
+  // The weights' padding is folded at build time; the pads left are the NCHW quotient's and the
+  // NCHW sqrt's, padded to join blocked values in the adds.
+  EXPECT_EQ(count_op(a, "nn.pad"), 2) << a;
   auto xv = relay::testing::random_uniform({1, 16, 10, 10}, -1, 1, 11);
   auto want = reference_run(f, {{"data", xv}});
   auto got = reference_run(a, {{"data", xv}});

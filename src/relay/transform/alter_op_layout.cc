@@ -143,10 +143,13 @@ class Alter {
     if (e->tuple_typed || !is_4d_float(e)) return keep(e);
     const int64_t C = e->types[0].shape[1];
     static const char* unary[] = {"nn.relu", "clip", "sigmoid", "sqrt", "negative"};
-    // (Each keeps its input's padding channels finite: sigmoid(0) = 0.5, the others give 0.)
+    // Each keeps finite padding channels finite (sigmoid(0) = 0.5) but sqrt, which could make a
+    // NaN of a negative one (padding that went through sigmoid and negative) that zero weights do
+    // not cancel: sqrt takes the value's own channels.
     if (std::find(std::begin(unary), std::end(unary), op) != std::end(unary)) {
       if (!is_blocked(e->args[0])) return keep(e);
       const Val& a = val(e->args[0]);
+      if (op == "sqrt" && a.channels != channels_of(e->args[0])) return keep(e);
       return made(call(op, {a.blocked}, e->attrs), a.block, a.channels);
     }
     if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
