@@ -352,6 +352,9 @@ namespace {
 int64_t elements(const te::Tensor& t) {
   return detail::num_elements(nn::const_shape(t));
 }
+int64_t bytes(const te::Tensor& t) {
+  return elements(t) * t.dtype().bytes();
+}
 
 // With the thread pool's size (the hardware threads, or TVM_NUM_THREADS).
 NCHWcLoopOrder loop_order(const Conv2dNCHWc& t) {
@@ -386,8 +389,7 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   // layer alone 14.2-15.0 -> 13.4 ms, in the network 14.6 -> 14.1; at ResNet-50's 56x56, where
   // the copy stays in cache, the network was level).
   const bool padded = !t.data_pad.same_as(t.data_vec);
-  const bool pad_per_task = padded && row_block > 0 &&
-                            elements(t.data_pad) * t.data_pad.dtype().bytes() >= (int64_t{4} << 20);
+  const bool pad_per_task = padded && row_block > 0 && bytes(t.data_pad) >= (int64_t{4} << 20);
 
   // Padding: parallel over (n, c chunk, h), the channel block vectorized; packing stages (when the
   // data and kernel are not given blocked) as the standalone transforms.
@@ -460,13 +462,12 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
       auto [o_rb, o_ohi] = so.split(oax[2], I(row_block));
       so.reorder({oax[0], o_rb, oax[1], o_ohi, oax[3], oax[4]});
       par = so.fuse(std::vector<IterVar>{oax[0], o_rb, oax[1]});
-      IterVar at = par;
       so.vectorize(oax[4]);
       so.parallel(par);
       if (c_is_out) {
-        scc.compute_at(so, at);
+        scc.compute_at(so, par);
       } else {
-        sc.compute_at(so, at);
+        sc.compute_at(so, par);
         sc.vectorize(cax[4]);
         scc.compute_at(sc, cax[1]);
       }
@@ -503,8 +504,7 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     // (5 us per 36 KB chunk): each chunk prefetches the next one's weights. ResNet-50's 7x7 3x3
     // layers -6 to -10 %, its strided 14x14 -> 7x7 3x3 and 1x1 -6 to -7 % (3 processes each,
     // 2-core Xeon); with 1 MiB and 14x14 maps (more compute per chunk) it was level or slower.
-    if (order == NCHWcLoopOrder::kReductionOuter &&
-        elements(t.kernel_vec) * t.kernel_vec.dtype().bytes() >= (int64_t{4} << 20)) {
+    if (order == NCHWcLoopOrder::kReductionOuter && bytes(t.kernel_vec) >= (int64_t{4} << 20)) {
       const std::vector<int64_t> out = nn::const_shape(C);
       if (out[2] * out[3] <= 64) scc.prefetch(t.kernel_vec, ic_chunk, I(1));
     }
