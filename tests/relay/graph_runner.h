@@ -9,6 +9,8 @@
 #include <map>
 
 #include "minitvm/relay/build.h"
+#include "minitvm/relay/relay.h"
+#include "relay/relay_test_util.h"
 
 namespace relay_test {
 
@@ -75,6 +77,17 @@ inline std::vector<minitvm::runtime::NDArray> run_graph(const minitvm::runtime::
   std::vector<NDArray> outs;
   for (auto& h : j.at("heads")) outs.push_back(entry[row[h[0].get<int>()] + h[1].get<int>()]);
   return outs;
+}
+
+/** Build `fn` for llvm, run it on `inputs` and compare every output with the reference executor's
+ *  (relative tolerance tol, as expect_close). */
+inline void expect_llvm_matches_reference(const minitvm::relay::Function& fn,
+                                          const minitvm::relay::Params& inputs, double tol) {
+  minitvm::relay::Built b = minitvm::relay::build(fn, "llvm");
+  auto got = run_graph(b, inputs);
+  auto want = minitvm::relay::reference_run(fn, inputs);
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t i = 0; i < got.size(); ++i) expect_close(got[i], want[i], tol);
 }
 
 }  // namespace relay_test

@@ -59,12 +59,7 @@ TEST(RelayBuild, SmallGraphLlvmEveryOp) {
   auto out = nn::softmax(nn::bias_add(nn::dense(f, c({5, 8}, 4)), c({5}, 5)));
   Function fn({x}, tuple({out, divide(nn::global_avg_pool2d(p), scalar(2.0))}));
   auto input = relay::testing::random_uniform({1, 4, 9, 9}, -1, 1, 9);
-  Built b = build(fn, "llvm");
-  auto got = relay_test::run_graph(b, {{"data", input}});
-  auto want = reference_run(fn, {{"data", input}});
-  ASSERT_EQ(got.size(), 2u);
-  expect_close(got[0], want[0], 1e-5);
-  expect_close(got[1], want[1], 1e-5);
+  relay_test::expect_llvm_matches_reference(fn, {{"data", input}}, 1e-5);
 }
 
 // Pools on blocked layouts of one, two and four vectors (NCHW16c, NCHW32c as Intel's fallback
@@ -132,12 +127,7 @@ TEST(RelayBuild, RowBlockedConvolutionsWithFusedEpiloguesLlvm) {
   auto s = nn::conv2d(z, c({32, 64, 3, 3}, 5), {.strides = {2, 2}, .padding = {1}});
   Function fn({x}, tuple({z, s}));
   auto input = relay::testing::random_uniform({1, 64, 26, 30}, -1, 1, 25);
-  Built b = build(fn, "llvm");
-  auto got = relay_test::run_graph(b, {{"data", input}});
-  auto want = reference_run(fn, {{"data", input}});
-  ASSERT_EQ(got.size(), 2u);
-  expect_close(got[0], want[0], 1e-4);
-  expect_close(got[1], want[1], 1e-4);
+  relay_test::expect_llvm_matches_reference(fn, {{"data", input}}, 1e-4);
 }
 
 TEST(RelayBuild, GraphJsonFormat) {
