@@ -3,9 +3,10 @@
 // blocked layout and plain NCHW) and a memcpy of the same byte count, split over the same thread
 // pool as our kernels (runtime::thread_pool_size() threads). Times are the minimum of
 // the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement;
-// `--quick` runs C<=32 only. Kernels use the CPU template's fallback configs; `--tophub` uses the
-// shipped TopHub configs (tophub::context("llvm"), which loads index.json's extra packages) where
-// they have one.
+// `--quick` runs C<=32 only, `--shapes 256x28 128x56` those shapes only. Every input is random
+// (the backward's indices come from a forward over the random input). Kernels use the CPU
+// template's fallback configs; `--tophub` uses the shipped TopHub configs (tophub::context("llvm"),
+// which loads index.json's extra packages) where they have one.
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -15,6 +16,7 @@
 #include <iostream>
 #include <memory>
 #include <optional>
+#include <random>
 #include <string>
 #include <vector>
 
@@ -35,6 +37,14 @@
 using namespace minitvm;
 
 namespace {
+
+// Random data (the issue: PyTorch's kernel is data-dependent, so zeros are not timed): uniform
+// floats in [-1, 1) from a fixed seed.
+void fill_random(float* p, size_t n, uint32_t seed) {
+  std::mt19937 g(seed);
+  std::uniform_real_distribution<float> u(-1.f, 1.f);
+  for (size_t i = 0; i < n; ++i) p[i] = u(g);
+}
 
 struct Row {
   int64_t N, C, H, W;
@@ -67,15 +77,16 @@ struct DnnlPool {
     src = memory(fpd.src_desc(), eng);
     dst = memory(fpd.dst_desc(), eng);
     ws = memory(fpd.workspace_desc(), eng);
-    std::memset(src.get_data_handle(), 0, fpd.src_desc().get_size());
+    fill_random(static_cast<float*>(src.get_data_handle()), fpd.src_desc().get_size() / 4, 1);
     fwd = pooling_forward(fpd);
     pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3},
                               {3, 3}, {0, 0}, {0, 0});
     pooling_backward::primitive_desc bpd(bd, eng, fpd);
     dsrc = memory(bpd.diff_src_desc(), eng);
     ddst = memory(bpd.diff_dst_desc(), eng);
-    std::memset(ddst.get_data_handle(), 0, bpd.diff_dst_desc().get_size());
+    fill_random(static_cast<float*>(ddst.get_data_handle()), bpd.diff_dst_desc().get_size() / 4, 2);
     bwd = pooling_backward(bpd);
+    forward();  // the workspace of random data, as a training step leaves it
   }
   void forward() {
     fwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_WORKSPACE, ws}});
@@ -101,14 +112,18 @@ int main(int argc, char** argv) {
   int repeats = 15;
   int64_t dump_c = 0, dump_h = 0;
   std::vector<int64_t> dump;
+  std::vector<std::string> shapes;
   auto app = minitvm::cli::make_app(
       "minitvm-bench-pool",
       "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs "
       "oneDNN (when built "
       "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
-      "usage: minitvm-bench-pool [--json FILE] [--quick] [--tophub] [--repeats N] [--dump C H]");
+      "usage: minitvm-bench-pool [--json FILE] [--quick] [--shapes CxH ...] [--tophub] [--repeats "
+      "N] "
+      "[--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
+  app->add_option("--shapes", shapes, "only these grid shapes, as CxH (e.g. 256x28 128x56)");
   app->add_flag("--tophub", use_tophub,
                 "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
   app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")
@@ -143,11 +158,17 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<int64_t> Cs{3, 32, 128, 256}, HWs{7, 28, 56, 112};
   if (quick) Cs = {3, 32};
+  auto wanted = [&](int64_t C, int64_t H) {
+    if (shapes.empty()) return true;
+    std::string key = std::to_string(C) + "x" + std::to_string(H);
+    return std::find(shapes.begin(), shapes.end(), key) != shapes.end();
+  };
   const int64_t N = 32;
   std::printf("%-22s %-8s %10s %8s %7s %10s %10s %8s\n", "shape", "dir", "ours_ms", "GB/s", "%copy",
               "dnnl_best", "dnnl_nchw", "vs_best");
   for (int64_t C : Cs)
     for (int64_t H : HWs) {
+      if (!wanted(C, H)) continue;
       frontend::PoolInput in{{N, C, H, H}, DataType::Float(32), topi::PoolLayout::ChannelsFirst};
       frontend::MaxPoolParams mp;
       mp.kernel_size = {3};
@@ -159,10 +180,15 @@ int main(int argc, char** argv) {
       runtime::NDArray idx = runtime::NDArray::empty(oshape, DataType::Int(64));
       runtime::NDArray gy = runtime::NDArray::empty(oshape, DataType::Float(32));
       runtime::NDArray gx = runtime::NDArray::empty(ishape, DataType::Float(32));
-      std::memset(x.data(), 0, x.nbytes());
-      std::memset(gy.data(), 0, gy.nbytes());
-      std::memset(idx.data(), 0, idx.nbytes());
+      fill_random(static_cast<float*>(x.data()), x.nbytes() / 4, 1);
+      fill_random(static_cast<float*>(gy.data()), gy.nbytes() / 4, 2);
       topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward);
+      {  // the backward's indices: the argmax of the same random input (a forward with indices)
+        topi::BuildPoolOptions o;
+        o.with_indices = true;
+        topi::PooledKernel fi = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, o);
+        fi.module.get_function(fi.func_name)(x, y, idx);
+      }
       topi::PooledKernel bk = topi::build_pool(plan, "llvm", topi::PoolDirection::Backward);
       auto ff = fk.module.get_function(fk.func_name);
       auto bf = bk.module.get_function(bk.func_name);
