@@ -539,6 +539,9 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
       for (int i = 0; i < p; ++i) widen[i] = i < t.lanes() ? i : -1;  // poison lanes, not stored
       builder_->CreateMaskedStore(builder_->CreateShuffleVector(value, widen), addr, align,
                                   prefix_mask(*builder_, p, t.lanes()));
+    } else if (int bytes = t.lanes() * elem.bytes();
+               nontemporal_depth_ > 0 && bytes >= 16 && (bytes & (bytes - 1)) == 0) {
+      emit_nontemporal_store(value, addr, align, bytes);
     } else {
       builder_->CreateAlignedStore(value, addr, align);
     }
@@ -546,6 +549,30 @@ void CodeGenLLVM::emit_store(const StoreNode* op) {
     llvm::Value* ptrs = element_address(base, elem, op->index);
     builder_->CreateMaskedScatter(value, ptrs, align, mask);
   }
+}
+
+// A store that bypasses the caches where its address is aligned to its size (a streaming store
+// needs that alignment; LLVM emits one only for a store it knows to be aligned), an ordinary store
+// elsewhere: the check is made at run time, so a misaligned buffer (an offset view) stays correct.
+void CodeGenLLVM::emit_nontemporal_store(llvm::Value* value, llvm::Value* addr, llvm::Align align,
+                                         int bytes) {
+  llvm::Value* low = builder_->CreateAnd(builder_->CreatePtrToInt(addr, i64_),
+                                         llvm::ConstantInt::get(i64_, bytes - 1));
+  llvm::Value* aligned = builder_->CreateICmpEQ(low, llvm::ConstantInt::get(i64_, 0));
+  auto* yes = llvm::BasicBlock::Create(ctx_, "nt_store", function_);
+  auto* no = llvm::BasicBlock::Create(ctx_, "plain_store", function_);
+  auto* done = llvm::BasicBlock::Create(ctx_, "store_done", function_);
+  builder_->CreateCondBr(aligned, yes, no);
+  builder_->SetInsertPoint(yes);
+  llvm::StoreInst* st = builder_->CreateAlignedStore(value, addr, llvm::Align(bytes));
+  st->setMetadata(llvm::LLVMContext::MD_nontemporal,
+                  llvm::MDNode::get(ctx_, {llvm::ConstantAsMetadata::get(builder_->getInt32(1))}));
+  builder_->CreateBr(done);
+  builder_->SetInsertPoint(no);
+  builder_->CreateAlignedStore(value, addr, align);
+  builder_->CreateBr(done);
+  builder_->SetInsertPoint(done);
+  ++nontemporal_stores_;
 }
 
 // Tensor-level nodes must be gone before code generation.

@@ -210,9 +210,22 @@ void CodeGenLLVM::emit_node(const LetStmtNode* op) {
   emit(op->body);
 }
 
-// Thread and pragma annotations mean nothing to the CPU backend.
+// Thread and pragma annotations mean nothing to the CPU backend, but for "nontemporal_store":
+// the vector stores under it may bypass the caches (emit_store), and a sequentially consistent
+// fence closes the region (mfence on x86, which drains the write-combining buffers), so that those
+// weakly ordered stores are visible before whatever follows reads them.
 void CodeGenLLVM::emit_node(const AttrStmtNode* op) {
+  if (op->attr_kind != AttrKind::Pragma || op->pragma_key != "nontemporal_store") {
+    emit(op->body);
+    return;
+  }
+  const int before = nontemporal_stores_;
+  ++nontemporal_depth_;
   emit(op->body);
+  --nontemporal_depth_;
+  // Inside a parallel loop the fence ends each task instead (codegen_parallel.cc).
+  if (nontemporal_stores_ > before && parallel_depth_ == 0)
+    builder_->CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
 }
 
 // Assertions are not checked: the C calling convention has no error channel (see header).

@@ -131,6 +131,13 @@ class CodeGenLLVM {
   std::unordered_map<const ir::VarNode*, llvm::Value*> vars_;
   int parallel_depth_ = 0;
   int parallel_count_ = 0;
+  /** Inside a "nontemporal_store" pragma (Stage::pragma): dense unmasked vector stores of a
+   *  power-of-two size that find their address aligned to that size at run time bypass the caches
+   *  (!nontemporal); nontemporal_stores_ counts those emitted, for the closing fence (at the end
+   *  of the region, or of each parallel task). */
+  int nontemporal_depth_ = 0;
+  int nontemporal_stores_ = 0;
+  void emit_nontemporal_store(llvm::Value* value, llvm::Value* addr, llvm::Align align, int bytes);
   llvm::Type* i8_;
   llvm::Type* i32_;
   llvm::Type* i64_;

@@ -65,7 +65,9 @@ void CodeGenLLVM::emit_parallel_loop(const ForNode* op) {
   iv.type = llvm_type(lt);
   params.push_back(iv);
   ++parallel_depth_;
+  const int nontemporal_before = nontemporal_stores_;
   llvm::Function* body_fn = emit_body_function(base + "_body", params, op->body);
+  const bool fence = nontemporal_stores_ > nontemporal_before;
   --parallel_depth_;
 
   // The task function: void task(int64_t task, void* closure).
@@ -85,6 +87,10 @@ void CodeGenLLVM::emit_parallel_loop(const ForNode* op) {
     llvm::Value* task = b.CreateIntCast(task_fn->getArg(0), min->getType(), true);
     args.push_back(b.CreateAdd(m, task, op->loop_var->name_hint, false, lt.is_int()));
     b.CreateCall(body_fn, args);
+    // A task that wrote with non-temporal stores ends with a fence (they are weakly ordered; the
+    // thread pool's join must not see the task done before they are), once per task: schedules
+    // that stream give each task many of them (pool_schedule.cc).
+    if (fence) b.CreateFence(llvm::AtomicOrdering::SequentiallyConsistent);
     b.CreateRetVoid();
   }
 
