@@ -6,6 +6,8 @@
 // Per axis the candidate windows are o in [o_lo(q), o_hi(q)]; a reduction axis j walks them.
 // When windows are disjoint there is at most one candidate per axis and no reduction at all: the
 // element is 0 outside every window (if_then_else, so that o is only read inside one).
+#include <limits>
+
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
 
@@ -154,10 +156,25 @@ PoolBackward pool_backward(const PoolPlan& plan) {
     std::vector<Expr> oidx = layout_index(plan, n, c, oc);
     Expr contrib;
     if (plan.mode == PoolMode::Max) {
-      DataType i64 = DataType::Int(64);
-      Expr flat = make_const(i64, int64_t{0});
-      for (int a = 0; a < R; ++a) flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, q[a]);
-      add(b.indices.read(oidx) == flat);
+      DataType i64 = DataType::Int(64), i32 = DataType::Int(32);
+      int64_t plane = 1;
+      for (int a = 0; a < R; ++a) plane *= plan.axes[a].in;
+      Expr idx = b.indices.read(oidx);
+      if (plane < std::numeric_limits<int32_t>::max()) {
+        // Positions fit int32: compare in int32 (half the vector compares of int64). The index is
+        // clamped to int32's range first, so that an out-of-range int64 never wraps onto a
+        // position (saturated values are no position: 0 <= flat < plane < INT32_MAX).
+        Expr flat = make_const(i32, 0);
+        for (int a = 0; a < R; ++a) flat = flat * make_const(i32, plan.axes[a].in) + q[a];
+        Expr lo = make_const(i64, std::numeric_limits<int32_t>::min()),
+             hi = make_const(i64, std::numeric_limits<int32_t>::max());
+        add(cast(i32, max(min(idx, hi), lo)) == flat);
+      } else {
+        Expr flat = make_const(i64, int64_t{0});
+        for (int a = 0; a < R; ++a)
+          flat = flat * make_const(i64, plan.axes[a].in) + cast(i64, q[a]);
+        add(idx == flat);
+      }
       contrib = widen(b.grad_output.read(oidx));
     } else if (plan.mode == PoolMode::Avg) {
       Expr go = widen(b.grad_output.read(oidx));

@@ -10,6 +10,7 @@
 
 #include <cmath>
 #include <filesystem>
+#include <limits>
 #include <random>
 
 #include "minitvm/autotune/dispatch.h"
@@ -20,6 +21,7 @@
 #include "minitvm/frontend/pool_compiled.h"
 #include "minitvm/frontend/pool_executor.h"
 #include "minitvm/frontend/pool_plan.h"
+#include "minitvm/runtime/ndarray.h"
 #include "minitvm/support/logging.h"
 #include "minitvm/topi/pool.h"
 #include "runtime/cpu/jit.h"
@@ -197,6 +199,48 @@ TEST(PoolCpuTemplate, SeedGridFallbackVectorizesWithoutGathers) {
     HostArray gx = exe.backward(plan, x, gy, &want.indices);
     for (int64_t i = 0; i < gx_want.numel(); ++i)
       ASSERT_EQ(gx.get(i), gx_want.get(i)) << H << " " << i;
+  }
+}
+
+// The disjoint max backward compares indices in int32 when a plane's positions fit (half the vector
+// compares): an int64 index outside int32's range must still match no position, as it did when
+// the comparison was int64 (1 << 32 plus a position would wrap onto that position if truncated).
+// Checked against a naive loop over the windows, for the seed grid's tiles (W = 28, 56).
+TEST(PoolCpuTemplate, DisjointBackwardIgnoresIndicesOutsideInt32) {
+  for (int64_t H : {28, 56}) {
+    PoolPlan plan = max2d({2, 3, H, H}, 3, 3);
+    int64_t OH = plan.axes[0].out, planes = 2 * 3;
+    topi::PooledKernel k = topi::build_pool(plan, "llvm", PoolDirection::Backward);
+    runtime::NDArray gy = runtime::NDArray::empty({2, 3, OH, OH}, DataType::Float(32));
+    runtime::NDArray idx = runtime::NDArray::empty({2, 3, OH, OH}, DataType::Int(64));
+    runtime::NDArray gx = runtime::NDArray::empty({2, 3, H, H}, DataType::Float(32));
+    auto* g = static_cast<float*>(gy.data());
+    auto* ix = static_cast<int64_t*>(idx.data());
+    std::mt19937 rng(5);
+    const int64_t far[] = {int64_t{1} << 32, -(int64_t{1} << 32), int64_t{1} << 31,
+                           std::numeric_limits<int64_t>::min()};
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OH; ++ow) {
+          int64_t o = (p * OH + oh) * OH + ow;
+          g[o] = static_cast<float>(rng() % 1000) / 8.f + 1.f;
+          ix[o] = (oh * 3 + static_cast<int64_t>(rng() % 3)) * H + ow * 3 +
+                  static_cast<int64_t>(rng() % 3);
+          if (rng() % 3 == 0) ix[o] += far[rng() % 4];  // a third of them out of range
+        }
+    k.module.get_function(k.func_name)(gy, idx, gx);
+    const auto* got = static_cast<const float*>(gx.data());
+    for (int64_t p = 0; p < planes; ++p)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < H; ++w) {
+          float want = 0.f;
+          int64_t oh = h / 3, ow = w / 3;
+          if (oh < OH && ow < OH) {
+            int64_t o = (p * OH + oh) * OH + ow;
+            if (ix[o] == h * H + w) want = g[o];
+          }
+          ASSERT_EQ(got[(p * H + h) * H + w], want) << H << " " << p << " " << h << " " << w;
+        }
   }
 }
 
