@@ -19,6 +19,7 @@
 #include "minitvm/codegen/build.h"
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
+#include "topi/schedule_util.h"
 
 namespace minitvm::topi {
 
@@ -32,6 +33,12 @@ int64_t inner_length(const PoolPlan& plan, PoolDirection dir) {
   if (plan.layout == PoolLayout::ChannelsLast) return plan.channels;
   const PoolAxis& ax = plan.axes.back();
   return fwd ? ax.out : ax.in;
+}
+
+// The planes of a channels-first plan (batch x channels), what its parallel loops split.
+int64_t num_planes(const PoolPlan& plan) {
+  return (plan.batched ? plan.batch : 1) *
+         (plan.layout == PoolLayout::ChannelsFirst ? plan.channels : 1);
 }
 
 int outer_axes(const PoolPlan& plan) {
@@ -99,6 +106,20 @@ int64_t bwd_window_tile(const PoolPlan& plan, PoolDirection dir) {
   return s * std::max<int64_t>(1, windows);
 }
 
+// The fallback's "stream" (backward): a disjoint-window backward whose grad_input is 16 MiB or
+// more (it goes to memory; ordinary stores read every line for ownership before writing it back)
+// and whose planes are whole 64-byte lines (each task's plane then starts aligned in an aligned
+// buffer). The plane is computed into a buffer that stays in L1/L2, then copied out with stores
+// that bypass the caches. Where grad_input would stay in cache the copy is extra work: the 12.8 MB
+// seed shapes ran level or slower with it on the 2-core Xeon, the 25.7 MB and larger ones 10-30 %
+// faster (docs/PERFORMANCE.md).
+bool streams_grad_input(const PoolPlan& plan, PoolDirection dir, int64_t in_bytes) {
+  if (bwd_window_tile(plan, dir) == 0 || in_bytes < (int64_t{16} << 20)) return false;
+  int64_t plane = plan.dtype.bytes();
+  for (const PoolAxis& ax : plan.axes) plane *= ax.in;
+  return plane % 64 == 0;
+}
+
 }  // namespace
 
 void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir) {
@@ -123,6 +144,10 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
   cfg.define_knob("prefetch", {0, 1, 2, 4});
   cfg.set_record_default("prefetch",
                          autotune::OtherOptionEntity{0});  // records tuned before the knob
+  if (dir == PoolDirection::Backward) {
+    cfg.define_knob("stream", {0, 1});
+    cfg.set_record_default("stream", autotune::OtherOptionEntity{0});
+  }
 }
 
 void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDirection dir) {
@@ -159,10 +184,8 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   cfg.set("vec", autotune::OtherOptionEntity{vec && f > 1 ? 1 : 0});
   // Parallel tasks: whole planes (N*C fused) when there are enough of them; each task then runs
   // its rows with cheap index arithmetic. Otherwise fuse every outer axis.
-  int64_t planes = (plan.batched ? plan.batch : 1) *
-                   (plan.layout == PoolLayout::ChannelsFirst ? plan.channels : 1);
   int level = outer_axes(plan);
-  if (plan.layout == PoolLayout::ChannelsFirst && planes >= 64) level = 2;
+  if (plan.layout == PoolLayout::ChannelsFirst && num_planes(plan) >= 64) level = 2;
   cfg.set("fuse_level", autotune::OtherOptionEntity{level});
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
   // Channels-first forward over inputs of 8 MiB and more (which mostly stream from memory) with
@@ -173,9 +196,12 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   // (docs/PERFORMANCE.md).
   int64_t in_bytes = plan.dtype.bytes();
   for (int64_t d : plan.batched_input_shape()) in_bytes *= d;
-  bool stream = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
-                in_bytes >= (int64_t{8} << 20) && plan.axes.back().in * plan.dtype.bytes() <= 256;
-  cfg.set("prefetch", autotune::OtherOptionEntity{stream ? 2 : 0});
+  bool prefetch_rows = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
+                       in_bytes >= (int64_t{8} << 20) &&
+                       plan.axes.back().in * plan.dtype.bytes() <= 256;
+  cfg.set("prefetch", autotune::OtherOptionEntity{prefetch_rows ? 2 : 0});
+  if (dir == PoolDirection::Backward)
+    cfg.set("stream", autotune::OtherOptionEntity{streams_grad_input(plan, dir, in_bytes) ? 1 : 0});
 }
 
 namespace {
@@ -252,6 +278,30 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
         for (auto& u : t.op().input_tensors()) todo.push_back(u);
       }
     }
+  }
+  if (dir == PoolDirection::Backward && cfg.has("stream") && cfg.knob_int("stream") != 0 &&
+      plan.layout == PoolLayout::ChannelsFirst && !reduce_out && !sum.defined()) {
+    // Streaming stores (knob "stream"): each plane is computed as below into a buffer attached
+    // at the plane loop, then copied to grad_input as whole vectors along the flattened plane,
+    // under the "nontemporal_store" pragma (aligned vectors bypass the caches).
+    te::Tensor plane_buf = s.cache_write(out, "global");
+    tile_stage(s[plane_buf], plane_buf.op().axis(), plane_buf.op().reduce_axis(), cfg, false);
+    te::Stage so = s[out];
+    const auto& ax = out.op().axis();  // batch, channel, spatial axes
+    IterVar planes = so.fuse(std::vector<IterVar>{ax[0], ax[1]});
+    IterVar flat = ax.size() == 3 ? ax[2] : so.fuse(std::vector<IterVar>(ax.begin() + 2, ax.end()));
+    // Tasks of several planes (about 64 tasks): each task ends with a fence that waits for its
+    // streaming stores (codegen_parallel.cc), which one fence per plane would do 8192 times.
+    const int64_t planes_all = num_planes(plan);
+    const int64_t per_task =
+        detail::largest_divisor_at_most(planes_all, std::max<int64_t>(1, planes_all / 64));
+    auto [tasks, plane] = so.split(planes, Expr(static_cast<int>(per_task)));
+    auto [chunk, lanes] = so.split(flat, Expr(64 / plan.dtype.bytes()));
+    so.parallel(tasks);
+    so.vectorize(lanes);
+    so.pragma(chunk, "nontemporal_store");
+    s[plane_buf].compute_at(so, plane);
+    return s;
   }
   IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch);
   if (sum.defined()) {

@@ -62,6 +62,18 @@ autotune::Task task_of(const PoolPlan& plan, PoolDirection dir) {
   return autotune::Task(w[0].get<std::string>(), Json(w.begin() + 1, w.end()), "llvm");
 }
 
+// The record of `cfg` (a point of `task`'s space) with a measured cost of 10 us: what a tuner would
+// log for it, for ApplyHistoryBest.
+std::vector<autotune::Record> record_of(const autotune::Task& task,
+                                        const autotune::ConfigEntity& cfg) {
+  auto idx = task.config_space().index_of(cfg);
+  EXPECT_TRUE(idx.has_value()) << cfg.str();
+  if (!idx) return {};
+  autotune::MeasureResult res;
+  res.costs = {1e-5};
+  return {autotune::make_record(task, task.config(*idx), res)};
+}
+
 HostArray random_input(const PoolPlan& plan, uint32_t seed) {
   std::vector<int64_t> shape = plan.input_shape();
   int64_t n = 1;
@@ -274,12 +286,7 @@ TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
       topi::pool_cpu_fallback(fb, plan, PoolDirection::Forward);
       EXPECT_EQ(fb.knob_int("prefetch"), 0);  // small inputs: off in the fallback
       fb.set("prefetch", autotune::OtherOptionEntity{pf});
-      auto idx = task.config_space().index_of(fb);
-      ASSERT_TRUE(idx.has_value());
-      autotune::MeasureResult res;
-      res.costs = {1e-5};
-      autotune::ApplyHistoryBest best(
-          std::vector<autotune::Record>{autotune::make_record(task, task.config(*idx), res)});
+      autotune::ApplyHistoryBest best(record_of(task, fb));
       autotune::DispatchScope scope(best);
       CompiledPoolExecutor exe("llvm");
       EXPECT_NE(exe.kernel(plan, PoolDirection::Forward, false)
@@ -300,6 +307,84 @@ TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
       bool on = 32 * C * H * H * 4 >= (int64_t{8} << 20) && H <= 64;  // 32x56, 128x28/56, 256x28/56
       EXPECT_EQ(f.knob_int("prefetch"), on ? 2 : 0) << C << "x" << H;
       EXPECT_EQ(b.knob_int("prefetch"), 0);
+    }
+}
+
+// The backward's "stream" knob: each plane is computed into a buffer, then copied to grad_input as
+// whole vectors under the "nontemporal_store" pragma (streaming stores where a vector's address is
+// aligned). Max backward of disjoint windows in 1, 2 and 3 dimensions, float32 and float64, planes
+// of whole vectors and not: bit-exact against the reference. The fallback streams seed-grid
+// grad_inputs of 16 MiB and more.
+TEST(PoolCpuTemplate, StreamKnobCopiesPlanesOutAndKeepsResults) {
+  auto maxpool = [](int rank, std::vector<int64_t> shape, int64_t k, DataType dt) {
+    MaxPoolParams p;
+    p.kernel_size = {k};
+    p.return_indices = true;
+    return plan_max_pool(rank, PoolInput{shape, dt, PoolLayout::ChannelsFirst}, p);
+  };
+  const DataType f32 = DataType::Float(32), f64 = DataType::Float(64);
+  struct Case {
+    PoolPlan plan;
+    bool whole_vectors;  // the plane is a whole number of 64-byte vectors
+  };
+  std::vector<Case> cases = {
+      {maxpool(2, {2, 3, 28, 28}, 3, f32), true},  {maxpool(2, {2, 3, 27, 27}, 3, f32), false},
+      {maxpool(2, {3, 2, 16, 16}, 2, f32), true},  {maxpool(1, {2, 4, 48}, 4, f32), true},
+      {maxpool(3, {1, 2, 6, 8, 8}, 2, f32), true}, {maxpool(2, {2, 3, 12, 12}, 3, f64), true},
+  };
+  for (auto& [plan, whole] : cases) {
+    autotune::Task task = task_of(plan, PoolDirection::Backward);
+    SCOPED_TRACE(task.name() + " " + topi::pool_workload(plan, PoolDirection::Backward).dump());
+    autotune::FallbackConfigEntity fb;
+    topi::pool_cpu_fallback(fb, plan, PoolDirection::Backward);
+    EXPECT_EQ(fb.knob_int("stream"), 0);  // small: off in the fallback
+    fb.set("stream", autotune::OtherOptionEntity{1});
+    autotune::ApplyHistoryBest best(record_of(task, fb));
+    autotune::DispatchScope scope(best);
+    CompiledPoolExecutor exe("llvm");
+    std::string ll = exe.kernel(plan, PoolDirection::Backward, false).module.get_source("ll");
+    EXPECT_EQ(ll.find("!nontemporal") != std::string::npos, whole);
+    HostArray x = random_input(plan, 31);
+    ReferencePoolExecutor ref;
+    PoolForwardResult fwd = ref.forward(plan, x);
+    HostArray gy =
+        random_input(maxpool(plan.spatial_rank(), fwd.output.shape(), 1, plan.dtype), 32);
+    HostArray want = ref.backward(plan, x, gy, &fwd.indices);
+    HostArray got = exe.backward(plan, x, gy, &fwd.indices);
+    ASSERT_EQ(got.numel(), want.numel());
+    for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
+  }
+  // A backward record written before the knob existed (no "stream" entry) loads and applies
+  // with stream = 0, also where the fallback would stream (32x256x28x28: 25.7 MB).
+  {
+    PoolPlan big = max2d({32, 256, 28, 28}, 3, 3);
+    autotune::Task task = task_of(big, PoolDirection::Backward);
+    autotune::FallbackConfigEntity fb;
+    topi::pool_cpu_fallback(fb, big, PoolDirection::Backward);
+    ASSERT_EQ(fb.knob_int("stream"), 1);
+    std::vector<autotune::Record> rec = record_of(task, fb);
+    ASSERT_EQ(rec.size(), 1u);
+    std::string line = autotune::encode_record(rec[0]);
+    const std::string entry = ", [\"stream\", \"ot\", 1]";
+    size_t at = line.find(entry);
+    ASSERT_NE(at, std::string::npos) << line;
+    line.erase(at, entry.size());
+    auto recs = autotune::load_records_from_string(line + "\n", "old.log");
+    ASSERT_EQ(recs.size(), 1u) << line;
+    autotune::ApplyHistoryBest best(recs);
+    autotune::DispatchScope scope(best);
+    topi::PooledKernel k = topi::build_pool(big, "llvm", PoolDirection::Backward);
+    EXPECT_TRUE(!k.config.has("stream") || k.config.knob_int("stream") == 0) << k.config.str();
+    EXPECT_EQ(k.module.get_source("ll").find("!nontemporal"), std::string::npos);
+  }
+  for (int64_t C : {3, 32, 128, 256})
+    for (int64_t H : {7, 28, 56, 112}) {
+      autotune::FallbackConfigEntity b, f;
+      topi::pool_cpu_fallback(b, max2d({32, C, H, H}, 3, 3), PoolDirection::Backward);
+      topi::pool_cpu_fallback(f, max2d({32, C, H, H}, 3, 3), PoolDirection::Forward);
+      bool on = 32 * C * H * H * 4 >= (int64_t{16} << 20) && H * H * 4 % 64 == 0;
+      EXPECT_EQ(b.knob_int("stream"), on ? 1 : 0) << C << "x" << H;
+      EXPECT_FALSE(f.has("stream"));  // a backward knob only
     }
 }
 
