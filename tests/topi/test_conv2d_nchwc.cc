@@ -335,6 +335,18 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 2359296, 16, 16),
             NCHWcLoopOrder::kChannelsOuter);
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(4096, 4096, 64, 2), NCHWcLoopOrder::kChannelsOuter);
+  // ResNet's 28x28 3x3 128 -> 128 (100352 input, 147456 weight elements, 4 tiles): weights at most
+  // twice the input, a spatial kernel: rows (in row blocks); a 1x1 of the same sizes, or weights
+  // of more than twice the input (its 14x14 3x3 256 -> 256), keep the reduction outermost.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(100352, 147456, 4, 2, 9),
+            NCHWcLoopOrder::kRowsOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(100352, 147456, 4, 2, 1),
+            NCHWcLoopOrder::kReductionOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(50176, 589824, 8, 2, 9),
+            NCHWcLoopOrder::kReductionOuter);
+  // too few tiles for the reduction order: TVM's, whatever the kernel (DenseNet's 14x14 3x3)
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 36864, 1, 2, 9),
+            NCHWcLoopOrder::kChannelsOuter);
 }
 
 TEST(Conv2dNCHWc, RowBlocksForSpatialKernelsOverSeveralChannelChunks) {
@@ -363,6 +375,8 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   const int64_t threads = runtime::configured_thread_count();
   // Output channels for at least two 32-channel tiles per thread.
   const int64_t many = 2 * threads * topi::cpu::preferred_channel_block();
+  // A map whose 64 channels are between half and all of `many` 3x3 filters' weights.
+  const int64_t side = static_cast<int64_t>(std::lround(std::sqrt(6.3 * double(many))));
   struct OrderCase {
     Case c;
     NCHWcLoopOrder order;
@@ -387,6 +401,11 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       // Weights of 4 MiB or more over 16 output positions: the next chunk's weights prefetched.
       {{{1, 256, 4, 4}, {512, 256, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
        NCHWcLoopOrder::kReductionOuter},
+      // Weights larger than the input but at most twice it, a 3x3 kernel over two input chunks
+      // (ResNet's 28x28 3x3 when threads = 2): row blocks rather than the reduction order.
+      {{{1, 64, side, side}, {many, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+       NCHWcLoopOrder::kRowsOuter,
+       true},
       // A padded input of 4 MiB or more: padded per task (row block, input-channel chunk).
       {{{1, 64, 128, 130}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
        NCHWcLoopOrder::kRowsOuter,
@@ -402,9 +421,9 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       const int64_t oc_bn = fb.split("tile_oc").size.back();
       const int64_t data = c.ds[0] * c.ds[1] * c.ds[2] * c.ds[3],
                     weights = c.ks[0] * c.ks[1] * c.ks[2] * c.ks[3];
-      EXPECT_EQ(
-          topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn), threads),
-          cases[i].order);
+      EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn),
+                                                   threads, c.ks[2] * c.ks[3]),
+                cases[i].order);
       const int64_t ic_bn = fb.split("tile_ic").size.back();
       const int64_t oh = (c.ds[2] + 2 * c.attrs.padding[0] - c.ks[2]) / c.attrs.stride[0] + 1;
       // (The row-block cases have tasks for two per thread up to 6 threads.)

@@ -52,10 +52,11 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kerne
 /** The order of the loops around conv2d_NCHWc's register tile (src/topi/cpu/conv2d_nchwc.cc says
  *  why): TVM's (output-channel chunks outermost), output rows outermost when the input is larger
  *  than the weights, or one (batch, channel chunk) tile per task with the input-channel chunks
- *  outermost when the weights are larger and there are at least two tiles per thread. */
+ *  outermost when the weights are larger and there are at least two tiles per thread — unless the
+ *  kernel is spatial (kernel_hw = kh * kw > 1) and its weights at most twice the input: rows. */
 enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
-                                       int64_t tiles, int64_t threads);
+                                       int64_t tiles, int64_t threads, int64_t kernel_hw = 1);
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
  *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
  *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.
