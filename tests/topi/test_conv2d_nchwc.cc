@@ -344,6 +344,16 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
             NCHWcLoopOrder::kReductionOuter);
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(50176, 589824, 8, 2, 9),
             NCHWcLoopOrder::kReductionOuter);
+  // 1x1 layers by the bytes a reduction-outer task touches per input-channel chunk (32-channel
+  // blocks): ResNet-50's 14x14 1024 -> 256 (196 positions x 64 channels + a 32x32 weight chunk,
+  // 54 KB) runs TVM's order; its 7x7 2048 -> 512 (17 KB) keeps the reduction outermost, and so
+  // does a spatial kernel of any chunk size.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272),
+            NCHWcLoopOrder::kChannelsOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(100352, 1048576, 16, 2, 1, 16640),
+            NCHWcLoopOrder::kReductionOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(50176, 589824, 8, 2, 9, 1 << 20),
+            NCHWcLoopOrder::kReductionOuter);
   // too few tiles for the reduction order: TVM's, whatever the kernel (DenseNet's 14x14 3x3)
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 36864, 1, 2, 9),
             NCHWcLoopOrder::kChannelsOuter);
@@ -410,6 +420,10 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       {{{1, 64, 128, 130}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
        NCHWcLoopOrder::kRowsOuter,
        true},
+      // A 1x1 with weights larger than the input over 576 positions (over 32 KiB per input-channel
+      // chunk with 16- or 32-channel blocks): TVM's order rather than the reduction's.
+      {{{1, 64, 24, 24}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
+       NCHWcLoopOrder::kChannelsOuter},
   };
   std::mt19937 rng(23);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -419,13 +433,16 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
     topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
     {  // the fallback's blocks give the order the case is meant to cover
       const int64_t oc_bn = fb.split("tile_oc").size.back();
-      const int64_t data = c.ds[0] * c.ds[1] * c.ds[2] * c.ds[3],
-                    weights = c.ks[0] * c.ks[1] * c.ks[2] * c.ks[3];
-      EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn),
-                                                   threads, c.ks[2] * c.ks[3]),
-                cases[i].order);
       const int64_t ic_bn = fb.split("tile_ic").size.back();
       const int64_t oh = (c.ds[2] + 2 * c.attrs.padding[0] - c.ks[2]) / c.attrs.stride[0] + 1;
+      const int64_t ow = (c.ds[3] + 2 * c.attrs.padding[1] - c.ks[3]) / c.attrs.stride[1] + 1;
+      const int64_t data = c.ds[0] * c.ds[1] * c.ds[2] * c.ds[3],
+                    weights = c.ks[0] * c.ks[1] * c.ks[2] * c.ks[3];
+      const int64_t chunk_bytes =
+          4 * (oh * ow * (oc_bn + ic_bn) + c.ks[2] * c.ks[3] * ic_bn * oc_bn);
+      EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn),
+                                                   threads, c.ks[2] * c.ks[3], chunk_bytes),
+                cases[i].order);
       // (The row-block cases have tasks for two per thread up to 6 threads.)
       if (threads <= 6)
         EXPECT_EQ(cases[i].order == NCHWcLoopOrder::kRowsOuter &&

@@ -53,10 +53,13 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kerne
  *  why): TVM's (output-channel chunks outermost), output rows outermost when the input is larger
  *  than the weights, or one (batch, channel chunk) tile per task with the input-channel chunks
  *  outermost when the weights are larger and there are at least two tiles per thread — unless the
- *  kernel is spatial (kernel_hw = kh * kw > 1) and its weights at most twice the input: rows. */
+ *  kernel is spatial (kernel_hw = kh * kw > 1) and its weights at most twice the input: rows;
+ *  or it is 1x1 and a task's bytes per input-channel chunk (chunk_bytes: its accumulators, and
+ *  one chunk of its input and of the weights) exceed 32 KiB: TVM's. */
 enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
-                                       int64_t tiles, int64_t threads, int64_t kernel_hw = 1);
+                                       int64_t tiles, int64_t threads, int64_t kernel_hw = 1,
+                                       int64_t chunk_bytes = 0);
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
  *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
  *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.

@@ -187,9 +187,19 @@ NCHWcChoice conv2d_nchwc_config(const autotune::Target& t, const std::vector<int
 //    1x1, 1.20 -> 1.12 ms for a 3x3; 2-core Xeon, 2026-12-04). It needs enough tiles to keep
 //    the threads busy, and a blocked (5-D) output: with the NCHW unpack, TVM's order.
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
-                                       int64_t tiles, int64_t threads, int64_t kernel_hw) {
+                                       int64_t tiles, int64_t threads, int64_t kernel_hw,
+                                       int64_t chunk_bytes) {
   if (data_elements > weight_elements) return NCHWcLoopOrder::kRowsOuter;
   if (weight_elements > data_elements && tiles >= 2 * threads) {
+    // A 1x1 kernel whose task would touch more than 32 KiB per input-channel chunk (its
+    // accumulators, that chunk of its input and of the weights: ResNet-50's 14x14 layers with
+    // 32-channel blocks, 54 KB) does not keep them in L1 between chunks, and the reduction-outer
+    // order then only adds the accumulators' round trips: TVM's order instead, the full reduction
+    // per register tile. Those layers -5 to -12 %; per round of 6 alternating processes,
+    // ResNet-50 -3 %, MobileNetV2 and DenseNet-121 -5 %, MobileNetV3 and EfficientNet-B0 -10 %,
+    // GoogLeNet level (2-core Xeon, 2026-12-05). The 7x7 maps (17 KB) keep the reduction
+    // outermost; a 3x3 at 14x14 was level or slower in TVM's order.
+    if (kernel_hw == 1 && chunk_bytes > (int64_t{32} << 10)) return NCHWcLoopOrder::kChannelsOuter;
     // A spatial kernel whose weights are at most twice its input (ResNet's 28x28 3x3 128 -> 128:
     // 100k input and 147k weight elements, 4 channel tiles for 2 threads) runs in row blocks
     // instead: 28 tasks of 37 KB weight chunks in L1 rather than 4 tasks of 100 KB accumulator
@@ -366,9 +376,14 @@ int64_t bytes(const te::Tensor& t) {
 // With the thread pool's size (the hardware threads, or TVM_NUM_THREADS).
 NCHWcLoopOrder loop_order(const Conv2dNCHWc& t) {
   const std::vector<int64_t> out = nn::const_shape(t.conv);  // n, oc chunks, oh, ow, oc block
+  // oc chunks, ic chunks, kh, kw, ic block, oc block
   const std::vector<int64_t> k = nn::const_shape(t.kernel_vec);
+  // Per input-channel chunk, a reduction-outer task touches its accumulators (every output
+  // position of one oc block), the input under them and one chunk of weights.
+  const int64_t chunk_elements = out[2] * out[3] * (out[4] + k[4]) + k[2] * k[3] * k[4] * k[5];
   return conv2d_nchwc_loop_order(elements(t.data_vec), elements(t.kernel_vec), out[0] * out[1],
-                                 runtime::configured_thread_count(), k[2] * k[3]);
+                                 runtime::configured_thread_count(), k[2] * k[3],
+                                 chunk_elements * t.conv.dtype().bytes());
 }
 
 // TVM's _schedule_conv_NCHWc on `s`: t.output is the stage the convolution is computed in (the
