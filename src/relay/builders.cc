@@ -27,6 +27,9 @@ Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Exp
 Expr relu(const Expr& x) {
   return call("nn.relu", {x});
 }
+Expr leaky_relu(const Expr& x, double alpha) {
+  return call("nn.leaky_relu", {x}, {{"alpha", alpha}});
+}
 Expr max_pool2d(const Expr& x, const Pool2DAttrs& a) {
   return call("nn.max_pool2d", {x},
               {{"pool_size", a.pool_size},
@@ -100,6 +103,36 @@ Expr sqrt(const Expr& x) {
 }
 Expr negative(const Expr& x) {
   return call("negative", {x});
+}
+Expr tanh(const Expr& x) {
+  return call("tanh", {x});
+}
+Expr exp(const Expr& x) {
+  return call("exp", {x});
+}
+Expr log(const Expr& x) {
+  return call("log", {x});
+}
+Expr erf(const Expr& x) {
+  return call("erf", {x});
+}
+Expr abs(const Expr& x) {
+  return call("abs", {x});
+}
+Expr floor(const Expr& x) {
+  return call("floor", {x});
+}
+Expr ceil(const Expr& x) {
+  return call("ceil", {x});
+}
+Expr maximum(const Expr& a, const Expr& b) {
+  return call("maximum", {a, b});
+}
+Expr minimum(const Expr& a, const Expr& b) {
+  return call("minimum", {a, b});
+}
+Expr power(const Expr& a, const Expr& b) {
+  return call("power", {a, b});
 }
 Expr reshape(const Expr& x, const std::vector<int64_t>& ns) {
   return call("reshape", {x}, {{"newshape", ns}});

@@ -319,6 +319,22 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     })};
   if (op == "sqrt") return {elemwise(a[0], "T_sqrt", [](Expr e) { return ir::sqrt(e); })};
   if (op == "negative") return {elemwise(a[0], "T_negative", [](Expr e) { return -e; })};
+  if (op == "tanh") return {elemwise(a[0], "T_tanh", [](Expr e) { return ir::tanh(e); })};
+  if (op == "exp") return {elemwise(a[0], "T_exp", [](Expr e) { return ir::exp(e); })};
+  if (op == "log") return {elemwise(a[0], "T_log", [](Expr e) { return ir::log(e); })};
+  if (op == "erf") return {elemwise(a[0], "T_erf", [](Expr e) { return ir::erf(e); })};
+  if (op == "abs") return {elemwise(a[0], "T_abs", [](Expr e) { return ir::abs(e); })};
+  if (op == "floor") return {elemwise(a[0], "T_floor", [](Expr e) { return ir::floor(e); })};
+  if (op == "ceil") return {elemwise(a[0], "T_ceil", [](Expr e) { return ir::ceil(e); })};
+  if (op == "nn.leaky_relu") {
+    // max(x, 0) + alpha * min(x, 0): x above zero, alpha * x below, exactly, and no select.
+    Expr alpha = ir::make_const(dt, at.at("alpha").get<double>()), zero = ir::make_const(dt, 0.0);
+    return {elemwise(a[0], "T_leaky_relu",
+                     [&](Expr e) { return ir::max(e, zero) + alpha * ir::min(e, zero); })};
+  }
+  if (op == "maximum") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return ir::max(x, y); })};
+  if (op == "minimum") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return ir::min(x, y); })};
+  if (op == "power") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return ir::pow(x, y); })};
   if (op == "add") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x + y; })};
   if (op == "subtract") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x - y; })};
   if (op == "multiply") return {binary(c, a[0], a[1], [](Expr x, Expr y) { return x * y; })};

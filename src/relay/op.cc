@@ -165,7 +165,7 @@ std::vector<OpDef> make_registry() {
         }
         return {{TensorType{out, x.dtype}}};
       });
-  for (const char* name : {"add", "subtract", "multiply", "divide"})
+  for (const char* name : {"add", "subtract", "multiply", "divide", "maximum", "minimum", "power"})
     add(name, P::kBroadcast, 2, none, [n = std::string(name)](const std::vector<Expr>& a, Json&) {
       return broadcast_rule(n, a);
     });
@@ -205,6 +205,18 @@ std::vector<OpDef> make_registry() {
   });
   add("negative", P::kElemWise, 1, none,
       [](const std::vector<Expr>& a, Json&) -> TypeResult { return {{unary("negative", a)}}; });
+  // Elementwise functions of float values (relay.tanh, exp, log, erf, abs, floor, ceil).
+  for (const char* name : {"tanh", "exp", "log", "erf", "abs", "floor", "ceil"})
+    add(name, P::kElemWise, 1, none,
+        [n = std::string(name)](const std::vector<Expr>& a, Json&) -> TypeResult {
+          float_only(n, a[0], "data");
+          return {{unary(n, a)}};
+        });
+  add("nn.leaky_relu", P::kElemWise, 1, {{"alpha", 0.01}},
+      [](const std::vector<Expr>& a, Json&) -> TypeResult {
+        float_only("nn.leaky_relu", a[0], "data");
+        return {{unary("nn.leaky_relu", a)}};
+      });
   add("reshape", P::kInjective, 1, {{"newshape", Json::array()}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("reshape", a[0], "data");

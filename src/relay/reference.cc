@@ -282,6 +282,25 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     return unary([](float v) { return static_cast<float>(1.0 / (1.0 + std::exp(-double(v)))); });
   if (op == "sqrt") return unary([](float v) { return static_cast<float>(std::sqrt(double(v))); });
   if (op == "negative") return unary([](float v) { return -v; });
+  if (op == "tanh") return unary([](float v) { return static_cast<float>(std::tanh(double(v))); });
+  if (op == "exp") return unary([](float v) { return static_cast<float>(std::exp(double(v))); });
+  if (op == "log") return unary([](float v) { return static_cast<float>(std::log(double(v))); });
+  if (op == "erf") return unary([](float v) { return static_cast<float>(std::erf(double(v))); });
+  if (op == "abs") return unary([](float v) { return std::fabs(v); });
+  if (op == "floor") return unary([](float v) { return std::floor(v); });
+  if (op == "ceil") return unary([](float v) { return std::ceil(v); });
+  if (op == "nn.leaky_relu") {
+    float alpha = at.at("alpha").get<float>();
+    return unary([=](float v) { return v > 0 ? v : alpha * v; });
+  }
+  if (op == "maximum")
+    return {out(binary(a[0], a[1], os, [](float x, float y) { return std::max(x, y); }))};
+  if (op == "minimum")
+    return {out(binary(a[0], a[1], os, [](float x, float y) { return std::min(x, y); }))};
+  if (op == "power")
+    return {out(binary(a[0], a[1], os, [](float x, float y) {
+      return static_cast<float>(std::pow(double(x), double(y)));
+    }))};
   if (op == "clip") {
     float lo = at.at("a_min").get<float>(), hi = at.at("a_max").get<float>();
     return unary([=](float v) { return std::min(std::max(v, lo), hi); });

@@ -319,6 +319,40 @@ TEST(AlterOpLayout, ChannelsWithoutAVectorBlockArePadded) {
   EXPECT_EQ(count_op(u, "nn.pad"), 0);
 }
 
+// The element-wise functions the ONNX importer maps (nn.leaky_relu, tanh, exp, log, erf, abs,
+// floor, ceil, maximum, minimum) stay in the blocked layout between convolutions, padding channels
+// included (58 -> 64), but log, which takes the value's own channels (a zero padding channel would
+// give -inf, which zero weights do not cancel); values as the NCHW graph's, through the reference
+// executor and built for llvm.
+TEST(AlterOpLayout, ElementwiseFunctionsStayBlocked) {
+  auto x = var("data", T({1, 16, 10, 10}));
+  auto y = nn::leaky_relu(
+      nn::conv2d(x, rand_const({58, 16, 3, 3}, 41, -0.3, 0.3), {.padding = {1}}), 0.1);
+  auto t = tanh(nn::conv2d(y, rand_const({58, 58, 1, 1}, 42, -0.2, 0.2)));
+  auto m = maximum(t, minimum(y, scalar(0.25)));
+  auto e = add(erf(m), multiply(abs(floor(multiply(m, scalar(3.0)))), ceil(exp(m))));
+  auto l = log(add(exp(e), scalar(1.0)));
+  auto z = nn::conv2d(add(e, l), rand_const({32, 58, 1, 1}, 43, -0.2, 0.2));
+  Function f({x}, z);
+  Function a =
+      relay::transform::fold_constant(relay::transform::alter_op_layout(f, padding_blocks(false)));
+  int blocked = 0;
+  for (auto& n : post_order(a.body)) {
+    for (const char* op :
+         {"nn.leaky_relu", "tanh", "maximum", "minimum", "erf", "abs", "floor", "ceil", "exp"})
+      if (n->is_call(op)) {
+        EXPECT_EQ(n->type().shape, (std::vector<int64_t>{1, 2, 10, 10, 32})) << op << "\n" << a;
+        ++blocked;
+      }
+    if (n->is_call("log")) EXPECT_EQ(n->type().shape.size(), 4u) << a;
+  }
+  EXPECT_EQ(blocked, 10);  // exp twice
+  auto xv = relay::testing::random_uniform({1, 16, 10, 10}, -1, 1, 44);
+  auto want = reference_run(f, {{"data", xv}});
+  expect_close(reference_run(a, {{"data", xv}})[0], want[0], 1e-5);
+  relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
+}
+
 // Channel counts near and far from vector multiples (padded or not, by 16 or 32 lanes) through
 // conv chains built for llvm: 1x1 and 3x3 convs, a strided one, a depthwise conv, a residual add
 // with a channel-wise scale, a max pool and a concat, a global pool; values as the reference's.

@@ -69,6 +69,8 @@ Expr batch_norm(const Expr& data, const Expr& gamma, const Expr& beta, const Exp
                 const Expr& var, int axis = 1, double epsilon = 1e-5, bool center = true,
                 bool scale = true);
 Expr relu(const Expr& x);
+/** x for x > 0, alpha * x otherwise (relay.nn.leaky_relu). */
+Expr leaky_relu(const Expr& x, double alpha = 0.01);
 Expr max_pool2d(const Expr& x, const Pool2DAttrs& a);
 Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a);
 Expr global_avg_pool2d(const Expr& x);
@@ -97,6 +99,18 @@ Expr clip(const Expr& x, double a_min, double a_max);
 Expr sigmoid(const Expr& x);
 Expr sqrt(const Expr& x);
 Expr negative(const Expr& x);
+/** Elementwise float functions (relay.tanh, exp, log, erf, abs, floor, ceil). */
+Expr tanh(const Expr& x);
+Expr exp(const Expr& x);
+Expr log(const Expr& x);
+Expr erf(const Expr& x);
+Expr abs(const Expr& x);
+Expr floor(const Expr& x);
+Expr ceil(const Expr& x);
+/** Broadcasting elementwise max, min and a to the power b (relay.maximum, minimum, power). */
+Expr maximum(const Expr& a, const Expr& b);
+Expr minimum(const Expr& a, const Expr& b);
+Expr power(const Expr& a, const Expr& b);
 /** Relay's newshape codes 0 (copy the dim) and -1 (infer one dim). */
 Expr reshape(const Expr& x, const std::vector<int64_t>& newshape);
 /** Empty axes: reverse. */

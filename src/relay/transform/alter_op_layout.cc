@@ -142,18 +142,20 @@ class Alter {
     if (op == "nn.conv2d") return conv(e);
     if (e->tuple_typed || !is_4d_float(e)) return keep(e);
     const int64_t C = e->types[0].shape[1];
-    static const char* unary[] = {"nn.relu", "clip", "sigmoid", "sqrt", "negative"};
-    // Each keeps finite padding channels finite (sigmoid(0) = 0.5) but sqrt, which could make a
-    // NaN of a negative one (padding that went through sigmoid and negative) that zero weights do
-    // not cancel: sqrt takes the value's own channels.
+    static const char* unary[] = {"nn.relu", "clip", "sigmoid",      "sqrt", "negative",
+                                  "tanh",    "exp",  "log",          "erf",  "abs",
+                                  "floor",   "ceil", "nn.leaky_relu"};
+    // Each keeps finite padding channels finite (sigmoid(0) = 0.5, exp(0) = 1) but sqrt and log,
+    // which could make a NaN or -inf of a negative or zero one (padding that went through sigmoid
+    // and negative) that zero weights do not cancel: those take the value's own channels.
     if (std::find(std::begin(unary), std::end(unary), op) != std::end(unary)) {
       if (!is_blocked(e->args[0])) return keep(e);
       const Val& a = val(e->args[0]);
-      if (op == "sqrt" && a.channels != channels_of(e->args[0])) return keep(e);
+      if ((op == "sqrt" || op == "log") && a.channels != channels_of(e->args[0])) return keep(e);
       return made(call(op, {a.blocked}, e->attrs), a.block, a.channels);
     }
-    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" ||
-        op == "nn.bias_add") {
+    if (op == "add" || op == "subtract" || op == "multiply" || op == "divide" || op == "maximum" ||
+        op == "minimum" || op == "nn.bias_add") {
       std::vector<Expr> in = e->args;
       int64_t b = 0, cp = C;  // the block and channels of an operand with the output's shape
       for (auto& a : in)
