@@ -101,6 +101,26 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Gather", {"axis"}},
       {"Cast", {"to", "saturate"}},
       {"LRN", {"alpha", "beta", "bias", "size"}},
+      {"Tanh", {}},
+      {"Exp", {}},
+      {"Log", {}},
+      {"Erf", {}},
+      {"Abs", {}},
+      {"Neg", {}},
+      {"Sqrt", {}},
+      {"Floor", {}},
+      {"Ceil", {}},
+      {"Reciprocal", {}},
+      {"LeakyRelu", {"alpha"}},
+      {"Elu", {"alpha"}},
+      {"Selu", {"alpha", "gamma"}},
+      {"Softplus", {}},
+      {"PRelu", {}},
+      {"Pow", {}},
+      {"Max", {}},
+      {"Min", {}},
+      {"Sum", {}},
+      {"Mean", {}},
   };
   return m;
 }
@@ -340,6 +360,12 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Gather") return op_gather_graph();
   if (op == "Cast") return op_cast_graph();
   if (op == "LRN") return op_lrn();
+  if (op == "Tanh" || op == "Exp" || op == "Log" || op == "Erf" || op == "Abs" || op == "Neg" ||
+      op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Reciprocal" || op == "Softplus")
+    return op_unary(op);
+  if (op == "LeakyRelu" || op == "Elu" || op == "Selu" || op == "PRelu") return op_rectifier(op);
+  if (op == "Pow") return op_pow();
+  if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return op_variadic(op);
   fail("op ", op, " is not supported");  // listed but not mapped
 }
 

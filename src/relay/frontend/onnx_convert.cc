@@ -91,6 +91,77 @@ void Importer::op_binary(const std::string& op) {
   set_out(0, y);
 }
 
+// One float input: Tanh, Exp, Log, Erf, Abs, Neg, Sqrt, Floor, Ceil as relay's functions;
+// Reciprocal as 1 / x, Softplus as log(exp(x) + 1) (ONNX's definition).
+void Importer::op_unary(const std::string& op) {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr y = op == "Tanh"         ? tanh(x)
+           : op == "Exp"        ? exp(x)
+           : op == "Log"        ? log(x)
+           : op == "Erf"        ? erf(x)
+           : op == "Abs"        ? abs(x)
+           : op == "Neg"        ? negative(x)
+           : op == "Sqrt"       ? sqrt(x)
+           : op == "Floor"      ? floor(x)
+           : op == "Ceil"       ? ceil(x)
+           : op == "Reciprocal" ? divide(scalar(1.0), x)
+                                : log(add(exp(x), scalar(1.0)));
+  set_out(0, y);
+}
+
+// LeakyRelu (alpha, default 0.01) as nn.leaky_relu; Elu (alpha, default 1) as
+// relu(x) + alpha * (exp(min(x, 0)) - 1), Selu (alpha, gamma: ONNX's defaults) as gamma times that,
+// and PRelu as relu(x) + slope * min(x, 0) with the slope broadcast to x (unidirectionally).
+void Importer::op_rectifier(const std::string& op) {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  if (op == "LeakyRelu") return set_out(0, nn::leaky_relu(x, getf("alpha", 0.01)));
+  Expr neg = minimum(x, scalar(0.0));
+  if (op == "PRelu") {
+    Expr slope = in(1);
+    const Shape &xs = x->type().shape, &ss = slope->type().shape;
+    bool fits = ss.size() <= xs.size();
+    for (size_t k = 0; fits && k < ss.size(); ++k) {
+      int64_t s = ss[ss.size() - 1 - k], d = xs[xs.size() - 1 - k];
+      fits = s == 1 || s == d;
+    }
+    if (!fits) fail("slope ", fmt_shape(ss), " does not broadcast to X ", fmt_shape(xs));
+    return set_out(0, add(nn::relu(x), multiply(slope, neg)));
+  }
+  const double alpha = getf("alpha", op == "Elu" ? 1.0 : 1.67326319217681884765625);
+  Expr y = add(nn::relu(x), multiply(scalar(alpha), subtract(exp(neg), scalar(1.0))));
+  if (op == "Selu") y = multiply(scalar(getf("gamma", 1.05070102214813232421875)), y);
+  set_out(0, y);
+}
+
+void Importer::op_pow() {
+  only_outputs(1);
+  Expr a = in(0), b = in(1);
+  if (a->type().dtype != DataType::Float(32) || b->type().dtype != DataType::Float(32))
+    fail("inputs of types ", a->type().dtype.str(), " and ", b->type().dtype.str(),
+         " are not supported (float32 only)");
+  set_out(0, power(a, b));
+}
+
+// Max, Min, Sum and Mean of one or more inputs, broadcast together (numpy rules).
+void Importer::op_variadic(const std::string& op) {
+  only_outputs(1);
+  check(n_->input_size() >= 1, "needs at least one input");
+  Expr y = in(0);
+  for (int k = 1; k < n_->input_size(); ++k) {
+    Expr x = in(k);
+    y = op == "Max" ? maximum(y, x) : op == "Min" ? minimum(y, x) : add(y, x);
+  }
+  if (op == "Mean" && n_->input_size() > 1)
+    y = divide(y, scalar(static_cast<double>(n_->input_size())));
+  set_out(0, y);
+}
+
 void Importer::op_pool(bool is_max) {
   only_outputs(1);
   Expr x = in(0);

@@ -251,6 +251,10 @@ class Importer {
   // default, as numpy's); broadcast = 0 needs equal shapes.
   void legacy_broadcast(const Shape& as, Expr& b);
   void op_binary(const std::string& op);
+  void op_unary(const std::string& op);
+  void op_rectifier(const std::string& op);
+  void op_pow();
+  void op_variadic(const std::string& op);
   void op_pool(bool is_max);
   void op_global_pool(bool is_max);
   void op_gemm();
