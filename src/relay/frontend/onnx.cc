@@ -121,6 +121,7 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Min", {}},
       {"Sum", {}},
       {"Mean", {}},
+      {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
   };
   return m;
 }
@@ -366,6 +367,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "LeakyRelu" || op == "Elu" || op == "Selu" || op == "PRelu") return op_rectifier(op);
   if (op == "Pow") return op_pow();
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return op_variadic(op);
+  if (op == "LayerNormalization") return op_layer_norm();
   fail("op ", op, " is not supported");  // listed but not mapped
 }
 

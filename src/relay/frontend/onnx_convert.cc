@@ -162,6 +162,32 @@ void Importer::op_variadic(const std::string& op) {
   set_out(0, y);
 }
 
+// LayerNormalization (opset 17): over the axes from `axis` on, Y = (X - mean) / sqrt(var + eps)
+// * Scale (+ B), the variance the mean of squared deviations (biased), in float32 (stash_type 1);
+// the optional outputs Mean and InvStdDev with the normalized axes kept as 1.
+void Importer::op_layer_norm() {
+  only_outputs(3);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  const int64_t r = int64_t(x->type().shape.size());
+  const int64_t axis = norm_axis(geti("axis", -1), r, "attribute 'axis'");
+  const double eps = getf("epsilon", 1e-5);
+  if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
+  if (geti("stash_type", 1) != 1)
+    fail("attribute 'stash_type' = ", geti("stash_type", 1), " is not supported (only 1, float32)");
+  Shape axes;
+  for (int64_t a = axis; a < r; ++a) axes.push_back(a);
+  Expr mu = mean(x, axes, true);
+  Expr d = subtract(x, mu);
+  Expr inv = divide(scalar(1.0), sqrt(add(mean(multiply(d, d), axes, true), scalar(eps))));
+  Expr y = multiply(multiply(d, inv), in(1));
+  if (has_input(2)) y = add(y, in(2));
+  set_out(0, y);
+  set_out(1, mu);  // (set_out skips outputs the node does not have)
+  set_out(2, inv);
+}
+
 void Importer::op_pool(bool is_max) {
   only_outputs(1);
   Expr x = in(0);

@@ -255,6 +255,7 @@ class Importer {
   void op_rectifier(const std::string& op);
   void op_pow();
   void op_variadic(const std::string& op);
+  void op_layer_norm();
   void op_pool(bool is_max);
   void op_global_pool(bool is_max);
   void op_gemm();
