@@ -50,6 +50,9 @@ Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a) {
 Expr global_avg_pool2d(const Expr& x) {
   return call("nn.global_avg_pool2d", {x});
 }
+Expr batch_matmul(const Expr& x, const Expr& y) {
+  return call("nn.batch_matmul", {x, y});
+}
 Expr dense(const Expr& data, const Expr& weight, int64_t units) {
   return call("nn.dense", {data, weight}, {{"units", units}});
 }

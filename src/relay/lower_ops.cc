@@ -304,6 +304,18 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
         "T_layout_trans", "injective")};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
+  if (op == "nn.batch_matmul") {
+    const Shape xs = topi::nn::const_shape(a[0]), ys = topi::nn::const_shape(a[1]);
+    IterVar k = te::reduce_axis({0, I(xs[2])}, "k");
+    const Shape& os = c.types[0].shape;
+    return {named_compute(
+        os, {"b", "i", "j"},
+        [&](const std::vector<Var>& v) {
+          Expr bx = xs[0] == 1 ? I(0) : Expr(v[0]), by = ys[0] == 1 ? I(0) : Expr(v[0]);
+          return te::sum(a[0](bx, v[1], k->var) * a[1](by, v[2], k->var), {k});
+        },
+        "T_batch_matmul", "batch_matmul")};
+  }
   if (op == "nn.relu") return {topi::nn::relu(a[0])};
   if (op == "nn.bias_add")
     return {topi::nn::bias_add(a[0], a[1], static_cast<int>(at.at("axis").get<int64_t>()))};

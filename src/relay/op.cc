@@ -95,6 +95,24 @@ std::vector<OpDef> make_registry() {
         at["units"] = w[0];
         return {{TensorType{{d[0], w[0]}, a[0]->types[0].dtype}}};
       });
+  // TVM's nn.batch_matmul (transpose_b): x (B, M, K) times y (B, N, K) transposed -> (B, M, N); a
+  // batch of 1 on either side broadcasts.
+  add("nn.batch_matmul", P::kOutEWiseFusable, 2, none,
+      [](const std::vector<Expr>& a, Json&) -> TypeResult {
+        const std::string op = "nn.batch_matmul";
+        rank(op, a[0], "x", 3);
+        rank(op, a[1], "y", 3);
+        same_dtype(op, a[0], a[1], "x", "y");
+        float_only(op, a[0], "x");
+        const Shape& x = a[0]->types[0].shape;
+        const Shape& y = a[1]->types[0].shape;
+        MINITVM_USER_CHECK(x[0] == y[0] || x[0] == 1 || y[0] == 1)
+            << op << ": batches of x " << describe(a[0]) << " and y " << describe(a[1])
+            << " differ and neither is 1";
+        MINITVM_USER_CHECK(x[2] == y[2]) << op << ": x " << describe(a[0]) << " has " << x[2]
+                                         << " columns but y " << describe(a[1]) << " has " << y[2];
+        return {{TensorType{{std::max(x[0], y[0]), x[1], y[1]}, a[0]->types[0].dtype}}};
+      });
   add("nn.bias_add", P::kBroadcast, 2, {{"axis", 1}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const std::string op = "nn.bias_add";

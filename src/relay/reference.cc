@@ -383,6 +383,20 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
       }
     return {out(r)};
   }
+  if (op == "nn.batch_matmul") {
+    const int64_t B = os[0], M = os[1], N = os[2], K = a[0].shape[2];
+    const int64_t bx = a[0].shape[0] == 1 ? 0 : 1, by = a[1].shape[0] == 1 ? 0 : 1;
+    Buf r{os, std::vector<float>(B * M * N)};
+    for (int64_t b = 0; b < B; ++b)
+      for (int64_t i = 0; i < M; ++i)
+        for (int64_t j = 0; j < N; ++j) {
+          double s = 0;
+          for (int64_t k = 0; k < K; ++k)
+            s += double(a[0].v[(b * bx * M + i) * K + k]) * a[1].v[(b * by * N + j) * K + k];
+          r.v[(b * M + i) * N + j] = static_cast<float>(s);
+        }
+    return {out(r)};
+  }
   if (op == "nn.softmax") {
     int64_t ax = at.at("axis").get<int64_t>();
     int64_t outer = 1, len = os[ax], inner = 1;

@@ -202,6 +202,51 @@ TEST(OnnxImport, LrnEvenSizeWindowAndConv1d) {
   import_build_run(c, {2, 4, 9});
 }
 
+// A transformer encoder block as torch.onnx exports one at opset 17: LayerNormalization, per-head
+// Q/K/V through Reshape/Transpose, MatMul of two 4-D graph values (Q K^T, then the weights times
+// V: nn.batch_matmul), Softmax, GELU through Erf, residual adds; a B of rank 3 with batch 1 against
+// a 4-D A broadcasts. Built for llvm against the reference executor.
+TEST(OnnxImport, TransformerBlockWithBatchedMatMul) {
+  const int64_t S = 6, D = 8, H = 2, hd = D / H;
+  Model m(17);
+  m.input("x", {2, S, D});
+  m.init("g1", {D}, 0.5, 1.5, 1);
+  m.init("b1", {D}, -0.2, 0.2, 2);
+  ai(m.node("LayerNormalization", {"x", "g1", "b1"}, {"ln"}), "axis", -1);
+  m.init_i64("heads", {4}, {2, S, H, hd});
+  uint32_t seed = 3;
+  for (std::string n : {"q", "k", "v"}) {
+    m.init("w" + n, {D, D}, -0.5, 0.5, seed++);
+    m.node("MatMul", {"ln", "w" + n}, {n + "0"});
+    m.node("Reshape", {n + "0", "heads"}, {n + "1"});
+    aints(m.node("Transpose", {n + "1"}, {n + "2"}), "perm",
+          n == "k" ? std::vector<int64_t>{0, 2, 3, 1} : std::vector<int64_t>{0, 2, 1, 3});
+  }
+  m.node("MatMul", {"q2", "k2"}, {"s"});  // (2, H, S, S)
+  ai(m.node("Softmax", {"s"}, {"p"}), "axis", -1);
+  m.node("MatMul", {"p", "v2"}, {"o"});  // (2, H, S, hd)
+  m.init("wb", {1, hd, hd}, -0.5, 0.5, seed++);
+  m.node("MatMul", {"o", "wb"}, {"o1"});  // B of rank 3, batch 1: broadcast
+  aints(m.node("Transpose", {"o1"}, {"o2"}), "perm", {0, 2, 1, 3});
+  m.init_i64("flat", {3}, {2, S, D});
+  m.node("Reshape", {"o2", "flat"}, {"o3"});
+  m.node("Erf", {"o3"}, {"e"});
+  m.node("Mul", {"e", "o3"}, {"ge"});
+  m.node("Add", {"ge", "x"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {2, S, D}}});
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{2, S, D}));
+  import_build_run(m, {2, S, D});
+  // Batch dimensions that neither agree nor are all 1: a clear error at import.
+  Model bad(13);
+  bad.input("a", {2, 3, 4, 5});
+  bad.init("b", {3, 1, 5, 6}, -1, 1, 9);
+  bad.node("MatMul", {"a", "b"}, {"y"});
+  bad.output("y");
+  EXPECT_NE(import_error(bad, {{"a", {2, 3, 4, 5}}}).find("batch dimensions"), std::string::npos)
+      << import_error(bad, {{"a", {2, 3, 4, 5}}});
+}
+
 TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
   {
     Model m;
@@ -453,6 +498,8 @@ const std::vector<const char*> kMustPass = {
     "test_lrn",
     "test_lrn_default",
     "test_matmul_2d",
+    "test_matmul_3d",
+    "test_matmul_4d",
     "test_max_example",
     "test_max_float32",
     "test_max_one_input",

@@ -228,9 +228,9 @@ TEST(NetworkCli, BadModelsAndInputsAreErrorsWithExitCodeOne) {
   write(d + "/tensor.onnx", not_a_model.SerializeAsString());
   OnnxModel unsupported(13);
   unsupported.input("x", {1, 4});
-  unsupported.node("Erf", {"x"}, {"y"}, "the_erf");
+  unsupported.node("NonMaxSuppression", {"x"}, {"y"}, "the_nms");
   unsupported.output("y");
-  write(d + "/erf.onnx", unsupported.bytes());
+  write(d + "/nms.onnx", unsupported.bytes());
   runtime::save_npy(d + "/wrong_shape.npy", relay::testing::random_uniform({1, 3, 9, 8}, -1, 1, 1));
   runtime::save_npy(d + "/f64.npy", runtime::NDArray::from_vector<double>(
                                         std::vector<double>(192, 0.5), {1, 3, 8, 8}));
@@ -247,7 +247,7 @@ TEST(NetworkCli, BadModelsAndInputsAreErrorsWithExitCodeOne) {
       {{"compile", "random.onnx", "--target", "llvm", "-o", "o.mtvm"}, "random.onnx"},
       {{"compile", "empty.onnx", "--target", "llvm", "-o", "o.mtvm"}, "empty.onnx"},
       {{"compile", "tensor.onnx", "--target", "llvm", "-o", "o.mtvm"}, "tensor.onnx"},
-      {{"compile", "erf.onnx", "--target", "llvm", "-o", "o.mtvm"}, "Erf"},
+      {{"compile", "nms.onnx", "--target", "llvm", "-o", "o.mtvm"}, "NonMaxSuppression"},
       {{"compile", "resnet7", "--target", "llvm", "-o", "o.mtvm"}, "resnet7"},
       {{"run", "cnn.onnx", "--input", "x=wrong_shape.npy"}, "[1, 3, 9, 8]"},
       {{"run", "cnn.onnx", "--input", "x=f64.npy"}, "float64"},

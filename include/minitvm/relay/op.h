@@ -75,6 +75,8 @@ Expr max_pool2d(const Expr& x, const Pool2DAttrs& a);
 Expr avg_pool2d(const Expr& x, const Pool2DAttrs& a);
 Expr global_avg_pool2d(const Expr& x);
 Expr dense(const Expr& data, const Expr& weight, int64_t units = 0);
+/** x (B, M, K) times y (B, N, K) transposed: (B, M, N); a batch of 1 broadcasts (TVM's). */
+Expr batch_matmul(const Expr& x, const Expr& y);
 Expr bias_add(const Expr& x, const Expr& bias, int axis = 1);
 Expr batch_flatten(const Expr& x);
 Expr softmax(const Expr& x, int axis = -1);

@@ -271,7 +271,8 @@ void Importer::op_matmul() {
   only_outputs(1);
   Expr a = in(0), b = in(1);
   Shape as = a->type().shape, bs = b->type().shape;
-  if (bs.size() != 2) fail("only a 2-D B is supported, got ", fmt_shape(bs));
+  if (bs.size() >= 3) return op_batch_matmul(a, b);
+  if (bs.size() != 2) fail("only a B of rank 2 or more is supported, got ", fmt_shape(bs));
   if (as.empty()) fail("A must have rank >= 1");
   if (as.back() != bs[0]) fail("A ", fmt_shape(as), " and B ", fmt_shape(bs), " do not multiply");
   Expr a2 = as.size() == 2 ? a : reshape(a, {-1, as.back()});
@@ -282,6 +283,35 @@ void Importer::op_matmul() {
     y = reshape(y, o);
   }
   set_out(0, y);
+}
+
+// MatMul with a B of rank 3 or more (numpy's matmul: batches of matrices; attention's Q K^T and
+// its weighted sum): the batch dimensions, broadcast where one side has 1 or fewer of them, are
+// flattened into nn.batch_matmul's batch; B is transposed to its (batch, N, K) form.
+void Importer::op_batch_matmul(Expr a, Expr b) {
+  const Shape as = a->type().shape, bs = b->type().shape;
+  if (as.size() < 2) fail("A ", fmt_shape(as), " must have rank >= 2 when B has rank 3 or more");
+  const int64_t M = as[as.size() - 2], K = as.back(), N = bs.back();
+  if (bs[bs.size() - 2] != K)
+    fail("A ", fmt_shape(as), " and B ", fmt_shape(bs), " do not multiply");
+  Shape ab(as.begin(), as.end() - 2), bb(bs.begin(), bs.end() - 2);
+  const size_t r = std::max(ab.size(), bb.size());
+  ab.insert(ab.begin(), r - ab.size(), 1);
+  bb.insert(bb.begin(), r - bb.size(), 1);
+  int64_t na = 1, nb = 1;
+  for (size_t i = 0; i < r; ++i) {
+    na *= ab[i];
+    nb *= bb[i];
+  }
+  // One side's batch dims all 1 broadcasts (nn.batch_matmul's batch of 1); otherwise they agree.
+  if (na != 1 && nb != 1 && ab != bb)
+    fail("the batch dimensions of A ", fmt_shape(as), " and B ", fmt_shape(bs),
+         " differ (only equal batches, or one side's all 1, are supported)");
+  Shape out = na != 1 ? ab : bb;
+  Expr y = nn::batch_matmul(reshape(a, {na, M, K}), transpose(reshape(b, {nb, K, N}), {0, 2, 1}));
+  out.push_back(M);
+  out.push_back(N);
+  set_out(0, reshape(y, out));
 }
 
 void Importer::op_split() {

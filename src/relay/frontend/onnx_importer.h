@@ -260,6 +260,7 @@ class Importer {
   void op_global_pool(bool is_max);
   void op_gemm();
   void op_matmul();
+  void op_batch_matmul(Expr a, Expr b);
   void op_flatten_graph();
   void op_transpose() {
     only_outputs(1);
