@@ -247,6 +247,50 @@ TEST(OnnxImport, TransformerBlockWithBatchedMatMul) {
       << import_error(bad, {{"a", {2, 3, 4, 5}}});
 }
 
+// ViT's class token: a (1, 1, D) parameter expanded to the batch (Expand of a graph value),
+// concatenated before the tokens, a position embedding added; Size of the input, cast to float,
+// scales the result (Size is a constant of the static shape).
+TEST(OnnxImport, ExpandAndSizeOfStaticShapes) {
+  const int64_t S = 5, D = 8;
+  Model m(13);
+  m.input("x", {2, S, D});
+  m.init("ct", {1, 1, D}, -1, 1, 1);
+  m.init_i64("to", {3}, {2, 1, D});
+  m.node("Expand", {"ct", "to"}, {"cls"});
+  ai(m.node("Concat", {"cls", "x"}, {"tok"}), "axis", 1);
+  m.init("pos", {1, S + 1, D}, -1, 1, 2);
+  m.node("Add", {"tok", "pos"}, {"e"});
+  m.node("Size", {"x"}, {"n"});
+  ai(m.node("Cast", {"n"}, {"nf"}), "to", 1);  // FLOAT
+  m.node("Div", {"e", "nf"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {2, S, D}}});
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{2, S + 1, D}));
+  import_build_run(m, {2, S, D});
+  // The values: row 0 of each batch is the token over 2 * S * D, the rest x + pos over the same.
+  auto xv = relay::testing::random_uniform({2, S, D}, -1, 1, 11);
+  auto got = reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>();
+  auto x = xv.to_vector<float>();
+  // (the initializers' values: Model::init draws them with random_uniform)
+  auto ct = relay::testing::random_uniform({1, 1, D}, -1, 1, 1).to_vector<float>();
+  auto pos = relay::testing::random_uniform({1, S + 1, D}, -1, 1, 2).to_vector<float>();
+  const float n = float(2 * S * D);
+  for (int64_t b = 0; b < 2; ++b)
+    for (int64_t t = 0; t <= S; ++t)
+      for (int64_t d = 0; d < D; ++d) {
+        float want = (t == 0 ? ct[d] : x[(b * S + t - 1) * D + d]) + pos[t * D + d];
+        EXPECT_FLOAT_EQ(got[(b * (S + 1) + t) * D + d], want / n) << b << " " << t << " " << d;
+      }
+  // A shape the input does not broadcast to: an error naming both.
+  Model bad(13);
+  bad.input("a", {3, 4});
+  bad.init_i64("to", {2}, {2, 4});
+  bad.node("Expand", {"a", "to"}, {"y"});
+  bad.output("y");
+  EXPECT_NE(import_error(bad, {{"a", {3, 4}}}).find("does not broadcast"), std::string::npos)
+      << import_error(bad, {{"a", {3, 4}}});
+}
+
 TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
   {
     Model m;
@@ -439,6 +483,8 @@ const std::vector<const char*> kMustPass = {
     "test_erf",
     "test_exp",
     "test_exp_example",
+    "test_expand_dim_changed",
+    "test_expand_dim_unchanged",
     "test_flatten_axis0",
     "test_flatten_axis1",
     "test_flatten_axis2",

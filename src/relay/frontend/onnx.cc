@@ -122,6 +122,8 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Sum", {}},
       {"Mean", {}},
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
+      {"Expand", {}},
+      {"Size", {}},
   };
   return m;
 }
@@ -327,6 +329,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   const std::string& op = n.op_type();
   if (op == "Constant") return op_constant();
   if (op == "Shape") return op_shape();
+  if (op == "Size") return op_size();
   bool all_const = n.input_size() > 0;
   for (int k = 0; k < n.input_size(); ++k)
     if (has_input(k) && !is_const(k)) all_const = false;
@@ -368,6 +371,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Pow") return op_pow();
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return op_variadic(op);
   if (op == "LayerNormalization") return op_layer_norm();
+  if (op == "Expand") return op_expand();
   fail("op ", op, " is not supported");  // listed but not mapped
 }
 

@@ -45,6 +45,55 @@ void Importer::op_shape() {
   set_out_const(0, make_ints({int64_t(v.size())}, v));
 }
 
+// Size: the element count of a static shape, an int64 scalar constant.
+void Importer::op_size() {
+  only_outputs(1);
+  std::optional<int64_t> n = checked_product(shape_of(0));
+  if (!n) fail("the element count of ", fmt_shape(shape_of(0)), " overflows int64");
+  set_out_const(0, make_ints({}, {*n}));
+}
+
+// Expand: numpy broadcasting of the input and the constant `shape` (either may have the larger
+// dims). A constant input is evaluated here; a graph value is added to zeros shaped like the output
+// on the axes it does not already have (ViT's class token, expanded to the batch).
+void Importer::op_expand() {
+  only_outputs(1);
+  Shape to = cints(1, "shape");
+  for (auto d : to)
+    if (d < 0) fail("shape ", fmt_shape(to), " has a negative dimension");
+  const Shape xs = shape_of(0);
+  bool ok = true;
+  Shape out = broadcast(xs, to, ok);
+  if (!ok) fail("input ", fmt_shape(xs), " does not broadcast to shape ", fmt_shape(to));
+  if (!checked_product(out)) fail("the element count of ", fmt_shape(out), " overflows int64");
+  if (is_const(0)) {
+    const Const& x = cin(0, "input");
+    Const c;
+    c.shape = out;
+    c.is_int = x.is_int;
+    int64_t n = c.numel();
+    for (int64_t k = 0; k < n; ++k) {
+      int64_t s = bidx(xs, out, k);
+      if (c.is_int)
+        c.i.push_back(x.i[s]);
+      else
+        c.f.push_back(x.f[s]);
+    }
+    return set_out_const(0, c);
+  }
+  if (out == xs) return set_out(0, in(0));
+  Shape zs(out.size(), 1);
+  const size_t off = out.size() - xs.size();
+  for (size_t k = 0; k < out.size(); ++k)
+    if (k < off || xs[k - off] != out[k]) zs[k] = out[k];
+  int64_t zn = 1;
+  for (auto d : zs) zn *= d;
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  set_out(0, add(x, constant(runtime::NDArray::from_vector(std::vector<float>(zn, 0.f), zs))));
+}
+
 Shape Importer::broadcast(const Shape& a, const Shape& b, bool& ok) {
   size_t r = std::max(a.size(), b.size());
   Shape o(r);

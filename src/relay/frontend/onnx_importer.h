@@ -186,6 +186,8 @@ class Importer {
   void op_constant();
 
   void op_shape();
+  void op_size();
+  void op_expand();
 
   // -- import-time evaluation
   static Shape broadcast(const Shape& a, const Shape& b, bool& ok);
