@@ -307,6 +307,9 @@ void Importer::op_batch_matmul(Expr a, Expr b) {
   if (na != 1 && nb != 1 && ab != bb)
     fail("the batch dimensions of A ", fmt_shape(as), " and B ", fmt_shape(bs),
          " differ (only equal batches, or one side's all 1, are supported)");
+  if (na == 0 || nb == 0 || M == 0 || K == 0 || N == 0)
+    fail("A ", fmt_shape(as), " or B ", fmt_shape(bs),
+         " has a zero-size dimension (not supported)");
   Shape out = na != 1 ? ab : bb;
   Expr y = nn::batch_matmul(reshape(a, {na, M, K}), transpose(reshape(b, {nb, K, N}), {0, 2, 1}));
   out.push_back(M);
