@@ -156,7 +156,11 @@ Expr squeeze(const Expr& x, const std::vector<int64_t>& axes) {
   return call("squeeze", {x}, {{"axis", axes.empty() ? Json(nullptr) : Json(axes)}});
 }
 Expr mean(const Expr& x, const std::vector<int64_t>& axes, bool keepdims, bool exclude) {
-  return call("mean", {x},
+  return reduce("mean", x, axes, keepdims, exclude);
+}
+Expr reduce(const std::string& op, const Expr& x, const std::vector<int64_t>& axes, bool keepdims,
+            bool exclude) {
+  return call(op, {x},
               {{"axis", axes.empty() ? Json(nullptr) : Json(axes)},
                {"keepdims", keepdims},
                {"exclude", exclude}});

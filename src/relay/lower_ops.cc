@@ -134,7 +134,9 @@ Tensor pool2d(const ExprNode& c, const Tensor& x, bool is_max) {
       "tensor", "elemwise");
 }
 
-Tensor reduce_mean(const ExprNode& c, const Tensor& x) {
+// relay's mean, sum, max, min and prod over the call's axes.
+Tensor reduce(const ExprNode& c, const Tensor& x) {
+  const std::string& op = c.name;
   Shape is = topi::nn::const_shape(x);
   std::vector<bool> red(is.size(), c.attrs.at("axis").is_null());
   for (int64_t v : ints(c.attrs.at("axis"))) red[v] = true;
@@ -162,9 +164,14 @@ Tensor reduce_mean(const ExprNode& c, const Tensor& x) {
             idx.push_back(v[o++]);
           }
         }
-        return te::sum(x.read(idx), raxes);
+        Expr e = x.read(idx);
+        return op == "max"    ? te::max(e, raxes)
+               : op == "min"  ? te::min(e, raxes)
+               : op == "prod" ? te::prod(e, raxes)
+                              : te::sum(e, raxes);
       },
-      "T_sum", "comm_reduce");
+      "T_" + (op == "mean" ? std::string("sum") : op), "comm_reduce");
+  if (op != "mean") return sum;
   return elemwise(sum, "T_divide", [&](Expr e) {
     return e / ir::make_const(x.dtype(), static_cast<double>(count));
   });
@@ -430,7 +437,8 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
       return e / ir::make_const(dt, static_cast<double>(is[2] * is[3]));
     })};
   }
-  if (op == "mean") return {reduce_mean(c, a[0])};
+  if (op == "mean" || op == "sum" || op == "max" || op == "min" || op == "prod")
+    return {reduce(c, a[0])};
   if (op == "nn.softmax") return {softmax(c, a[0])};
   if (op == "nn.lrn") return {lrn(c, a[0])};
   MINITVM_USER_ERROR << "relay::build: no lowering for " << op;

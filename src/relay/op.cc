@@ -357,27 +357,29 @@ std::vector<OpDef> make_registry() {
           if (!drop[i]) out.push_back(x.shape[i]);
         return {{TensorType{out, x.dtype}}};
       });
-  add("mean", P::kCommReduce, 1, {{"axis", nullptr}, {"keepdims", false}, {"exclude", false}},
-      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
-        const auto& x = ttype("mean", a[0], "data");
-        size_t n = x.shape.size();
-        std::vector<bool> red(n, at["axis"].is_null());
-        if (!at["axis"].is_null()) {
-          Shape axes;
-          for (int64_t v : ints(at["axis"])) axes.push_back(norm_axis(v, n, "mean"));
-          for (int64_t v : axes) red[v] = true;
-          at["axis"] = axes;
-        }
-        if (at["exclude"].get<bool>())
-          for (size_t i = 0; i < n; ++i) red[i] = !red[i];
-        Shape out;
-        for (size_t i = 0; i < n; ++i)
-          if (!red[i])
-            out.push_back(x.shape[i]);
-          else if (at["keepdims"].get<bool>())
-            out.push_back(1);
-        return {{TensorType{out, x.dtype}}};
-      });
+  // relay.mean, sum, max, min, prod: over `axis` (null: all), keepdims, exclude.
+  for (const char* name : {"mean", "sum", "max", "min", "prod"})
+    add(name, P::kCommReduce, 1, {{"axis", nullptr}, {"keepdims", false}, {"exclude", false}},
+        [n = std::string(name)](const std::vector<Expr>& a, Json& at) -> TypeResult {
+          const auto& x = ttype(n, a[0], "data");
+          size_t rank = x.shape.size();
+          std::vector<bool> red(rank, at["axis"].is_null());
+          if (!at["axis"].is_null()) {
+            Shape axes;
+            for (int64_t v : ints(at["axis"])) axes.push_back(norm_axis(v, rank, n));
+            for (int64_t v : axes) red[v] = true;
+            at["axis"] = axes;
+          }
+          if (at["exclude"].get<bool>())
+            for (size_t i = 0; i < rank; ++i) red[i] = !red[i];
+          Shape out;
+          for (size_t i = 0; i < rank; ++i)
+            if (!red[i])
+              out.push_back(x.shape[i]);
+            else if (at["keepdims"].get<bool>())
+              out.push_back(1);
+          return {{TensorType{out, x.dtype}}};
+        });
   add("layout_transform", P::kInjective, 1, {{"src_layout", ""}, {"dst_layout", ""}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const std::string op = "layout_transform";

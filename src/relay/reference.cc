@@ -504,13 +504,17 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     }
     return res;
   }
-  if (op == "mean") {
+  if (op == "mean" || op == "sum" || op == "max" || op == "min" || op == "prod") {
     const Shape& is = a[0].shape;
     std::vector<bool> red(is.size(), at.at("axis").is_null());
     for (int64_t v : ints(at.at("axis"))) red[v] = true;
     if (at.at("exclude").get<bool>())
       for (size_t i = 0; i < red.size(); ++i) red[i] = !red[i];
-    std::vector<double> acc(numel(os), 0.0);
+    const double init = op == "max"    ? -std::numeric_limits<double>::infinity()
+                        : op == "min"  ? std::numeric_limits<double>::infinity()
+                        : op == "prod" ? 1.0
+                                       : 0.0;
+    std::vector<double> acc(numel(os), init);
     int64_t count = 1;
     for (size_t i = 0; i < is.size(); ++i)
       if (red[i]) count *= is[i];
@@ -521,11 +525,15 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
       for (size_t d = 0; d < is.size(); ++d) {
         if (!red[d]) o = o * is[d] + idx[d];
       }
-      acc[o] += a[0].v[i];
+      const double v = a[0].v[i];
+      acc[o] = op == "max"    ? std::max(acc[o], v)
+               : op == "min"  ? std::min(acc[o], v)
+               : op == "prod" ? acc[o] * v
+                              : acc[o] + v;
     }
     Buf r{os, std::vector<float>(acc.size())};
-    for (size_t i = 0; i < acc.size(); ++i)
-      r.v[i] = static_cast<float>(acc[i] / static_cast<double>(count));
+    const double div = op == "mean" ? static_cast<double>(count) : 1.0;
+    for (size_t i = 0; i < acc.size(); ++i) r.v[i] = static_cast<float>(acc[i] / div);
     return {out(r)};
   }
   MINITVM_USER_ERROR << "reference executor: no implementation of " << op;

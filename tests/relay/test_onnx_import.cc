@@ -291,6 +291,33 @@ TEST(OnnxImport, ExpandAndSizeOfStaticShapes) {
       << import_error(bad, {{"a", {3, 4}}});
 }
 
+// ReduceLogSumExp (its libonnx-testdata directories are float64): log(sum(exp(x))) over axis 1
+// without keepdims, inputs up to 100 (exp alone would overflow float32), against a naive loop.
+TEST(OnnxImport, ReduceLogSumExpOfLargeValues) {
+  Model one(13);
+  one.input("x", {2, 5, 3});
+  auto* n = one.node("ReduceLogSumExp", {"x"}, {"y"});
+  aints(n, "axes", {1});
+  ai(n, "keepdims", 0);
+  one.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(one.bytes(), {{"x", {2, 5, 3}}});
+  ASSERT_EQ(mod.body->type().shape, (std::vector<int64_t>{2, 3}));
+  auto xv = relay::testing::random_uniform({2, 5, 3}, 60, 100, 5);
+  auto x = xv.to_vector<float>();
+  Built b = build(mod, "llvm", params);
+  runtime::GraphExecutor ex(b, Device::cpu());
+  ex.set_input("x", xv);
+  ex.run();
+  auto got = ex.get_output(0).copy_to(Device::cpu()).to_vector<float>();
+  for (int64_t i = 0; i < 2; ++i)
+    for (int64_t k = 0; k < 3; ++k) {
+      double mx = -1e300, s = 0;
+      for (int64_t j = 0; j < 5; ++j) mx = std::max(mx, double(x[(i * 5 + j) * 3 + k]));
+      for (int64_t j = 0; j < 5; ++j) s += std::exp(double(x[(i * 5 + j) * 3 + k]) - mx);
+      EXPECT_NEAR(got[i * 3 + k], mx + std::log(s), 1e-4) << i << " " << k;
+    }
+}
+
 TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
   {
     Model m;
@@ -541,6 +568,13 @@ const std::vector<const char*> kMustPass = {
     "test_leakyrelu_example",
     "test_log",
     "test_log_example",
+    "test_logsoftmax_axis_0_expanded",
+    "test_logsoftmax_axis_1_expanded",
+    "test_logsoftmax_axis_2_expanded",
+    "test_logsoftmax_default_axis_expanded",
+    "test_logsoftmax_example_1_expanded",
+    "test_logsoftmax_large_number_expanded",
+    "test_logsoftmax_negative_axis_expanded",
     "test_lrn",
     "test_lrn_default",
     "test_matmul_2d",
@@ -589,6 +623,8 @@ const std::vector<const char*> kMustPass = {
     "test_operator_pow",
     "test_operator_reduced_mean",
     "test_operator_reduced_mean_keepdim",
+    "test_operator_reduced_sum",
+    "test_operator_reduced_sum_keepdim",
     "test_operator_selu",
     "test_operator_sqrt",
     "test_operator_symbolic_override_nested",
@@ -601,6 +637,35 @@ const std::vector<const char*> kMustPass = {
     "test_prelu_example",
     "test_reciprocal",
     "test_reciprocal_example",
+    "test_reduce_l1_default_axes_keepdims_example",
+    "test_reduce_l1_default_axes_keepdims_random",
+    "test_reduce_l1_do_not_keepdims_example",
+    "test_reduce_l1_do_not_keepdims_random",
+    "test_reduce_l1_keep_dims_example",
+    "test_reduce_l1_keep_dims_random",
+    "test_reduce_l1_negative_axes_keep_dims_example",
+    "test_reduce_l1_negative_axes_keep_dims_random",
+    "test_reduce_l2_default_axes_keepdims_example",
+    "test_reduce_l2_default_axes_keepdims_random",
+    "test_reduce_l2_do_not_keepdims_example",
+    "test_reduce_l2_do_not_keepdims_random",
+    "test_reduce_l2_keep_dims_example",
+    "test_reduce_l2_keep_dims_random",
+    "test_reduce_l2_negative_axes_keep_dims_example",
+    "test_reduce_l2_negative_axes_keep_dims_random",
+    "test_reduce_log_sum",
+    "test_reduce_log_sum_asc_axes",
+    "test_reduce_log_sum_default",
+    "test_reduce_log_sum_desc_axes",
+    "test_reduce_log_sum_negative_axes",
+    "test_reduce_max_default_axes_keepdim_example",
+    "test_reduce_max_default_axes_keepdims_random",
+    "test_reduce_max_do_not_keepdims_example",
+    "test_reduce_max_do_not_keepdims_random",
+    "test_reduce_max_keepdims_example",
+    "test_reduce_max_keepdims_random",
+    "test_reduce_max_negative_axes_keepdims_example",
+    "test_reduce_max_negative_axes_keepdims_random",
     "test_reduce_mean_default_axes_keepdims_example",
     "test_reduce_mean_default_axes_keepdims_random",
     "test_reduce_mean_do_not_keepdims_example",
@@ -609,6 +674,40 @@ const std::vector<const char*> kMustPass = {
     "test_reduce_mean_keepdims_random",
     "test_reduce_mean_negative_axes_keepdims_example",
     "test_reduce_mean_negative_axes_keepdims_random",
+    "test_reduce_min_default_axes_keepdims_example",
+    "test_reduce_min_default_axes_keepdims_random",
+    "test_reduce_min_do_not_keepdims_example",
+    "test_reduce_min_do_not_keepdims_random",
+    "test_reduce_min_keepdims_example",
+    "test_reduce_min_keepdims_random",
+    "test_reduce_min_negative_axes_keepdims_example",
+    "test_reduce_min_negative_axes_keepdims_random",
+    "test_reduce_prod_default_axes_keepdims_example",
+    "test_reduce_prod_default_axes_keepdims_random",
+    "test_reduce_prod_do_not_keepdims_example",
+    "test_reduce_prod_do_not_keepdims_random",
+    "test_reduce_prod_keepdims_example",
+    "test_reduce_prod_keepdims_random",
+    "test_reduce_prod_negative_axes_keepdims_example",
+    "test_reduce_prod_negative_axes_keepdims_random",
+    "test_reduce_sum_default_axes_keepdims_example",
+    "test_reduce_sum_default_axes_keepdims_random",
+    "test_reduce_sum_do_not_keepdims_example",
+    "test_reduce_sum_do_not_keepdims_random",
+    "test_reduce_sum_empty_axes_input_noop_example",
+    "test_reduce_sum_empty_axes_input_noop_random",
+    "test_reduce_sum_keepdims_example",
+    "test_reduce_sum_keepdims_random",
+    "test_reduce_sum_negative_axes_keepdims_example",
+    "test_reduce_sum_negative_axes_keepdims_random",
+    "test_reduce_sum_square_default_axes_keepdims_example",
+    "test_reduce_sum_square_default_axes_keepdims_random",
+    "test_reduce_sum_square_do_not_keepdims_example",
+    "test_reduce_sum_square_do_not_keepdims_random",
+    "test_reduce_sum_square_keepdims_example",
+    "test_reduce_sum_square_keepdims_random",
+    "test_reduce_sum_square_negative_axes_keepdims_example",
+    "test_reduce_sum_square_negative_axes_keepdims_random",
     "test_relu",
     "test_reshape_extended_dims",
     "test_reshape_negative_dim",
@@ -631,14 +730,21 @@ const std::vector<const char*> kMustPass = {
     "test_slice_neg",
     "test_slice_negative_axes",
     "test_softmax_axis_0",
+    "test_softmax_axis_0_expanded",
     "test_softmax_axis_1",
+    "test_softmax_axis_1_expanded",
     "test_softmax_axis_2",
+    "test_softmax_axis_2_expanded",
     "test_softmax_default_axis",
+    "test_softmax_default_axis_expanded",
     "test_softmax_example",
+    "test_softmax_example_expanded",
     "test_softmax_functional_dim3",
     "test_softmax_large_number",
+    "test_softmax_large_number_expanded",
     "test_softmax_lastdim",
     "test_softmax_negative_axis",
+    "test_softmax_negative_axis_expanded",
     "test_softplus",
     "test_softplus_example",
     "test_split_equal_parts_1d",

@@ -126,6 +126,9 @@ Expr squeeze(const Expr& x, const std::vector<int64_t>& axes = {});
 /** Empty axes: all. */
 Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = false,
           bool exclude = false);
+/** The other reductions of relay's reduce family, same arguments: "sum", "max", "min", "prod". */
+Expr reduce(const std::string& op, const Expr& x, const std::vector<int64_t>& axes = {},
+            bool keepdims = false, bool exclude = false);
 
 /** Relay's layout_transform: `x` in layout `src` (NCHW, NCHW8c, OIHW8i16o, ...) rearranged to `dst`
  *  (the same primal axes; a sub-axis factor must divide its axis). */

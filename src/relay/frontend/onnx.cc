@@ -123,6 +123,15 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Mean", {}},
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
       {"Expand", {}},
+      {"ReduceSum", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMax", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceMin", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceProd", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceL1", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceL2", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceSumSquare", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceLogSum", {"axes", "keepdims", "noop_with_empty_axes"}},
+      {"ReduceLogSumExp", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"Size", {}},
   };
   return m;
@@ -354,6 +363,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Split") return op_split();
   if (op == "Softmax") return op_softmax();
   if (op == "ReduceMean") return op_reduce_mean();
+  if (op.rfind("Reduce", 0) == 0) return op_reduce(op);
   if (op == "Dropout") return op_dropout();
   if (op == "Identity") return only_outputs(1), set_out(0, in(0));
   if (op == "Pad") return op_pad();

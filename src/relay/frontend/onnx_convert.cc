@@ -376,6 +376,50 @@ void Importer::op_reduce_mean() {
   set_out(0, mean(x, axes, keep != 0));
 }
 
+// ReduceSum (axes an input from opset 13), ReduceMax/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
+// (axes an input from opset 18) as relay's sum/max/min/prod of x, |x| or x*x, with sqrt or log
+// after; LogSumExp subtracts the max first (no overflow for large inputs, as ONNX's reference).
+void Importer::op_reduce(const std::string& op) {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  int64_t r = int64_t(x->type().shape.size());
+  const bool axes_input = op == "ReduceSum" ? opset_ >= 13 : opset_ >= 18;
+  if (axes_input && has("axes")) fail("attribute 'axes' is not allowed (an input from this opset)");
+  Shape axes = axes_input ? (has_input(1) ? cints(1, "axes") : Shape{})
+                          : (getints("axes") ? *getints("axes") : Shape{});
+  int64_t keep = geti("keepdims", 1);
+  if (keep != 0 && keep != 1) fail("attribute 'keepdims' = ", keep, " must be 0 or 1");
+  if (axes.empty() && geti("noop_with_empty_axes", 0)) return set_out(0, x);
+  for (auto& a : axes) a = norm_axis(a, r, "axis");
+  const bool k = keep != 0;
+  Expr y;
+  if (op == "ReduceSum") y = reduce("sum", x, axes, k);
+  if (op == "ReduceMax") y = reduce("max", x, axes, k);
+  if (op == "ReduceMin") y = reduce("min", x, axes, k);
+  if (op == "ReduceProd") y = reduce("prod", x, axes, k);
+  if (op == "ReduceL1") y = reduce("sum", abs(x), axes, k);
+  if (op == "ReduceL2") y = sqrt(reduce("sum", multiply(x, x), axes, k));
+  if (op == "ReduceSumSquare") y = reduce("sum", multiply(x, x), axes, k);
+  if (op == "ReduceLogSum") y = log(reduce("sum", x, axes, k));
+  if (op == "ReduceLogSumExp") {
+    Expr m = reduce("max", x, axes, true);
+    Expr s = log(reduce("sum", exp(subtract(x, m)), axes, true));
+    y = add(s, m);
+    if (!k) {  // drop the reduced axes (all of them when none are given)
+      Shape keep_shape;
+      const Shape& xs = x->type().shape;
+      for (int64_t d = 0; d < r; ++d)
+        if (!axes.empty() && std::find(axes.begin(), axes.end(), d) == axes.end())
+          keep_shape.push_back(xs[d]);
+      y = reshape(y, keep_shape);
+    }
+  }
+  if (!y) fail("op ", op, " is not supported");
+  set_out(0, y);
+}
+
 void Importer::op_pad() {
   only_outputs(1);
   Expr x = in(0);

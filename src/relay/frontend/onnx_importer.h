@@ -280,6 +280,7 @@ class Importer {
   void op_split();
   void op_softmax();
   void op_reduce_mean();
+  void op_reduce(const std::string& op);
   void op_dropout() {
     only_outputs(1);
     if (has_input(2)) {
