@@ -123,6 +123,11 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Mean", {}},
       {"LayerNormalization", {"axis", "epsilon", "stash_type"}},
       {"Expand", {}},
+      {"InstanceNormalization", {"epsilon"}},
+      {"Gelu", {"approximate"}},
+      {"Mish", {}},
+      {"Softsign", {}},
+      {"Celu", {"alpha"}},
       {"ReduceSum", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"ReduceMax", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"ReduceMin", {"axes", "keepdims", "noop_with_empty_axes"}},
@@ -382,6 +387,8 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Max" || op == "Min" || op == "Sum" || op == "Mean") return op_variadic(op);
   if (op == "LayerNormalization") return op_layer_norm();
   if (op == "Expand") return op_expand();
+  if (op == "InstanceNormalization") return op_instance_norm();
+  if (op == "Gelu" || op == "Mish" || op == "Softsign" || op == "Celu") return op_smooth(op);
   fail("op ", op, " is not supported");  // listed but not mapped
 }
 

@@ -188,6 +188,65 @@ void Importer::op_layer_norm() {
   set_out(2, inv);
 }
 
+// InstanceNormalization: per (batch, channel) over the spatial axes, (x - mean) / sqrt(var + eps)
+// (biased variance) times scale[c] plus B[c].
+void Importer::op_instance_norm() {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  const Shape xs = x->type().shape;
+  if (xs.size() < 3) fail("input ", fmt_shape(xs), " must have rank >= 3 (N, C, spatial...)");
+  const double eps = getf("epsilon", 1e-5);
+  if (!(eps >= 0)) fail("attribute 'epsilon' = ", eps, " must be >= 0");
+  Shape axes, cshape(xs.size() - 1, 1);
+  for (int64_t a = 2; a < int64_t(xs.size()); ++a) axes.push_back(a);
+  cshape[0] = xs[1];
+  for (int k : {1, 2})
+    if (in(k)->type().shape != Shape{xs[1]})
+      fail("input ", k, " ", fmt_shape(in(k)->type().shape), " must have the ", xs[1],
+           " channels of X ", fmt_shape(xs));
+  Expr mu = mean(x, axes, true);
+  Expr d = subtract(x, mu);
+  Expr y = divide(d, sqrt(add(mean(multiply(d, d), axes, true), scalar(eps))));
+  set_out(0, add(multiply(y, reshape(in(1), cshape)), reshape(in(2), cshape)));
+}
+
+// Gelu (opset 20; approximate "none": x/2 (1 + erf(x / sqrt 2)), "tanh": x/2 (1 + tanh(sqrt(2/pi)
+// (x + 0.044715 x^3)))), Mish (x tanh(log(1 + exp x))), Softsign (x / (1 + |x|)), Celu (alpha:
+// max(0, x) + min(0, alpha (exp(x / alpha) - 1))).
+void Importer::op_smooth(const std::string& op) {
+  only_outputs(1);
+  Expr x = in(0);
+  if (x->type().dtype != DataType::Float(32))
+    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr y;
+  if (op == "Gelu") {
+    std::string ap = gets("approximate", "none");
+    Expr inner;
+    if (ap == "none") {
+      inner = erf(multiply(x, scalar(0.70710678118654752440)));
+    } else if (ap == "tanh") {
+      Expr cube = multiply(multiply(x, x), x);
+      inner =
+          tanh(multiply(scalar(0.79788456080286535588), add(x, multiply(scalar(0.044715), cube))));
+    } else {
+      fail("attribute 'approximate' = '", ap, "' is not supported (none or tanh)");
+    }
+    y = multiply(multiply(x, scalar(0.5)), add(inner, scalar(1.0)));
+  } else if (op == "Mish") {
+    y = multiply(x, tanh(log(add(exp(x), scalar(1.0)))));
+  } else if (op == "Softsign") {
+    y = divide(x, add(abs(x), scalar(1.0)));
+  } else {
+    const double alpha = getf("alpha", 1.0);
+    if (alpha == 0) fail("attribute 'alpha' = 0 is not supported (it divides)");
+    Expr e = multiply(scalar(alpha), subtract(exp(divide(x, scalar(alpha))), scalar(1.0)));
+    y = add(nn::relu(x), minimum(e, scalar(0.0)));
+  }
+  set_out(0, y);
+}
+
 void Importer::op_pool(bool is_max) {
   only_outputs(1);
   Expr x = in(0);

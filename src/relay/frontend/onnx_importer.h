@@ -258,6 +258,8 @@ class Importer {
   void op_pow();
   void op_variadic(const std::string& op);
   void op_layer_norm();
+  void op_instance_norm();
+  void op_smooth(const std::string& op);
   void op_pool(bool is_max);
   void op_global_pool(bool is_max);
   void op_gemm();
