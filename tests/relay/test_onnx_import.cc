@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <set>
 #include <sstream>
 
@@ -17,8 +18,6 @@
 #include "minitvm/support/error.h"
 
 #ifdef MINITVM_HAVE_ONNX
-#include <functional>
-
 #include <onnx/onnx_pb.h>
 
 #include "common/onnx_model.h"
