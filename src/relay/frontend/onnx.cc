@@ -367,7 +367,6 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Concat") return op_concat();
   if (op == "Split") return op_split();
   if (op == "Softmax") return op_softmax();
-  if (op == "ReduceMean") return op_reduce_mean();
   if (op.rfind("Reduce", 0) == 0) return op_reduce(op);
   if (op == "Dropout") return op_dropout();
   if (op == "Identity") return only_outputs(1), set_out(0, in(0));

@@ -95,9 +95,7 @@ void Importer::op_binary(const std::string& op) {
 // Reciprocal as 1 / x, Softplus as log(exp(x) + 1) (ONNX's definition).
 void Importer::op_unary(const std::string& op) {
   only_outputs(1);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = float_in(0);
   Expr y = op == "Tanh"         ? tanh(x)
            : op == "Exp"        ? exp(x)
            : op == "Log"        ? log(x)
@@ -117,9 +115,7 @@ void Importer::op_unary(const std::string& op) {
 // and PRelu as relu(x) + slope * min(x, 0) with the slope broadcast to x (unidirectionally).
 void Importer::op_rectifier(const std::string& op) {
   only_outputs(1);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = float_in(0);
   if (op == "LeakyRelu") return set_out(0, nn::leaky_relu(x, getf("alpha", 0.01)));
   Expr neg = minimum(x, scalar(0.0));
   if (op == "PRelu") {
@@ -141,11 +137,7 @@ void Importer::op_rectifier(const std::string& op) {
 
 void Importer::op_pow() {
   only_outputs(1);
-  Expr a = in(0), b = in(1);
-  if (a->type().dtype != DataType::Float(32) || b->type().dtype != DataType::Float(32))
-    fail("inputs of types ", a->type().dtype.str(), " and ", b->type().dtype.str(),
-         " are not supported (float32 only)");
-  set_out(0, power(a, b));
+  set_out(0, power(float_in(0), float_in(1)));
 }
 
 // Max, Min, Sum and Mean of one or more inputs, broadcast together (numpy rules).
@@ -167,9 +159,7 @@ void Importer::op_variadic(const std::string& op) {
 // the optional outputs Mean and InvStdDev with the normalized axes kept as 1.
 void Importer::op_layer_norm() {
   only_outputs(3);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = float_in(0);
   const int64_t r = int64_t(x->type().shape.size());
   const int64_t axis = norm_axis(geti("axis", -1), r, "attribute 'axis'");
   const double eps = getf("epsilon", 1e-5);
@@ -178,23 +168,26 @@ void Importer::op_layer_norm() {
     fail("attribute 'stash_type' = ", geti("stash_type", 1), " is not supported (only 1, float32)");
   Shape axes;
   for (int64_t a = axis; a < r; ++a) axes.push_back(a);
+  Normalized n = normalize(x, axes, eps);
+  Expr y = multiply(n.y, in(1));
+  if (has_input(2)) y = add(y, in(2));
+  set_out(0, y);
+  set_out(1, n.mean);  // (set_out skips outputs the node does not have)
+  set_out(2, n.inv_std);
+}
+
+Importer::Normalized Importer::normalize(const Expr& x, const Shape& axes, double eps) {
   Expr mu = mean(x, axes, true);
   Expr d = subtract(x, mu);
   Expr inv = divide(scalar(1.0), sqrt(add(mean(multiply(d, d), axes, true), scalar(eps))));
-  Expr y = multiply(multiply(d, inv), in(1));
-  if (has_input(2)) y = add(y, in(2));
-  set_out(0, y);
-  set_out(1, mu);  // (set_out skips outputs the node does not have)
-  set_out(2, inv);
+  return {multiply(d, inv), mu, inv};
 }
 
 // InstanceNormalization: per (batch, channel) over the spatial axes, (x - mean) / sqrt(var + eps)
 // (biased variance) times scale[c] plus B[c].
 void Importer::op_instance_norm() {
   only_outputs(1);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = float_in(0);
   const Shape xs = x->type().shape;
   if (xs.size() < 3) fail("input ", fmt_shape(xs), " must have rank >= 3 (N, C, spatial...)");
   const double eps = getf("epsilon", 1e-5);
@@ -206,9 +199,7 @@ void Importer::op_instance_norm() {
     if (in(k)->type().shape != Shape{xs[1]})
       fail("input ", k, " ", fmt_shape(in(k)->type().shape), " must have the ", xs[1],
            " channels of X ", fmt_shape(xs));
-  Expr mu = mean(x, axes, true);
-  Expr d = subtract(x, mu);
-  Expr y = divide(d, sqrt(add(mean(multiply(d, d), axes, true), scalar(eps))));
+  Expr y = normalize(x, axes, eps).y;
   set_out(0, add(multiply(y, reshape(in(1), cshape)), reshape(in(2), cshape)));
 }
 
@@ -217,9 +208,7 @@ void Importer::op_instance_norm() {
 // max(0, x) + min(0, alpha (exp(x / alpha) - 1))).
 void Importer::op_smooth(const std::string& op) {
   only_outputs(1);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = float_in(0);
   Expr y;
   if (op == "Gelu") {
     std::string ap = gets("approximate", "none");
@@ -422,27 +411,13 @@ void Importer::op_softmax() {
   set_out(0, reshape(nn::softmax(reshape(x, {p, q}), -1), s));
 }
 
-void Importer::op_reduce_mean() {
-  only_outputs(1);
-  Expr x = in(0);
-  int64_t r = int64_t(x->type().shape.size());
-  Shape axes = opset_ >= 18 ? (has_input(1) ? cints(1, "axes") : Shape{})
-                            : (getints("axes") ? *getints("axes") : Shape{});
-  int64_t keep = geti("keepdims", 1);
-  if (keep != 0 && keep != 1) fail("attribute 'keepdims' = ", keep, " must be 0 or 1");
-  if (axes.empty() && geti("noop_with_empty_axes", 0)) return set_out(0, x);
-  for (auto& a : axes) a = norm_axis(a, r, "axis");
-  set_out(0, mean(x, axes, keep != 0));
-}
-
-// ReduceSum (axes an input from opset 13), ReduceMax/Min/Prod/L1/L2/SumSquare/LogSum/LogSumExp
-// (axes an input from opset 18) as relay's sum/max/min/prod of x, |x| or x*x, with sqrt or log
-// after; LogSumExp subtracts the max first (no overflow for large inputs, as ONNX's reference).
+// ReduceSum (axes an input from opset 13), ReduceMean/Max/Min/Prod/L1/L2/SumSquare/LogSum/
+// LogSumExp (axes an input from opset 18) as relay's mean/sum/max/min/prod of x, |x| or x*x, with
+// sqrt or log after; LogSumExp subtracts the max first (no overflow for large inputs, as ONNX's
+// reference). (ReduceMean takes any input type, as it did before the others were mapped.)
 void Importer::op_reduce(const std::string& op) {
   only_outputs(1);
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
+  Expr x = op == "ReduceMean" ? in(0) : float_in(0);
   int64_t r = int64_t(x->type().shape.size());
   const bool axes_input = op == "ReduceSum" ? opset_ >= 13 : opset_ >= 18;
   if (axes_input && has("axes")) fail("attribute 'axes' is not allowed (an input from this opset)");
@@ -454,6 +429,7 @@ void Importer::op_reduce(const std::string& op) {
   for (auto& a : axes) a = norm_axis(a, r, "axis");
   const bool k = keep != 0;
   Expr y;
+  if (op == "ReduceMean") y = mean(x, axes, k);
   if (op == "ReduceSum") y = reduce("sum", x, axes, k);
   if (op == "ReduceMax") y = reduce("max", x, axes, k);
   if (op == "ReduceMin") y = reduce("min", x, axes, k);

@@ -88,10 +88,8 @@ void Importer::op_expand() {
     if (k < off || xs[k - off] != out[k]) zs[k] = out[k];
   int64_t zn = 1;
   for (auto d : zs) zn *= d;
-  Expr x = in(0);
-  if (x->type().dtype != DataType::Float(32))
-    fail("input of type ", x->type().dtype.str(), " is not supported (float32 only)");
-  set_out(0, add(x, constant(runtime::NDArray::from_vector(std::vector<float>(zn, 0.f), zs))));
+  set_out(0, add(float_in(0),
+                 constant(runtime::NDArray::from_vector(std::vector<float>(zn, 0.f), zs))));
 }
 
 Shape Importer::broadcast(const Shape& a, const Shape& b, bool& ok) {

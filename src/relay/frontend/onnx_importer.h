@@ -134,6 +134,13 @@ class Importer {
     value(k);  // present and produced
     return tensor(n_->input(k), "input " + std::to_string(k) + " of " + label_);
   }
+  // Input k, which the op computes on in float32 only.
+  Expr float_in(int k) {
+    Expr x = in(k);
+    if (x->type().dtype != DataType::Float(32))
+      fail("input ", k, " of type ", x->type().dtype.str(), " is not supported (float32 only)");
+    return x;
+  }
   bool is_const(int k) { return value(k).c.has_value(); }
   const Const& cin(int k, const std::string& what) {
     Value& v = value(k);
@@ -258,6 +265,12 @@ class Importer {
   void op_pow();
   void op_variadic(const std::string& op);
   void op_layer_norm();
+  // (x - mean) / sqrt(var + eps) over `axes` (biased variance); also the mean and 1/sqrt(var +
+  // eps), with the axes kept as 1.
+  struct Normalized {
+    Expr y, mean, inv_std;
+  };
+  Normalized normalize(const Expr& x, const Shape& axes, double eps);
   void op_instance_norm();
   void op_smooth(const std::string& op);
   void op_pool(bool is_max);
@@ -281,7 +294,6 @@ class Importer {
   }
   void op_split();
   void op_softmax();
-  void op_reduce_mean();
   void op_reduce(const std::string& op);
   void op_dropout() {
     only_outputs(1);
