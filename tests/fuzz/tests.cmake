@@ -65,3 +65,6 @@ minitvm_fuzzer(onnx_loader MODULES frontend RUNS 300 MAX_LEN 4096)
 # are fixed and replayed from corpus/pool_plan, and the run passes under the sanitizer stage.)
 minitvm_fuzzer(pool_plan MODULES frontend RUNS 2000 MAX_LEN 128)
 minitvm_fuzzer(schedule MODULES codegen RUNS 40 MAX_LEN 64 TIMEOUT_S 60)
+# relay_onnx: the graph-level importer, and where a model imports with small inputs, the reference
+# executor against an llvm build (each input compiles a module: few runs).
+minitvm_fuzzer(relay_onnx MODULES relay RUNS 150 MAX_LEN 4096 TIMEOUT_S 60)
