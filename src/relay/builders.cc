@@ -172,6 +172,20 @@ Expr scalar(double v, DataType dtype) {
   return constant(runtime::NDArray::from_vector(std::vector<float>{static_cast<float>(v)}, {}));
 }
 
+namespace image {
+Expr resize2d(const Expr& x, const Resize2DAttrs& a) {
+  return call("image.resize2d", {x},
+              {{"size", a.size},
+               {"scale", a.scale},
+               {"method", a.method},
+               {"coordinate_transformation_mode", a.coordinate_transformation_mode},
+               {"rounding_method", a.rounding_method},
+               {"cubic_alpha", a.cubic_alpha},
+               {"cubic_exclude", a.cubic_exclude},
+               {"layout", a.layout}});
+}
+}  // namespace image
+
 Expr layout_transform(const Expr& x, const std::string& src, const std::string& dst) {
   return call("layout_transform", {x}, {{"src_layout", src}, {"dst_layout", dst}});
 }

@@ -246,6 +246,117 @@ Tensor lrn(const ExprNode& c, const Tensor& x) {
       "T_lrn", "lrn");
 }
 
+// image.resize2d. The input coordinate of each output row / column is computed in float64 (as
+// ONNX's reference does), the taps' indices clamped to the edge; the data are interpolated in
+// float32.
+struct ResizeAxis {
+  Expr coord;  // float64 input coordinate of output index v
+  int64_t len;
+};
+
+ResizeAxis resize_axis(const Json& at, Expr v, int64_t in, int64_t out, double scale) {
+  const DataType f64 = DataType::Float(64);
+  auto D = [&](double x) { return ir::make_const(f64, x); };
+  const std::string mode = at.at("coordinate_transformation_mode").get<std::string>();
+  const double s = scale > 0 ? scale : double(out) / double(in);
+  Expr x = ir::cast(f64, v);
+  Expr c;
+  if (mode == "half_pixel") {
+    c = (x + D(0.5)) / D(s) - D(0.5);
+  } else if (mode == "pytorch_half_pixel") {
+    c = out > 1 ? (x + D(0.5)) / D(s) - D(0.5) : D(0.0);
+  } else if (mode == "align_corners") {
+    // ONNX: length_resized is in * scale when scales are given (not the floored extent).
+    double len = scale > 0 ? double(in) * scale : double(out);
+    c = out > 1 ? x * D(double(in - 1)) / D(len - 1.0) : D(0.0);
+  } else if (mode == "asymmetric") {
+    c = x / D(s);
+  } else if (mode == "tf_half_pixel_for_nn") {
+    c = (x + D(0.5)) / D(s);
+  } else {  // half_pixel_symmetric
+    double adj = double(out) / (s * double(in));
+    double offset = double(in) / 2.0 * (1.0 - adj);
+    c = D(offset) + ((x + D(0.5)) / D(s) - D(0.5));
+  }
+  return {c, in};
+}
+
+Expr clamp_index(Expr i, int64_t len) {
+  return ir::max(ir::min(i, I(len - 1)), I(0));
+}
+Expr to_index(Expr f64) {
+  return ir::cast(DataType::Int(32), f64);
+}
+
+// The taps of one axis: (index, float32 weight) pairs.
+std::vector<std::pair<Expr, Expr>> resize_taps(const Json& at, const ResizeAxis& ax, bool up) {
+  const DataType f32 = DataType::Float(32), f64 = DataType::Float(64);
+  auto D = [&](double x) { return ir::make_const(f64, x); };
+  const std::string method = at.at("method").get<std::string>();
+  const Expr& x = ax.coord;
+  if (method == "nearest_neighbor") {
+    std::string r = at.at("rounding_method").get<std::string>();
+    if (r == "simple") r = up ? "floor" : "ceil";
+    Expr i = r == "round_prefer_floor"  ? ir::ceil(x - D(0.5))
+             : r == "round_prefer_ceil" ? ir::floor(x + D(0.5))
+             : r == "floor"             ? ir::floor(x)
+                                        : ir::ceil(x);
+    return {{clamp_index(to_index(i), ax.len), ir::make_const(f32, 1.0)}};
+  }
+  Expr x0 = ir::floor(x);
+  Expr r = x - x0;
+  Expr i0 = to_index(x0);
+  if (method == "linear")
+    return {{clamp_index(i0, ax.len), ir::cast(f32, D(1.0) - r)},
+            {clamp_index(i0 + I(1), ax.len), ir::cast(f32, r)}};
+  // cubic: Keys' kernel with parameter A at distances 1 + r, r, 1 - r, 2 - r.
+  const double A = at.at("cubic_alpha").get<double>();
+  auto far = [&](Expr d) { return ((D(A) * d - D(5 * A)) * d + D(8 * A)) * d - D(4 * A); };
+  auto near = [&](Expr d) { return ((D(A + 2) * d - D(A + 3)) * d) * d + D(1.0); };
+  std::vector<Expr> w{far(r + D(1.0)), near(r), near(D(1.0) - r), far(D(2.0) - r)};
+  std::vector<Expr> idx;
+  for (int k = 0; k < 4; ++k) idx.push_back(i0 + I(k - 1));
+  if (at.at("cubic_exclude").get<bool>()) {
+    // Taps outside the input get weight 0, the rest are renormalised.
+    for (int k = 0; k < 4; ++k)
+      w[k] = ir::select(idx[k] >= I(0) && idx[k] < I(ax.len), w[k], D(0.0));
+    Expr sum = w[0] + w[1] + w[2] + w[3];
+    for (int k = 0; k < 4; ++k) w[k] = w[k] / sum;
+  }
+  std::vector<std::pair<Expr, Expr>> taps;
+  for (int k = 0; k < 4; ++k) taps.push_back({clamp_index(idx[k], ax.len), ir::cast(f32, w[k])});
+  return taps;
+}
+
+Tensor resize2d(const ExprNode& c, const Tensor& x) {
+  const Json& at = c.attrs;
+  const Shape& os = c.types[0].shape;
+  Shape is = topi::nn::const_shape(x);
+  const Json& sc = at.at("scale");
+  double sh = sc[0].get<double>(), sw = sc[1].get<double>();
+  bool up_h = (sh > 0 ? sh : double(os[2]) / double(is[2])) >= 1.0;
+  bool up_w = (sw > 0 ? sw : double(os[3]) / double(is[3])) >= 1.0;
+  return named_compute(
+      os, ax_names(os.size()),
+      [&](const std::vector<Var>& v) {
+        auto ty = resize_taps(at, resize_axis(at, v[2], is[2], os[2], sh), up_h);
+        auto tx = resize_taps(at, resize_axis(at, v[3], is[3], os[3], sw), up_w);
+        Expr sum;
+        for (auto& [iy, wy] : ty) {
+          Expr row;
+          for (auto& [ix, wx] : tx) {
+            Expr val = x.read({v[0], v[1], iy, ix});
+            Expr term = tx.size() == 1 ? val : wx * val;
+            row = row ? row + term : term;
+          }
+          Expr term = ty.size() == 1 ? row : wy * row;
+          sum = sum ? sum + term : term;
+        }
+        return sum;
+      },
+      "T_resize2d", "injective");
+}
+
 }  // namespace
 
 bool is_depthwise(const ExprNode& conv) {
@@ -419,6 +530,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     }
     return r;
   }
+  if (op == "image.resize2d") return {resize2d(c, a[0])};
   if (op == "nn.max_pool2d") return {pool2d(c, a[0], true)};
   if (op == "nn.avg_pool2d") return {pool2d(c, a[0], false)};
   if (op == "nn.global_avg_pool2d") {

@@ -113,6 +113,65 @@ std::vector<OpDef> make_registry() {
                                          << " columns but y " << describe(a[1]) << " has " << y[2];
         return {{TensorType{{std::max(x[0], y[0]), x[1], y[1]}, a[0]->types[0].dtype}}};
       });
+  add("image.resize2d", P::kInjective, 1,
+      {{"size", Json::array()},
+       {"scale", {0.0, 0.0}},
+       {"method", "linear"},
+       {"coordinate_transformation_mode", "half_pixel"},
+       {"rounding_method", "round_prefer_floor"},
+       {"cubic_alpha", -0.75},
+       {"cubic_exclude", false},
+       {"layout", "NCHW"}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const std::string op = "image.resize2d";
+        rank(op, a[0], "data", 4);
+        float_only(op, a[0], "data");
+        MINITVM_USER_CHECK(at["layout"] == "NCHW")
+            << op << ": layout " << at["layout"].dump() << " is not supported (NCHW only)";
+        const Json& sz = at["size"];
+        bool int_pair = sz.is_array() && sz.size() == 2 && sz[0].is_number_integer() &&
+                        sz[1].is_number_integer();
+        auto size = int_pair ? detail::attr_ints(sz) : Shape{};
+        MINITVM_USER_CHECK(int_pair && size[0] >= 1 && size[1] >= 1)
+            << op << ": size must be 2 positive integers (height, width), got "
+            << at["size"].dump();
+        const Json& sc = at["scale"];
+        MINITVM_USER_CHECK(sc.is_array() && sc.size() == 2 && sc[0].is_number() &&
+                           sc[1].is_number())
+            << op << ": scale must be 2 numbers (height, width), got " << sc.dump();
+        for (int i = 0; i < 2; ++i) {
+          double s = sc[i].get<double>();
+          MINITVM_USER_CHECK(std::isfinite(s) && s >= 0)
+              << op << ": scale " << sc.dump() << " must be finite and >= 0 (0: output / input)";
+        }
+        auto one_of = [&](const char* k, std::initializer_list<const char*> ok) {
+          MINITVM_USER_CHECK(at[k].is_string()) << op << ": " << k << " must be a string";
+          std::string v = at[k].get<std::string>();
+          std::string all;
+          for (const char* o : ok) {
+            if (v == o) return;
+            all += std::string(all.empty() ? "" : ", ") + "'" + o + "'";
+          }
+          MINITVM_USER_ERROR << op << ": " << k << " '" << v << "' is not supported (" << all
+                             << ")";
+        };
+        one_of("method", {"nearest_neighbor", "linear", "cubic"});
+        one_of("coordinate_transformation_mode",
+               {"half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel",
+                "tf_half_pixel_for_nn", "half_pixel_symmetric"});
+        if (at["rounding_method"] == "") at["rounding_method"] = "round_prefer_floor";
+        one_of("rounding_method",
+               {"round_prefer_floor", "round_prefer_ceil", "floor", "ceil", "simple"});
+        MINITVM_USER_CHECK(at["cubic_alpha"].is_number() &&
+                           std::isfinite(at["cubic_alpha"].get<double>()))
+            << op << ": cubic_alpha must be a finite number, got " << at["cubic_alpha"].dump();
+        MINITVM_USER_CHECK(at["cubic_exclude"].is_boolean())
+            << op << ": cubic_exclude must be a boolean, got " << at["cubic_exclude"].dump();
+        Shape out = a[0]->types[0].shape;
+        out[2] = size[0];
+        out[3] = size[1];
+        return {{TensorType{out, a[0]->types[0].dtype}}};
+      });
   add("nn.bias_add", P::kBroadcast, 2, {{"axis", 1}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const std::string op = "nn.bias_add";

@@ -227,6 +227,99 @@ Buf gather(const Buf& in, const Shape& os, F src) {
   return r;
 }
 
+// image.resize2d the way ONNX's reference implementation resizes one axis: the input coordinate
+// of output index x, the n taps nearest to it in the edge-padded axis, and their weights.
+std::vector<std::pair<int64_t, double>> resize_weights(const Json& at, int64_t x, int64_t in,
+                                                       int64_t out, double scale) {
+  const std::string mode = at.at("coordinate_transformation_mode").get<std::string>();
+  const std::string method = at.at("method").get<std::string>();
+  const double s = scale > 0 ? scale : double(out) / double(in), xr = double(x);
+  double xo;
+  if (mode == "half_pixel") {
+    xo = (xr + 0.5) / s - 0.5;
+  } else if (mode == "pytorch_half_pixel") {
+    xo = out > 1 ? (xr + 0.5) / s - 0.5 : 0.0;
+  } else if (mode == "align_corners") {
+    double len_resized = scale > 0 ? double(in) * scale : double(out);
+    xo = out > 1 ? xr * double(in - 1) / (len_resized - 1.0) : 0.0;
+  } else if (mode == "asymmetric") {
+    xo = xr / s;
+  } else if (mode == "tf_half_pixel_for_nn") {
+    xo = (xr + 0.5) / s;
+  } else {  // half_pixel_symmetric
+    double adj = double(out) / (s * double(in));
+    xo = double(in) / 2.0 * (1.0 - adj) + ((xr + 0.5) / s - 0.5);
+  }
+  auto clampi = [&](int64_t i) { return std::min(std::max<int64_t>(i, 0), in - 1); };
+  std::string rnd = at.at("rounding_method").get<std::string>();
+  if (method == "nearest_neighbor" && rnd == "simple") {  // ONNX Runtime's opset-10 rule
+    int64_t i = static_cast<int64_t>(s < 1.0 ? std::ceil(xo) : std::floor(xo));
+    return {{clampi(i), 1.0}};
+  }
+  double fl = std::floor(xo);
+  double ratio = xo == fl ? 1.0 : xo - fl;
+  std::vector<double> c;
+  if (method == "nearest_neighbor") {
+    bool second = ratio == 1.0                  ? true
+                  : rnd == "round_prefer_floor" ? ratio > 0.5
+                  : rnd == "round_prefer_ceil"  ? ratio >= 0.5
+                                                : rnd == "ceil";
+    c = {second ? 0.0 : 1.0, second ? 1.0 : 0.0};
+  } else if (method == "linear") {
+    c = {1 - ratio, ratio};
+  } else {
+    double A = at.at("cubic_alpha").get<double>(), r = ratio;
+    c = {((A * (r + 1) - 5 * A) * (r + 1) + 8 * A) * (r + 1) - 4 * A,
+         ((A + 2) * r - (A + 3)) * r * r + 1, ((A + 2) * (1 - r) - (A + 3)) * (1 - r) * (1 - r) + 1,
+         ((A * (2 - r) - 5 * A) * (2 - r) + 8 * A) * (2 - r) - 4 * A};
+  }
+  // The n indices of the padded axis nearest to the padded coordinate (ties: the lower index),
+  // in increasing order; back in input indices they may lie outside [0, in).
+  const int64_t n = static_cast<int64_t>(c.size()), pad = (n + 1) / 2, plen = in + 2 * pad;
+  const double xp = xo + double(pad);
+  std::vector<int64_t> cand(plen);
+  for (int64_t i = 0; i < plen; ++i) cand[i] = i;
+  std::stable_sort(cand.begin(), cand.end(), [&](int64_t a, int64_t b) {
+    double da = std::fabs(xp - double(a)), db = std::fabs(xp - double(b));
+    return da < db || (da == db && a < b);
+  });
+  cand.resize(std::min<int64_t>(n, plen));
+  std::sort(cand.begin(), cand.end());
+  std::vector<std::pair<int64_t, double>> w;
+  double sum = 0;
+  bool exclude = method == "cubic" && at.at("cubic_exclude").get<bool>();
+  for (int64_t k = 0; k < static_cast<int64_t>(cand.size()); ++k) {
+    int64_t i = cand[k] - pad;
+    double wk = c[k];
+    if (exclude && (i < 0 || i >= in)) wk = 0;
+    sum += wk;
+    w.push_back({clampi(i), wk});
+  }
+  if (exclude)
+    for (auto& p : w) p.second /= sum;
+  return w;
+}
+
+Buf resize2d(const Buf& d, const Json& at, const Shape& os) {
+  const Shape& is = d.shape;
+  const Json& sc = at.at("scale");
+  Buf r{os, std::vector<float>(numel(os))};
+  std::vector<std::vector<std::pair<int64_t, double>>> wy(os[2]), wx(os[3]);
+  for (int64_t y = 0; y < os[2]; ++y)
+    wy[y] = resize_weights(at, y, is[2], os[2], sc[0].get<double>());
+  for (int64_t x = 0; x < os[3]; ++x)
+    wx[x] = resize_weights(at, x, is[3], os[3], sc[1].get<double>());
+  for (int64_t p = 0; p < os[0] * os[1]; ++p)
+    for (int64_t y = 0; y < os[2]; ++y)
+      for (int64_t x = 0; x < os[3]; ++x) {
+        double acc = 0;
+        for (auto [iy, fy] : wy[y])
+          for (auto [ix, fx] : wx[x]) acc += fy * fx * d.v[(p * is[2] + iy) * is[3] + ix];
+        r.v[(p * os[2] + y) * os[3] + x] = static_cast<float>(acc);
+      }
+  return r;
+}
+
 // The NCHW form of a blocked pool call (arguments and types unblocked, layout NCHW).
 ExprNode c_nchw(const ExprNode& c) {
   ExprNode r = c;
@@ -439,6 +532,7 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   }
   if (op == "nn.batch_flatten" || op == "reshape" || op == "squeeze" || op == "expand_dims")
     return {out(Buf{os, a[0].v})};
+  if (op == "image.resize2d") return {out(resize2d(a[0], at, os))};
   if (op == "nn.pad") {
     const Json& pw = at.at("pad_width");
     float pv = at.at("pad_value").get<float>();

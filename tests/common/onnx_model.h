@@ -54,6 +54,14 @@ struct OnnxModel {
     for (auto d : shape) t->add_dims(d);
     t->set_raw_data(std::string(reinterpret_cast<const char*>(a.data()), a.size() * sizeof(float)));
   }
+  void init_f32(const std::string& name, const std::vector<int64_t>& shape,
+                const std::vector<float>& v) {
+    auto* t = g()->add_initializer();
+    t->set_name(name);
+    t->set_data_type(::onnx::TensorProto_DataType_FLOAT);
+    for (auto d : shape) t->add_dims(d);
+    for (auto x : v) t->add_float_data(x);
+  }
   void init_i64(const std::string& name, const std::vector<int64_t>& shape,
                 const std::vector<int64_t>& v) {
     auto* t = g()->add_initializer();

@@ -248,6 +248,110 @@ TEST(OnnxImport, TransformerBlockWithBatchedMatMul) {
       << import_error(bad, {{"a", {2, 3, 4, 5}}});
 }
 
+// A segmentation head's upsampling, as torch.onnx exports F.interpolate: a strided conv (its
+// output blocked by AlterOpLayout), bilinear x2 (pytorch_half_pixel, constant scales, empty roi),
+// a conv, nearest to explicit sizes (asymmetric, floor) and a skip connection; built for llvm
+// against the reference executor. Then Resize's values against hand-computed ones, and the
+// unsupported forms as clear errors.
+TEST(OnnxImport, ResizeInAnUpsamplingNetwork) {
+  Model m(13);
+  m.input("x", {1, 3, 12, 12});
+  m.init("w1", {16, 3, 3, 3}, -0.5, 0.5, 1);
+  auto* c1 = m.node("Conv", {"x", "w1"}, {"c1"});
+  aints(c1, "strides", {2, 2});
+  aints(c1, "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c1"}, {"r1"});  // (1, 16, 6, 6)
+  m.init_f32("sc", {4}, {1, 1, 2, 2});
+  auto* up = m.node("Resize", {"r1", "", "sc"}, {"u1"});  // (1, 16, 12, 12)
+  as(up, "mode", "linear");
+  as(up, "coordinate_transformation_mode", "pytorch_half_pixel");
+  m.init("w2", {3, 16, 1, 1}, -0.5, 0.5, 2);
+  m.node("Conv", {"u1", "w2"}, {"c2"});  // (1, 3, 12, 12)
+  m.init_i64("sz", {4}, {1, 3, 24, 18});
+  auto* nn = m.node("Resize", {"c2", "", "", "sz"}, {"u2"});
+  as(nn, "coordinate_transformation_mode", "asymmetric");
+  as(nn, "nearest_mode", "floor");
+  m.init_f32("sx", {4}, {1, 1, 2, 1.5});
+  auto* nx = m.node("Resize", {"x", "", "sx"}, {"ux"});
+  as(nx, "coordinate_transformation_mode", "asymmetric");
+  as(nx, "nearest_mode", "floor");
+  m.node("Add", {"u2", "ux"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {});
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{1, 3, 24, 18}));
+  import_build_run(m, {1, 3, 12, 12});
+
+  // Values: a 2x2 input [[1, 2], [3, 4]] to 4x4.
+  auto resize = [](const std::string& mode, const std::string& ctm, const std::string& nearest) {
+    Model r(13);
+    r.input("x", {1, 1, 2, 2});
+    r.init_f32("s", {4}, {1, 1, 2, 2});
+    auto* n = r.node("Resize", {"x", "", "s"}, {"y"});
+    as(n, "mode", mode);
+    as(n, "coordinate_transformation_mode", ctm);
+    if (!nearest.empty()) as(n, "nearest_mode", nearest);
+    r.output("y");
+    auto [f, p] = frontend::from_onnx_bytes(r.bytes(), {});
+    Built b = build(f, "llvm", p);
+    runtime::GraphExecutor ex(b, Device::cpu());
+    ex.set_input("x", runtime::NDArray::from_vector<float>({1, 2, 3, 4}, {1, 1, 2, 2}));
+    ex.run();
+    return ex.get_output(0).copy_to(Device::cpu()).to_vector<float>();
+  };
+  // Nearest, asymmetric, floor: each input pixel repeated 2x2.
+  EXPECT_EQ(resize("nearest", "asymmetric", "floor"),
+            (std::vector<float>{1, 1, 2, 2, 1, 1, 2, 2, 3, 3, 4, 4, 3, 3, 4, 4}));
+  // Bilinear, half_pixel: input coordinates -0.25, 0.25, 0.75, 1.25 per axis, clamped at the edge;
+  // a row interpolates 1..2 as 1, 1.25, 1.75, 2 and the columns 1..3 as 1, 1.5, 2.5, 3.
+  std::vector<float> lin = resize("linear", "half_pixel", "");
+  const float ry[4] = {0, 0.25f, 0.75f, 1}, rx[4] = {0, 0.25f, 0.75f, 1};
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_FLOAT_EQ(lin[i * 4 + j], 1 + rx[j] + 2 * ry[i]) << i << "," << j;
+  // align_corners: 0, 1/3, 2/3, 1.
+  std::vector<float> ac = resize("linear", "align_corners", "");
+  for (int i = 0; i < 4; ++i)
+    for (int j = 0; j < 4; ++j)
+      EXPECT_NEAR(ac[i * 4 + j], 1 + j / 3.0 + 2 * (i / 3.0), 1e-6) << i << "," << j;
+
+  // Unsupported forms: clear errors at import.
+  auto bad = [](const std::function<void(Model&)>& edit) {
+    Model r(18);
+    r.input("x", {1, 2, 4, 4});
+    r.init_f32("s", {4}, {1, 1, 2, 2});
+    edit(r);
+    r.output("y");
+    return import_error(r, {});
+  };
+  std::string e = bad([](Model& r) {
+    r.init_f32("s2", {4}, {1, 2, 2, 2});
+    r.node("Resize", {"x", "", "s2"}, {"y"});
+  });
+  EXPECT_NE(e.find("channels"), std::string::npos) << e;
+  e = bad([](Model& r) {
+    as(r.node("Resize", {"x", "", "s"}, {"y"}), "coordinate_transformation_mode",
+       "tf_crop_and_resize");
+  });
+  EXPECT_NE(e.find("tf_crop_and_resize"), std::string::npos) << e;
+  e = bad([](Model& r) { ai(r.node("Resize", {"x", "", "s"}, {"y"}), "antialias", 1); });
+  EXPECT_NE(e.find("antialias"), std::string::npos) << e;
+  e = bad([](Model& r) {
+    r.init_i64("z", {4}, {1, 2, 8, 8});
+    r.node("Resize", {"x", "", "s", "z"}, {"y"});
+  });
+  EXPECT_NE(e.find("exactly one"), std::string::npos) << e;
+  e = bad([](Model& r) {
+    r.input("s3", {4});
+    r.node("Resize", {"x", "", "s3"}, {"y"});
+  });
+  EXPECT_NE(e.find("must be a constant"), std::string::npos) << e;
+  e = bad([](Model& r) {
+    r.init_f32("s4", {4}, {1, 1, 0.1f, 2});
+    r.node("Resize", {"x", "", "s4"}, {"y"});
+  });
+  EXPECT_NE(e.find("output extent"), std::string::npos) << e;
+}
+
 // ViT's class token: a (1, 1, D) parameter expanded to the batch (Expand of a graph value),
 // concatenated before the tokens, a position embedding added; Size of the input, cast to float,
 // scales the result (Size is a constant of the static shape).
@@ -763,6 +867,28 @@ const std::vector<const char*> kMustPass = {
     "test_reshape_reordered_last_dims",
     "test_reshape_zero_and_negative_dim",
     "test_reshape_zero_dim",
+    "test_resize_downsample_scales_cubic",
+    "test_resize_downsample_scales_cubic_A_n0p5_exclude_outside",
+    "test_resize_downsample_scales_cubic_align_corners",
+    "test_resize_downsample_scales_linear",
+    "test_resize_downsample_scales_linear_align_corners",
+    "test_resize_downsample_scales_nearest",
+    "test_resize_downsample_sizes_cubic",
+    "test_resize_downsample_sizes_linear_pytorch_half_pixel",
+    "test_resize_downsample_sizes_nearest",
+    "test_resize_downsample_sizes_nearest_tf_half_pixel_for_nn",
+    "test_resize_upsample_scales_cubic",
+    "test_resize_upsample_scales_cubic_A_n0p5_exclude_outside",
+    "test_resize_upsample_scales_cubic_align_corners",
+    "test_resize_upsample_scales_cubic_asymmetric",
+    "test_resize_upsample_scales_linear",
+    "test_resize_upsample_scales_linear_align_corners",
+    "test_resize_upsample_scales_nearest",
+    "test_resize_upsample_sizes_cubic",
+    "test_resize_upsample_sizes_nearest",
+    "test_resize_upsample_sizes_nearest_ceil_half_pixel",
+    "test_resize_upsample_sizes_nearest_floor_align_corners",
+    "test_resize_upsample_sizes_nearest_round_prefer_ceil_asymmetric",
     "test_selu",
     "test_selu_default",
     "test_selu_example",
@@ -828,6 +954,7 @@ const std::vector<const char*> kMustPass = {
     "test_unsqueeze_three_axes",
     "test_unsqueeze_two_axes",
     "test_unsqueeze_unsorted_axes",
+    "test_upsample_nearest",
 };
 
 }  // namespace

@@ -130,6 +130,31 @@ Expr mean(const Expr& x, const std::vector<int64_t>& axes = {}, bool keepdims = 
 Expr reduce(const std::string& op, const Expr& x, const std::vector<int64_t>& axes = {},
             bool keepdims = false, bool exclude = false);
 
+/** image.resize2d's attributes (TVM's Resize2DAttrs, with ONNX Resize's coordinate scales). */
+struct Resize2DAttrs {
+  std::vector<int64_t> size;  ///< output (height, width)
+  /** The (height, width) scales of the coordinate transform: x_in = f(x_out, scale). 0: out / in
+   *  (TVM's); ONNX's Resize with `scales` gives them (then out = floor(in * scale), and
+   *  align_corners divides by in * scale - 1, ONNX's length_resized, not by out - 1). */
+  std::vector<double> scale{0.0, 0.0};
+  std::string method = "linear";  ///< "nearest_neighbor", "linear", "cubic"
+  /** "half_pixel", "align_corners", "asymmetric", "pytorch_half_pixel", "tf_half_pixel_for_nn",
+   *  "half_pixel_symmetric" (ONNX's formulas; tf_crop_and_resize is not supported). */
+  std::string coordinate_transformation_mode = "half_pixel";
+  /** Nearest neighbour only: "round_prefer_floor" (also ""), "round_prefer_ceil", "floor", "ceil";
+   *  "simple" is ONNX Runtime's opset-10 rule (floor when upsampling, ceil when downsampling). */
+  std::string rounding_method = "round_prefer_floor";
+  double cubic_alpha = -0.75;
+  bool cubic_exclude = false;
+  std::string layout = "NCHW";
+};
+namespace image {
+/** Resize the H and W axes of an NCHW tensor (relay.image.resize2d). Output coordinate x maps to
+ *  x_in by the coordinate transformation mode; nearest rounds x_in, linear and cubic interpolate
+ *  the 2 and 4 neighbours per axis, indices clamped to the edge (ONNX's Resize, roi unused). */
+Expr resize2d(const Expr& x, const Resize2DAttrs& a);
+}  // namespace image
+
 /** Relay's layout_transform: `x` in layout `src` (NCHW, NCHW8c, OIHW8i16o, ...) rearranged to `dst`
  *  (the same primal axes; a sub-axis factor must divide its axis). */
 Expr layout_transform(const Expr& x, const std::string& src, const std::string& dst);

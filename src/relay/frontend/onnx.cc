@@ -101,6 +101,10 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Gather", {"axis"}},
       {"Cast", {"to", "saturate"}},
       {"LRN", {"alpha", "beta", "bias", "size"}},
+      {"Resize",
+       {"antialias", "axes", "coordinate_transformation_mode", "cubic_coeff_a", "exclude_outside",
+        "extrapolation_value", "keep_aspect_ratio_policy", "mode", "nearest_mode"}},
+      {"Upsample", {"mode", "scales"}},
       {"Tanh", {}},
       {"Exp", {}},
       {"Log", {}},
@@ -378,6 +382,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Gather") return op_gather_graph();
   if (op == "Cast") return op_cast_graph();
   if (op == "LRN") return op_lrn();
+  if (op == "Resize" || op == "Upsample") return op_resize(op == "Upsample");
   if (op == "Tanh" || op == "Exp" || op == "Log" || op == "Erf" || op == "Abs" || op == "Neg" ||
       op == "Sqrt" || op == "Floor" || op == "Ceil" || op == "Reciprocal" || op == "Softplus")
     return op_unary(op);

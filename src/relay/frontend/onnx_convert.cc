@@ -504,6 +504,130 @@ void Importer::op_lrn() {
   set_out(0, nn::lrn(x, size, 1, bias, alpha, beta));
 }
 
+// Resize (opset 10+) and Upsample (opset 7 and 9) of the H and W axes of an NCHW tensor. Output
+// sizes come from constant `scales` (floor(in * scale), and the scale itself drives the coordinate
+// transform) or `sizes` (scale = out / in, or one scale for all resized axes under
+// keep_aspect_ratio_policy). Opset-10 Resize and Upsample use ONNX Runtime's rules of those
+// versions: asymmetric coordinates, nearest rounding down when upsampling and up when downsampling.
+void Importer::op_resize(bool upsample) {
+  only_outputs(1);
+  Expr x = float_in(0);
+  const Shape is = x->type().shape;
+  const int64_t r = int64_t(is.size());
+  if (r != 4) fail("input ", fmt_shape(is), " of rank ", r, " is not supported (4-D NCHW only)");
+  Resize2DAttrs ra;
+  std::string mode = gets("mode", "nearest");
+  if (mode == "nearest")
+    ra.method = "nearest_neighbor";
+  else if (mode == "linear" || (upsample && mode == "bilinear"))
+    ra.method = "linear";
+  else if (mode == "cubic" && !upsample)
+    ra.method = "cubic";
+  else
+    fail("attribute 'mode' = '", mode, "' is not supported");
+  const bool legacy = upsample || opset_ < 11;
+  std::vector<double> scales;  // per axis, empty when sizes are given
+  Shape sizes;
+  auto const_scales = [&](int k) {
+    const Const& c = cin(k, "scales");
+    if (c.is_int) fail("scales (input ", k, ") must be a float tensor");
+    for (int64_t i = 0; i < c.numel(); ++i) scales.push_back(c.at(i));
+  };
+  Shape axes;
+  if (legacy) {
+    ra.coordinate_transformation_mode = "asymmetric";
+    ra.rounding_method = "simple";
+    if (upsample && opset_ < 9) {
+      auto* a = attr("scales", ::onnx::AttributeProto_AttributeType_FLOATS);
+      check(a != nullptr, "attribute 'scales' is required (Upsample, opset < 9)");
+      for (float v : a->floats()) scales.push_back(v);
+    } else {
+      check(!has("scales"), "attribute 'scales' is not an attribute at opset >= 9 (an input)");
+      const_scales(1);
+    }
+  } else {
+    std::string ctm = gets("coordinate_transformation_mode", "half_pixel");
+    if (ctm == "tf_crop_and_resize")
+      fail("coordinate_transformation_mode 'tf_crop_and_resize' is not supported");
+    ra.coordinate_transformation_mode = ctm;
+    ra.rounding_method = gets("nearest_mode", "round_prefer_floor");
+    ra.cubic_alpha = getf("cubic_coeff_a", -0.75);
+    int64_t excl = geti("exclude_outside", 0);
+    if (excl != 0 && excl != 1) fail("attribute 'exclude_outside' = ", excl, " must be 0 or 1");
+    ra.cubic_exclude = excl == 1;
+    if (geti("antialias", 0) != 0) fail("attribute 'antialias' = 1 is not supported");
+    auto nonempty = [&](int k) {
+      return has_input(k) && cin(k, k == 2 ? "scales" : "sizes").numel() > 0;
+    };
+    bool has_scales = nonempty(2), has_sizes = nonempty(3);
+    if (has_scales == has_sizes)
+      fail("exactly one of 'scales' (input 2) and 'sizes' (input 3) must be given");
+    if (has_scales)
+      const_scales(2);
+    else
+      sizes = cints(3, "sizes");
+  }
+  if (auto ax = getints("axes")) {
+    for (int64_t a : *ax) axes.push_back(norm_axis(a, r, "axes"));
+    for (size_t i = 0; i < axes.size(); ++i)
+      for (size_t j = 0; j < i; ++j)
+        if (axes[i] == axes[j]) fail("attribute 'axes' repeats axis ", axes[i]);
+  } else {
+    for (int64_t k = 0; k < r; ++k) axes.push_back(k);
+  }
+  size_t given = scales.empty() ? sizes.size() : scales.size();
+  if (given != axes.size())
+    fail(scales.empty() ? "sizes" : "scales", " has ", given, " values for ", axes.size(), " axes");
+  // Per axis of the input: the output extent and the coordinate scale.
+  std::vector<double> sc(r, 1.0);
+  Shape os = is;
+  if (!scales.empty()) {
+    for (size_t k = 0; k < axes.size(); ++k) {
+      double v = scales[k];
+      if (!std::isfinite(v) || v <= 0)
+        fail("scale ", v, " for axis ", axes[k], " must be positive");
+      sc[axes[k]] = v;
+      double o = std::floor(double(is[axes[k]]) * v);
+      if (o < 1 || o > double(int64_t(1) << 31))
+        fail("scale ", v, " gives axis ", axes[k], " of ", is[axes[k]], " an output extent of ", o);
+      os[axes[k]] = int64_t(o);
+    }
+  } else {
+    std::string policy = gets("keep_aspect_ratio_policy", "stretch");
+    if (policy != "stretch" && policy != "not_larger" && policy != "not_smaller")
+      fail("attribute 'keep_aspect_ratio_policy' = '", policy, "' is not supported");
+    for (size_t k = 0; k < axes.size(); ++k)
+      if (sizes[k] < 1 || sizes[k] > (int64_t(1) << 31))
+        fail("sizes has ", sizes[k], " for axis ", axes[k], " (must be positive)");
+    if (policy == "stretch") {
+      for (size_t k = 0; k < axes.size(); ++k) {
+        os[axes[k]] = sizes[k];
+        sc[axes[k]] = sizes[k] == is[axes[k]] ? 1.0 : 0.0;  // 0: out / in
+      }
+    } else {
+      double s = policy == "not_larger" ? INFINITY : 0.0;
+      for (size_t k = 0; k < axes.size(); ++k) {
+        double v = double(sizes[k]) / double(is[axes[k]]);
+        s = policy == "not_larger" ? std::min(s, v) : std::max(s, v);
+      }
+      for (int64_t a : axes) {
+        sc[a] = s;
+        os[a] = std::max<int64_t>(1, int64_t(std::nearbyint(s * double(is[a]))));
+      }
+    }
+  }
+  for (int k = 0; k < 2; ++k)
+    if (os[k] != is[k] || (sc[k] != 1.0 && sc[k] != 0.0))
+      fail("resizing axis ", k, " (", k == 0 ? "batch" : "channels",
+           ") is not supported; only H and W of NCHW");
+  if (os == is && sc[2] == 1.0 && sc[3] == 1.0 &&
+      ra.coordinate_transformation_mode != "tf_half_pixel_for_nn")
+    return set_out(0, x);  // identity
+  ra.size = {os[2], os[3]};
+  ra.scale = {sc[2], sc[3]};
+  set_out(0, image::resize2d(x, ra));
+}
+
 }  // namespace minitvm::relay::frontend::onnx_detail
 
 #endif  // MINITVM_HAVE_ONNX

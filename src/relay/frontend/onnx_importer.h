@@ -312,6 +312,7 @@ class Importer {
   void op_slice_graph();
   void op_gather_graph();
   void op_lrn();
+  void op_resize(bool upsample);
   void op_cast_graph() {
     only_outputs(1);
     int64_t to = geti("to", -1);
