@@ -72,6 +72,9 @@ Expr lrn(const Expr& x, int64_t size, int axis, double bias, double alpha, doubl
 Expr dropout(const Expr& x, double rate) {
   return tuple_get_item(call("nn.dropout", {x}, {{"rate", rate}}), 0);
 }
+Expr dilate(const Expr& x, const std::vector<int64_t>& strides, double dilation_value) {
+  return call("nn.dilate", {x}, {{"strides", strides}, {"dilation_value", dilation_value}});
+}
 Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, double pad_value) {
   Json j = Json::array();
   for (auto& [b, e] : pw) j.push_back({b, e});
@@ -139,6 +142,9 @@ Expr power(const Expr& a, const Expr& b) {
 }
 Expr reshape(const Expr& x, const std::vector<int64_t>& ns) {
   return call("reshape", {x}, {{"newshape", ns}});
+}
+Expr reverse(const Expr& x, int axis) {
+  return call("reverse", {x}, {{"axis", axis}});
 }
 Expr transpose(const Expr& x, const std::vector<int64_t>& axes) {
   return call("transpose", {x}, {{"axes", axes}});

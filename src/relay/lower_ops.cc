@@ -483,6 +483,40 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
         },
         "T_transpose", "injective")};
   }
+  if (op == "reverse") {
+    int64_t ax = at.at("axis").get<int64_t>();
+    const Shape& os = c.types[0].shape;
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx = as_exprs(v);
+          idx[ax] = I(os[ax] - 1) - v[ax];
+          return a[0].read(idx);
+        },
+        "T_reverse", "injective")};
+  }
+  if (op == "nn.dilate") {
+    auto st = ints(at.at("strides"));
+    const Shape& os = c.types[0].shape;
+    Expr fill = ir::make_const(dt, at.at("dilation_value").get<double>());
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx;
+          Expr on;  // every strided axis on a multiple of its stride
+          for (size_t i = 0; i < v.size(); ++i) {
+            if (st[i] == 1) {
+              idx.push_back(v[i]);
+              continue;
+            }
+            idx.push_back(ir::floordiv(v[i], I(st[i])));
+            Expr hit = ir::floormod(v[i], I(st[i])) == I(0);
+            on = on ? (on && hit) : hit;
+          }
+          return on ? ir::if_then_else(on, a[0].read(idx), fill) : a[0].read(idx);
+        },
+        "T_dilate", "injective")};
+  }
   if (op == "nn.pad") {
     const Json& pw = at.at("pad_width");
     Shape before, after;

@@ -331,6 +331,33 @@ std::vector<OpDef> make_registry() {
         at["newshape"] = ns;
         return {{t}};
       });
+  add("reverse", P::kInjective, 1, {{"axis", 0}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("reverse", a[0], "data");
+        MINITVM_USER_CHECK(at["axis"].is_number_integer())
+            << "reverse: axis must be an integer, got " << at["axis"].dump();
+        at["axis"] = norm_axis(at["axis"].get<int64_t>(), x.shape.size(), "reverse");
+        return {{x}};
+      });
+  add("nn.dilate", P::kInjective, 1, {{"strides", Json::array()}, {"dilation_value", 0.0}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("nn.dilate", a[0], "data");
+        Shape st = ints(at["strides"]);
+        MINITVM_USER_CHECK(st.size() == x.shape.size())
+            << "nn.dilate: strides " << shape_str(st) << " needs one value per axis of "
+            << describe(a[0]);
+        MINITVM_USER_CHECK(at["dilation_value"].is_number() &&
+                           std::isfinite(at["dilation_value"].get<double>()))
+            << "nn.dilate: dilation_value must be a finite number, got "
+            << at["dilation_value"].dump();
+        Shape out = x.shape;
+        for (size_t i = 0; i < st.size(); ++i) {
+          MINITVM_USER_CHECK(st[i] >= 1 && st[i] <= (int64_t(1) << 20))
+              << "nn.dilate: stride " << st[i] << " of axis " << i << " must be in [1, 2^20]";
+          if (out[i] > 0) out[i] = (out[i] - 1) * st[i] + 1;
+        }
+        return {{TensorType{out, x.dtype}}};
+      });
   add("transpose", P::kInjective, 1, {{"axes", Json::array()}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("transpose", a[0], "data");

@@ -559,6 +559,26 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     }
     return {out(r)};
   }
+  if (op == "reverse") {
+    size_t ax = static_cast<size_t>(at.at("axis").get<int64_t>());
+    return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) s += (i == ax ? os[i] - 1 - idx[i] : idx[i]) * ist[i];
+      return s;
+    }))};
+  }
+  if (op == "nn.dilate") {
+    auto st = ints(at.at("strides"));
+    Buf r{os, std::vector<float>(numel(os), at.at("dilation_value").get<float>())};
+    Shape idx;
+    for (int64_t i = 0; i < a[0].size(); ++i) {
+      unravel(i, a[0].shape, idx);
+      int64_t o = 0;
+      for (size_t d = 0; d < idx.size(); ++d) o = o * os[d] + idx[d] * st[d];
+      r.v[o] = a[0].v[i];
+    }
+    return {out(r)};
+  }
   if (op == "transpose") {
     auto axes = ints(at.at("axes"));
     return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {

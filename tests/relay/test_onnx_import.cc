@@ -352,6 +352,89 @@ TEST(OnnxImport, ResizeInAnUpsamplingNetwork) {
   EXPECT_NE(e.find("output extent"), std::string::npos) << e;
 }
 
+// ConvTranspose against its definition, a scatter: input pixel (i, j) adds x * w[kh, kw] to output
+// (i * stride - pad_begin + kh * dilation, ...). Groups, strides, dilations, output_padding and
+// asymmetric pads at once; then a U-Net decoder step (transposed conv, skip concat, conv) built for
+// llvm against the reference executor; then the unsupported forms.
+TEST(OnnxImport, ConvTransposeMatchesTheScatterDefinition) {
+  const int64_t N = 1, C = 4, H = 5, W = 6, G = 2, COG = 3, KH = 3, KW = 2;
+  const int64_t SH = 2, SW = 3, DH = 2, DW = 1, PT = 1, PL = 0, PB = 2, PR = 1, OPH = 1, OPW = 2;
+  const int64_t OH = SH * (H - 1) + OPH + (KH - 1) * DH + 1 - PT - PB;
+  const int64_t OW = SW * (W - 1) + OPW + (KW - 1) * DW + 1 - PL - PR;
+  Model m(13);
+  m.input("x", {N, C, H, W});
+  m.init("w", {C, COG, KH, KW}, -1, 1, 5);
+  m.init("b", {G * COG}, -1, 1, 6);
+  auto* n = m.node("ConvTranspose", {"x", "w", "b"}, {"y"});
+  ai(n, "group", G);
+  aints(n, "strides", {SH, SW});
+  aints(n, "dilations", {DH, DW});
+  aints(n, "pads", {PT, PL, PB, PR});
+  aints(n, "output_padding", {OPH, OPW});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {});
+  ASSERT_EQ(mod.body->type().shape, (std::vector<int64_t>{N, G * COG, OH, OW}));
+  auto x = relay::testing::random_uniform({N, C, H, W}, -1, 1, 7);
+  Built built = build(mod, "llvm", params);
+  runtime::GraphExecutor ex(built, Device::cpu());
+  ex.set_input("x", x);
+  ex.run();
+  auto got = ex.get_output(0).copy_to(Device::cpu()).to_vector<float>();
+  auto xv = x.to_vector<float>(), wv = params.at("w").to_vector<float>(),
+       bv = params.at("b").to_vector<float>();
+  std::vector<double> want(N * G * COG * OH * OW);
+  for (int64_t o = 0; o < G * COG; ++o)
+    for (int64_t k = 0; k < OH * OW; ++k) want[o * OH * OW + k] = bv[o];
+  const int64_t CG = C / G;
+  for (int64_t c = 0; c < C; ++c)
+    for (int64_t i = 0; i < H; ++i)
+      for (int64_t j = 0; j < W; ++j)
+        for (int64_t oc = 0; oc < COG; ++oc)
+          for (int64_t kh = 0; kh < KH; ++kh)
+            for (int64_t kw = 0; kw < KW; ++kw) {
+              int64_t y = i * SH - PT + kh * DH, z = j * SW - PL + kw * DW;
+              if (y < 0 || y >= OH || z < 0 || z >= OW) continue;
+              int64_t o = (c / CG) * COG + oc;
+              want[(o * OH + y) * OW + z] +=
+                  double(xv[(c * H + i) * W + j]) * wv[((c * COG + oc) * KH + kh) * KW + kw];
+            }
+  ASSERT_EQ(got.size(), want.size());
+  for (size_t k = 0; k < want.size(); ++k) EXPECT_NEAR(got[k], want[k], 1e-4) << k;
+
+  // A U-Net decoder step: upsample by a k2 s2 transposed conv, concat the skip, conv, relu.
+  Model u(13);
+  u.input("x", {1, 16, 7, 7});
+  u.init("wu", {16, 8, 2, 2}, -0.5, 0.5, 8);
+  aints(u.node("ConvTranspose", {"x", "wu"}, {"up"}), "strides", {2, 2});
+  u.init("skip", {1, 8, 14, 14}, -1, 1, 9);
+  ai(u.node("Concat", {"up", "skip"}, {"cat"}), "axis", 1);
+  u.init("wc", {8, 16, 3, 3}, -0.5, 0.5, 10);
+  aints(u.node("Conv", {"cat", "wc"}, {"c"}), "pads", {1, 1, 1, 1});
+  u.node("Relu", {"c"}, {"y"});
+  u.output("y");
+  import_build_run(u, {1, 16, 7, 7});
+
+  auto bad = [](const std::function<void(::onnx::NodeProto*)>& edit) {
+    Model r(13);
+    r.input("x", {1, 2, 4, 4});
+    r.init("w", {2, 3, 3, 3}, -1, 1, 1);
+    edit(r.node("ConvTranspose", {"x", "w"}, {"y"}));
+    r.output("y");
+    return import_error(r, {});
+  };
+  std::string e = bad([](::onnx::NodeProto* n) { aints(n, "pads", {3, 0, 0, 0}); });
+  EXPECT_NE(e.find("exceed the dilated kernel extent"), std::string::npos) << e;
+  e = bad([](::onnx::NodeProto* n) { ai(n, "group", 3); });
+  EXPECT_NE(e.find("does not match data"), std::string::npos) << e;
+  e = bad([](::onnx::NodeProto* n) { aints(n, "strides", {0, 1}); });
+  EXPECT_NE(e.find("strides"), std::string::npos) << e;
+  e = bad([](::onnx::NodeProto* n) {
+    aints(n, "pads", {1, 1, 1, 1});
+    aints(n, "output_shape", {8, 8});
+  });
+  EXPECT_NE(e.find("cannot both be given"), std::string::npos) << e;
+}
+
 // ViT's class token: a (1, 1, D) parameter expanded to the batch (Expand of a graph value),
 // concatenated before the tokens, a position embedding added; Size of the input, cast to float,
 // scales the result (Size is a constant of the static shape).
@@ -569,6 +652,8 @@ const std::vector<const char*> kMustPass = {
     "test_Conv2d_no_bias",
     "test_Conv2d_padding",
     "test_Conv2d_strided",
+    "test_ConvTranspose2d",
+    "test_ConvTranspose2d_no_bias",
     "test_ELU",
     "test_Embedding",
     "test_Embedding_sparse",
@@ -643,6 +728,15 @@ const std::vector<const char*> kMustPass = {
     "test_conv_with_strides_and_asymmetric_padding",
     "test_conv_with_strides_no_padding",
     "test_conv_with_strides_padding",
+    "test_convtranspose",
+    "test_convtranspose_1d",
+    "test_convtranspose_autopad_same",
+    "test_convtranspose_dilations",
+    "test_convtranspose_kernel_shape",
+    "test_convtranspose_output_shape",
+    "test_convtranspose_pad",
+    "test_convtranspose_pads",
+    "test_convtranspose_with_kernel",
     "test_div",
     "test_div_bcast",
     "test_div_example",
@@ -760,6 +854,7 @@ const std::vector<const char*> kMustPass = {
     "test_operator_clip",
     "test_operator_concat2",
     "test_operator_conv",
+    "test_operator_convtranspose",
     "test_operator_exp",
     "test_operator_flatten",
     "test_operator_index",

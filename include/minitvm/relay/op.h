@@ -90,6 +90,9 @@ Expr dropout(const Expr& x, double rate = 0.5);
 /** pad_width: one (before, after) pair per axis. */
 Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
          double pad_value = 0.0);
+/** TVM's nn.dilate: stride - 1 copies of dilation_value between neighbours along each axis
+ *  (extent (n - 1) * stride + 1). */
+Expr dilate(const Expr& x, const std::vector<int64_t>& strides, double dilation_value = 0.0);
 }  // namespace nn
 
 Expr add(const Expr& a, const Expr& b);
@@ -115,6 +118,8 @@ Expr minimum(const Expr& a, const Expr& b);
 Expr power(const Expr& a, const Expr& b);
 /** Relay's newshape codes 0 (copy the dim) and -1 (infer one dim). */
 Expr reshape(const Expr& x, const std::vector<int64_t>& newshape);
+/** The elements of `axis` in reverse order (relay.reverse). */
+Expr reverse(const Expr& x, int axis);
 /** Empty axes: reverse. */
 Expr transpose(const Expr& x, const std::vector<int64_t>& axes = {});
 /** sections > 0: equal sections; otherwise `indices` are split points. Returns the tuple. */

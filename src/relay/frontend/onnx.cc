@@ -63,6 +63,9 @@ Shape strides_of(const Shape& s) {
 const std::map<std::string, std::set<std::string> >& op_attrs() {
   static const std::map<std::string, std::set<std::string> > m{
       {"Conv", {"auto_pad", "dilations", "group", "kernel_shape", "pads", "strides"}},
+      {"ConvTranspose",
+       {"auto_pad", "dilations", "group", "kernel_shape", "output_padding", "output_shape", "pads",
+        "strides"}},
       {"BatchNormalization",
        {"consumed_inputs", "epsilon", "is_test", "momentum", "spatial", "training_mode"}},
       {"Relu", {}},
@@ -353,6 +356,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
     if (has_input(k) && !is_const(k)) all_const = false;
   if (all_const && foldable().count(op)) return fold(op);
   if (op == "Conv") return op_conv();
+  if (op == "ConvTranspose") return op_conv_transpose();
   if (op == "BatchNormalization") return op_bn();
   if (op == "Relu") return only_outputs(1), set_out(0, nn::relu(in(0)));
   if (op == "Sigmoid") return only_outputs(1), set_out(0, sigmoid(in(0)));

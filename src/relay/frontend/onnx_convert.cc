@@ -52,6 +52,101 @@ void Importer::op_conv() {
   set_out(0, y);
 }
 
+// ConvTranspose as the convolution it is the gradient of: the input dilated by the strides, padded
+// by the dilated kernel extent less the pads (plus output_padding at the end), convolved at stride
+// 1 with the weight's in/out channels swapped per group and its taps flipped. The weight
+// rearrangement is graph ops on the weight, folded at build time when it is an initializer.
+void Importer::op_conv_transpose() {
+  only_outputs(1);
+  Expr x = in(0), w = in(1);
+  Shape xs = x->type().shape, ws = w->type().shape;
+  lift1d_ = xs.size() == 3 && ws.size() == 3;
+  if (lift1d_) {
+    xs.insert(xs.begin() + 2, 1);
+    ws.insert(ws.begin() + 2, 1);
+    x = reshape(x, xs);
+    w = reshape(w, ws);
+  }
+  if (xs.size() != 4 || ws.size() != 4)
+    fail(
+        "only 1-D and 2-D transposed convolutions (3-D or 4-D data and weight) are supported, "
+        "got data ",
+        fmt_shape(xs), " weight ", fmt_shape(ws));
+  int64_t g = geti("group", 1);
+  if (g < 1) fail("attribute 'group' = ", g, " must be >= 1");
+  if (ws[0] != xs[1] || xs[1] % g != 0)
+    fail("weight ", fmt_shape(ws), " does not match data ", fmt_shape(xs), " with group ", g,
+         " (the weight is (C_in, C_out / group, kH, kW))");
+  auto st = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
+  auto opad = spatial_ints("output_padding", 0);
+  positive(st, "strides");
+  positive(dil, "dilations");
+  for (auto v : opad)
+    if (v < 0) fail("attribute 'output_padding' has a negative value ", v);
+  Shape k{ws[2], ws[3]};
+  if (auto ks = getints("kernel_shape"))
+    if (*ks != k && !(lift1d_ && *ks == Shape{ws[3]}))
+      fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ",
+           fmt_shape(ws));
+  // pads (begin h, begin w, end h, end w) from pads, auto_pad or output_shape.
+  Shape pads{0, 0, 0, 0};
+  std::string ap = gets("auto_pad", "NOTSET");
+  auto out_shape = getints("output_shape");
+  if (out_shape && lift1d_ && out_shape->size() == 1) out_shape = Shape{1, (*out_shape)[0]};
+  if (out_shape && out_shape->size() == 4) out_shape = Shape{(*out_shape)[2], (*out_shape)[3]};
+  if (ap != "NOTSET" && ap != "SAME_UPPER" && ap != "SAME_LOWER" && ap != "VALID")
+    fail("attribute 'auto_pad' = '", ap, "' is not supported");
+  if (!out_shape && (ap == "SAME_UPPER" || ap == "SAME_LOWER"))
+    out_shape = Shape{xs[2] * st[0], xs[3] * st[1]};
+  if (out_shape) {
+    if (out_shape->size() != 2)
+      fail("attribute 'output_shape' ", fmt_shape(*out_shape), " must give the 2 spatial extents");
+    if (has("pads"))
+      fail("attributes 'pads' and 'output_shape' (or auto_pad SAME) cannot both be given");
+    for (int i = 0; i < 2; ++i) {
+      int64_t total = st[i] * (xs[2 + i] - 1) + opad[i] + (k[i] - 1) * dil[i] + 1 - (*out_shape)[i];
+      // floor division, as ONNX's reference: a negative total (an output_shape beyond the
+      // full transposed convolution) extends the output with zeros (plus bias).
+      int64_t small = total >= 0 ? total / 2 : -((-total + 1) / 2), big = total - small;
+      pads[i] = ap == "SAME_UPPER" ? small : big;
+      pads[i + 2] = ap == "SAME_UPPER" ? big : small;
+    }
+  } else if (auto p = getints("pads")) {
+    if (ap != "NOTSET") fail("attributes 'pads' and auto_pad = ", ap, " cannot both be given");
+    if (lift1d_ && p->size() == 2) p = Shape{0, (*p)[0], 0, (*p)[1]};
+    if (p->size() != 4) fail("attribute 'pads' has ", p->size(), " values; expected 4 (2-D)");
+    for (auto v : *p)
+      if (v < 0) fail("attribute 'pads' has a negative value ", v);
+    pads = *p;
+  }
+  Conv2DAttrs a;
+  a.dilation = dil;
+  a.groups = g;
+  a.padding.clear();
+  for (int e = 0; e < 2; ++e)
+    for (int i = 0; i < 2; ++i) {
+      int64_t p = (k[i] - 1) * dil[i] - pads[e * 2 + i] + (e == 1 ? opad[i] : 0);
+      if (p < 0)
+        fail("pads ", fmt_shape(pads), " exceed the dilated kernel extent ", (k[i] - 1) * dil[i],
+             " (cropping is not supported)");
+      a.padding.push_back(p);
+    }
+  // (C_in, C_out/g, kH, kW) -> (C_out, C_in/g, kH, kW), taps flipped.
+  const int64_t cin = ws[0], cog = ws[1];
+  Expr wt = g == 1 ? transpose(w, {1, 0, 2, 3})
+                   : reshape(transpose(reshape(w, {g, cin / g, cog, k[0], k[1]}), {0, 2, 1, 3, 4}),
+                             {g * cog, cin / g, k[0], k[1]});
+  wt = reverse(reverse(wt, 2), 3);
+  if (st[0] > 1 || st[1] > 1) x = nn::dilate(x, {1, 1, st[0], st[1]});
+  Expr y = nn::conv2d(x, wt, a);
+  if (has_input(2)) y = nn::bias_add(y, in(2), 1);
+  if (lift1d_) {
+    Shape ys = y->type().shape;
+    y = reshape(y, {ys[0], ys[1], ys[3]});
+  }
+  set_out(0, y);
+}
+
 void Importer::op_bn() {
   only_outputs(1);
   if (geti("training_mode", 0) != 0)

@@ -246,6 +246,7 @@ class Importer {
   }
 
   void op_conv();
+  void op_conv_transpose();
   void op_bn();
   void op_clip();
   void op_hard(bool swish) {
