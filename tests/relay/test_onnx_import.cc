@@ -435,6 +435,40 @@ TEST(OnnxImport, ConvTransposeMatchesTheScatterDefinition) {
   EXPECT_NE(e.find("cannot both be given"), std::string::npos) << e;
 }
 
+// ONNX names are assigned once. A graph input declared twice became two Vars of one name, which
+// the reference executor fed one value and the GraphExecutor fed only one of (fuzz_relay_onnx found
+// the disagreement); now each violation is an import error.
+TEST(OnnxImport, NamesDefinedTwiceAreRejected) {
+  auto err = [](const std::function<void(Model&)>& edit) {
+    Model m(13);
+    m.input("a", {2, 3});
+    edit(m);
+    m.output("y");
+    return import_error(m, {});
+  };
+  std::string e = err([](Model& m) {
+    m.input("a", {2, 3});
+    m.node("Max", {"a", "a"}, {"y"});
+  });
+  EXPECT_NE(e.find("graph input 'a' is declared twice"), std::string::npos) << e;
+  e = err([](Model& m) {
+    m.init("w", {2, 3}, -1, 1, 1);
+    m.init("w", {2, 3}, -1, 1, 2);
+    m.node("Add", {"a", "w"}, {"y"});
+  });
+  EXPECT_NE(e.find("two initializers are named 'w'"), std::string::npos) << e;
+  e = err([](Model& m) {
+    m.node("Relu", {"a"}, {"t"});
+    m.node("Neg", {"a"}, {"t"});
+    m.node("Abs", {"t"}, {"y"});
+  });
+  EXPECT_NE(e.find("output 't' is already defined"), std::string::npos) << e;
+  e = err([](Model& m) { m.node("Relu", {"a"}, {"a"}); });
+  EXPECT_NE(e.find("output 'a' is already defined"), std::string::npos) << e;
+  e = err([](Model& m) { ai(m.node("Split", {"a"}, {"y", "y"}), "axis", 1); });
+  EXPECT_NE(e.find("are both named 'y'"), std::string::npos) << e;
+}
+
 // ViT's class token: a (1, 1, D) parameter expanded to the batch (Expand of a graph value),
 // concatenated before the tokens, a position embedding added; Size of the input, cast to float,
 // scales the result (Size is a constant of the static shape).

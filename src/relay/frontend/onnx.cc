@@ -246,6 +246,8 @@ Imported Importer::run() {
   std::set<std::string> init_names;
   for (const auto& t : g.initializer()) {
     MINITVM_USER_CHECK(!t.name().empty()) << "from_onnx: an initializer has no name";
+    MINITVM_USER_CHECK(!init_names.count(t.name()))
+        << "from_onnx: two initializers are named '" << t.name() << "'";
     Value v;
     v.c = const_from_proto(t, "from_onnx: initializer '" + t.name() + "'");
     v.param = !v.c->is_int;
@@ -255,7 +257,10 @@ Imported Importer::run() {
   std::set<std::string> input_names;
   for (const auto& in : g.input()) {
     if (init_names.count(in.name())) continue;
-    input_names.insert(in.name());
+    MINITVM_USER_CHECK(!in.name().empty()) << "from_onnx: a graph input has no name";
+    // Two Vars of one name would take one value by name in one executor and two in another.
+    MINITVM_USER_CHECK(input_names.insert(in.name()).second)
+        << "from_onnx: graph input '" << in.name() << "' is declared twice";
     const auto& tt = in.type().tensor_type();
     MINITVM_USER_CHECK(tt.elem_type() == ::onnx::TensorProto_DataType_FLOAT)
         << "from_onnx: graph input '" << in.name() << "' has element type " << tt.elem_type()
@@ -347,6 +352,16 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
       fail("attribute '", a.name(), "' of ", n.op_type(), " is not supported");
     attrs_[a.name()] = &a;
   }
+  // ONNX graphs are in SSA form: a name is defined once (graph input, initializer or one output).
+  for (int k = 0; k < n.output_size(); ++k)
+    for (int j = 0; j < k; ++j)
+      if (!n.output(k).empty() && n.output(k) == n.output(j))
+        fail("outputs ", j, " and ", k, " are both named '", n.output(k), "'");
+  for (const auto& o : n.output())
+    if (!o.empty() && values_.count(o))
+      fail("output '", o,
+           "' is already defined (by a graph input, an initializer or an earlier "
+           "node); ONNX names are assigned once");
   const std::string& op = n.op_type();
   if (op == "Constant") return op_constant();
   if (op == "Shape") return op_shape();
