@@ -3,8 +3,9 @@
 // import. A model that imports with small float32 inputs is then run twice, on the reference
 // executor (reference_run) and built for llvm through the GraphExecutor; both may only reject with
 // a CompileError, and where both run their outputs must agree (same shapes; values within a loose
-// tolerance wherever both are finite): a disagreement is a silently wrong result. Anything else (a
-// crash, a sanitizer report, an InternalError, a raw std:: exception) is a finding.
+// tolerance wherever both are finite, when the parameters are moderate): a disagreement is a
+// silently wrong result. Anything else (a crash, a sanitizer report, an InternalError, a raw std::
+// exception) is a finding.
 #include <algorithm>
 #include <cmath>
 #include <string>
@@ -42,7 +43,20 @@ bool make_inputs(const frontend::Imported& imp, Params* out) {
   return true;
 }
 
-void compare(const std::vector<runtime::NDArray>& ref, const std::vector<runtime::NDArray>& got) {
+/** Whether every float parameter is finite and at most 1e4 in magnitude. Mutated raw data easily
+ *  hold values near FLT_MAX; then float32 kernels overflow in intermediate sums (inf - inf = NaN,
+ *  relu(NaN) = 0) where the reference accumulates in double, and the values cannot be compared. */
+bool moderate_params(const Params& params) {
+  for (const auto& [name, v] : params) {
+    if (v.dtype() != DataType::Float(32)) continue;
+    for (float x : v.to_vector<float>())
+      if (!(std::fabs(x) <= 1e4f)) return false;
+  }
+  return true;
+}
+
+void compare(const std::vector<runtime::NDArray>& ref, const std::vector<runtime::NDArray>& got,
+             bool values) {
   if (ref.size() != got.size())
     fuzz::finding("reference gives " + std::to_string(ref.size()) + " outputs, the build " +
                   std::to_string(got.size()));
@@ -51,7 +65,7 @@ void compare(const std::vector<runtime::NDArray>& ref, const std::vector<runtime
       fuzz::finding("output " + std::to_string(k) +
                     ": shape or dtype differs between the reference "
                     "and the build");
-    if (ref[k].dtype() != DataType::Float(32)) continue;
+    if (!values || ref[k].dtype() != DataType::Float(32)) continue;
     auto r = ref[k].to_vector<float>();
     auto g = got[k].to_vector<float>();
     double scale = 0;
@@ -91,6 +105,6 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (int k = 0; k < ex.get_num_outputs(); ++k)
       got.push_back(ex.get_output(k).copy_to(Device::cpu()));
   });
-  if (ref_ok && run_ok) compare(ref, got);
+  if (ref_ok && run_ok) compare(ref, got, moderate_params(imp.params));
   return 0;
 }
