@@ -102,12 +102,15 @@ class Net:
 
     # --- layers ------------------------------------------------------------------------------
     def conv(self, x, scope, cout, k, s=1, p=None, groups=1, gain=1.0, bias=True, param_name=None):
-        """Conv with Kaiming weights.  bias=True: 3-input Conv (BN folded or conv bias)."""
+        """Conv with Kaiming weights.  bias=True: 3-input Conv (BN folded or conv bias).
+        k and p: an int, or (h, w) pairs (Inception's 1x7 / 7x1)."""
         n, cin, h, w = self.shapes[x]
+        kh, kw = (k, k) if isinstance(k, int) else k
         if p is None:
-            p = (k - 1) // 2
-        fan_in = cin // groups * k * k
-        wt = (self.rng.standard_normal((cout, cin // groups, k, k)) * (gain * np.sqrt(2.0 / fan_in))).astype(np.float32)
+            p = ((kh - 1) // 2, (kw - 1) // 2)
+        ph, pw = (p, p) if isinstance(p, int) else p
+        fan_in = cin // groups * kh * kw
+        wt = (self.rng.standard_normal((cout, cin // groups, kh, kw)) * (gain * np.sqrt(2.0 / fan_in))).astype(np.float32)
         if param_name:   # a conv whose parameters keep their module names (not BN-folded)
             wname = self.init(f"{param_name}.weight", wt)
         else:
@@ -115,10 +118,10 @@ class Net:
         ins = [x, wname]
         if bias:
             ins.append(self.bias(cout, "Conv"))
-        ho = (h + 2 * p - k) // s + 1
-        wo = (w + 2 * p - k) // s + 1
+        ho = (h + 2 * ph - kh) // s + 1
+        wo = (w + 2 * pw - kw) // s + 1
         return self.node("Conv", ins, scope, out_shape=(n, cout, ho, wo), dilations=[1, 1], group=groups,
-                         kernel_shape=[k, k], pads=[p, p, p, p], strides=[s, s])
+                         kernel_shape=[kh, kw], pads=[ph, pw, ph, pw], strides=[s, s])
 
     def relu(self, x, scope):
         return self.node("Relu", [x], scope, out_shape=self.shapes[x])
@@ -157,10 +160,10 @@ class Net:
         return self.node("MaxPool", [x], scope, out_shape=(n, c, osz(h), osz(w)), ceil_mode=ceil,
                          kernel_shape=[k, k], pads=[p, p, p, p], strides=[s, s])
 
-    def avgpool(self, x, scope, k, s):
+    def avgpool(self, x, scope, k, s, p=0):
         n, c, h, w = self.shapes[x]
-        return self.node("AveragePool", [x], scope, out_shape=(n, c, (h - k) // s + 1, (w - k) // s + 1),
-                         ceil_mode=0, count_include_pad=1, kernel_shape=[k, k], pads=[0, 0, 0, 0], strides=[s, s])
+        return self.node("AveragePool", [x], scope, out_shape=(n, c, (h + 2 * p - k) // s + 1, (w + 2 * p - k) // s + 1),
+                         ceil_mode=0, count_include_pad=1, kernel_shape=[k, k], pads=[p, p, p, p], strides=[s, s])
 
     def adaptive_avgpool(self, x, scope, out):
         """symbolic_opset9._adaptive_pool: 1x1 -> GlobalAveragePool, else AveragePool(k = s = in/out)."""
@@ -226,7 +229,7 @@ class Net:
 RES_GAIN = 0.5   # extra gain on the last conv of a residual branch (keeps deep residual nets O(1))
 
 
-def resnet(seed, block, layers):
+def resnet(seed, block, layers, groups=1, width_per_group=64):
     net = Net("resnet", seed)
     x = net.model()
     x = net.conv(x, "/conv1", 64, 7, 2, 3)
@@ -244,9 +247,10 @@ def resnet(seed, block, layers):
                 out = net.conv(out, f"{sc}/conv2", planes, 3, 1, gain=RES_GAIN)
                 exp = 1
             else:
-                out = net.conv(x, f"{sc}/conv1", planes, 1)
+                width = planes * width_per_group // 64 * groups   # torchvision's Bottleneck
+                out = net.conv(x, f"{sc}/conv1", width, 1)
                 out = net.relu(out, f"{sc}/relu")
-                out = net.conv(out, f"{sc}/conv2", planes, 3, stride)   # v1.5: stride on the 3x3
+                out = net.conv(out, f"{sc}/conv2", width, 3, stride, groups=groups)   # v1.5: stride on the 3x3
                 out = net.relu(out, f"{sc}/relu_1")
                 out = net.conv(out, f"{sc}/conv3", planes * 4, 1, gain=RES_GAIN)
                 exp = 4
@@ -577,6 +581,88 @@ def googlenet(seed):
     return net.finish(x)
 
 
+def inception_v3(seed):
+    """torchvision's inception_v3 (eval: no aux logits, transform_input=False), 299x299 input.
+    BasicConv2d = conv (no bias) + BN (folded) + relu; branch pools are avg_pool2d(3, 1, 1) with
+    count_include_pad (torch's default)."""
+    net = Net("inception_v3", seed)
+    x = net.model((1, 3, 299, 299))
+
+    def basic(x, sc, cout, k, s=1, p=0):
+        return net.relu(net.conv(x, f"{sc}/conv", cout, k, s, p), sc)
+
+    def pool_branch(x, sc, cout):
+        return basic(net.avgpool(x, f"{sc}/avg_pool2d", 3, 1, 1), f"{sc}/branch_pool", cout, 1)
+
+    x = basic(x, "/Conv2d_1a_3x3", 32, 3, 2)
+    x = basic(x, "/Conv2d_2a_3x3", 32, 3)
+    x = basic(x, "/Conv2d_2b_3x3", 64, 3, 1, 1)
+    x = net.maxpool(x, "/maxpool1", 3, 2)
+    x = basic(x, "/Conv2d_3b_1x1", 80, 1)
+    x = basic(x, "/Conv2d_4a_3x3", 192, 3)
+    x = net.maxpool(x, "/maxpool2", 3, 2)
+
+    def block_a(x, sc, pool_features):
+        b1 = basic(x, f"{sc}/branch1x1", 64, 1)
+        b5 = basic(basic(x, f"{sc}/branch5x5_1", 48, 1), f"{sc}/branch5x5_2", 64, 5, 1, 2)
+        b3 = basic(x, f"{sc}/branch3x3dbl_1", 64, 1)
+        b3 = basic(b3, f"{sc}/branch3x3dbl_2", 96, 3, 1, 1)
+        b3 = basic(b3, f"{sc}/branch3x3dbl_3", 96, 3, 1, 1)
+        return net.concat([b1, b5, b3, pool_branch(x, sc, pool_features)], sc)
+
+    def block_b(x, sc):
+        b3 = basic(x, f"{sc}/branch3x3", 384, 3, 2)
+        bd = basic(x, f"{sc}/branch3x3dbl_1", 64, 1)
+        bd = basic(bd, f"{sc}/branch3x3dbl_2", 96, 3, 1, 1)
+        bd = basic(bd, f"{sc}/branch3x3dbl_3", 96, 3, 2)
+        return net.concat([b3, bd, net.maxpool(x, f"{sc}/max_pool2d", 3, 2)], sc)
+
+    def block_c(x, sc, c7):
+        b1 = basic(x, f"{sc}/branch1x1", 192, 1)
+        b7 = basic(x, f"{sc}/branch7x7_1", c7, 1)
+        b7 = basic(b7, f"{sc}/branch7x7_2", c7, (1, 7), 1, (0, 3))
+        b7 = basic(b7, f"{sc}/branch7x7_3", 192, (7, 1), 1, (3, 0))
+        bd = basic(x, f"{sc}/branch7x7dbl_1", c7, 1)
+        bd = basic(bd, f"{sc}/branch7x7dbl_2", c7, (7, 1), 1, (3, 0))
+        bd = basic(bd, f"{sc}/branch7x7dbl_3", c7, (1, 7), 1, (0, 3))
+        bd = basic(bd, f"{sc}/branch7x7dbl_4", c7, (7, 1), 1, (3, 0))
+        bd = basic(bd, f"{sc}/branch7x7dbl_5", 192, (1, 7), 1, (0, 3))
+        return net.concat([b1, b7, bd, pool_branch(x, sc, 192)], sc)
+
+    def block_d(x, sc):
+        b3 = basic(basic(x, f"{sc}/branch3x3_1", 192, 1), f"{sc}/branch3x3_2", 320, 3, 2)
+        b7 = basic(x, f"{sc}/branch7x7x3_1", 192, 1)
+        b7 = basic(b7, f"{sc}/branch7x7x3_2", 192, (1, 7), 1, (0, 3))
+        b7 = basic(b7, f"{sc}/branch7x7x3_3", 192, (7, 1), 1, (3, 0))
+        b7 = basic(b7, f"{sc}/branch7x7x3_4", 192, 3, 2)
+        return net.concat([b3, b7, net.maxpool(x, f"{sc}/max_pool2d", 3, 2)], sc)
+
+    def block_e(x, sc):
+        b1 = basic(x, f"{sc}/branch1x1", 320, 1)
+        b3 = basic(x, f"{sc}/branch3x3_1", 384, 1)
+        b3 = net.concat([basic(b3, f"{sc}/branch3x3_2a", 384, (1, 3), 1, (0, 1)),
+                         basic(b3, f"{sc}/branch3x3_2b", 384, (3, 1), 1, (1, 0))], f"{sc}/cat")
+        bd = basic(x, f"{sc}/branch3x3dbl_1", 448, 1)
+        bd = basic(bd, f"{sc}/branch3x3dbl_2", 384, 3, 1, 1)
+        bd = net.concat([basic(bd, f"{sc}/branch3x3dbl_3a", 384, (1, 3), 1, (0, 1)),
+                         basic(bd, f"{sc}/branch3x3dbl_3b", 384, (3, 1), 1, (1, 0))], f"{sc}/cat_1")
+        return net.concat([b1, b3, bd, pool_branch(x, sc, 192)], sc)
+
+    x = block_a(x, "/Mixed_5b", 32)
+    x = block_a(x, "/Mixed_5c", 64)
+    x = block_a(x, "/Mixed_5d", 64)
+    x = block_b(x, "/Mixed_6a")
+    for name, c7 in [("6b", 128), ("6c", 160), ("6d", 160), ("6e", 192)]:
+        x = block_c(x, f"/Mixed_{name}", c7)
+    x = block_d(x, "/Mixed_7a")
+    x = block_e(x, "/Mixed_7b")
+    x = block_e(x, "/Mixed_7c")
+    x = net.adaptive_avgpool(x, "/avgpool", 1)
+    x = net.flatten(x, "")
+    x = net.linear(x, "/fc", "fc", 1000, gain=0.5)
+    return net.finish(x)
+
+
 MODELS = {
     "resnet50": lambda s: resnet(s, "bottleneck", [3, 4, 6, 3]),
     "mobilenet_v2": mobilenet_v2,
@@ -588,6 +674,8 @@ MODELS = {
     "shufflenet_v2_x1_0": shufflenet_v2_x1_0,
     "densenet121": densenet121,
     "googlenet": googlenet,
+    "resnext50_32x4d": lambda s: resnet(s, "bottleneck", [3, 4, 6, 3], groups=32, width_per_group=4),
+    "inception_v3": inception_v3,
 }
 
 
