@@ -463,6 +463,50 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   }
 }
 
+// Widths whose divisors are all far below the register columns (Inception's 17, 71, 73): the
+// fallback tiles them in the fewest tiles of at most the register columns, the last one partial,
+// and every loop order computes them right (blocked and NCHW, fallback and random points).
+TEST(Conv2dNCHWc, RaggedWidthTilesMatchReference) {
+  autotune::root_fallback_context().silent = true;
+  const int64_t threads = runtime::configured_thread_count();
+  const int64_t many = 2 * threads * topi::cpu::preferred_channel_block();
+  std::vector<Case> cases = {
+      {{1, 32, 17, 17}, {32, 32, 1, 7}, {{1, 1}, {0, 3}, {1, 1}}},   // Inception's 1x7
+      {{1, 64, 17, 17}, {64, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},   // 1x1 at 17x17
+      {{1, 16, 34, 34}, {32, 16, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},   // 1x1 stride 2 -> 17
+      {{1, 32, 5, 19}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // reduction outer
+      {{1, 64, 30, 23}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},   // row blocks
+      {{1, 16, 9, 73}, {16, 16, 3, 3}, {{1, 1}, {0, 0}, {1, 1}}},    // 71 columns
+      {{1, 64, 23, 23}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1, TVM's order
+  };
+  std::mt19937 rng(29);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    const int64_t ow = shape_of(c).ow();
+    const int64_t cols = topi::cpu::register_columns_for_block(fb.split("tile_oc").size.back());
+    auto tile = fb.split("tile_ow").size;
+    if (cols >= 5) {  // no divisor of these widths is within 4 of the columns
+      EXPECT_EQ(tile[0], (ow + cols - 1) / cols) << "fewest tiles";
+      EXPECT_GE(tile[0] * tile[1], ow);
+      EXPECT_LT((tile[0] - 1) * tile[1], ow) << "no empty tile";
+      EXPECT_LE(tile[1], cols);
+      EXPECT_GT(tile[1], 4);
+    }
+    check_blocked(c, 100 + unsigned(i));
+    run_and_check(c, 110 + unsigned(i));
+    for (int k = 0; k < 2; ++k) {
+      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
+      autotune::ApplyConfig one(fb.space().get(idx));
+      autotune::DispatchScope scope(one);
+      SCOPED_TRACE(fb.space().get(idx).str());
+      run_and_check(c, 120 + unsigned(k));
+    }
+  }
+}
+
 // The tuning template times what a network runs: the blocked convolution alone, on the config's
 // layouts (data NCHW[ic_bn]c, kernel OIHW[ic_bn]i[oc_bn]o). Candidates with different blocks are
 // checked against references of their own layout, so every one passes the correctness check.
