@@ -75,10 +75,11 @@ Expr dropout(const Expr& x, double rate) {
 Expr dilate(const Expr& x, const std::vector<int64_t>& strides, double dilation_value) {
   return call("nn.dilate", {x}, {{"strides", strides}, {"dilation_value", dilation_value}});
 }
-Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, double pad_value) {
+Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pw, double pad_value,
+         const std::string& pad_mode) {
   Json j = Json::array();
   for (auto& [b, e] : pw) j.push_back({b, e});
-  return call("nn.pad", {x}, {{"pad_width", j}, {"pad_value", pad_value}});
+  return call("nn.pad", {x}, {{"pad_width", j}, {"pad_value", pad_value}, {"pad_mode", pad_mode}});
 }
 
 }  // namespace nn
@@ -142,6 +143,9 @@ Expr power(const Expr& a, const Expr& b) {
 }
 Expr reshape(const Expr& x, const std::vector<int64_t>& ns) {
   return call("reshape", {x}, {{"newshape", ns}});
+}
+Expr tile(const Expr& x, const std::vector<int64_t>& reps) {
+  return call("tile", {x}, {{"reps", reps}});
 }
 Expr reverse(const Expr& x, int axis) {
   return call("reverse", {x}, {{"axis", axis}});

@@ -524,7 +524,45 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
       before.push_back(p[0].get<int64_t>());
       after.push_back(p[1].get<int64_t>());
     }
-    return {topi::nn::pad(a[0], before, after, at.at("pad_value").get<double>(), "T_pad")};
+    const std::string mode = at.value("pad_mode", std::string("constant"));
+    if (mode == "constant")
+      return {topi::nn::pad(a[0], before, after, at.at("pad_value").get<double>(), "T_pad")};
+    // edge: the index clamped into the axis; reflect: mirrored about the first / last element.
+    Shape is = topi::nn::const_shape(a[0]);
+    const Shape& os = c.types[0].shape;
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx;
+          for (size_t i = 0; i < v.size(); ++i) {
+            if (before[i] == 0 && after[i] == 0) {
+              idx.push_back(v[i]);
+              continue;
+            }
+            Expr j = v[i] - I(before[i]), n1 = I(is[i] - 1);
+            if (mode == "edge") {
+              idx.push_back(ir::max(ir::min(j, n1), I(0)));
+            } else {
+              Expr r = ir::select(j < I(0), I(0) - j, j);
+              idx.push_back(ir::select(r > n1, I(2 * (is[i] - 1)) - r, r));
+            }
+          }
+          return a[0].read(idx);
+        },
+        "T_pad_" + mode, "injective")};
+  }
+  if (op == "tile") {
+    Shape is = topi::nn::const_shape(a[0]);
+    const Shape& os = c.types[0].shape;
+    return {named_compute(
+        os, ax_names(os.size()),
+        [&](const std::vector<Var>& v) {
+          std::vector<Expr> idx;
+          for (size_t i = 0; i < v.size(); ++i)
+            idx.push_back(is[i] == os[i] ? Expr(v[i]) : ir::floormod(v[i], I(is[i])));
+          return a[0].read(idx);
+        },
+        "T_tile", "injective")};
   }
   if (op == "concatenate") {
     int64_t axis = at.at("axis").get<int64_t>();

@@ -225,9 +225,13 @@ std::vector<OpDef> make_registry() {
             << "nn.dropout: rate " << rate << " must be in [0, 1)";
         return {{x, x}, true};
       });
-  add("nn.pad", P::kInjective, 1, {{"pad_width", Json::array()}, {"pad_value", 0.0}},
+  add("nn.pad", P::kInjective, 1,
+      {{"pad_width", Json::array()}, {"pad_value", 0.0}, {"pad_mode", "constant"}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("nn.pad", a[0], "data");
+        const Json& mode = at["pad_mode"];
+        MINITVM_USER_CHECK(mode == "constant" || mode == "edge" || mode == "reflect")
+            << "nn.pad: pad_mode " << mode.dump() << " is not supported (constant, edge, reflect)";
         const Json& pw = at["pad_width"];
         MINITVM_USER_CHECK(pw.is_array() && pw.size() == x.shape.size())
             << "nn.pad: pad_width needs one (before, after) pair per axis of " << describe(a[0])
@@ -238,6 +242,14 @@ std::vector<OpDef> make_registry() {
           MINITVM_USER_CHECK(p.size() == 2 && p[0] >= 0 && p[1] >= 0)
               << "nn.pad: pad_width[" << i << "] must be a non-negative (before, after) pair, got "
               << pw[i].dump();
+          // edge repeats the border element, reflect mirrors about it (not repeating it).
+          const bool padded = p[0] > 0 || p[1] > 0;
+          MINITVM_USER_CHECK(mode == "constant" || !padded || x.shape[i] >= 1)
+              << "nn.pad: axis " << i << " of " << describe(a[0]) << " is empty; " << mode.dump()
+              << " padding needs an element to repeat";
+          MINITVM_USER_CHECK(mode != "reflect" || (p[0] < x.shape[i] && p[1] < x.shape[i]))
+              << "nn.pad: reflect padding " << pw[i].dump() << " of axis " << i << " of "
+              << describe(a[0]) << " must be less than its extent";
           out[i] += p[0] + p[1];
         }
         return {{TensorType{out, x.dtype}}};
@@ -355,6 +367,24 @@ std::vector<OpDef> make_registry() {
           MINITVM_USER_CHECK(st[i] >= 1 && st[i] <= (int64_t(1) << 20))
               << "nn.dilate: stride " << st[i] << " of axis " << i << " must be in [1, 2^20]";
           if (out[i] > 0) out[i] = (out[i] - 1) * st[i] + 1;
+        }
+        return {{TensorType{out, x.dtype}}};
+      });
+  add("tile", P::kInjective, 1, {{"reps", Json::array()}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("tile", a[0], "data");
+        Shape reps = ints(at["reps"]);
+        MINITVM_USER_CHECK(reps.size() == x.shape.size())
+            << "tile: reps " << shape_str(reps) << " needs one value per axis of "
+            << describe(a[0]);
+        Shape out = x.shape;
+        for (size_t i = 0; i < reps.size(); ++i) {
+          MINITVM_USER_CHECK(reps[i] >= 0 && reps[i] <= (int64_t(1) << 31))
+              << "tile: reps[" << i << "] = " << reps[i] << " must be in [0, 2^31]";
+          MINITVM_USER_CHECK(out[i] == 0 || reps[i] <= (int64_t(1) << 40) / out[i])
+              << "tile: axis " << i << " of " << describe(a[0]) << " times " << reps[i]
+              << " is too large";
+          out[i] *= reps[i];
         }
         return {{TensorType{out, x.dtype}}};
       });

@@ -533,6 +533,31 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
   if (op == "nn.batch_flatten" || op == "reshape" || op == "squeeze" || op == "expand_dims")
     return {out(Buf{os, a[0].v})};
   if (op == "image.resize2d") return {out(resize2d(a[0], at, os))};
+  if (op == "tile") {
+    return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) s += (idx[i] % a[0].shape[i]) * ist[i];
+      return s;
+    }))};
+  }
+  if (op == "nn.pad" && at.value("pad_mode", std::string("constant")) != "constant") {
+    const Json& pw = at.at("pad_width");
+    const bool edge = at.at("pad_mode") == "edge";
+    return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) {
+        int64_t n = a[0].shape[i], j = idx[i] - pw[i][0].get<int64_t>();
+        if (edge) {
+          j = std::min(std::max<int64_t>(j, 0), n - 1);
+        } else {  // reflect, one bounce (each pad is less than the extent)
+          if (j < 0) j = -j;
+          if (j > n - 1) j = 2 * (n - 1) - j;
+        }
+        s += j * ist[i];
+      }
+      return s;
+    }))};
+  }
   if (op == "nn.pad") {
     const Json& pw = at.at("pad_width");
     float pv = at.at("pad_value").get<float>();

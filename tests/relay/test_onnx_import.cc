@@ -469,6 +469,71 @@ TEST(OnnxImport, NamesDefinedTwiceAreRejected) {
   EXPECT_NE(e.find("are both named 'y'"), std::string::npos) << e;
 }
 
+// Reflect and edge Pad (CycleGAN's ReflectionPad2d), Tile and LogSoftmax against values written out
+// by hand, then in a small network against the reference executor.
+TEST(OnnxImport, ReflectEdgePadTileAndLogSoftmax) {
+  auto run1 = [](const std::function<void(Model&)>& body, const std::vector<int64_t>& shape,
+                 const std::vector<float>& x, int64_t opset = 13) {
+    Model m(opset);
+    m.input("x", shape);
+    body(m);
+    m.output("y");
+    auto [f, p] = frontend::from_onnx_bytes(m.bytes(), {});
+    Built b = build(f, "llvm", p);
+    runtime::GraphExecutor ex(b, Device::cpu());
+    ex.set_input("x", runtime::NDArray::from_vector<float>(x, shape));
+    ex.run();
+    return ex.get_output(0).copy_to(Device::cpu()).to_vector<float>();
+  };
+  const std::vector<float> row{1, 2, 3, 4};
+  auto pad = [&](const std::string& mode) {
+    return run1(
+        [&](Model& m) {
+          m.init_i64("p", {4}, {0, 2, 0, 3});
+          as(m.node("Pad", {"x", "p"}, {"y"}), "mode", mode);
+        },
+        {1, 4}, row);
+  };
+  EXPECT_EQ(pad("reflect"), (std::vector<float>{3, 2, 1, 2, 3, 4, 3, 2, 1}));
+  EXPECT_EQ(pad("edge"), (std::vector<float>{1, 1, 1, 2, 3, 4, 4, 4, 4}));
+  EXPECT_EQ(run1(
+                [](Model& m) {
+                  m.init_i64("r", {2}, {2, 3});
+                  m.node("Tile", {"x", "r"}, {"y"});
+                },
+                {1, 2}, {5, 6}),
+            (std::vector<float>{5, 6, 5, 6, 5, 6, 5, 6, 5, 6, 5, 6}));
+  // log_softmax of (0, ln 2, ln 5 + 1000): the large value must not overflow.
+  auto ls = run1([](Model& m) { m.node("LogSoftmax", {"x"}, {"y"}); }, {1, 3},
+                 {1000.0f, 1000.0f + float(std::log(2.0)), 1000.0f + float(std::log(5.0))});
+  ASSERT_EQ(ls.size(), 3u);
+  for (int i = 0; i < 3; ++i)
+    EXPECT_NEAR(ls[i], std::log(std::vector<double>{1, 2, 5}[i] / 8.0), 1e-4) << i;
+  // A reflect pad too wide for its axis is an import error.
+  Model bad(13);
+  bad.input("x", {1, 4});
+  bad.init_i64("p", {4}, {0, 4, 0, 0});
+  as(bad.node("Pad", {"x", "p"}, {"y"}), "mode", "reflect");
+  bad.output("y");
+  std::string e = import_error(bad, {});
+  EXPECT_NE(e.find("must be less than its extent"), std::string::npos) << e;
+
+  Model net(13);
+  net.input("x", {1, 3, 10, 9});
+  net.init_i64("p", {8}, {0, 0, 3, 3, 0, 0, 3, 3});
+  as(net.node("Pad", {"x", "p"}, {"xp"}), "mode", "reflect");
+  net.init("w", {8, 3, 7, 7}, -0.3, 0.3, 3);
+  net.node("Conv", {"xp", "w"}, {"c"});
+  net.node("Relu", {"c"}, {"r"});
+  net.init_i64("q", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
+  as(net.node("Pad", {"r", "q"}, {"rp"}), "mode", "edge");
+  net.init("w2", {4, 8, 3, 3}, -0.3, 0.3, 4);
+  net.node("Conv", {"rp", "w2"}, {"c2"});
+  ai(net.node("LogSoftmax", {"c2"}, {"y"}), "axis", 1);
+  net.output("y");
+  import_build_run(net, {1, 3, 10, 9});
+}
+
 // ViT's class token: a (1, 1, D) parameter expanded to the batch (Expand of a graph value),
 // concatenated before the tokens, a position embedding added; Size of the input, cast to float,
 // scales the result (Size is a constant of the static shape).
@@ -613,11 +678,11 @@ TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
     Model m;
     m.input("x", {1, 3, 4, 4});
     m.init_i64("pads", {8}, {0, 0, 1, 1, 0, 0, 1, 1});
-    as(m.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "reflect");
+    as(m.node("Pad", {"x", "pads"}, {"y"}, "pad"), "mode", "wrap");  // opset 19's
     m.output("y");
     EXPECT_EQ(import_error(m, {}),
-              "from_onnx: node 0 'pad' (Pad): attribute 'mode' = 'reflect' is not supported (only "
-              "constant)");
+              "from_onnx: node 0 'pad' (Pad): attribute 'mode' = 'wrap' is not supported "
+              "(constant, edge, reflect)");
   }
   {
     Model m;
@@ -697,13 +762,19 @@ const std::vector<const char*> kMustPass = {
     "test_LeakyReLU_with_negval",
     "test_Linear",
     "test_Linear_no_bias",
+    "test_LogSoftmax",
     "test_MaxPool2d",
     "test_PReLU_1d",
+    "test_PReLU_1d_multiparam",
     "test_PReLU_2d",
+    "test_PReLU_2d_multiparam",
     "test_PReLU_3d",
+    "test_PReLU_3d_multiparam",
     "test_PixelShuffle",
     "test_PoissonNLLLLoss_no_reduce",
     "test_ReLU",
+    "test_ReflectionPad2d",
+    "test_ReplicationPad2d",
     "test_SELU",
     "test_Sigmoid",
     "test_Softmax",
@@ -844,12 +915,21 @@ const std::vector<const char*> kMustPass = {
     "test_leakyrelu_example",
     "test_log",
     "test_log_example",
+    "test_log_softmax_dim3",
+    "test_log_softmax_lastdim",
+    "test_logsoftmax_axis_0",
     "test_logsoftmax_axis_0_expanded",
+    "test_logsoftmax_axis_1",
     "test_logsoftmax_axis_1_expanded",
+    "test_logsoftmax_axis_2",
     "test_logsoftmax_axis_2_expanded",
+    "test_logsoftmax_default_axis",
     "test_logsoftmax_default_axis_expanded",
+    "test_logsoftmax_example_1",
     "test_logsoftmax_example_1_expanded",
+    "test_logsoftmax_large_number",
     "test_logsoftmax_large_number_expanded",
+    "test_logsoftmax_negative_axis",
     "test_logsoftmax_negative_axis_expanded",
     "test_lrn",
     "test_lrn_default",
@@ -895,6 +975,7 @@ const std::vector<const char*> kMustPass = {
     "test_operator_max",
     "test_operator_min",
     "test_operator_mm",
+    "test_operator_pad",
     "test_operator_params",
     "test_operator_permute2",
     "test_operator_pow",
@@ -902,6 +983,8 @@ const std::vector<const char*> kMustPass = {
     "test_operator_reduced_mean_keepdim",
     "test_operator_reduced_sum",
     "test_operator_reduced_sum_keepdim",
+    "test_operator_repeat",
+    "test_operator_repeat_dim_overflow",
     "test_operator_selu",
     "test_operator_sqrt",
     "test_operator_symbolic_override",
@@ -1068,6 +1151,8 @@ const std::vector<const char*> kMustPass = {
     "test_sum_two_inputs",
     "test_tanh",
     "test_tanh_example",
+    "test_tile",
+    "test_tile_precomputed",
     "test_transpose_all_permutations_0",
     "test_transpose_all_permutations_1",
     "test_transpose_all_permutations_2",

@@ -87,9 +87,11 @@ Expr lrn(const Expr& x, int64_t size = 5, int axis = 1, double bias = 2.0, doubl
          double beta = 0.75);
 /** Field 0 of nn.dropout (Relay's python `relay.nn.dropout`); the call itself is a 2-tuple. */
 Expr dropout(const Expr& x, double rate = 0.5);
-/** pad_width: one (before, after) pair per axis. */
+/** pad_width: one (before, after) pair per axis. pad_mode (TVM's): "constant" (pad_value), "edge"
+ *  (the border element repeated), "reflect" (mirrored about the border, which is not repeated;
+ *  each pad less than the axis). */
 Expr pad(const Expr& x, const std::vector<std::pair<int64_t, int64_t>>& pad_width,
-         double pad_value = 0.0);
+         double pad_value = 0.0, const std::string& pad_mode = "constant");
 /** TVM's nn.dilate: stride - 1 copies of dilation_value between neighbours along each axis
  *  (extent (n - 1) * stride + 1). */
 Expr dilate(const Expr& x, const std::vector<int64_t>& strides, double dilation_value = 0.0);
@@ -118,6 +120,8 @@ Expr minimum(const Expr& a, const Expr& b);
 Expr power(const Expr& a, const Expr& b);
 /** Relay's newshape codes 0 (copy the dim) and -1 (infer one dim). */
 Expr reshape(const Expr& x, const std::vector<int64_t>& newshape);
+/** `x` repeated reps[i] times along each axis (relay.tile with one rep per axis). */
+Expr tile(const Expr& x, const std::vector<int64_t>& reps);
 /** The elements of `axis` in reverse order (relay.reverse). */
 Expr reverse(const Expr& x, int axis);
 /** Empty axes: reverse. */

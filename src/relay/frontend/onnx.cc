@@ -92,6 +92,8 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Concat", {"axis"}},
       {"Split", {"axis", "split", "num_outputs"}},
       {"Softmax", {"axis"}},
+      {"LogSoftmax", {"axis"}},
+      {"Tile", {}},
       {"ReduceMean", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"Dropout", {"ratio", "seed", "is_test"}},
       {"Identity", {}},
@@ -389,7 +391,8 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Transpose") return op_transpose();
   if (op == "Concat") return op_concat();
   if (op == "Split") return op_split();
-  if (op == "Softmax") return op_softmax();
+  if (op == "Softmax" || op == "LogSoftmax") return op_softmax(op == "LogSoftmax");
+  if (op == "Tile") return op_tile();
   if (op.rfind("Reduce", 0) == 0) return op_reduce(op);
   if (op == "Dropout") return op_dropout();
   if (op == "Identity") return only_outputs(1), set_out(0, in(0));

@@ -221,6 +221,13 @@ void Importer::op_rectifier(const std::string& op) {
       int64_t s = ss[ss.size() - 1 - k], d = xs[xs.size() - 1 - k];
       fits = s == 1 || s == d;
     }
+    // Before opset 7 (no numpy broadcasting) a slope of C values is per channel (axis 1).
+    if (!fits && opset_ < 7 && ss.size() == 1 && xs.size() >= 2 && ss[0] == xs[1]) {
+      Shape cs(xs.size() - 1, 1);
+      cs[0] = ss[0];
+      slope = reshape(slope, cs);
+      fits = true;
+    }
     if (!fits) fail("slope ", fmt_shape(ss), " does not broadcast to X ", fmt_shape(xs));
     return set_out(0, add(nn::relu(x), multiply(slope, neg)));
   }
@@ -493,17 +500,37 @@ void Importer::op_split() {
   for (int64_t k = 0; k < nout; ++k) set_out(int(k), tuple_get_item(t, int(k)));
 }
 
-void Importer::op_softmax() {
+// Softmax, and LogSoftmax as (x - max) - log(sum(exp(x - max))) over the axis (no log of a
+// softmax that underflowed to 0).
+void Importer::op_softmax(bool log) {
   only_outputs(1);
-  Expr x = in(0);
+  Expr x = log ? float_in(0) : in(0);
   Shape s = x->type().shape;
   int64_t r = int64_t(s.size());
   int64_t ax = norm_axis(geti("axis", opset_ >= 13 ? -1 : 1), r, "axis");
-  if (opset_ >= 13 || ax == r - 1) return set_out(0, nn::softmax(x, int(ax)));
-  // opset < 13: softmax over the flattened dims [axis, rank)
+  auto softmax = [&](Expr v, int64_t axis) {
+    if (!log) return nn::softmax(v, int(axis));
+    Expr shifted = subtract(v, reduce("max", v, {axis}, true));
+    return subtract(shifted, relay::log(reduce("sum", exp(shifted), {axis}, true)));
+  };
+  if (opset_ >= 13 || ax == r - 1) return set_out(0, softmax(x, ax));
+  // opset < 13: over the flattened dims [axis, rank)
   int64_t p = 1, q = 1;
   for (int64_t k = 0; k < r; ++k) (k < ax ? p : q) *= s[k];
-  set_out(0, reshape(nn::softmax(reshape(x, {p, q}), -1), s));
+  set_out(0, reshape(softmax(reshape(x, {p, q}), 1), s));
+}
+
+// Tile (opset 6+): a constant repeats input, one count per axis.
+void Importer::op_tile() {
+  only_outputs(1);
+  if (opset_ < 6) fail("opset ", opset_, " Tile (tiles and axis inputs) is not supported");
+  Expr x = in(0);
+  Shape reps = cints(1, "repeats");
+  if (reps.size() != x->type().shape.size())
+    fail("repeats has ", reps.size(), " values for input ", fmt_shape(x->type().shape));
+  for (auto v : reps)
+    if (v < 0) fail("repeats has a negative value ", v);
+  set_out(0, tile(x, reps));
 }
 
 // ReduceSum (axes an input from opset 13), ReduceMean/Max/Min/Prod/L1/L2/SumSquare/LogSum/
@@ -556,7 +583,8 @@ void Importer::op_pad() {
   Shape s = x->type().shape;
   int64_t r = int64_t(s.size());
   std::string mode = gets("mode", "constant");
-  if (mode != "constant") fail("attribute 'mode' = '", mode, "' is not supported (only constant)");
+  if (mode != "constant" && mode != "edge" && mode != "reflect")
+    fail("attribute 'mode' = '", mode, "' is not supported (constant, edge, reflect)");
   Shape pads;
   double value = 0;
   if (opset_ < 11) {
@@ -580,9 +608,13 @@ void Importer::op_pad() {
     int64_t ax = norm_axis(axes[k], r, "axis");
     int64_t b = pads[k], e = pads[k + axes.size()];
     if (b < 0 || e < 0) fail("negative pads (cropping) are not supported: ", b, ", ", e);
+    if (mode == "reflect" && (b >= s[ax] || e >= s[ax]))
+      fail("reflect pads ", b, ", ", e, " of axis ", ax, " must be less than its extent ", s[ax]);
+    if (mode == "edge" && (b > 0 || e > 0) && s[ax] == 0)
+      fail("edge padding of the empty axis ", ax, " has no element to repeat");
     pw[ax] = {b, e};
   }
-  set_out(0, nn::pad(x, pw, value));
+  set_out(0, nn::pad(x, pw, value, mode));
 }
 
 void Importer::op_lrn() {

@@ -294,7 +294,8 @@ class Importer {
     set_out(0, concatenate(xs, int(ax)));
   }
   void op_split();
-  void op_softmax();
+  void op_softmax(bool log);
+  void op_tile();
   void op_reduce(const std::string& op);
   void op_dropout() {
     only_outputs(1);
