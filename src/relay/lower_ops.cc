@@ -35,6 +35,15 @@ Tensor elemwise(const Tensor& x, const std::string& name, const std::function<Ex
       name, "elemwise");
 }
 
+// An injective op that copies: output element v is `x` at index idx(v) (transpose, reverse, tile,
+// edge / reflect padding).
+Tensor index_map(const Tensor& x, const Shape& os, const std::string& name,
+                 const std::function<std::vector<Expr>(const std::vector<Var>&)>& idx) {
+  return named_compute(
+      os, ax_names(os.size()), [&](const std::vector<Var>& v) { return x.read(idx(v)); }, name,
+      "injective");
+}
+
 // Read `t` at the output index `v` broadcast numpy-style (leading axes dropped, unit axes fixed at
 // 0).
 Expr bcast_read(const Tensor& t, const std::vector<Var>& v) {
@@ -473,27 +482,20 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     return {reshape_like(c, a[0])};
   if (op == "transpose") {
     auto axes = ints(at.at("axes"));
-    const Shape& os = c.types[0].shape;
-    return {named_compute(
-        os, ax_names(os.size()),
-        [&](const std::vector<Var>& v) {
-          std::vector<Expr> idx(v.size());
-          for (size_t i = 0; i < v.size(); ++i) idx[axes[i]] = v[i];
-          return a[0].read(idx);
-        },
-        "T_transpose", "injective")};
+    return {index_map(a[0], c.types[0].shape, "T_transpose", [&](const std::vector<Var>& v) {
+      std::vector<Expr> idx(v.size());
+      for (size_t i = 0; i < v.size(); ++i) idx[axes[i]] = v[i];
+      return idx;
+    })};
   }
   if (op == "reverse") {
     int64_t ax = at.at("axis").get<int64_t>();
     const Shape& os = c.types[0].shape;
-    return {named_compute(
-        os, ax_names(os.size()),
-        [&](const std::vector<Var>& v) {
-          std::vector<Expr> idx = as_exprs(v);
-          idx[ax] = I(os[ax] - 1) - v[ax];
-          return a[0].read(idx);
-        },
-        "T_reverse", "injective")};
+    return {index_map(a[0], os, "T_reverse", [&](const std::vector<Var>& v) {
+      std::vector<Expr> idx = as_exprs(v);
+      idx[ax] = I(os[ax] - 1) - v[ax];
+      return idx;
+    })};
   }
   if (op == "nn.dilate") {
     auto st = ints(at.at("strides"));
@@ -529,40 +531,33 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
       return {topi::nn::pad(a[0], before, after, at.at("pad_value").get<double>(), "T_pad")};
     // edge: the index clamped into the axis; reflect: mirrored about the first / last element.
     Shape is = topi::nn::const_shape(a[0]);
-    const Shape& os = c.types[0].shape;
-    return {named_compute(
-        os, ax_names(os.size()),
-        [&](const std::vector<Var>& v) {
-          std::vector<Expr> idx;
-          for (size_t i = 0; i < v.size(); ++i) {
-            if (before[i] == 0 && after[i] == 0) {
-              idx.push_back(v[i]);
-              continue;
-            }
-            Expr j = v[i] - I(before[i]), n1 = I(is[i] - 1);
-            if (mode == "edge") {
-              idx.push_back(ir::max(ir::min(j, n1), I(0)));
-            } else {
-              Expr r = ir::select(j < I(0), I(0) - j, j);
-              idx.push_back(ir::select(r > n1, I(2 * (is[i] - 1)) - r, r));
-            }
-          }
-          return a[0].read(idx);
-        },
-        "T_pad_" + mode, "injective")};
+    return {index_map(a[0], c.types[0].shape, "T_pad_" + mode, [&](const std::vector<Var>& v) {
+      std::vector<Expr> idx;
+      for (size_t i = 0; i < v.size(); ++i) {
+        if (before[i] == 0 && after[i] == 0) {
+          idx.push_back(v[i]);
+          continue;
+        }
+        Expr j = v[i] - I(before[i]), n1 = I(is[i] - 1);
+        if (mode == "edge") {
+          idx.push_back(ir::max(ir::min(j, n1), I(0)));
+        } else {
+          Expr r = ir::select(j < I(0), I(0) - j, j);
+          idx.push_back(ir::select(r > n1, I(2 * (is[i] - 1)) - r, r));
+        }
+      }
+      return idx;
+    })};
   }
   if (op == "tile") {
     Shape is = topi::nn::const_shape(a[0]);
     const Shape& os = c.types[0].shape;
-    return {named_compute(
-        os, ax_names(os.size()),
-        [&](const std::vector<Var>& v) {
-          std::vector<Expr> idx;
-          for (size_t i = 0; i < v.size(); ++i)
-            idx.push_back(is[i] == os[i] ? Expr(v[i]) : ir::floormod(v[i], I(is[i])));
-          return a[0].read(idx);
-        },
-        "T_tile", "injective")};
+    return {index_map(a[0], os, "T_tile", [&](const std::vector<Var>& v) {
+      std::vector<Expr> idx;
+      for (size_t i = 0; i < v.size(); ++i)
+        idx.push_back(is[i] == os[i] ? Expr(v[i]) : ir::floormod(v[i], I(is[i])));
+      return idx;
+    })};
   }
   if (op == "concatenate") {
     int64_t axis = at.at("axis").get<int64_t>();

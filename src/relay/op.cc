@@ -354,10 +354,7 @@ std::vector<OpDef> make_registry() {
   add("nn.dilate", P::kInjective, 1, {{"strides", Json::array()}, {"dilation_value", 0.0}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("nn.dilate", a[0], "data");
-        Shape st = ints(at["strides"]);
-        MINITVM_USER_CHECK(st.size() == x.shape.size())
-            << "nn.dilate: strides " << shape_str(st) << " needs one value per axis of "
-            << describe(a[0]);
+        Shape st = per_axis_ints("nn.dilate", at, "strides", a[0]);
         MINITVM_USER_CHECK(at["dilation_value"].is_number() &&
                            std::isfinite(at["dilation_value"].get<double>()))
             << "nn.dilate: dilation_value must be a finite number, got "
@@ -373,10 +370,7 @@ std::vector<OpDef> make_registry() {
   add("tile", P::kInjective, 1, {{"reps", Json::array()}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("tile", a[0], "data");
-        Shape reps = ints(at["reps"]);
-        MINITVM_USER_CHECK(reps.size() == x.shape.size())
-            << "tile: reps " << shape_str(reps) << " needs one value per axis of "
-            << describe(a[0]);
+        Shape reps = per_axis_ints("tile", at, "reps", a[0]);
         Shape out = x.shape;
         for (size_t i = 0; i < reps.size(); ++i) {
           MINITVM_USER_CHECK(reps[i] >= 0 && reps[i] <= (int64_t(1) << 31))

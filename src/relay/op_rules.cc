@@ -48,6 +48,15 @@ std::vector<int64_t> ints(const Json& j) {
   return detail::attr_ints(j);
 }
 
+Shape per_axis_ints(const std::string& op, const Json& at, const char* key, const Expr& x) {
+  const Json& j = at[key];
+  bool ok = j.is_array() && j.size() == x->types[0].shape.size();
+  for (size_t i = 0; ok && i < j.size(); ++i) ok = j[i].is_number_integer();
+  MINITVM_USER_CHECK(ok) << op << ": " << key << " " << j.dump()
+                         << " needs one integer per axis of " << describe(x);
+  return ints(j);
+}
+
 int64_t norm_axis(int64_t axis, size_t ndim, const std::string& op) {
   int64_t n = static_cast<int64_t>(ndim);
   MINITVM_USER_CHECK(axis >= -n && axis < n)

@@ -33,6 +33,9 @@ std::string shape_str(const Shape& s);
 std::string describe(const Expr& e);
 
 std::vector<int64_t> ints(const Json& j);
+// Attribute `key`: one integer per axis of `x` (nn.dilate's strides, tile's reps); CompileError
+// naming the op otherwise.
+Shape per_axis_ints(const std::string& op, const Json& at, const char* key, const Expr& x);
 
 int64_t norm_axis(int64_t axis, size_t ndim, const std::string& op);
 

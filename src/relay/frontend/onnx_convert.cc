@@ -12,12 +12,11 @@
 
 namespace minitvm::relay::frontend::onnx_detail {
 
-void Importer::op_conv() {
-  only_outputs(1);
-  Expr x = in(0), w = in(1);
-  Shape xs = x->type().shape;
-  Shape ws = w->type().shape;
-  // 1-D: a 2-D convolution over (N, C, 1, L) with a (O, C/g, 1, K) weight.
+// Conv and ConvTranspose: data and weight as 2-D operands. A 1-D op (3-D data and weight) is a
+// 2-D one over (N, C, 1, L) with a (., ., 1, K) weight (lift1d_); anything else but 2-D fails.
+void Importer::conv_operands_2d(Expr& x, Expr& w, Shape& xs, Shape& ws, const char* what) {
+  xs = x->type().shape;
+  ws = w->type().shape;
   lift1d_ = xs.size() == 3 && ws.size() == 3;
   if (lift1d_) {
     xs.insert(xs.begin() + 2, 1);
@@ -26,30 +25,47 @@ void Importer::op_conv() {
     w = reshape(w, ws);
   }
   if (xs.size() != 4 || ws.size() != 4)
-    fail("only 1-D and 2-D convolutions (3-D or 4-D data and weight) are supported, got data ",
+    fail("only 1-D and 2-D ", what, " (3-D or 4-D data and weight) are supported, got data ",
          fmt_shape(xs), " weight ", fmt_shape(ws));
-  int64_t group = geti("group", 1);
-  if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
-  auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
-  positive(strides, "strides");
-  positive(dil, "dilations");
-  Shape kshape{ws[2], ws[3]};
+}
+
+// The weight's (kH, kW), checked against the optional kernel_shape attribute.
+Shape Importer::kernel_hw(const Shape& ws) {
+  Shape k{ws[2], ws[3]};
   if (auto ks = getints("kernel_shape"))
-    if (*ks != kshape && !(lift1d_ && *ks == Shape{ws[3]}))
+    if (*ks != k && !(lift1d_ && *ks == Shape{ws[3]}))
       fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ",
            fmt_shape(ws));
-  Conv2DAttrs a;
-  a.strides = strides;
-  a.dilation = dil;
-  a.groups = group;
-  a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
-  Expr y = nn::conv2d(x, w, a);
+  return k;
+}
+
+// The optional bias (input 2) added, a 1-D op's result back to (N, C, L), set as output 0.
+void Importer::set_conv_out(Expr y) {
   if (has_input(2)) y = nn::bias_add(y, in(2), 1);
   if (lift1d_) {
     Shape ys = y->type().shape;
     y = reshape(y, {ys[0], ys[1], ys[3]});
   }
   set_out(0, y);
+}
+
+void Importer::op_conv() {
+  only_outputs(1);
+  Expr x = in(0), w = in(1);
+  Shape xs, ws;
+  conv_operands_2d(x, w, xs, ws, "convolutions");
+  int64_t group = geti("group", 1);
+  if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
+  auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
+  positive(strides, "strides");
+  positive(dil, "dilations");
+  Shape kshape = kernel_hw(ws);
+  Conv2DAttrs a;
+  a.strides = strides;
+  a.dilation = dil;
+  a.groups = group;
+  a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
+  set_conv_out(nn::conv2d(x, w, a));
 }
 
 // ConvTranspose as the convolution it is the gradient of: the input dilated by the strides, padded
@@ -59,19 +75,8 @@ void Importer::op_conv() {
 void Importer::op_conv_transpose() {
   only_outputs(1);
   Expr x = in(0), w = in(1);
-  Shape xs = x->type().shape, ws = w->type().shape;
-  lift1d_ = xs.size() == 3 && ws.size() == 3;
-  if (lift1d_) {
-    xs.insert(xs.begin() + 2, 1);
-    ws.insert(ws.begin() + 2, 1);
-    x = reshape(x, xs);
-    w = reshape(w, ws);
-  }
-  if (xs.size() != 4 || ws.size() != 4)
-    fail(
-        "only 1-D and 2-D transposed convolutions (3-D or 4-D data and weight) are supported, "
-        "got data ",
-        fmt_shape(xs), " weight ", fmt_shape(ws));
+  Shape xs, ws;
+  conv_operands_2d(x, w, xs, ws, "transposed convolutions");
   int64_t g = geti("group", 1);
   if (g < 1) fail("attribute 'group' = ", g, " must be >= 1");
   if (ws[0] != xs[1] || xs[1] % g != 0)
@@ -83,11 +88,7 @@ void Importer::op_conv_transpose() {
   positive(dil, "dilations");
   for (auto v : opad)
     if (v < 0) fail("attribute 'output_padding' has a negative value ", v);
-  Shape k{ws[2], ws[3]};
-  if (auto ks = getints("kernel_shape"))
-    if (*ks != k && !(lift1d_ && *ks == Shape{ws[3]}))
-      fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ",
-           fmt_shape(ws));
+  Shape k = kernel_hw(ws);
   // pads (begin h, begin w, end h, end w) from pads, auto_pad or output_shape.
   Shape pads{0, 0, 0, 0};
   std::string ap = gets("auto_pad", "NOTSET");
@@ -138,13 +139,7 @@ void Importer::op_conv_transpose() {
                              {g * cog, cin / g, k[0], k[1]});
   wt = reverse(reverse(wt, 2), 3);
   if (st[0] > 1 || st[1] > 1) x = nn::dilate(x, {1, 1, st[0], st[1]});
-  Expr y = nn::conv2d(x, wt, a);
-  if (has_input(2)) y = nn::bias_add(y, in(2), 1);
-  if (lift1d_) {
-    Shape ys = y->type().shape;
-    y = reshape(y, {ys[0], ys[1], ys[3]});
-  }
-  set_out(0, y);
+  set_conv_out(nn::conv2d(x, wt, a));
 }
 
 void Importer::op_bn() {

@@ -245,6 +245,9 @@ class Importer {
       if (x < 1) fail("attribute '", what, "' has a value ", x, " < 1");
   }
 
+  void conv_operands_2d(Expr& x, Expr& w, Shape& xs, Shape& ws, const char* what);
+  Shape kernel_hw(const Shape& ws);
+  void set_conv_out(Expr y);
   void op_conv();
   void op_conv_transpose();
   void op_bn();
