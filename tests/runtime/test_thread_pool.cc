@@ -2,6 +2,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstring>
 #include <mutex>
 #include <set>
 #include <stdexcept>
@@ -9,6 +10,7 @@
 #include <vector>
 
 #include "minitvm/runtime/thread_pool.h"
+#include "minitvm/runtime/workspace.h"
 
 namespace {
 
@@ -125,4 +127,37 @@ TEST(ThreadPool, ThrowingBodyIsReportedNotPropagated) {
   };
   EXPECT_EQ(minitvm_parallel_for(100, body, &c), -1);
   for (auto& h : c.hits) EXPECT_EQ(h.load(), 1);  // the other tasks still ran
+}
+
+// Kernel workspace (runtime/workspace.h): 64-byte aligned blocks that a thread gets back, best
+// fit, after freeing them; a block more than twice the request is not handed out for it; each
+// thread has its own blocks.
+TEST(Workspace, ThreadsReuseTheirFreedBlocks) {
+  const int64_t before = minitvm::runtime::workspace_cached_bytes();
+  void* a = minitvm_workspace_alloc(1000000);
+  ASSERT_NE(a, nullptr);
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(a) % 64, 0u);
+  std::memset(a, 1, 1000000);
+  minitvm_workspace_free(a);
+  EXPECT_EQ(minitvm::runtime::workspace_cached_bytes(), before + (1000000 + 63) / 64 * 64);
+  void* b = minitvm_workspace_alloc(900000);
+  EXPECT_EQ(b, a) << "the freed block fits";
+  EXPECT_EQ(minitvm::runtime::workspace_cached_bytes(), before);
+  void* c = minitvm_workspace_alloc(300000);  // a's block is busy; a new one
+  EXPECT_NE(c, a);
+  minitvm_workspace_free(b);
+  void* d = minitvm_workspace_alloc(100000);  // a's block is more than twice too large
+  EXPECT_NE(d, a);
+  void* other = nullptr;
+  std::thread([&] {
+    other = minitvm_workspace_alloc(900000);
+    minitvm_workspace_free(other);
+  }).join();
+  EXPECT_NE(other, a) << "another thread does not take this thread's free block";
+  minitvm_workspace_free(c);
+  minitvm_workspace_free(d);
+  minitvm_workspace_free(nullptr);
+  void* e = minitvm_workspace_alloc(0);
+  ASSERT_NE(e, nullptr);
+  minitvm_workspace_free(e);
 }

@@ -275,19 +275,17 @@ void CodeGenLLVM::emit_node(const AllocateNode* op) {
     allocated_.erase(op->buffer_var.get());
     return;
   }
-  // Heap: aligned_alloc(64, bytes rounded up to 64), freed after the body.
+  // Heap: the runtime's workspace (64-byte aligned blocks a thread reuses from call to call,
+  // runtime/workspace.h), freed after the body.
   llvm::Value* bytes = llvm::ConstantInt::get(i64_, elem_bytes);
   for (const Expr& e : op->extents)
     bytes = builder_->CreateMul(bytes, emit_cast(e.dtype(), DataType::Int(64), emit(e)));
-  bytes =
-      builder_->CreateAnd(builder_->CreateAdd(bytes, llvm::ConstantInt::get(i64_, kAllocAlign - 1)),
-                          llvm::ConstantInt::get(i64_, ~static_cast<uint64_t>(kAllocAlign - 1)));
-  auto alloc_fn = module_.getOrInsertFunction("aligned_alloc",
-                                              llvm::FunctionType::get(ptr_, {i64_, i64_}, false));
+  auto alloc_fn = module_.getOrInsertFunction("minitvm_workspace_alloc",
+                                              llvm::FunctionType::get(ptr_, {i64_}, false));
   auto free_fn = module_.getOrInsertFunction(
-      "free", llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false));
-  llvm::Value* p = builder_->CreateCall(
-      alloc_fn, {llvm::ConstantInt::get(i64_, kAllocAlign), bytes}, op->buffer_var->name_hint);
+      "minitvm_workspace_free",
+      llvm::FunctionType::get(llvm::Type::getVoidTy(ctx_), {ptr_}, false));
+  llvm::Value* p = builder_->CreateCall(alloc_fn, {bytes}, op->buffer_var->name_hint);
   {
     ScopedBind bind(this, op->buffer_var.get(), p);
     allocated_.insert(op->buffer_var.get());

@@ -36,6 +36,7 @@
 #include <set>
 
 #include "minitvm/runtime/thread_pool.h"
+#include "minitvm/runtime/workspace.h"
 #include "minitvm/support/error.h"
 #include "minitvm/support/logging.h"
 
@@ -80,6 +81,8 @@ struct HelperSymbol {
 std::vector<HelperSymbol> helper_symbols() {
   return {
       {"minitvm_parallel_for", reinterpret_cast<void*>(&minitvm_parallel_for)},
+      {"minitvm_workspace_alloc", reinterpret_cast<void*>(&minitvm_workspace_alloc)},
+      {"minitvm_workspace_free", reinterpret_cast<void*>(&minitvm_workspace_free)},
       {"memcpy", reinterpret_cast<void*>(&::memcpy)},
       {"memmove", reinterpret_cast<void*>(&::memmove)},
       {"memset", reinterpret_cast<void*>(&::memset)},

@@ -28,6 +28,7 @@ namespace fs = std::filesystem;
 // the loader installs, so the object never depends on how the loading process exports symbols.
 constexpr const char* kRuntimeStub = R"(// minitvm export_library runtime stub
 #include <cstdint>
+#include <cstdlib>
 extern "C" {
 typedef void (*minitvm_parallel_body)(int64_t task, void* closure);
 typedef int32_t (*minitvm_parallel_for_fn)(int64_t, minitvm_parallel_body, void*);
@@ -41,6 +42,23 @@ __attribute__((visibility("hidden"))) int32_t minitvm_parallel_for(int64_t n, mi
   return g_parallel_for(n, body, closure);
 }
 __attribute__((visibility("default"))) void __minitvm_set_runtime(minitvm_parallel_for_fn f) { g_parallel_for = f; }
+typedef void* (*minitvm_workspace_alloc_fn)(int64_t);
+typedef void (*minitvm_workspace_free_fn)(void*);
+static minitvm_workspace_alloc_fn g_ws_alloc = nullptr;
+static minitvm_workspace_free_fn g_ws_free = nullptr;
+__attribute__((visibility("hidden"))) void* minitvm_workspace_alloc(int64_t bytes) {
+  if (!g_ws_alloc) return std::aligned_alloc(64, (static_cast<size_t>(bytes) + 63) & ~size_t{63});
+  return g_ws_alloc(bytes);
+}
+__attribute__((visibility("hidden"))) void minitvm_workspace_free(void* p) {
+  if (!g_ws_free) return std::free(p);
+  g_ws_free(p);
+}
+__attribute__((visibility("default"))) void __minitvm_set_workspace(minitvm_workspace_alloc_fn a,
+                                                                    minitvm_workspace_free_fn f) {
+  g_ws_alloc = a;
+  g_ws_free = f;
+}
 }
 )";
 

@@ -16,6 +16,7 @@
 #include "minitvm/runtime/graph_executor.h"
 #include "minitvm/runtime/graph_library.h"
 #include "minitvm/runtime/thread_pool.h"
+#include "minitvm/runtime/workspace.h"
 #include "minitvm/support/error.h"
 #include "runtime/cpu/jit.h"
 #include "runtime/graph/graph_internal.h"
@@ -203,6 +204,11 @@ CompiledGraph load_compiled_graph(const std::string& path) {
     MINITVM_RUNTIME_CHECK(set_runtime)
         << origin << ": the shared object has no __minitvm_set_runtime entry";
     set_runtime(&minitvm_parallel_for);
+    // Files written before the workspace entry points call aligned_alloc/free themselves.
+    using SetWorkspace =
+        void (*)(decltype(&minitvm_workspace_alloc), decltype(&minitvm_workspace_free));
+    if (auto set_ws = reinterpret_cast<SetWorkspace>(dso->lookup("__minitvm_set_workspace")))
+      set_ws(&minitvm_workspace_alloc, &minitvm_workspace_free);
     for (const auto& sig : sigs)
       MINITVM_RUNTIME_CHECK(dso->lookup(sig.name))
           << origin << ": the shared object does not define function '" << sig.name << "'";
