@@ -19,7 +19,9 @@
 #include "cli.h"
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/tophub.h"
+#include "minitvm/codegen/build.h"
 #include "minitvm/runtime/ndarray.h"
+#include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/layer.h"
 
 #ifdef MINITVM_BENCH_HAVE_DNNL
@@ -48,6 +50,12 @@ const std::vector<Layer> kLayers = {
     {2048, 7, 512, 1, 1, 0},  // stage 4
 };
 
+std::vector<Expr> nn_exprs(const std::vector<int64_t>& s) {
+  std::vector<Expr> r;
+  for (int64_t v : s) r.push_back(Expr(static_cast<int>(v)));
+  return r;
+}
+
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 }
@@ -61,6 +69,7 @@ struct DnnlConv {
   dnnl::convolution_forward conv;
   dnnl::memory src, wei, dst, dst_nchw;
   dnnl::reorder dst_back;
+  dnnl::memory::desc src_user_desc;
   DnnlConv(const Layer& L, int64_t oh, const float* x, const float* w) {
     using namespace dnnl;
     using tag = memory::format_tag;
@@ -71,7 +80,8 @@ struct DnnlConv {
                                  src_any, wei_any, dst_any, {L.stride, L.stride}, {L.pad, L.pad},
                                  {L.pad, L.pad});
     convolution_forward::primitive_desc pd(cd, eng);
-    memory x_user({sd, f32, tag::nchw}, eng, const_cast<float*>(x));
+    src_user_desc = memory::desc(sd, f32, tag::nchw);
+    memory x_user(src_user_desc, eng, const_cast<float*>(x));
     memory w_user({wd, f32, tag::oihw}, eng, const_cast<float*>(w));
     src = memory(pd.src_desc(), eng);
     wei = memory(pd.weights_desc(), eng);
@@ -82,6 +92,11 @@ struct DnnlConv {
     s.wait();
     conv = convolution_forward(pd);
     dst_back = reorder(dst, dst_nchw);
+  }
+  void pack_src(const float* x) {
+    dnnl::memory x_user(src_user_desc, eng, const_cast<float*>(x));
+    dnnl::reorder(x_user, src).execute(s, x_user, src);
+    s.wait();
   }
   void run() {
     conv.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, wei}, {DNNL_ARG_DST, dst}});
@@ -113,6 +128,7 @@ int main(int argc, char** argv) {
   int repeats = 3;
   int only = -1;
   bool use_tophub = false;
+  bool cold_weights = false;
   auto app =
       minitvm::cli::make_app("minitvm-bench-conv2d",
                              "The ResNet-50 v1 batch-1 conv layers on the CPU: our llvm schedule "
@@ -123,7 +139,19 @@ int main(int argc, char** argv) {
   app->add_option("--layer", only, "only layer I (0-based)")->check(minitvm::cli::Integer(0));
   app->add_flag("--tophub", use_tophub,
                 "configs from TopHub's llvm package instead of the fallbacks");
+  app->add_flag("--cold-weights", cold_weights,
+                "before each timed call, evict the caches and re-read the input: the weights "
+                "come from memory and the input from cache, as in a network");
   if (auto rc = minitvm::cli::parse(*app, argc, argv)) return *rc;
+  // Twice the largest L3 we have seen (260 MiB), written before each cold call.
+  std::vector<char> flush(cold_weights ? size_t{512} << 20 : 0);
+  volatile float sink = 0;
+  // The flush, then the candidate's input packed again (a parallel call: it also wakes the
+  // thread pool that the 50 ms flush let sleep, as back-to-back layers in a network do not).
+  auto flush_caches = [&] {
+    std::memset(flush.data(), static_cast<int>(flush[7]) + 1, flush.size());
+    sink = sink + static_cast<float>(flush[flush.size() / 2]);
+  };
   // Without --tophub the template's fallback configs (TVM's FallbackContext, silent: no warning
   // per layer); with it the TopHub llvm package (TVM x86 configs tuned on a Skylake-AVX512).
   autotune::root_fallback_context().silent = true;
@@ -133,9 +161,9 @@ int main(int argc, char** argv) {
     tophub = autotune::tophub::context("llvm");
     scope.emplace(*tophub);
   }
-  std::printf("%-3s %-22s %7s %9s %9s %8s %9s %9s %-11s %9s %8s\n", "#", "layer", "GFLOP",
+  std::printf("%-3s %-22s %7s %9s %9s %8s %9s %9s %-11s %9s %8s %9s %8s\n", "#", "layer", "GFLOP",
               "ours_ms", "dnnl_ms", "ratio", "ours_GF/s", "dnnl_GF/s", "max_rel_err", "blk_ms",
-              "blk_rat");
+              "blk_rat", "wino_ms", "wino_rat");
   double lg = 0, lg_blk = 0, sum_blk = 0;
   int n_ratio = 0, failures = 0;
   double sum_ours = 0, sum_dnnl = 0;
@@ -177,15 +205,47 @@ int main(int argc, char** argv) {
     Bb.module.get_function(Bb.func_name + "_pack_kernel")(w, wb);
     runtime::NDArray y_blk = runtime::NDArray::empty(ys, DataType::Float(32));
     std::vector<std::function<void()>> cand{[&] { f(x, w, y); }, [&] { fb(xb, wb, yb); }};
+    auto pack_data = Bb.module.get_function(Bb.func_name + "_pack_data");
+    std::vector<std::function<void()>> rewarm{[&] { pack_data(x, xb); }, [&] { pack_data(x, xb); }};
+    // Winograd on the blocked layouts (3x3 stride-1 layers): the weight transformed once.
+    const bool wino = L.k == 3 && L.stride == 1;
+    runtime::Module wmod;
+    runtime::NDArray wu, wy;
+    size_t wino_index = 0;
+    if (wino) {
+      const int64_t ib = xb.shape()[4], ob = wb.shape()[5];
+      const int64_t m = topi::cpu::winograd_nchwc_tile(oh, oh);
+      te::Tensor kt = te::placeholder(nn_exprs(ws), DataType::Float(32), "kernel");
+      te::Tensor ut = topi::cpu::conv2d_winograd_nchwc_weight_transform(kt, m, ib, ob);
+      te::Schedule su = te::create_schedule({ut.op()});
+      runtime::Module umod = build(su, {kt, ut}, "llvm", "wt");
+      wu = runtime::NDArray::empty(shape_of(ut), DataType::Float(32));
+      umod.get_function("wt")(w, wu);
+      te::Tensor dt = te::placeholder(nn_exprs(shape_of(Bb.args[0])), DataType::Float(32), "data");
+      te::Tensor up = te::placeholder(nn_exprs(shape_of(ut)), DataType::Float(32), "u");
+      topi::cpu::WinogradNCHWc wt = topi::cpu::conv2d_winograd_nchwc(dt, up, {L.pad, L.pad}, m);
+      wmod =
+          build(topi::cpu::schedule_conv2d_winograd_nchwc(wt), {dt, up, wt.output}, "llvm", "wino");
+      wy = runtime::NDArray::empty(shape_of(wt.output), DataType::Float(32));
+      auto wf = wmod.get_function("wino");
+      wino_index = cand.size();
+      cand.push_back([&, wf]() mutable { wf(xb, wu, wy); });
+      rewarm.push_back([&] { pack_data(x, xb); });
+    }
 #ifdef MINITVM_BENCH_HAVE_DNNL
     DnnlConv dn(L, oh, static_cast<const float*>(x.data()), static_cast<const float*>(w.data()));
     cand.push_back([&] { dn.run(); });
+    rewarm.push_back([&] { dn.pack_src(static_cast<const float*>(x.data())); });
 #endif
     std::vector<double> tmin(cand.size(), 1e30);
     for (auto& c : cand) c();  // warm-up
     // Interleaved rounds, min per candidate: a busy machine slows both alike.
     for (int r = 0; r < repeats; ++r)
       for (size_t i = 0; i < cand.size(); ++i) {
+        if (cold_weights) {
+          flush_caches();
+          rewarm[i]();
+        }
         auto t0 = std::chrono::steady_clock::now();
         cand[i]();
         tmin[i] = std::min(tmin[i], seconds_since(t0));
@@ -196,10 +256,25 @@ int main(int argc, char** argv) {
       std::printf("layer %zu: blocked-layout result differs from the NCHW function's\n", li);
       ++failures;
     }
-    double err = NAN, dnnl_t = NAN;
+    double err = NAN, dnnl_t = NAN, wino_t = NAN, wino_err = NAN;
+    if (wino) {
+      wino_t = tmin[wino_index];
+      std::vector<float> a = yb.to_vector<float>(), b = wy.to_vector<float>();
+      double max_abs = 0, max_ref = 0;
+      for (size_t i = 0; i < a.size(); ++i) {
+        max_abs = std::max(max_abs, static_cast<double>(std::fabs(a[i] - b[i])));
+        max_ref = std::max(max_ref, static_cast<double>(std::fabs(a[i])));
+      }
+      wino_err = max_abs / std::max(max_ref, 1e-30);
+      if (!(wino_err < 1e-4)) {
+        std::printf("layer %zu: winograd result differs from the direct one (%.2e)\n", li,
+                    wino_err);
+        ++failures;
+      }
+    }
 #ifdef MINITVM_BENCH_HAVE_DNNL
     {
-      dnnl_t = tmin[2];
+      dnnl_t = tmin[wino ? 3 : 2];
       const float* ref = dn.result();
       const float* got = static_cast<const float*>(y.data());
       double max_abs = 0, max_ref = 0;
@@ -218,10 +293,11 @@ int main(int argc, char** argv) {
     sum_ours += tmin[0];
     sum_blk += tmin[1];
     std::printf(
-        "%-3zu %-22s %7.3f %9.3f %9.3f %8.3f %9.1f %9.1f %.2e%s %9.3f %8.3f   (build %.1fs)\n", li,
-        shape_str(L).c_str(), gflop, tmin[0] * 1e3, dnnl_t * 1e3, dnnl_t / tmin[0], gflop / tmin[0],
-        gflop / dnnl_t, err, err < 1e-4 ? "" : " MISMATCH", tmin[1] * 1e3, dnnl_t / tmin[1],
-        build_s);
+        "%-3zu %-22s %7.3f %9.3f %9.3f %8.3f %9.1f %9.1f %.2e%s %9.3f %8.3f %9.3f %8.3f  (build "
+        "%.1fs; winograd err %.1e)\n",
+        li, shape_str(L).c_str(), gflop, tmin[0] * 1e3, dnnl_t * 1e3, dnnl_t / tmin[0],
+        gflop / tmin[0], gflop / dnnl_t, err, err < 1e-4 ? "" : " MISMATCH", tmin[1] * 1e3,
+        dnnl_t / tmin[1], wino_t * 1e3, dnnl_t / wino_t, build_s, wino_err);
     std::fflush(stdout);
   }
   std::printf("total: ours %.2f ms (blocked layouts %.2f ms), oneDNN %.2f ms\n", sum_ours * 1e3,

@@ -5,6 +5,7 @@ minitvm_test(test_topi LABEL unit MODULES topi SOURCES
   ${CMAKE_CURRENT_LIST_DIR}/test_cpu_schedule.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_cuda_templates.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_conv2d_nchwc.cc
+  ${CMAKE_CURRENT_LIST_DIR}/test_winograd_nchwc.cc
   ${CMAKE_CURRENT_LIST_DIR}/test_layer_validation.cc)
 
 # Areas of this module in sub-folders.

@@ -124,6 +124,30 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
                                       const nn::Conv2dAttrs& attrs);
 /** Its schedule inside a fused group (`outs[0]`: the convolution or a 5-D injective epilogue). */
 te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs);
+/** Winograd F(m, 3) conv2d on blocked layouts (src/topi/cpu/winograd_nchwc.cc): data NCHW[ib]c
+ *  (5-D), the weight transformed at build time by conv2d_winograd_nchwc_weight_transform to
+ *  (alpha, alpha, O/ob, I/ib, ib, ob), output NCHW[ob]c (tag conv2d_winograd_NCHWc). Stride 1,
+ *  dilation 1, 3x3 kernels; any padding. */
+struct WinogradNCHWc {
+  te::Tensor weight;        ///< the transformed weight
+  te::Tensor input_rows;    ///< the input transform's first (row) pass
+  te::Tensor input;         ///< V: (alpha, alpha, I/ib, tiles, ib)
+  te::Tensor product;       ///< M: (alpha, alpha, O/ob, tiles, ob)
+  te::Tensor output_rows;   ///< the output transform's first pass
+  te::Tensor output_tiles;  ///< Y: (O/ob, tiles, m, m, ob)
+  te::Tensor output;        ///< NCHW[ob]c
+  int64_t m = 0, alpha = 0, tiles = 0;
+};
+/** U = G g G^T of an OIHW 3x3 kernel, blocked (alpha, alpha, O/oc_bn, I/ic_bn, ic_bn, oc_bn). */
+te::Tensor conv2d_winograd_nchwc_weight_transform(const te::Tensor& kernel, int64_t m,
+                                                  int64_t ic_bn, int64_t oc_bn);
+WinogradNCHWc conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& weight,
+                                    const std::vector<int64_t>& padding, int64_t m);
+/** The output tile m for a layer of that output size (4 on maps of 24 and more, else 2). */
+int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w);
+te::Schedule schedule_conv2d_winograd_nchwc(const WinogradNCHWc& t);
+/** Inside a fused group: `outs[0]` the convolution or a 5-D injective epilogue over it. */
+te::Schedule schedule_conv2d_winograd_nchwc_fused(const std::vector<te::Tensor>& outs);
 /** The host's float32 vector lanes (TVM's get_fp32_len: 16 with AVX-512, else 8). */
 int64_t fp32_lanes();
 /** The most output columns the fallback keeps as register accumulators of one channel block:

@@ -1,0 +1,307 @@
+// Winograd F(m, 3) conv2d on the blocked layouts (NCHW[x]c data and output, the weights
+// transformed at build time): what a network kept in NCHWc runs for its 3x3 stride-1 layers.
+//
+// TVM's x86 templates have no Winograd for NCHWc (it reaches Winograd on CPUs through NNPACK);
+// this is the same algorithm as its CUDA winograd (topi/nn/winograd.cc here), laid out for the
+// blocked micro-kernel of conv2d_NCHWc:
+//   V[e, n, icc, p, icb] = (B^T d_p B)[e, n]      input tiles p of alpha x alpha, per channel
+//   M[e, n, occ, p, ocb] = sum_ic V[e, n, ic, p] U[e, n, occ, ic, ocb]   alpha^2 1x1 convolutions
+//   Y[occ, p, i, j, ocb] = (A^T M_p A)[i, j]      output tiles of m x m
+// Each batched product is a 1x1 convolution over the tiles with conv2d_NCHWc's register tile (two
+// vectors of output channels by up to 15 tiles on AVX-512), and the transforms are separable
+// (rows, then columns) with the constant matrices folded: zero terms dropped, +-1 as adds.
+#include <cmath>
+
+#include "minitvm/topi/cpu_schedule.h"
+#include "minitvm/topi/nn.h"
+#include "topi/nn/common.h"
+#include "topi/schedule_util.h"
+
+namespace minitvm::topi::cpu {
+
+using nn::detail::I;
+using nn::detail::named_compute;
+using Mat = std::vector<std::vector<double>>;
+
+namespace {
+
+std::string dims(const std::vector<int64_t>& s) {
+  std::string r = "(";
+  for (size_t i = 0; i < s.size(); ++i) r += (i ? ", " : "") + std::to_string(s[i]);
+  return r + ")";
+}
+
+// sum_t c(t, k) * term(t) for the value of the axis `k` (0 .. K-1), as a chain of selects on k
+// that an unrolled k folds to one sum; zero coefficients are dropped, +-1 become adds.
+Expr lincomb(const Var& k, int K, int T, const std::function<double(int, int)>& c,
+             const std::function<Expr(int)>& term) {
+  Expr chain;
+  for (int kk = K - 1; kk >= 0; --kk) {
+    Expr sum;
+    for (int t = 0; t < T; ++t) {
+      double v = c(t, kk);
+      if (v == 0.0) continue;
+      Expr x = term(t);
+      if (v == 1.0) {
+        sum = sum.defined() ? sum + x : x;
+      } else if (v == -1.0) {
+        sum = sum.defined() ? sum - x : ir::make_const(x.dtype(), 0.0) - x;
+      } else {
+        Expr y = x * ir::make_const(x.dtype(), v);
+        sum = sum.defined() ? sum + y : y;
+      }
+    }
+    if (!sum.defined()) sum = ir::make_const(DataType::Float(32), 0.0);
+    chain = chain.defined() ? ir::select(k == I(kk), sum, chain) : sum;
+  }
+  return chain;
+}
+
+}  // namespace
+
+int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w) {
+  // F(4, 3) (alpha 6: 4x fewer multiply-adds than direct) where a map has enough 4x4 tiles;
+  // F(2, 3) (alpha 4: 2.25x fewer, a smaller weight transform) on small maps, where F(4, 3)'s
+  // 36 weight matrices would be streamed for few tiles and its tiles overhang the map.
+  return std::min(out_h, out_w) >= 24 ? 4 : 2;
+}
+
+te::Tensor conv2d_winograd_nchwc_weight_transform(const te::Tensor& kernel, int64_t m,
+                                                  int64_t ic_bn, int64_t oc_bn) {
+  std::vector<int64_t> ks = nn::const_shape(kernel);
+  MINITVM_USER_CHECK(ks.size() == 4 && ks[2] == 3 && ks[3] == 3)
+      << "conv2d_winograd_NCHWc_weight_transform: the kernel must be OIHW 3x3, got " << dims(ks);
+  MINITVM_USER_CHECK(ic_bn >= 1 && oc_bn >= 1 && ks[1] % ic_bn == 0 && ks[0] % oc_bn == 0)
+      << "conv2d_winograd_NCHWc_weight_transform: channel blocks " << ic_bn << "/" << oc_bn
+      << " do not divide " << ks[1] << "/" << ks[0];
+  nn::WinogradMatrices w = nn::winograd_transform_matrices(static_cast<int>(m), 3);
+  const int64_t alpha = w.alpha;
+  // U[e, n] = (G g G^T)[e, n], separable: rows of G g, then G^T on the right.
+  te::Tensor t = named_compute(
+      {alpha, 3, ks[0], ks[1]}, {"e", "kw", "o", "i"},
+      [&](const std::vector<Var>& v) {
+        return lincomb(
+            v[0], static_cast<int>(alpha), 3, [&](int kh, int e) { return w.G[e][kh]; },
+            [&](int kh) { return kernel(v[2], v[3], I(kh), v[1]); });
+      },
+      "winograd_weight_rows", "");
+  return named_compute(
+      {alpha, alpha, ks[0] / oc_bn, ks[1] / ic_bn, ic_bn, oc_bn},
+      {"eps", "nu", "occ", "icc", "icb", "ocb"},
+      [&](const std::vector<Var>& v) {
+        Expr o = v[2] * I(oc_bn) + v[5], i = v[3] * I(ic_bn) + v[4];
+        return lincomb(
+            v[1], static_cast<int>(alpha), 3, [&](int kw, int n) { return w.G[n][kw]; },
+            [&](int kw) { return t(v[0], I(kw), o, i); });
+      },
+      "winograd_weight", "winograd_weight_transform");
+}
+
+WinogradNCHWc conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& weight,
+                                    const std::vector<int64_t>& padding, int64_t m) {
+  std::vector<int64_t> ds = nn::const_shape(data), us = nn::const_shape(weight);
+  const char* what = "conv2d_winograd_NCHWc";
+  MINITVM_USER_CHECK(ds.size() == 5) << what << ": data must be NCHW[x]c (5-D), got " << dims(ds);
+  nn::WinogradMatrices w = nn::winograd_transform_matrices(static_cast<int>(m), 3);
+  const int64_t alpha = w.alpha;
+  MINITVM_USER_CHECK(us.size() == 6 && us[0] == alpha && us[1] == alpha && us[3] == ds[1] &&
+                     us[4] == ds[4])
+      << what << ": the transformed weight must be (" << alpha << ", " << alpha << ", O/x, "
+      << ds[1] << ", " << ds[4] << ", x) for F(" << m << ", 3) on data " << dims(ds) << ", got "
+      << dims(us);
+  const auto p = nn::get_pad_tuple(padding);  // top, left, bottom, right
+  const int64_t N = ds[0], ICC = ds[1], H = ds[2], W = ds[3], ib = ds[4];
+  const int64_t OCC = us[2], ob = us[5];
+  const int64_t OH = H + p[0] + p[2] - 2, OW = W + p[1] + p[3] - 2;
+  MINITVM_USER_CHECK(OH >= 1 && OW >= 1) << what << ": the output would be empty";
+  const int64_t nH = (OH + m - 1) / m, nW = (OW + m - 1) / m, P = N * nH * nW;
+  WinogradNCHWc r;
+  r.m = m;
+  r.alpha = alpha;
+  r.tiles = P;
+  r.weight = weight;
+  // The input tile element (a, b) of tile q, zero outside the input (the padding, and the last
+  // tiles' overhang).
+  auto tile_in = [&](const Expr& c, const Expr& q, const Expr& a, const Expr& b, const Expr& cb) {
+    Expr nb = floordiv(q, I(nH * nW));
+    Expr y = floormod(floordiv(q, I(nW)), I(nH)) * I(m) + a - I(p[0]);
+    Expr x = floormod(q, I(nW)) * I(m) + b - I(p[1]);
+    Expr in = y >= I(0) && y < I(H) && x >= I(0) && x < I(W);
+    return ir::if_then_else(in, data(nb, c, y, x, cb), ir::make_const(DataType::Float(32), 0.0));
+  };
+  // Rows: R[icc, q, a, n, icb] = sum_b d[a, b] B[b, n]; columns: V[e, n] = sum_a B[a, e] R[a, n].
+  r.input_rows = named_compute(
+      {ICC, P, alpha, alpha, ib}, {"icc", "p", "a", "nu", "icb"},
+      [&](const std::vector<Var>& v) {
+        return lincomb(
+            v[3], static_cast<int>(alpha), static_cast<int>(alpha),
+            [&](int b, int n) { return w.B[b][n]; },
+            [&](int b) { return tile_in(v[0], v[1], v[2], I(b), v[4]); });
+      },
+      "winograd_input_rows", "");
+  te::Tensor R = r.input_rows;
+  r.input = named_compute(
+      {alpha, alpha, ICC, P, ib}, {"eps", "nu", "icc", "p", "icb"},
+      [&](const std::vector<Var>& v) {
+        return lincomb(
+            v[0], static_cast<int>(alpha), static_cast<int>(alpha),
+            [&](int a, int e) { return w.B[a][e]; },
+            [&](int a) { return R(v[2], v[3], I(a), v[1], v[4]); });
+      },
+      "winograd_input", "winograd_input_transform");
+  te::IterVar ic = te::reduce_axis({0, static_cast<int>(ICC * ib)}, "ic");
+  te::Tensor V = r.input;
+  r.product = named_compute(
+      {alpha, alpha, OCC, P, ob}, {"eps", "nu", "occ", "p", "ocb"},
+      [&](const std::vector<Var>& v) {
+        Expr icc = floordiv(ic->var, I(ib)), icb = floormod(ic->var, I(ib));
+        return te::sum(V(v[0], v[1], icc, v[3], icb) * weight(v[0], v[1], v[2], icc, icb, v[4]),
+                       {ic});
+      },
+      "winograd_product", "winograd_batched_product");
+  te::Tensor M = r.product;
+  // Z[occ, q, e, j] = sum_n M[e, n] A[n, j]; Y[occ, q, i, j] = sum_e A[e, i] Z[e, j].
+  r.output_rows = named_compute(
+      {OCC, P, alpha, m, ob}, {"occ", "p", "eps", "j", "ocb"},
+      [&](const std::vector<Var>& v) {
+        return lincomb(
+            v[3], static_cast<int>(m), static_cast<int>(alpha),
+            [&](int n, int j) { return w.A[n][j]; },
+            [&](int n) { return M(v[2], I(n), v[0], v[1], v[4]); });
+      },
+      "winograd_output_rows", "");
+  te::Tensor Z = r.output_rows;
+  r.output_tiles = named_compute(
+      {OCC, P, m, m, ob}, {"occ", "p", "i", "j", "ocb"},
+      [&](const std::vector<Var>& v) {
+        return lincomb(
+            v[2], static_cast<int>(m), static_cast<int>(alpha),
+            [&](int e, int i) { return w.A[e][i]; },
+            [&](int e) { return Z(v[0], v[1], I(e), v[3], v[4]); });
+      },
+      "winograd_output_tiles", "");
+  te::Tensor Y = r.output_tiles;
+  r.output = named_compute(
+      {N, OCC, OH, OW, ob}, {"n", "occ", "h", "w", "ocb"},
+      [&](const std::vector<Var>& v) {
+        Expr q = v[0] * I(nH * nW) + floordiv(v[2], I(m)) * I(nW) + floordiv(v[3], I(m));
+        return Y(v[1], q, floormod(v[2], I(m)), floormod(v[3], I(m)), v[4]);
+      },
+      "conv2d_winograd_NCHWc", "conv2d_winograd_NCHWc");
+  return r;
+}
+
+namespace {
+
+void schedule_winograd_into(te::Schedule& s, const WinogradNCHWc& t, const te::Tensor& O) {
+  const std::vector<int64_t> vs = nn::const_shape(t.input);    // alpha, alpha, ICC, P, ib
+  const std::vector<int64_t> ms = nn::const_shape(t.product);  // alpha, alpha, OCC, P, ob
+  const int64_t alpha = t.alpha, P = t.tiles, ib = vs[4], ob = ms[4];
+  // Input transform: parallel over (icc, tiles), a tile's rows and columns unrolled, the channel
+  // block vectorized.
+  {
+    te::Stage sv = s[t.input];
+    auto ax = t.input.op().axis();  // eps, nu, icc, p, icb
+    sv.reorder({ax[2], ax[3], ax[0], ax[1], ax[4]});
+    te::IterVar par = sv.fuse(std::vector<te::IterVar>{ax[2], ax[3]});
+    sv.parallel(par);
+    sv.unroll(ax[0]);
+    sv.unroll(ax[1]);
+    sv.vectorize(ax[4]);
+    te::Stage sr = s[t.input_rows];
+    sr.compute_at(sv, par);
+    auto rx = t.input_rows.op().axis();  // icc, p, a, nu, icb
+    sr.unroll(rx[2]);
+    sr.unroll(rx[3]);
+    sr.vectorize(rx[4]);
+  }
+  // The batched product: conv2d_NCHWc's 1x1 register tile over (tiles x two vectors of output
+  // channels), parallel over (eps, nu, occ): each task reads one ICC x ib x ob weight matrix.
+  {
+    const int64_t cols = register_columns_for_block(ob);
+    int64_t tp = detail::largest_divisor_at_most(P, cols);
+    if (tp <= 4 && P > tp) tp = (P + (P + cols - 1) / cols - 1) / ((P + cols - 1) / cols);
+    te::Tensor M = t.product;
+    te::Tensor MC = s.cache_write(M, "global");
+    te::Stage sm = s[M], smc = s[MC];
+    auto ax = M.op().axis();  // eps, nu, occ, p, ocb
+    auto [po, pi] = sm.split(ax[3], I(tp));
+    sm.reorder({ax[0], ax[1], ax[2], po, pi, ax[4]});
+    te::IterVar par = sm.fuse(std::vector<te::IterVar>{ax[0], ax[1], ax[2]});
+    sm.parallel(par);
+    sm.vectorize(ax[4]);
+    smc.compute_at(sm, po);
+    auto cx = MC.op().axis();
+    auto rx = MC.op().reduce_axis();
+    auto [ico, ici] = smc.split(rx[0], I(ib));
+    smc.reorder({cx[0], cx[1], cx[2], ico, ici, cx[3], cx[4]});
+    smc.unroll(cx[3]);
+    smc.vectorize(cx[4]);
+  }
+  // Output transform at the output's tiles: parallel over (n, occ, tile rows); per tile Z and Y
+  // (unrolled, the channel block vectorized), then the m x m outputs with the fused epilogue.
+  {
+    const int64_t m = t.m;
+    te::Stage so = s[O];
+    auto ax = O.op().axis();  // n, occ, h, w, ocb
+    auto [ho, hi] = so.split(ax[2], I(m));
+    auto [wo, wi] = so.split(ax[3], I(m));
+    so.reorder({ax[0], ax[1], ho, wo, hi, wi, ax[4]});
+    te::IterVar par = so.fuse(std::vector<te::IterVar>{ax[0], ax[1], ho});
+    so.parallel(par);
+    so.unroll(hi);
+    so.unroll(wi);
+    so.vectorize(ax[4]);
+    if (!O.op().same_as(t.output.op())) s[t.output].compute_inline();
+    te::Stage sy = s[t.output_tiles], sz = s[t.output_rows];
+    sy.compute_at(so, wo);
+    sz.compute_at(so, wo);
+    auto yx = t.output_tiles.op().axis();  // occ, p, i, j, ocb
+    sy.unroll(yx[2]);
+    sy.unroll(yx[3]);
+    sy.vectorize(yx[4]);
+    auto zx = t.output_rows.op().axis();  // occ, p, eps, j, ocb
+    sz.unroll(zx[2]);
+    sz.unroll(zx[3]);
+    sz.vectorize(zx[4]);
+  }
+  (void)alpha;
+  (void)ib;
+}
+
+}  // namespace
+
+te::Schedule schedule_conv2d_winograd_nchwc(const WinogradNCHWc& t) {
+  te::Schedule s = te::create_schedule({t.output.op()});
+  schedule_winograd_into(s, t, t.output);
+  return s;
+}
+
+te::Schedule schedule_conv2d_winograd_nchwc_fused(const std::vector<te::Tensor>& outs) {
+  MINITVM_USER_CHECK(outs.size() == 1)
+      << "schedule_conv2d_winograd_NCHWc: one output expected, got " << outs.size();
+  te::Schedule s = te::create_schedule({outs[0].op()});
+  te::Operation conv = detail::inline_epilogue(s, outs[0].op(), "conv2d_winograd_NCHWc");
+  WinogradNCHWc t;
+  t.output = conv.output(0);
+  t.output_tiles = conv.input_tensors().at(0);
+  t.output_rows = t.output_tiles.op().input_tensors().at(0);
+  t.product = t.output_rows.op().input_tensors().at(0);
+  for (const te::Tensor& in : t.product.op().input_tensors()) {
+    if (in.op()->tag == "winograd_input_transform")
+      t.input = in;
+    else
+      t.weight = in;
+  }
+  MINITVM_USER_CHECK(t.input.defined()) << "schedule_conv2d_winograd_NCHWc: no input transform";
+  t.input_rows = t.input.op().input_tensors().at(0);
+  const std::vector<int64_t> ms = nn::const_shape(t.product);
+  const std::vector<int64_t> ys = nn::const_shape(t.output_tiles);
+  t.alpha = ms[0];
+  t.m = ys[2];
+  t.tiles = ms[3];
+  schedule_winograd_into(s, t, outs[0]);
+  return s;
+}
+
+}  // namespace minitvm::topi::cpu
