@@ -48,6 +48,7 @@ struct ModelOptions {
   int64_t batch = 0;   // 0 = the model's own
   std::vector<std::string> logs;
   bool tophub = false;
+  bool no_winograd = false;
   std::vector<std::string> input_shapes;
   relay::frontend::ShapeDict
       input_file_shapes;  // run/profile: shapes of the --input files (ONNX models)
@@ -72,6 +73,8 @@ void add_model_options(CLI::App& app, ModelOptions& o, bool target_required) {
                  "a tuning log (AutoTVM records) to take configs from; repeatable");
   app.add_flag("--tophub", o.tophub,
                "use the TopHub package for the target (with this project's seed logs)");
+  app.add_flag("--disable-winograd", o.no_winograd,
+               "llvm: run 3x3 stride-1 convolutions directly instead of by Winograd");
   app.add_option(
       "--input-shapes", o.input_shapes,
       "ONNX input shapes, tvmc's form NAME:[1,3,224,224] (or NAME=1,3,224,224); repeatable");
@@ -184,7 +187,9 @@ relay::Built compile_model(const ModelOptions& o) {
   }
   std::optional<autotune::DispatchScope> scope;
   if (ctx) scope.emplace(*ctx);
-  return relay::build(imported.mod, target, imported.params);
+  relay::BuildOptions bo;
+  bo.winograd = !o.no_winograd;
+  return relay::build(imported.mod, target, imported.params, bo);
 }
 
 // What run/profile execute: a compiled file as it is, anything else compiled now.

@@ -157,6 +157,10 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     r.info.template_key = "cpu";
     return r;
   }
+  if (m.name == "nn.contrib_conv2d_winograd_NCHWc") {
+    r.info.template_key = "winograd_NCHWc";  // no config
+    return r;
+  }
   if (m.name == kWinogradConv && !is_cuda(t)) {
     r.info.template_key = "winograd";  // the CPU winograd schedule, no config
     return r;
@@ -363,6 +367,8 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     s = topi::cpu::schedule_conv2d_winograd(*wino, outs);
   } else if (!cuda && m.name == "nn.contrib_conv2d_NCHWc") {
     s = topi::cpu::schedule_conv2d_nchwc_fused(*dec.d.cfg, outs);
+  } else if (!cuda && m.name == "nn.contrib_conv2d_winograd_NCHWc") {
+    s = topi::cpu::schedule_conv2d_winograd_nchwc_fused(outs);
   } else if (!cuda && m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
     s = topi::cpu::schedule_depthwise_conv2d_nchwc(outs);
   } else if (!cuda && m.name == "nn.conv2d") {
@@ -541,6 +547,20 @@ Built build(const Function& f, const std::string& target, const Params& params,
       // then decides).
       if (ch.is_fallback && !opt.workloads_only && keeps_nchw(c, ws, ch.oc_bn)) return std::nullopt;
       return transform::ConvBlocks{ch.ic_bn, ch.oc_bn, !ch.is_fallback};
+    };
+    ao.cpu_winograd_tile = [&](const ExprNode& c, const transform::ConvBlocks& cb) -> int64_t {
+      // Task extraction keeps every layer a conv2d_NCHWc task; a tuned record keeps the tuned
+      // direct kernel.
+      if (!opt.winograd || opt.workloads_only || cb.from_log) return 0;
+      const auto& ws = c.args[1]->types[0].shape;
+      const auto& os = c.types[0].shape;
+      const topi::nn::Conv2dAttrs a = conv_attrs(c);
+      auto all_one = [](const std::vector<int64_t>& v) {
+        return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
+      };
+      if (ws[2] != 3 || ws[3] != 3 || !all_one(a.stride) || !all_one(a.dilation)) return 0;
+      if (ws[0] < 32 || ws[1] < 32 || os[2] < 8 || os[3] < 8) return 0;
+      return topi::cpu::winograd_nchwc_tile(os[2], os[3]);
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
     ao.pad_channels = {topi::cpu::preferred_channel_block(), topi::cpu::fp32_lanes()};

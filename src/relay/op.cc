@@ -533,6 +533,13 @@ std::vector<OpDef> make_registry() {
       conv_attrs(
           {{"tile_size", 0}, {"data_layout", "NCHW"}, {"kernel_layout", ""}, {"out_dtype", ""}}),
       winograd_conv2d_rule);
+  // Winograd F(m, 3) on the blocked layouts (llvm's alter_op_layout for 3x3 stride-1 layers; the
+  // weight transform folded at build).
+  add("nn.contrib_conv2d_winograd_NCHWc_weight_transform", P::kOutEWiseFusable, 1,
+      {{"tile_size", 0}, {"ic_block", 0}, {"oc_block", 0}}, winograd_nchwc_weight_transform_rule);
+  add("nn.contrib_conv2d_winograd_NCHWc", P::kOutEWiseFusable, 2,
+      conv_attrs({{"tile_size", 0}, {"data_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
+      winograd_nchwc_conv2d_rule);
   return r;
 }
 

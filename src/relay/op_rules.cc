@@ -323,4 +323,58 @@ TypeResult winograd_conv2d_rule(const std::vector<Expr>& a, Json& at) {
   return {{TensorType{Shape{d[0], w[3], oh, ow}, a[0]->types[0].dtype}}};
 }
 
+namespace {
+
+int64_t nchwc_winograd_tile(const std::string& op, Json& at) {
+  MINITVM_USER_CHECK(at["tile_size"].is_number_integer())
+      << op << ": tile_size must be an integer, got " << at["tile_size"].dump();
+  const int64_t m = at["tile_size"].get<int64_t>();
+  MINITVM_USER_CHECK(m == 2 || m == 4) << op << ": tile_size must be 2 or 4, got " << m;
+  return m;
+}
+
+}  // namespace
+
+TypeResult winograd_nchwc_weight_transform_rule(const std::vector<Expr>& a, Json& at) {
+  const std::string op = "nn.contrib_conv2d_winograd_NCHWc_weight_transform";
+  rank(op, a[0], "weight", 4);
+  float_only(op, a[0], "weight");
+  const Shape& w = a[0]->types[0].shape;
+  const int64_t m = nchwc_winograd_tile(op, at);
+  MINITVM_USER_CHECK(w[2] == 3 && w[3] == 3)
+      << op << ": weight " << describe(a[0]) << " must be a 3x3 OIHW kernel";
+  for (const char* k : {"ic_block", "oc_block"})
+    MINITVM_USER_CHECK(at[k].is_number_integer() && at[k].get<int64_t>() >= 1)
+        << op << ": " << k << " must be a positive integer, got " << at[k].dump();
+  const int64_t ib = at["ic_block"].get<int64_t>(), ob = at["oc_block"].get<int64_t>();
+  MINITVM_USER_CHECK(w[1] % ib == 0 && w[0] % ob == 0)
+      << op << ": blocks " << ib << "/" << ob << " do not divide the weight " << describe(a[0]);
+  return {{TensorType{Shape{m + 2, m + 2, w[0] / ob, w[1] / ib, ib, ob}, a[0]->types[0].dtype}}};
+}
+
+TypeResult winograd_nchwc_conv2d_rule(const std::vector<Expr>& a, Json& at) {
+  const std::string op = "nn.contrib_conv2d_winograd_NCHWc";
+  rank(op, a[0], "data", 5);
+  rank(op, a[1], "weight", 6);
+  same_dtype(op, a[0], a[1], "data", "weight");
+  float_only(op, a[0], "data");
+  const Shape& d = a[0]->types[0].shape;
+  const Shape& w = a[1]->types[0].shape;  // (alpha, alpha, O/ob, I/ib, ib, ob)
+  const int64_t m = nchwc_winograd_tile(op, at), ib = d[4], ob = w[5];
+  MINITVM_USER_CHECK(w[0] == m + 2 && w[1] == m + 2 && w[3] == d[1] && w[4] == ib)
+      << op << ": weight " << describe(a[1]) << " is not an F(" << m
+      << ", 3) transformed weight for data " << describe(a[0]) << " (expected (" << m + 2 << ", "
+      << m + 2 << ", O/ob, " << d[1] << ", " << ib << ", ob))";
+  MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
+  at["channels"] = w[2] * ob;
+  at["kernel_size"] = Shape{3, 3};
+  at["data_layout"] = detail::Layout::blocked("NCHW", 'C', ib);
+  at["out_layout"] = detail::Layout::blocked("NCHW", 'C', ob);
+  auto [oh, ow] = conv_window(op, a[0], 3, 3, at);
+  for (auto& k : {"strides", "dilation"})
+    for (auto& v : at[k])
+      MINITVM_USER_CHECK(v == 1) << op << ": " << k << " must be 1, got " << at[k].dump();
+  return {{TensorType{Shape{d[0], w[2], oh, ow, ob}, a[0]->types[0].dtype}}};
+}
+
 }  // namespace minitvm::relay::op_rules

@@ -78,5 +78,10 @@ TypeResult winograd_weight_transform_rule(const std::vector<Expr>& a, Json& at);
 // TVM's nn.contrib_conv2d_winograd_without_weight_transform: NCHW data, (alpha, alpha, CI, CO)
 // weight, stride and dilation 1, symmetric padding.
 TypeResult winograd_conv2d_rule(const std::vector<Expr>& a, Json& at);
+// The blocked Winograd F(m, 3) of llvm's alter_op_layout: the weight transform OIHW (O, I, 3, 3) ->
+// (alpha, alpha, O/oc_bn, I/ic_bn, ic_bn, oc_bn), and the convolution of NCHW[ib]c data with it
+// (stride and dilation 1, any padding) to NCHW[ob]c.
+TypeResult winograd_nchwc_weight_transform_rule(const std::vector<Expr>& a, Json& at);
+TypeResult winograd_nchwc_conv2d_rule(const std::vector<Expr>& a, Json& at);
 
 }  // namespace minitvm::relay::op_rules

@@ -437,6 +437,33 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     return {out(winograd_weight_transform(a[0], at.at("tile_size").get<int64_t>()))};
   if (op == "nn.contrib_conv2d_winograd_without_weight_transform")
     return {out(winograd_conv2d(a[0], a[1], at, os))};
+  if (op == "nn.contrib_conv2d_winograd_NCHWc_weight_transform") {
+    // The NCHW op's (alpha, alpha, CO, CI), blocked.
+    Buf u = winograd_weight_transform(a[0], at.at("tile_size").get<int64_t>());
+    const int64_t ib = os[4], ob = os[5], A2 = os[0] * os[1], CO = u.shape[2], CI = u.shape[3];
+    Buf r{os, std::vector<float>(u.v.size())};
+    for (int64_t k = 0; k < A2; ++k)
+      for (int64_t o = 0; o < CO; ++o)
+        for (int64_t c = 0; c < CI; ++c)
+          r.v[((((k * (CO / ob) + o / ob) * (CI / ib) + c / ib) * ib + c % ib) * ob) + o % ob] =
+              u.v[(k * CO + o) * CI + c];
+    return {out(r)};
+  }
+  if (op == "nn.contrib_conv2d_winograd_NCHWc") {
+    // The NCHW Winograd convolution between layout transforms; the weight unblocked to
+    // (alpha, alpha, CI, CO).
+    const Shape& us = a[1].shape;  // alpha, alpha, O/ob, I/ib, ib, ob
+    const int64_t A2 = us[0] * us[1], ib = us[4], ob = us[5], CO = us[2] * ob, CI = us[3] * ib;
+    Buf u{{us[0], us[1], CI, CO}, std::vector<float>(a[1].v.size())};
+    for (int64_t k = 0; k < A2; ++k)
+      for (int64_t c = 0; c < CI; ++c)
+        for (int64_t o = 0; o < CO; ++o)
+          u.v[(k * CI + c) * CO + o] =
+              a[1].v[((((k * us[2] + o / ob) * us[3] + c / ib) * ib + c % ib) * ob) + o % ob];
+    Buf d = relayout(a[0], layout_of(at, "data_layout"), "NCHW");
+    Shape nchw_os{os[0], os[1] * os[4], os[2], os[3]};
+    return {out(relayout(winograd_conv2d(d, u, at, nchw_os), "NCHW", layout_of(at, "out_layout")))};
+  }
   if (op == "nn.contrib_conv2d_NCHWc" || op == "nn.contrib_depthwise_conv2d_NCHWc") {
     // The blocked convolution is the NCHW one between layout transforms.
     Buf d = relayout(a[0], layout_of(at, "data_layout"), "NCHW");

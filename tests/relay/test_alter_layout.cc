@@ -460,3 +460,66 @@ TEST(AlterOpLayout, ShippedLlvmLogAnswersResNet50Layers) {
       ++other_blocks;
   EXPECT_GT(other_blocks, 0);
 }
+
+// On llvm, 3x3 stride-1 convs of at least 32 input and output channels and an output of at least
+// 8x8 run as Winograd on the blocked layouts: F(4, 3) on maps of 24 and more, F(2, 3) below; the
+// others (strided, 16 output channels) stay direct. The weight transform is folded at build time,
+// the bias, residual add and relu are fused into the Winograd kernel, and the values are the
+// NCHW reference's. BuildOptions::winograd = false and task extraction (workloads_only) keep the
+// direct kernels.
+TEST(AlterOpLayout, WinogradForThreeByThreeStrideOneLayers) {
+  auto x = var("data", T({1, 32, 24, 24}));
+  auto c3 = [](const relay::Expr& in, int64_t ci, int64_t co, int64_t stride, uint64_t seed) {
+    return nn::conv2d(in, rand_const({co, ci, 3, 3}, seed, -0.2, 0.2),
+                      {.strides = {stride, stride}, .padding = {1}});
+  };
+  auto y = nn::relu(nn::bias_add(c3(x, 32, 64, 1, 1), rand_const({64}, 2)));
+  auto z = nn::relu(add(c3(y, 64, 64, 1, 3), y));
+  auto s = nn::relu(c3(z, 64, 64, 2, 4));  // 12x12, strided: direct
+  auto t = c3(s, 64, 32, 1, 5);            // 12x12: F(2, 3)
+  auto u = c3(t, 32, 16, 1, 6);            // 16 output channels: direct
+  Function f({x}, tuple({nn::global_avg_pool2d(u), t}));
+  auto xv = relay::testing::random_uniform({1, 32, 24, 24}, -1, 1, 7);
+  auto want = reference_run(f, {{"data", xv}});
+
+  Built b = build(f, "llvm");
+  std::vector<int64_t> tiles;
+  for (auto& e : post_order(b.optimized.body))
+    if (e->is_call("nn.contrib_conv2d_winograd_NCHWc"))
+      tiles.push_back(e->attrs.at("tile_size").get<int64_t>());
+  EXPECT_EQ(tiles, (std::vector<int64_t>{4, 4, 2})) << b.optimized;
+  EXPECT_EQ(count_op(b.optimized, "nn.contrib_conv2d_NCHWc"), 2);
+  EXPECT_EQ(count_op(b.optimized, "nn.contrib_conv2d_winograd_NCHWc_weight_transform"), 0)
+      << "the weight transform is folded at build time";
+  int wino_kernels = 0;
+  for (auto& k : b.kernels) {
+    if (k.master_op != "nn.contrib_conv2d_winograd_NCHWc") continue;
+    ++wino_kernels;
+    EXPECT_EQ(k.template_key, "winograd_NCHWc");
+    EXPECT_TRUE(k.tuning_workloads.empty());
+  }
+  EXPECT_EQ(wino_kernels, 3) << b.report();
+  // The bias + relu of the first and the residual add + relu of the second are fused.
+  int fused = 0;
+  for (auto& k : b.kernels)
+    fused +=
+        k.master_op == "nn.contrib_conv2d_winograd_NCHWc" &&
+        k.ops == std::vector<std::string>{"nn.contrib_conv2d_winograd_NCHWc", "add", "nn.relu"};
+  EXPECT_EQ(fused, 2) << b.report();
+  auto got = relay_test::run_graph(b, {{"data", xv}}, /*share_storage=*/true);
+  ASSERT_EQ(got.size(), 2u);
+  expect_close(got[0], want[0], 1e-4);
+  expect_close(got[1], want[1], 1e-4);
+
+  BuildOptions off;
+  off.winograd = false;
+  Built d = build(f, "llvm", {}, off);
+  EXPECT_EQ(count_op(d.optimized, "nn.contrib_conv2d_winograd_NCHWc"), 0);
+  EXPECT_EQ(count_op(d.optimized, "nn.contrib_conv2d_NCHWc"), 5);
+  auto direct = relay_test::run_graph(d, {{"data", xv}});
+  expect_close(direct[1], want[1], 1e-4);
+
+  BuildOptions tasks;
+  tasks.workloads_only = true;
+  EXPECT_EQ(count_op(build(f, "llvm", {}, tasks).optimized, "nn.contrib_conv2d_winograd_NCHWc"), 0);
+}

@@ -149,8 +149,11 @@ TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
     for (auto& k : b.kernels) m.insert(k.master_op);
     return m;
   };
+  // The 3x3 layer stays a conv2d_NCHWc (not Winograd), as the tuning log below leaves it.
+  BuildOptions direct;
+  direct.winograd = false;
   {
-    Built b = build(f, "llvm");
+    Built b = build(f, "llvm", {}, direct);
     auto m = masters(b);
     if (topi::cpu::fp32_lanes() >= 8) {
       EXPECT_EQ(m.count("nn.conv2d"), 1u);
@@ -171,7 +174,12 @@ TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
   ASSERT_GE(pick, 0);
   autotune::ApplyHistoryBest best = relay_test::one_record(task, pick);
   autotune::DispatchScope scope(best);
-  Built b = build(f, "llvm");
+  Built b = build(f, "llvm", {}, direct);
   EXPECT_EQ(masters(b).count("nn.contrib_conv2d_NCHWc"), 2u);
+  // With Winograd on, the untuned 3x3 layer runs it, the tuned 1x1 one its config.
+  Built w = build(f, "llvm");
+  EXPECT_EQ(masters(w).count("nn.contrib_conv2d_NCHWc"), 1u);
+  EXPECT_EQ(masters(w).count("nn.contrib_conv2d_winograd_NCHWc"), 1u);
+  relay_test::expect_close(relay_test::run_graph(w, {{"data", input}})[0], want[0], 1e-4);
   relay_test::expect_close(relay_test::run_graph(b, {{"data", input}})[0], want[0], 1e-4);
 }

@@ -41,6 +41,10 @@ struct BuildOptions {
   std::ostream* print_after_each_pass = nullptr;
   /** Only fuse, plan and query the dispatch context (no lowering, no compilation: `lib` empty). */
   bool workloads_only = false;
+  /** llvm: run 3x3 stride-1 convolutions (groups 1, at least 32 input and output channels, an
+   *  output of at least 8x8) by Winograd on the blocked layouts, F(4, 3) on maps of 24 and more,
+   *  F(2, 3) below, unless a tuning log has a conv2d_NCHWc record for the layer. */
+  bool winograd = true;
 };
 
 /** One compiled kernel (one per distinct fused function). */

@@ -269,14 +269,21 @@ class Alter {
                          op_ % cb->oc_bn == 0)
           << "alter_op_layout: channel blocks " << cb->ic_bn << "/" << cb->oc_bn
           << " do not divide " << ic << "/" << op_;
-      std::string kl = "OIHW" + std::to_string(cb->ic_bn) + "i" + std::to_string(cb->oc_bn) + "o";
-      at["data_layout"] = nchw_b(cb->ic_bn);
-      at["kernel_layout"] = kl;
-      at["out_layout"] = nchw_b(cb->oc_bn);
       Expr wp = w;
       if (ic != C || op_ != O) {
         wp = nn::pad(w, {{0, op_ - O}, {0, ic - C}, {0, 0}, {0, 0}}, 0.0);
       }
+      if (int64_t m = opt_.cpu_winograd_tile ? opt_.cpu_winograd_tile(*e, *cb) : 0; m > 0) {
+        Expr u = call("nn.contrib_conv2d_winograd_NCHWc_weight_transform", {wp},
+                      {{"tile_size", m}, {"ic_block", cb->ic_bn}, {"oc_block", cb->oc_bn}});
+        at["tile_size"] = m;
+        return made(call("nn.contrib_conv2d_winograd_NCHWc", {blocked(x, cb->ic_bn, ic), u}, at),
+                    cb->oc_bn, op_);
+      }
+      std::string kl = "OIHW" + std::to_string(cb->ic_bn) + "i" + std::to_string(cb->oc_bn) + "o";
+      at["data_layout"] = nchw_b(cb->ic_bn);
+      at["kernel_layout"] = kl;
+      at["out_layout"] = nchw_b(cb->oc_bn);
       Expr kw = layout_transform(wp, "OIHW", kl);
       return made(call("nn.contrib_conv2d_NCHWc", {blocked(x, cb->ic_bn, ic), kw}, at), cb->oc_bn,
                   op_);
