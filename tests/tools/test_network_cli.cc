@@ -133,6 +133,33 @@ TEST(NetworkCli, CompileThenRunMatchesTheReferenceExecutor) {
   expect_close(runtime::load_npy(d + "/out2/output_0.npy"), reference(m, "x", x));
 }
 
+// A 3x3 stride-1 conv with 32 channels at 12x12 runs by Winograd on llvm (F(2, 3)), and directly
+// with --disable-winograd; both match the reference executor.
+TEST(NetworkCli, DisableWinogradKeepsTheDirectKernel) {
+  std::string d = folder("winograd");
+  OnnxModel m(13);
+  m.input("x", {1, 32, 12, 12});
+  m.init("w", {32, 32, 3, 3}, -0.2, 0.2, 11);
+  aints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"y"});
+  m.output("y");
+  write(d + "/w.onnx", m.bytes());
+  auto x = relay::testing::random_uniform({1, 32, 12, 12}, -1, 1, 12);
+  runtime::save_npy(d + "/x.npy", x);
+  for (bool off : {false, true}) {
+    SCOPED_TRACE(off ? "--disable-winograd" : "default");
+    std::vector<std::string> args = {"compile", "w.onnx", "--target", "llvm", "-o", "w.mtvm"};
+    if (off) args.push_back("--disable-winograd");
+    Result c = run_minitvm(args, d);
+    ASSERT_EQ(c.code, 0) << c.err;
+    EXPECT_EQ(has(c.out, "fused_nn_contrib_conv2d_winograd_NCHWc"), !off) << c.out;
+    EXPECT_EQ(has(c.out, "fused_nn_contrib_conv2d_NCHWc"), off) << c.out;
+    Result r = run_minitvm({"run", "w.mtvm", "--input", "x=x.npy", "--output-dir", "out"}, d);
+    ASSERT_EQ(r.code, 0) << r.err;
+    expect_close(runtime::load_npy(d + "/out/output_0.npy"), reference(m, "x", x));
+  }
+}
+
 // TVM_NUM_THREADS sets the thread pool's size, as in TVM; a value that is not a thread count is
 // reported and ignored. Results do not depend on the thread count.
 TEST(NetworkCli, TvmNumThreadsSetsThePoolSize) {
