@@ -196,7 +196,7 @@ namespace {
 void schedule_winograd_into(te::Schedule& s, const WinogradNCHWc& t, const te::Tensor& O) {
   const std::vector<int64_t> vs = nn::const_shape(t.input);    // alpha, alpha, ICC, P, ib
   const std::vector<int64_t> ms = nn::const_shape(t.product);  // alpha, alpha, OCC, P, ob
-  const int64_t alpha = t.alpha, P = t.tiles, ib = vs[4], ob = ms[4];
+  const int64_t P = t.tiles, ib = vs[4], ob = ms[4];
   // Input transform: parallel over (icc, tiles), a tile's rows and columns unrolled, the channel
   // block vectorized.
   {
@@ -265,8 +265,6 @@ void schedule_winograd_into(te::Schedule& s, const WinogradNCHWc& t, const te::T
     sz.unroll(zx[3]);
     sz.vectorize(zx[4]);
   }
-  (void)alpha;
-  (void)ib;
 }
 
 }  // namespace
