@@ -49,22 +49,29 @@ void Importer::set_conv_out(Expr y) {
   set_out(0, y);
 }
 
+Importer::ConvWindow Importer::conv_window_attrs() {
+  ConvWindow cw;
+  cw.group = geti("group", 1);
+  if (cw.group < 1) fail("attribute 'group' = ", cw.group, " must be >= 1");
+  cw.strides = spatial_ints("strides", 1);
+  cw.dilations = spatial_ints("dilations", 1);
+  positive(cw.strides, "strides");
+  positive(cw.dilations, "dilations");
+  return cw;
+}
+
 void Importer::op_conv() {
   only_outputs(1);
   Expr x = in(0), w = in(1);
   Shape xs, ws;
   conv_operands_2d(x, w, xs, ws, "convolutions");
-  int64_t group = geti("group", 1);
-  if (group < 1) fail("attribute 'group' = ", group, " must be >= 1");
-  auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
-  positive(strides, "strides");
-  positive(dil, "dilations");
+  const ConvWindow cw = conv_window_attrs();
   Shape kshape = kernel_hw(ws);
   Conv2DAttrs a;
-  a.strides = strides;
-  a.dilation = dil;
-  a.groups = group;
-  a.padding = padding({xs[2], xs[3]}, kshape, strides, dil);
+  a.strides = cw.strides;
+  a.dilation = cw.dilations;
+  a.groups = cw.group;
+  a.padding = padding({xs[2], xs[3]}, kshape, cw.strides, cw.dilations);
   set_conv_out(nn::conv2d(x, w, a));
 }
 
@@ -77,15 +84,13 @@ void Importer::op_conv_transpose() {
   Expr x = in(0), w = in(1);
   Shape xs, ws;
   conv_operands_2d(x, w, xs, ws, "transposed convolutions");
-  int64_t g = geti("group", 1);
-  if (g < 1) fail("attribute 'group' = ", g, " must be >= 1");
+  const ConvWindow cw = conv_window_attrs();
+  const int64_t g = cw.group;
   if (ws[0] != xs[1] || xs[1] % g != 0)
     fail("weight ", fmt_shape(ws), " does not match data ", fmt_shape(xs), " with group ", g,
          " (the weight is (C_in, C_out / group, kH, kW))");
-  auto st = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
+  const Shape &st = cw.strides, &dil = cw.dilations;
   auto opad = spatial_ints("output_padding", 0);
-  positive(st, "strides");
-  positive(dil, "dilations");
   for (auto v : opad)
     if (v < 0) fail("attribute 'output_padding' has a negative value ", v);
   Shape k = kernel_hw(ws);

@@ -247,6 +247,12 @@ class Importer {
 
   void conv_operands_2d(Expr& x, Expr& w, Shape& xs, Shape& ws, const char* what);
   Shape kernel_hw(const Shape& ws);
+  // Conv's and ConvTranspose's group (>= 1), strides and dilations (each >= 1).
+  struct ConvWindow {
+    int64_t group;
+    Shape strides, dilations;
+  };
+  ConvWindow conv_window_attrs();
   void set_conv_out(Expr y);
   void op_conv();
   void op_conv_transpose();
