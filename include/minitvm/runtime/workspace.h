@@ -7,7 +7,7 @@
  * thread keeps the blocks its kernels freed and hands them out again, best fit first, so that a
  * kernel run again (a network's next inference) neither maps fresh pages from the kernel nor
  * page-faults them in: a 29 MB buffer allocated per call cost VGG-16's 224x224 Winograd layer
- * 2.6x its time. A thread keeps at most 1 GiB of free blocks (larger frees go back to the system)
+ * 2.5x its time. A thread keeps at most 1 GiB of free blocks (larger frees go back to the system)
  * and frees them when it exits.
  *
  * Semantics: minitvm_workspace_alloc returns a 64-byte aligned block of at least `bytes` bytes
