@@ -522,6 +522,7 @@ Function optimize(const Function& f, const Params& params, const BuildOptions& o
   if (opt.opt_level >= 3) {
     g = log.run("fold_scale_axis", g, transform::fold_scale_axis);
     g = log.run("fold_constant", g, transform::fold_constant);
+    g = log.run("eliminate_common_subexpr", g, transform::eliminate_common_subexpr);
   }
   return g;
 }
@@ -567,6 +568,8 @@ Built build(const Function& f, const std::string& target, const Params& params,
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });
     b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);
+    b.optimized = alog.run("eliminate_common_subexpr", b.optimized,
+                           transform::eliminate_common_subexpr);
   }
   if (is_cuda(t) && opt.opt_level >= 3) {
     // TVM's AlterOpLayout on cuda: a conv2d whose config is a winograd one takes its weight

@@ -105,6 +105,31 @@ TEST(RelayPasses, FoldConstant) {
   EXPECT_EQ(u.body->args[0], x);
 }
 
+TEST(RelayPasses, EliminateCommonSubexprSharesEqualCalls) {
+  // torch's chunk(2) as ONNX Slices imports as two equal splits, each projecting one half.
+  auto x = var("x", T({1, 8, 3, 3}));
+  Expr lo = tuple_get_item(split_at(x, {4}, 1), 0);
+  Expr hi = tuple_get_item(split_at(x, {4}, 1), 1);
+  Expr other = tuple_get_item(split_at(x, {2}, 1), 0);  // other attributes: stays apart
+  Expr y = concatenate({nn::relu(lo), hi, nn::relu(lo), other, nn::relu(hi)}, 1);
+  Function f({x}, y);
+  EXPECT_EQ(count_op(f, "split"), 3);
+  EXPECT_EQ(count_op(f, "nn.relu"), 3);
+  Function g = transform::eliminate_common_subexpr(f);
+  EXPECT_EQ(count_op(g, "split"), 2);
+  EXPECT_EQ(count_op(g, "nn.relu"), 2);  // relu(lo) twice -> once; relu(hi) is another value
+  // Both halves now project the same split node.
+  const auto& fields = g.body->args;
+  ASSERT_EQ(fields.size(), 5u);
+  EXPECT_EQ(fields[0], fields[2]);
+  EXPECT_EQ(fields[1]->args[0], fields[0]->args[0]->args[0]);
+  EXPECT_NE(fields[3]->args[0], fields[1]->args[0]);
+  auto in = relay::testing::random_uniform({1, 8, 3, 3}, -1, 1, 7);
+  expect_close(reference_run(g, {{"x", in}})[0], reference_run(f, {{"x", in}})[0], 0);
+  // Nothing to do: the same function back.
+  EXPECT_EQ(transform::eliminate_common_subexpr(g).body, g.body);
+}
+
 TEST(RelayPasses, FoldScaleAxisIntoConvWeights) {
   auto c = conv_bn();
   Function g = transform::fold_constant(

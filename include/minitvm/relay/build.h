@@ -10,7 +10,8 @@
  *   std::cout << lib.report();
  *
  * Pipeline (BuildOptions::opt_level 3, TVM's tuning tutorials): bind_params, simplify_inference,
- * fold_constant, fold_scale_axis (level 3), fold_constant, fuse_ops, plan_memory. Kernels:
+ * fold_constant, fold_scale_axis (level 3), fold_constant, eliminate_common_subexpr (level 3),
+ * [llvm: alter_op_layout, fold_constant, eliminate_common_subexpr], fuse_ops, plan_memory. Kernels:
  * conv2d (CUDA: direct or winograd by the answering record; llvm: the NCHW CPU schedule),
  * depthwise conv2d, grouped conv2d (any other `groups`: CUDA template group_conv2d_nchw.cuda,
  * llvm the grouped CPU schedule) and dense use their topi templates with the group's elementwise

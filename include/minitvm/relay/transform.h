@@ -11,6 +11,10 @@
  *   Other uses of batch_norm / dropout fields are left alone.
  * - fold_constant: a call whose arguments are all constants is evaluated (reference executor) and
  *   replaced by a Constant (tuple-typed calls stay; TupleGetItem(Tuple(...), i) is projected).
+ * - eliminate_common_subexpr: TVM's EliminateCommonSubexpr. Two calls of one operator with equal
+ *   attributes on the same arguments (and equal tuples / field projections) become one node, so
+ *   that it is computed once; ONNX Slice pairs that take both halves of a tensor (torch's chunk)
+ *   import as two equal splits and share one this way. Constants are compared by identity.
  * - fold_scale_axis: TVM's backward FoldScaleAxis restricted to its net effect on conv nets:
  *   multiply(conv2d(x, W), s) where the conv output has exactly one use, W is a constant OIHW
  *   weight (any group count: output channel o reads only W[o]; TVM folds groups 1 and depthwise
@@ -53,6 +57,7 @@ namespace minitvm::relay::transform {
 Function bind_params(const Function& f, const Params& params);
 Function simplify_inference(const Function& f);
 Function fold_constant(const Function& f);
+Function eliminate_common_subexpr(const Function& f);
 Function fold_scale_axis(const Function& f);
 
 /** Channel blocks of a blocked conv2d (ic_bn divides the input channels, oc_bn the output). */
