@@ -377,7 +377,7 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
                                 : topi::cpu::schedule_conv2d_nchw(outs);
   } else if (!cuda && m.name == "nn.dense") {
     s = topi::cpu::schedule_dense(outs);
-  } else if (!cuda && all_injective(g) && outs.size() == 1) {
+  } else if (!cuda && all_injective(g)) {
     s = topi::cpu::schedule_injective(outs);
   } else {
     s = simple_schedule(outs, cuda);
@@ -568,8 +568,8 @@ Built build(const Function& f, const std::string& target, const Params& params,
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });
     b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);
-    b.optimized = alog.run("eliminate_common_subexpr", b.optimized,
-                           transform::eliminate_common_subexpr);
+    b.optimized =
+        alog.run("eliminate_common_subexpr", b.optimized, transform::eliminate_common_subexpr);
   }
   if (is_cuda(t) && opt.opt_level >= 3) {
     // TVM's AlterOpLayout on cuda: a conv2d whose config is a winograd one takes its weight

@@ -376,6 +376,32 @@ TEST(AlterOpLayout, PaddedChannelCountsMatchTheReferenceBuiltForLlvm) {
   }
 }
 
+// ShuffleNet V2's unit: torch's chunk(2) as two equal splits (one after
+// eliminate_common_subexpr), a blocked branch of padded channel counts unpacked to NCHW through a
+// split that drops the padding (the unpack schedule's channel tiles need not divide the block or
+// the count, its column tiles the width), concat and the channel shuffle.
+TEST(AlterOpLayout, ShuffleUnitMatchesTheReferenceBuiltForLlvm) {
+  uint64_t seed = 400;
+  for (int64_t c : {48, 116, 232}) {
+    for (int64_t hw : {7, 14, 17, 28}) {
+      SCOPED_TRACE("channels " + std::to_string(c) + ", " + std::to_string(hw) + "x" +
+                   std::to_string(hw));
+      const int64_t h = c / 2;
+      auto x = var("data", T({1, c, hw, hw}));
+      relay::Expr a0 = tuple_get_item(split_at(x, {h}, 1), 0);
+      relay::Expr a1 = tuple_get_item(split_at(x, {h}, 1), 1);
+      auto b = nn::relu(nn::conv2d(a1, rand_const({h, h, 1, 1}, seed++, -0.3, 0.3)));
+      b = nn::conv2d(b, rand_const({h, 1, 3, 3}, seed++), {.padding = {1}, .groups = h});
+      b = nn::relu(nn::conv2d(b, rand_const({h, h, 1, 1}, seed++, -0.3, 0.3)));
+      auto cat = concatenate({a0, b}, 1);
+      auto y = reshape(transpose(reshape(cat, {1, 2, h, hw, hw}), {0, 2, 1, 3, 4}), {1, c, hw, hw});
+      Function f({x}, y);
+      auto xv = relay::testing::random_uniform({1, c, hw, hw}, -1, 1, seed++);
+      relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
+    }
+  }
+}
+
 // relay::build on llvm takes the blocks from the config the dispatch context answers for the
 // layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
 TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
