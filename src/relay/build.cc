@@ -138,7 +138,20 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     // The config alter_op_layout chose the blocks with (the same dispatch query), for the rest of
     // the schedule; the graph's blocks win should they differ (a hand-built graph).
     auto [ds, ks] = unblocked_conv_shapes(m);
-    topi::cpu::NCHWcChoice c = topi::cpu::conv2d_nchwc_config(t, ds, ks, conv_attrs(m));
+    // Grouped (alter_op_layout's blocked grouped conv): the config of one group's input channels
+    // against all output channels; there is no tuning task for it (TVM tunes grouped convs as
+    // group_conv2d_nchw, which this build does not dispatch to on llvm).
+    const int64_t groups = m.attrs.value("groups", int64_t{1});
+    topi::cpu::NCHWcChoice c;
+    if (groups == 1) {
+      c = topi::cpu::conv2d_nchwc_config(t, ds, ks, conv_attrs(m));
+    } else {
+      ds[1] /= groups;
+      autotune::FallbackConfigEntity fb;
+      topi::cpu::conv2d_nchwc_fallback(fb, ds, ks, conv_attrs(m));
+      c.cfg = fb;
+      c.is_fallback = true;
+    }
     int64_t ib = m.args[0]->types[0].shape[4], ob = m.args[1]->types[0].shape[5];
     c.cfg.set("tile_ic", autotune::SplitEntity{{ds[1] / ib, ib}});
     c.cfg.set("tile_oc", autotune::SplitEntity{{ks[0] / ob, ob}});
@@ -146,11 +159,12 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     r.d.workload = c.workload;
     r.tuned = true;
     r.info.workload = c.workload;
-    r.info.template_key = "conv2d_NCHWc.x86";
+    r.info.template_key = groups == 1 ? "conv2d_NCHWc.x86" : "conv2d_NCHWc.x86 (grouped)";
     r.info.is_fallback = c.is_fallback;
     r.info.config_index = c.is_fallback ? -1 : c.cfg.index;
-    r.info.tuning_workloads = {
-        topi::cpu::conv2d_nchwc_workload(ds, ks, conv_attrs(m))};  // the 0.2 task key
+    if (groups == 1)
+      r.info.tuning_workloads = {
+          topi::cpu::conv2d_nchwc_workload(ds, ks, conv_attrs(m))};  // the 0.2 task key
     return r;
   }
   if (m.name == "nn.contrib_depthwise_conv2d_NCHWc") {
@@ -564,6 +578,8 @@ Built build(const Function& f, const std::string& target, const Params& params,
       return topi::cpu::winograd_nchwc_tile(os[2], os[3]);
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
+    // Task extraction keeps grouped convs as they are (they have no conv2d_NCHWc task).
+    ao.group_block = opt.workloads_only ? 0 : topi::cpu::fp32_lanes();
     ao.pad_channels = {topi::cpu::preferred_channel_block(), topi::cpu::fp32_lanes()};
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });

@@ -408,7 +408,8 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   if (op == "nn.contrib_conv2d_NCHWc") {
     topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),
                              ints(at.at("dilation"))};
-    return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca).output};
+    const int64_t groups = at.contains("groups") ? at.at("groups").get<int64_t>() : 1;
+    return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca, groups).output};
   }
   if (op == "nn.contrib_conv2d_winograd_NCHWc_weight_transform")
     return {topi::cpu::conv2d_winograd_nchwc_weight_transform(

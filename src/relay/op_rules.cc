@@ -260,12 +260,17 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
         << " output channels for data " << describe(a[0]);
     at["groups"] = C;
   } else {
-    MINITVM_USER_CHECK(w[4] == ib && w[1] * w[4] == C)
-        << op << ": weight " << describe(a[1]) << " expects " << w[1] * w[4]
-        << " input channels in blocks of " << w[4] << ", data " << describe(a[0]) << " has " << C
+    MINITVM_USER_CHECK(at["groups"].is_number_integer() && at["groups"].get<int64_t>() >= 1)
+        << op << ": groups must be a positive integer, got " << at["groups"].dump();
+    const int64_t groups = at["groups"].get<int64_t>();
+    MINITVM_USER_CHECK(w[4] == ib && w[1] * w[4] * groups == C)
+        << op << ": weight " << describe(a[1]) << " expects " << w[1] * w[4] << " input channels"
+        << (groups > 1 ? " per group (" + std::to_string(groups) + " groups)" : std::string())
+        << " in blocks of " << w[4] << ", data " << describe(a[0]) << " has " << C
         << " in blocks of " << ib;
-    MINITVM_USER_CHECK(at["groups"] == 1)
-        << op << ": groups must be 1, got " << at["groups"].dump();
+    MINITVM_USER_CHECK(w[0] % groups == 0)
+        << op << ": the " << w[0] << " output channel blocks of weight " << describe(a[1])
+        << " do not divide into " << groups << " groups";
   }
   at["channels"] = O;
   at["kernel_size"] = Shape{w[2], w[3]};

@@ -402,6 +402,74 @@ TEST(AlterOpLayout, ShuffleUnitMatchesTheReferenceBuiltForLlvm) {
   }
 }
 
+// Grouped convolutions built for llvm: groups of 16 or 32 channels run blocked
+// (nn.contrib_conv2d_NCHWc with groups, on the input's block or a vector), narrower ones and
+// those of 24 stay NCHW; strided, padded and dilated, after a blocked 1x1 conv and into a residual
+// add; values as the reference executor's grouped loop nest.
+TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  uint64_t seed = 500;
+  struct Case {
+    int64_t c, groups, stride, dilation;
+  };
+  for (Case k : {Case{64, 4, 1, 1}, Case{64, 2, 2, 1}, Case{128, 4, 1, 2}, Case{96, 4, 1, 1},
+                 Case{64, 8, 1, 1}, Case{64, 16, 2, 1}}) {
+    const int64_t cg = k.c / k.groups;
+    SCOPED_TRACE("channels " + std::to_string(k.c) + ", groups " + std::to_string(k.groups) +
+                 ", stride " + std::to_string(k.stride) + ", dilation " +
+                 std::to_string(k.dilation));
+    auto x = var("data", T({1, 24, 9, 9}));
+    auto y = nn::relu(nn::conv2d(x, rand_const({k.c, 24, 1, 1}, seed++, -0.3, 0.3)));
+    auto g = nn::conv2d(y, rand_const({k.c, cg, 3, 3}, seed++, -0.2, 0.2),
+                        {.strides = {k.stride, k.stride},
+                         .padding = {k.dilation},
+                         .dilation = {k.dilation, k.dilation},
+                         .groups = k.groups});
+    g = nn::relu(nn::bias_add(g, rand_const({k.c}, seed++)));
+    auto z = nn::conv2d(g, rand_const({k.c, k.c, 1, 1}, seed++, -0.2, 0.2));
+    if (k.stride == 1) z = add(z, y);
+    Function f({x}, z);
+    Built b = build(f, "llvm");
+    int blocked_grouped = 0;
+    for (const auto& e : post_order(b.optimized.body))
+      if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1)
+        ++blocked_grouped;
+    EXPECT_EQ(blocked_grouped, cg % lanes == 0 ? 1 : 0);
+    auto xv = relay::testing::random_uniform({1, 24, 9, 9}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+}
+
+// The blocked conv's type rule with groups: the weight's input blocks times the groups must be
+// the data's channels, and the groups must divide the output channel blocks.
+TEST(BlockedOps, GroupedConvTypeRule) {
+  auto x = var("x", T({1, 4, 5, 5, 16}));  // 64 channels
+  Json at = {{"strides", {1, 1}},        {"padding", {1, 1}},
+             {"dilation", {1, 1}},       {"groups", 2},
+             {"channels", 64},           {"kernel_size", {3, 3}},
+             {"data_layout", "NCHW16c"}, {"kernel_layout", "OIHW16i16o"},
+             {"out_layout", "NCHW16c"},  {"out_dtype", ""}};
+  auto ok = call("nn.contrib_conv2d_NCHWc", {x, var("w", T({4, 2, 3, 3, 16, 16}))}, at);
+  EXPECT_EQ(ok->types[0].shape, (std::vector<int64_t>{1, 4, 5, 5, 16}));
+  auto bad_in = [&] {
+    call("nn.contrib_conv2d_NCHWc", {x, var("w", T({4, 4, 3, 3, 16, 16}))}, at);
+  };
+  EXPECT_THROW(bad_in(), CompileError);
+  Json at3 = at;
+  at3["groups"] = 4;
+  auto bad_out = [&] {
+    call("nn.contrib_conv2d_NCHWc", {x, var("w", T({2, 1, 3, 3, 16, 16}))}, at3);
+  };
+  try {
+    bad_out();
+    FAIL() << "3 output chunks into 4 groups accepted";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("do not divide into 4 groups"), std::string::npos)
+        << e.what();
+  }
+}
+
 // relay::build on llvm takes the blocks from the config the dispatch context answers for the
 // layer's conv2d_NCHWc.x86 workload (TVM's _alter_conv2d_layout), and applies the rest of it.
 TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {

@@ -46,9 +46,12 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
                          const nn::Conv2dAttrs& attrs, int64_t ic_bn, int64_t oc_bn);
 /** The blocked convolution alone (TVM's nn.conv2d_NCHWc, what a network kept in NCHWc runs):
  *  data NCHW[ic_bn]c (5-D), kernel OIHW[ic_bn]i[oc_bn]o (6-D), output NCHW[oc_bn]c (`output` ==
- *  `conv`; data_vec/kernel_vec are the given tensors). */
+ *  `conv`; data_vec/kernel_vec are the given tensors). Grouped (groups > 1): the kernel's I is
+ *  the input channels of one group, and the blocks divide each group's input and output channels
+ *  (data chunks and kernel output chunks are multiples of groups); output chunk k reads the
+ *  input chunks of group k / (output chunks per group). */
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel,
-                                 const nn::Conv2dAttrs& attrs);
+                                 const nn::Conv2dAttrs& attrs, int64_t groups = 1);
 /** The order of the loops around conv2d_NCHWc's register tile (src/topi/cpu/conv2d_nchwc.cc says
  *  why): TVM's (output-channel chunks outermost), output rows outermost when the input is larger
  *  than the weights, or one (batch, channel chunk) tile per task with the input-channel chunks

@@ -4,6 +4,7 @@
 // Contract: transform.h.
 #include <algorithm>
 #include <map>
+#include <numeric>
 #include <tuple>
 #include <unordered_map>
 
@@ -288,6 +289,7 @@ class Alter {
       return made(call("nn.contrib_conv2d_NCHWc", {blocked(x, cb->ic_bn, ic), kw}, at), cb->oc_bn,
                   op_);
     }
+    if (!detail::is_depthwise(*e) && opt_.group_block > 0) return grouped(e, at);
     if (!detail::is_depthwise(*e) || opt_.depthwise_block <= 0) return keep(e);
     // On a padded blocked input the padding channels get zero weights and stay zero.
     const int64_t cp = is_blocked(x) ? blocked_channels(x) : C;
@@ -307,6 +309,32 @@ class Alter {
     at["out_layout"] = nchw_b(b);
     Expr kw = layout_transform(c == C ? w : pad_channels_dim0(w, c), "OIHW", kl);
     return made(call("nn.contrib_depthwise_conv2d_NCHWc", {blocked(x, b, c), kw}, at), b, c);
+  }
+
+  // A grouped conv (not depthwise) as nn.contrib_conv2d_NCHWc with groups (AlterLayoutOptions::
+  // group_block says when): one block for its input and output channels, the input's when it
+  // divides both per-group counts, else group_block. Narrower groups stay NCHW: on the 2-core
+  // Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1 convs' 32) ran
+  // 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged into
+  // block-diagonal 16-channel groups 461 against 313.
+  Val grouped(const Expr& e, Json at) {
+    const Expr& x = e->args[0];
+    const Expr& w = e->args[1];
+    const int64_t G = e->attrs.at("groups").get<int64_t>(), B = opt_.group_block;
+    const int64_t C = x->types[0].shape[1], Cg = w->types[0].shape[1],
+                  Og = w->types[0].shape[0] / G;
+    // An input carrying padded channels would shift the groups.
+    if (is_blocked(x) && blocked_channels(x) != C) return keep(e);
+    int64_t b = std::gcd(std::gcd(Cg, Og), B);
+    if (is_blocked(x) && Cg % block_of(x) == 0 && Og % block_of(x) == 0) b = block_of(x);
+    if (b < B) return keep(e);
+    const std::string kl = "OIHW" + std::to_string(b) + "i" + std::to_string(b) + "o";
+    at["data_layout"] = nchw_b(b);
+    at["kernel_layout"] = kl;
+    at["out_layout"] = nchw_b(b);
+    return made(
+        call("nn.contrib_conv2d_NCHWc", {blocked(x, b, C), layout_transform(w, "OIHW", kl)}, at), b,
+        Og * G);
   }
 
   const AlterLayoutOptions& opt_;

@@ -247,8 +247,10 @@ int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out
 namespace {
 
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
+// Grouped (groups > 1): g.ci is the input channels of one group; output chunk k reads the input
+// chunks of its group, (k / output chunks per group) * (input chunks per group) + icc.
 void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn,
-                  int64_t oc_bn) {
+                  int64_t oc_bn, int64_t groups = 1) {
   bool dopad = g.pad_top || g.pad_left || g.pad_bottom || g.pad_right;
   r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pad_top, g.pad_left, 0},
                                {0, 0, g.pad_bottom, g.pad_right, 0}, 0.0, "data_pad")
@@ -261,7 +263,9 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
       {g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
       [&](const std::vector<Var>& v) {
         Expr icc = floordiv(ic->var, I(ic_bn)), icb = floormod(ic->var, I(ic_bn));
-        Expr x = dp(v[0], icc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h),
+        Expr dcc = icc;
+        if (groups > 1) dcc = floordiv(v[1], I(g.co / groups / oc_bn)) * I(g.ci / ic_bn) + icc;
+        Expr x = dp(v[0], dcc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h),
                     v[3] * I(g.stride_w) + kw->var * I(g.dil_w), icb);
         return te::sum(nn::detail::cast_to(a.out_dtype, x) *
                            nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
@@ -322,20 +326,24 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const
 }
 
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kernel6,
-                                 const nn::Conv2dAttrs& a) {
+                                 const nn::Conv2dAttrs& a, int64_t groups) {
   std::vector<int64_t> d = nn::const_shape(data5), k = nn::const_shape(kernel6);
   MINITVM_USER_CHECK(d.size() == 5 && k.size() == 6)
       << "conv2d_NCHWc: blocked data must be NCHW[x]c (5-D) and the kernel OIHW[x]i[y]o (6-D), got "
       << d.size() << "-D and " << k.size() << "-D";
   int64_t ic_bn = d[4], oc_bn = k[5];
-  MINITVM_USER_CHECK(k[4] == ic_bn && k[1] == d[1])
-      << "conv2d_NCHWc: kernel input blocks (" << k[1] << " x " << k[4]
-      << ") do not match the data's (" << d[1] << " x " << ic_bn << ")";
-  Geom g = geometry({d[0], d[1] * ic_bn, d[2], d[3]}, {k[0] * oc_bn, k[1] * ic_bn, k[2], k[3]}, a);
+  MINITVM_USER_CHECK(groups >= 1 && d[1] % groups == 0 && k[0] % groups == 0)
+      << "conv2d_NCHWc: " << groups << " groups do not divide the " << d[1] << " input and " << k[0]
+      << " output channel chunks";
+  MINITVM_USER_CHECK(k[4] == ic_bn && k[1] * groups == d[1])
+      << "conv2d_NCHWc: kernel input blocks (" << k[1] << " x " << k[4] << ", " << groups
+      << " groups) do not match the data's (" << d[1] << " x " << ic_bn << ")";
+  // The geometry of one group (its input channels; all output channels).
+  Geom g = geometry({d[0], k[1] * ic_bn, d[2], d[3]}, {k[0] * oc_bn, k[1] * ic_bn, k[2], k[3]}, a);
   Conv2dNCHWc r;
   r.data_vec = data5;
   r.kernel_vec = kernel6;
-  blocked_conv(r, g, a, ic_bn, oc_bn);
+  blocked_conv(r, g, a, ic_bn, oc_bn, groups);
   r.output = r.conv;
   return r;
 }
