@@ -92,6 +92,25 @@ void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
   if (axes.empty()) return;
   if (schedule_unblock(st, op) || schedule_small_block(st, op)) return;
   int64_t inner = extent_of(axes.back());
+  // Three or more axes: parallel over all but the last two when that leaves enough tasks, the
+  // next-to-last a serial loop around the vector loop, so each task walks a contiguous run and
+  // computes the outer indices (a concat's select, a broadcast's operand row) once per run. Over
+  // every axis but the last, a blocked concat recomputed them for every 32 floats: SqueezeNet's
+  // 55x55 channel concat (387 KB + 387 KB, in L2) at 23 GB/s.
+  int64_t rows = 1;
+  for (size_t i = 0; i + 2 < axes.size(); ++i) rows *= extent_of(axes[i]);
+  if (axes.size() >= 3 && rows >= 16) {
+    std::vector<IterVar> outer(axes.begin(), axes.end() - 2);
+    IterVar f = outer.size() == 1 ? outer[0] : st.fuse(outer);
+    st.parallel(f);
+    int64_t v = largest_divisor_at_most(inner, 16);
+    if (v >= 4) {
+      auto [xo, xi] = st.split(axes.back(), I(v));
+      (void)xo;
+      st.vectorize(xi);
+    }
+    return;
+  }
   if (axes.size() >= 2) {
     std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
     IterVar f = outer.size() == 1 ? outer[0] : st.fuse(outer);
