@@ -663,6 +663,59 @@ def inception_v3(seed):
     return net.finish(x)
 
 
+def regnet_y_400mf(seed):
+    """torchvision regnet_y_400mf: stages of ResBottleneckBlocks (1x1, grouped 3x3 with groups of 8
+    channels, squeeze-and-excitation, 1x1) with widths 48/104/208/440 and depths 1/3/6/6."""
+    net = Net("regnet_y_400mf", seed)
+    x = net.model()
+    x = net.relu(net.conv(x, "/stem/stem.0", 32, 3, 2), "/stem/stem.2")
+    w_in = 32
+    for si, (w_out, depth) in enumerate(zip([48, 104, 208, 440], [1, 3, 6, 6]), start=1):
+        for bi in range(depth):
+            stride = 2 if bi == 0 else 1
+            sc = f"/trunk_output/block{si}/block{si}-{bi}"
+            idn = x
+            if w_in != w_out or stride != 1:
+                idn = net.conv(x, f"{sc}/proj/0", w_out, 1, stride, 0)
+            y = net.relu(net.conv(x, f"{sc}/f/a/0", w_out, 1), f"{sc}/f/a/2")
+            y = net.relu(net.conv(y, f"{sc}/f/b/0", w_out, 3, stride, groups=w_out // 8), f"{sc}/f/b/2")
+            sq = int(round(0.25 * w_in))
+            z = net.adaptive_avgpool(y, f"{sc}/f/se/avgpool", 1)
+            z = net.relu(net.conv(z, f"{sc}/f/se/fc1", sq, 1, 1, 0), f"{sc}/f/se/activation")
+            z = net.conv(z, f"{sc}/f/se/fc2", w_out, 1, 1, 0, gain=0.5)
+            z = net.node("Sigmoid", [z], f"{sc}/f/se/scale_activation", out_shape=net.shapes[z])
+            y = net.node("Mul", [z, y], f"{sc}/f/se", out_shape=net.shapes[y])
+            y = net.conv(y, f"{sc}/f/c/0", w_out, 1, gain=RES_GAIN)
+            x = net.relu(net.add(idn, y, sc), f"{sc}/activation")
+            w_in = w_out
+    x = net.adaptive_avgpool(x, "/avgpool", 1)
+    x = net.flatten(x, "")
+    x = net.linear(x, "/fc", "fc", 1000, gain=0.5)
+    return net.finish(x)
+
+
+def alexnet(seed):
+    """torchvision alexnet: 11x11/4 and 5x5 convolutions, three 3x3, max pools 3/2, and three
+    fully connected layers (9216 -> 4096 -> 4096 -> 1000); the 6x6 adaptive pool on 6x6 maps is
+    an AveragePool 1x1/1."""
+    net = Net("alexnet", seed)
+    x = net.model()
+    x = net.maxpool(net.relu(net.conv(x, "/features/features.0", 64, 11, 4, 2), "/features/features.1"),
+                    "/features/features.2", 3, 2)
+    x = net.maxpool(net.relu(net.conv(x, "/features/features.3", 192, 5, 1, 2), "/features/features.4"),
+                    "/features/features.5", 3, 2)
+    x = net.relu(net.conv(x, "/features/features.6", 384, 3), "/features/features.7")
+    x = net.relu(net.conv(x, "/features/features.8", 256, 3), "/features/features.9")
+    x = net.relu(net.conv(x, "/features/features.10", 256, 3), "/features/features.11")
+    x = net.maxpool(x, "/features/features.12", 3, 2)
+    x = net.adaptive_avgpool(x, "/avgpool", 6)
+    x = net.flatten(x, "")
+    x = net.relu(net.linear(x, "/classifier/classifier.1", "classifier.1", 4096), "/classifier/classifier.2")
+    x = net.relu(net.linear(x, "/classifier/classifier.4", "classifier.4", 4096), "/classifier/classifier.5")
+    x = net.linear(x, "/classifier/classifier.6", "classifier.6", 1000, gain=0.5)
+    return net.finish(x)
+
+
 MODELS = {
     "resnet50": lambda s: resnet(s, "bottleneck", [3, 4, 6, 3]),
     "mobilenet_v2": mobilenet_v2,
@@ -676,6 +729,9 @@ MODELS = {
     "googlenet": googlenet,
     "resnext50_32x4d": lambda s: resnet(s, "bottleneck", [3, 4, 6, 3], groups=32, width_per_group=4),
     "inception_v3": inception_v3,
+    "regnet_y_400mf": regnet_y_400mf,
+    "alexnet": alexnet,
+    "wide_resnet50_2": lambda s: resnet(s, "bottleneck", [3, 4, 6, 3], width_per_group=128),
 }
 
 
