@@ -99,20 +99,9 @@ void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
   // 55x55 channel concat (387 KB + 387 KB, in L2) at 23 GB/s.
   int64_t rows = 1;
   for (size_t i = 0; i + 2 < axes.size(); ++i) rows *= extent_of(axes[i]);
-  if (axes.size() >= 3 && rows >= 16) {
-    std::vector<IterVar> outer(axes.begin(), axes.end() - 2);
-    IterVar f = outer.size() == 1 ? outer[0] : st.fuse(outer);
-    st.parallel(f);
-    int64_t v = largest_divisor_at_most(inner, 16);
-    if (v >= 4) {
-      auto [xo, xi] = st.split(axes.back(), I(v));
-      (void)xo;
-      st.vectorize(xi);
-    }
-    return;
-  }
+  const size_t serial = axes.size() >= 3 && rows >= 16 ? 2 : 1;  // trailing axes not parallel
   if (axes.size() >= 2) {
-    std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
+    std::vector<IterVar> outer(axes.begin(), axes.end() - static_cast<std::ptrdiff_t>(serial));
     IterVar f = outer.size() == 1 ? outer[0] : st.fuse(outer);
     st.parallel(f);
     int64_t v = largest_divisor_at_most(inner, 16);
