@@ -92,8 +92,8 @@ struct AlterLayoutOptions {
   std::function<int64_t(const ExprNode& conv, const ConvBlocks& blocks)> cpu_winograd_tile;
   /** llvm: a grouped nn.conv2d (not depthwise) with a constant weight becomes
    *  nn.contrib_conv2d_NCHWc with `groups` when its groups' input and output channels are
-   *  multiples of group_block: blocked by its input's block when that divides them, else by
-   *  group_block (ResNeXt-50's 16- and 32-channel groups; its 4- and 8-channel groups stay
+   *  multiples of group_block: blocked by its input's block when that is wider and divides them,
+   * else by group_block (ResNeXt-50's 16- and 32-channel groups; its 4- and 8-channel groups stay
    *  NCHW). 0: grouped convs stay NCHW. */
   int64_t group_block = 0;
 };

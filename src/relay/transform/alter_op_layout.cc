@@ -312,11 +312,11 @@ class Alter {
   }
 
   // A grouped conv (not depthwise) as nn.contrib_conv2d_NCHWc with groups (AlterLayoutOptions::
-  // group_block says when): one block for its input and output channels, the input's when it
-  // divides both per-group counts, else group_block. Narrower groups stay NCHW: on the 2-core
-  // Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1 convs' 32) ran
-  // 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged into
-  // block-diagonal 16-channel groups 461 against 313.
+  // group_block says when): one block for its input and output channels, the input's when it is
+  // wider than group_block and divides both per-group counts, else group_block. Narrower groups
+  // stay NCHW: on the 2-core Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1
+  // convs' 32) ran 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged
+  // into block-diagonal 16-channel groups 461 against 313.
   Val grouped(const Expr& e, Json at) {
     const Expr& x = e->args[0];
     const Expr& w = e->args[1];
@@ -326,7 +326,8 @@ class Alter {
     // An input carrying padded channels would shift the groups.
     if (is_blocked(x) && blocked_channels(x) != C) return keep(e);
     int64_t b = std::gcd(std::gcd(Cg, Og), B);
-    if (is_blocked(x) && Cg % block_of(x) == 0 && Og % block_of(x) == 0) b = block_of(x);
+    if (is_blocked(x) && block_of(x) > b && Cg % block_of(x) == 0 && Og % block_of(x) == 0)
+      b = block_of(x);  // a wider block that divides them: no reblocking
     if (b < B) return keep(e);
     const std::string kl = "OIHW" + std::to_string(b) + "i" + std::to_string(b) + "o";
     at["data_layout"] = nchw_b(b);
