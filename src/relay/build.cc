@@ -275,9 +275,9 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
     if (!cuda && axes.size() >= 2 && inner) {
       // Parallel over the outer axes, the innermost axis as the vector after the window's
       // reduction (when there is one). Blocked pools (NCHW[x]c): the whole channel block (one or
-      // more registers: 32- and 64-blocks too). NCHW pools and multi-output injective groups
-      // (split): the innermost axis split by up to 16 lanes; one scalar per parallel iteration
-      // made GoogLeNet's 14x14 pool and ShuffleNet's splits 10x slower than the bytes they move.
+      // more registers: 32- and 64-blocks too). NCHW pools: the innermost axis split by up to 16
+      // lanes; one scalar per parallel iteration made GoogLeNet's 14x14 pool 10x slower than the
+      // bytes it moves. (Injective groups, multi-output splits too, take schedule_injective.)
       IterVar par = stage.fuse(std::vector<IterVar>(axes.begin(), axes.end() - 1));
       const bool block = axes.size() == 5 && *inner % 4 == 0 && *inner <= 64;
       const int64_t v = block ? *inner : topi::detail::largest_divisor_at_most(*inner, 16);
