@@ -578,6 +578,179 @@ TEST(OnnxImport, ExpandAndSizeOfStaticShapes) {
       << import_error(bad, {{"a", {3, 4}}});
 }
 
+// Einsum against loop nests: torch's attention spelling (spaces, batch labels), three operands with
+// an ellipsis and the implicit output, one operand summed and transposed; a diagonal is refused.
+TEST(OnnxImport, EinsumMatchesLoopNests) {
+  auto run = [](const Model& m, const std::vector<int64_t>& xs) {
+    auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", xs}});
+    auto xv = relay::testing::random_uniform(xs, -1, 1, 11);
+    import_build_run(m, xs);
+    return std::make_pair(xv.to_vector<float>(),
+                          reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>());
+  };
+  {  // maxvit's 'B G H I D, B G H J D -> B G H I J'
+    const int64_t G = 2, H = 3, I = 5, J = 6, D = 4;
+    Model m(13);
+    m.input("x", {1, G, H, I, D});
+    m.init("k", {1, G, H, J, D}, -1, 1, 3);
+    as(m.node("Einsum", {"x", "k"}, {"y"}), "equation", "B G H I D, B G H J D -> B G H I J");
+    m.output("y");
+    auto [x, got] = run(m, {1, G, H, I, D});
+    auto k = relay::testing::random_uniform({1, G, H, J, D}, -1, 1, 3).to_vector<float>();
+    ASSERT_EQ(got.size(), size_t(G * H * I * J));
+    for (int64_t g = 0; g < G * H; ++g)
+      for (int64_t i = 0; i < I; ++i)
+        for (int64_t j = 0; j < J; ++j) {
+          double s = 0;
+          for (int64_t d = 0; d < D; ++d)
+            s += double(x[(g * I + i) * D + d]) * k[(g * J + j) * D + d];
+          EXPECT_NEAR(got[(g * I + i) * J + j], s, 1e-5) << g << " " << i << " " << j;
+        }
+  }
+  {  // '...ij,jk,kl' (implicit output '...il'), the ellipsis covering one dim
+    const int64_t E = 2, I = 3, J = 4, K = 5, L = 6;
+    Model m(13);
+    m.input("x", {E, I, J});
+    m.init("a", {J, K}, -1, 1, 4);
+    m.init("b", {K, L}, -1, 1, 5);
+    as(m.node("Einsum", {"x", "a", "b"}, {"y"}), "equation", "...ij,jk,kl");
+    m.output("y");
+    auto [x, got] = run(m, {E, I, J});
+    auto a = relay::testing::random_uniform({J, K}, -1, 1, 4).to_vector<float>();
+    auto b = relay::testing::random_uniform({K, L}, -1, 1, 5).to_vector<float>();
+    ASSERT_EQ(got.size(), size_t(E * I * L));
+    for (int64_t e = 0; e < E; ++e)
+      for (int64_t i = 0; i < I; ++i)
+        for (int64_t l = 0; l < L; ++l) {
+          double s = 0;
+          for (int64_t j = 0; j < J; ++j)
+            for (int64_t k = 0; k < K; ++k)
+              s += double(x[(e * I + i) * J + j]) * a[j * K + k] * b[k * L + l];
+          EXPECT_NEAR(got[(e * I + i) * L + l], s, 1e-4) << e << " " << i << " " << l;
+        }
+  }
+  {  // one operand: 'ijk->ki' sums over j
+    const int64_t I = 3, J = 4, K = 5;
+    Model m(13);
+    m.input("x", {I, J, K});
+    as(m.node("Einsum", {"x"}, {"y"}), "equation", "ijk->ki");
+    m.output("y");
+    auto [x, got] = run(m, {I, J, K});
+    ASSERT_EQ(got.size(), size_t(K * I));
+    for (int64_t k = 0; k < K; ++k)
+      for (int64_t i = 0; i < I; ++i) {
+        double s = 0;
+        for (int64_t j = 0; j < J; ++j) s += x[(i * J + j) * K + k];
+        EXPECT_NEAR(got[k * I + i], s, 1e-5) << k << " " << i;
+      }
+  }
+  Model bad(13);
+  bad.input("x", {3, 3});
+  as(bad.node("Einsum", {"x"}, {"y"}), "equation", "ii->i");
+  bad.output("y");
+  std::string err = import_error(bad, {{"x", {3, 3}}});
+  EXPECT_NE(err.find("repeats label 'i'"), std::string::npos) << err;
+}
+
+// Integer shape logic (torch's masks and index arithmetic) evaluated at import: Range, Mod with
+// the divisor's sign, Equal, Not, Greater, And, Where, ConstantOfShape with an int64 value and
+// ScatterND, cast to float and added to a graph input; the result against the same formulas.
+TEST(OnnxImport, IntegerLogicFoldsAtImport) {
+  Model m(13);
+  m.input("x", {6});
+  m.init_i64("start", {}, {-3});
+  m.init_i64("limit", {}, {3});
+  m.init_i64("delta", {}, {1});
+  m.init_i64("four", {}, {4});
+  m.init_i64("two", {}, {2});
+  m.init_i64("zero", {}, {0});
+  m.init_i64("six", {1}, {6});
+  m.init_i64("where", {2, 1}, {0, 5});
+  m.init_i64("upd", {2}, {10, 20});
+  m.node("Range", {"start", "limit", "delta"}, {"r"});
+  m.node("Mod", {"r", "four"}, {"md"});
+  m.node("Equal", {"md", "two"}, {"eq"});
+  m.node("Not", {"eq"}, {"ne"});
+  m.node("Greater", {"r", "zero"}, {"pos"});
+  m.node("And", {"ne", "pos"}, {"pick"});
+  auto* cos = m.node("ConstantOfShape", {"six"}, {"sevens"});
+  auto* va = cos->add_attribute();
+  va->set_name("value");
+  va->set_type(::onnx::AttributeProto_AttributeType_TENSOR);
+  va->mutable_t()->set_data_type(::onnx::TensorProto_DataType_INT64);
+  va->mutable_t()->add_dims(1);
+  va->mutable_t()->add_int64_data(7);
+  m.node("ScatterND", {"sevens", "where", "upd"}, {"sc"});
+  m.node("Where", {"pick", "md", "sc"}, {"w"});
+  ai(m.node("Cast", {"w"}, {"wf"}), "to", 1);  // FLOAT
+  m.node("Add", {"x", "wf"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {6}}});
+  auto xv = relay::testing::random_uniform({6}, -1, 1, 11);
+  auto got = reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>();
+  auto x = xv.to_vector<float>();
+  ASSERT_EQ(got.size(), 6u);
+  for (int64_t k = 0; k < 6; ++k) {
+    int64_t r = k - 3, md = ((r % 4) + 4) % 4;
+    int64_t sc = k == 0 ? 10 : k == 5 ? 20 : 7;
+    bool pick = md != 2 && r > 0;
+    EXPECT_FLOAT_EQ(got[k], x[k] + float(pick ? md : sc)) << k;
+  }
+  import_build_run(m, {6});
+  // A mask op on a graph tensor: an error saying it needs a constant.
+  Model bad(13);
+  bad.input("x", {4});
+  bad.init_i64("z", {}, {0});
+  bad.node("Equal", {"x", "z"}, {"y"});
+  bad.output("y");
+  std::string err = import_error(bad, {{"x", {4}}});
+  EXPECT_NE(err.find("must be a constant or initializer"), std::string::npos) << err;
+}
+
+// Slices with steps on graph tensors (swin's x[:, 0::2, 1::2, :], reversed axes): against the
+// indices they pick.
+TEST(OnnxImport, SteppedSlicesOfGraphTensors) {
+  const int64_t A = 2, B = 7, C = 9;
+  // axis 1: 0, 2, 4, 6 (the range padded to 8); axis 2: 8, 6, 4, 2 (reversed, step 2);
+  // then axis 0 from the end with step -1.
+  Model m(13);
+  m.input("x", {A, B, C});
+  m.init_i64("st", {3}, {-1, 0, 8});
+  m.init_i64("en", {3}, {-3, 100, 1});
+  m.init_i64("ax", {3}, {0, 1, 2});
+  m.init_i64("sp", {3}, {-1, 2, -2});
+  m.node("Slice", {"x", "st", "en", "ax", "sp"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {A, B, C}}});
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{2, 4, 4}));
+  auto xv = relay::testing::random_uniform({A, B, C}, -1, 1, 11);
+  auto got = reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>();
+  auto x = xv.to_vector<float>();
+  ASSERT_EQ(got.size(), 32u);
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 4; ++b)
+      for (int64_t c = 0; c < 4; ++c)
+        EXPECT_EQ(got[(a * 4 + b) * 4 + c], x[((1 - a) * B + 2 * b) * C + (8 - 2 * c)])
+            << a << " " << b << " " << c;
+  import_build_run(m, {A, B, C});
+  // Step 3 from 1 on axis 2 (1, 4, 7): the range [1, 8) split off, no padding.
+  Model m3(13);
+  m3.input("x", {A, B, C});
+  m3.init_i64("st", {1}, {1});
+  m3.init_i64("en", {1}, {9});
+  m3.init_i64("ax", {1}, {2});
+  m3.init_i64("sp", {1}, {3});
+  m3.node("Slice", {"x", "st", "en", "ax", "sp"}, {"y"});
+  m3.output("y");
+  auto i3 = frontend::from_onnx_bytes(m3.bytes(), {{"x", {A, B, C}}});
+  auto got3 = reference_run(i3.mod, {{"x", xv}}, i3.params)[0].to_vector<float>();
+  ASSERT_EQ(got3.size(), size_t(A * B * 3));
+  for (int64_t r = 0; r < A * B; ++r)
+    for (int64_t c = 0; c < 3; ++c)
+      EXPECT_EQ(got3[r * 3 + c], x[r * C + 1 + 3 * c]) << r << " " << c;
+  import_build_run(m3, {A, B, C});
+}
+
 // ReduceLogSumExp (its libonnx-testdata directories are float64): log(sum(exp(x))) over axis 1
 // without keepdims, inputs up to 100 (exp alone would overflow float32), against a naive loop.
 TEST(OnnxImport, ReduceLogSumExpOfLargeValues) {
@@ -1169,6 +1342,14 @@ const std::vector<const char*> kMustPass = {
     "test_unsqueeze_two_axes",
     "test_unsqueeze_unsorted_axes",
     "test_upsample_nearest",
+    "test_constantofshape_float_ones",
+    "test_mod_mixed_sign_float32",
+    "test_range_float_type_positive_delta",
+    "test_scatternd",
+    "test_scatternd_add",
+    "test_scatternd_multiply",
+    "test_slice_neg_steps",
+    "test_where_example",
 };
 
 }  // namespace

@@ -147,15 +147,34 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"ReduceLogSum", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"ReduceLogSumExp", {"axes", "keepdims", "noop_with_empty_axes"}},
       {"Size", {}},
+      {"ConstantOfShape", {"value"}},
+      {"Equal", {}},
+      {"Less", {}},
+      {"Greater", {}},
+      {"LessOrEqual", {}},
+      {"GreaterOrEqual", {}},
+      {"Not", {}},
+      {"And", {}},
+      {"Or", {}},
+      {"Xor", {}},
+      {"Where", {}},
+      {"Mod", {"fmod"}},
+      {"Range", {}},
+      {"ScatterND", {"reduction"}},
+      {"Einsum", {"equation"}},
   };
   return m;
 }
 
 // Ops evaluated at import when every input is a constant.
 const std::set<std::string>& foldable() {
-  static const std::set<std::string> s{"Add",     "Sub",       "Mul",     "Div",      "Concat",
-                                       "Gather",  "Unsqueeze", "Squeeze", "Slice",    "Cast",
-                                       "Reshape", "Identity",  "Flatten", "Transpose"};
+  static const std::set<std::string> s{
+      "Add",     "Sub",   "Mul",     "Div",         "Concat",         "Gather",    "Unsqueeze",
+      "Squeeze", "Slice", "Cast",    "Reshape",     "Identity",       "Flatten",   "Transpose",
+      "Equal",   "Less",  "Greater", "LessOrEqual", "GreaterOrEqual", "Not",       "And",
+      "Or",      "Xor",   "Where",   "Mod",         "Range",          "ScatterND", "Neg",
+      "Abs",     "Sqrt",  "Floor",   "Ceil",        "Reciprocal",     "Pow",       "Max",
+      "Min"};
   return s;
 }
 
@@ -368,10 +387,19 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Constant") return op_constant();
   if (op == "Shape") return op_shape();
   if (op == "Size") return op_size();
+  if (op == "ConstantOfShape") return op_constant_of_shape();
   bool all_const = n.input_size() > 0;
   for (int k = 0; k < n.input_size(); ++k)
     if (has_input(k) && !is_const(k)) all_const = false;
   if (all_const && foldable().count(op)) return fold(op);
+  // Ops on integer/bool tensors (shape logic, masks) exist only as import-time constants.
+  static const std::set<std::string> const_only{
+      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual", "Not",      "And",
+      "Or",    "Xor",  "Where",   "Mod",         "Range",          "ScatterND"};
+  if (const_only.count(op)) {
+    for (int k = 0; k < n.input_size(); ++k)
+      if (has_input(k)) cin(k, "input (" + op + " is evaluated at import only)");
+  }
   if (op == "Conv") return op_conv();
   if (op == "ConvTranspose") return op_conv_transpose();
   if (op == "BatchNormalization") return op_bn();
@@ -385,6 +413,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
     return op_global_pool(op == "GlobalMaxPool");
   if (op == "Gemm") return op_gemm();
   if (op == "MatMul") return op_matmul();
+  if (op == "Einsum") return op_einsum();
   if (op == "Flatten") return op_flatten_graph();
   if (op == "Reshape")
     return only_outputs(1), set_out(0, reshape(in(0), reshape_target(shape_of(0))));

@@ -5,8 +5,10 @@
 #ifdef MINITVM_HAVE_ONNX
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <limits>
+#include <map>
 
 #include "minitvm/support/checked_math.h"
 
@@ -753,6 +755,168 @@ void Importer::op_resize(bool upsample) {
   ra.size = {os[2], os[3]};
   ra.scale = {sc[2], sc[3]};
   set_out(0, image::resize2d(x, ra));
+}
+
+// Einsum: each operand's subscripts parsed (an ellipsis becomes fresh labels for the dims it
+// covers); labels summed over in one operand only are reduced first, then the operands are
+// contracted left to right with batch_matmul (batch = labels shared and still needed, contracted
+// = labels shared and needed nowhere else) and the result is transposed to the output's order.
+void Importer::op_einsum() {
+  only_outputs(1);
+  auto* eq_attr = attr("equation", ::onnx::AttributeProto_AttributeType_STRING);
+  if (!eq_attr) fail("attribute 'equation' is required");
+  std::string eq;
+  for (char c : eq_attr->s())
+    if (c != ' ') eq += c;
+  const int n_in = num_inputs();
+  if (n_in < 1) fail("needs at least one input");
+  std::string lhs = eq, rhs;
+  bool explicit_out = false;
+  if (auto p = eq.find("->"); p != std::string::npos) {
+    lhs = eq.substr(0, p);
+    rhs = eq.substr(p + 2);
+    explicit_out = true;
+  }
+  std::vector<std::string> subs;
+  for (size_t b = 0;;) {
+    size_t e = lhs.find(',', b);
+    subs.push_back(lhs.substr(b, e == std::string::npos ? std::string::npos : e - b));
+    if (e == std::string::npos) break;
+    b = e + 1;
+  }
+  if (int(subs.size()) != n_in)
+    fail("equation '", eq_attr->s(), "' names ", subs.size(), " operands, the node has ", n_in);
+  // Labels are chars; an ellipsis expands to chars from 0x01 up (the same dims in every operand,
+  // aligned from the right).
+  std::vector<Expr> xs;
+  std::vector<std::string> labels;
+  size_t ell_rank = 0;
+  auto is_label = [](char c) { return std::isalpha(static_cast<unsigned char>(c)) != 0; };
+  for (int k = 0; k < n_in; ++k) {
+    xs.push_back(float_in(k));
+    const size_t rank = xs[k]->type().shape.size();
+    std::string t = subs[k];
+    size_t dots = t.find("...");
+    size_t named = t.size() - (dots == std::string::npos ? 0 : 3);
+    for (size_t j = 0; j < t.size(); ++j)
+      if (!(is_label(t[j]) || (dots != std::string::npos && j >= dots && j < dots + 3)))
+        fail("operand ", k, "'s subscripts '", t, "' have an invalid character '", t[j], "'");
+    if (dots != std::string::npos) {
+      if (rank < named)
+        fail("operand ", k, " has rank ", rank, ", fewer than its subscripts '", t, "'");
+      size_t er = rank - named;
+      ell_rank = std::max(ell_rank, er);
+      std::string fresh;
+      for (size_t j = 0; j < er; ++j) fresh += char(1 + (ell_rank - er) + j);
+      t = t.substr(0, dots) + fresh + t.substr(dots + 3);
+    } else if (rank != named) {
+      fail("operand ", k, " has rank ", rank, ", its subscripts '", t, "' name ", named, " dims");
+    }
+    for (size_t a = 0; a < t.size(); ++a)
+      for (size_t b = a + 1; b < t.size(); ++b)
+        if (t[a] == t[b])
+          fail("operand ", k, " repeats label '", t[a], "' (diagonals are not supported)");
+    labels.push_back(t);
+  }
+  std::string out;
+  std::string ell;
+  for (size_t j = 0; j < ell_rank; ++j) ell += char(1 + j);
+  if (explicit_out) {
+    size_t dots = rhs.find("...");
+    if (dots != std::string::npos)
+      rhs = rhs.substr(0, dots) + ell + rhs.substr(dots + 3);
+    else if (ell_rank > 0)
+      fail("the output subscripts '", rhs, "' drop the ellipsis");
+    out = rhs;
+    for (char c : out)
+      if (!is_label(c) && c >= 32)
+        fail("the output subscripts have an invalid character '", c, "'");
+  } else {  // implicit: the ellipsis, then the labels used once, in alphabetical order
+    std::map<char, int> count;
+    for (auto& t : labels)
+      for (char c : t)
+        if (c >= 32) ++count[c];
+    out = ell;
+    for (auto& [c, n] : count)
+      if (n == 1) out += c;
+  }
+  // Every label's size, which agrees across operands.
+  std::map<char, int64_t> size;
+  for (int k = 0; k < n_in; ++k) {
+    const Shape& sh = xs[k]->type().shape;
+    for (size_t j = 0; j < labels[k].size(); ++j) {
+      auto [it, fresh] = size.emplace(labels[k][j], sh[j]);
+      if (!fresh && it->second != sh[j])
+        fail("label '", labels[k][j], "' has size ", it->second, " and ", sh[j],
+             " (broadcasting is not supported)");
+    }
+  }
+  for (size_t a = 0; a < out.size(); ++a) {
+    if (!size.count(out[a])) fail("output label '", out[a], "' is in no operand");
+    for (size_t b = a + 1; b < out.size(); ++b)
+      if (out[a] == out[b]) fail("output repeats label '", out[a], "'");
+  }
+  auto needed_after = [&](char c, int k) {  // in the output or an operand after k
+    if (out.find(c) != std::string::npos) return true;
+    for (int j = k + 1; j < n_in; ++j)
+      if (labels[j].find(c) != std::string::npos) return true;
+    return false;
+  };
+  // Sums over labels only operand k has and nobody needs.
+  auto reduce_private = [&](Expr x, std::string& t, int k) {
+    Shape axes;
+    std::string kept;
+    for (size_t j = 0; j < t.size(); ++j) {
+      bool elsewhere = needed_after(t[j], k);
+      for (int i = 0; i < k && !elsewhere; ++i)
+        elsewhere = labels[i].find(t[j]) != std::string::npos;
+      if (elsewhere)
+        kept += t[j];
+      else
+        axes.push_back(int64_t(j));
+    }
+    t = kept;
+    return axes.empty() ? x : reduce("sum", x, axes);
+  };
+  auto permute = [&](Expr x, const std::string& from, const std::string& to) {
+    Shape perm;
+    for (char c : to) perm.push_back(int64_t(from.find(c)));
+    bool id = true;
+    for (size_t j = 0; j < perm.size(); ++j) id = id && perm[j] == int64_t(j);
+    return id ? x : transpose(x, perm);
+  };
+  auto prod = [&](const std::string& t) {
+    int64_t p = 1;
+    for (char c : t) p *= size[c];
+    return p;
+  };
+  std::string acc_l = labels[0];
+  Expr acc = reduce_private(xs[0], acc_l, 0);
+  for (int k = 1; k < n_in; ++k) {
+    std::string bl = labels[k];
+    Expr b = reduce_private(xs[k], bl, k);
+    std::string batch, contract, fa, fb;
+    for (char c : acc_l) {
+      bool shared = bl.find(c) != std::string::npos;
+      if (!shared)
+        fa += c;
+      else if (needed_after(c, k))
+        batch += c;
+      else
+        contract += c;
+    }
+    for (char c : bl)
+      if (acc_l.find(c) == std::string::npos) fb += c;
+    Expr a3 = reshape(permute(acc, acc_l, batch + fa + contract),
+                      {prod(batch), prod(fa), prod(contract)});
+    Expr b3 =
+        reshape(permute(b, bl, batch + fb + contract), {prod(batch), prod(fb), prod(contract)});
+    acc_l = batch + fa + fb;
+    Shape dims;
+    for (char c : acc_l) dims.push_back(size[c]);
+    acc = reshape(nn::batch_matmul(a3, b3), dims);
+  }
+  set_out(0, permute(acc, acc_l, out));
 }
 
 }  // namespace minitvm::relay::frontend::onnx_detail

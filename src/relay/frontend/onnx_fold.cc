@@ -251,10 +251,239 @@ void Importer::fold(const std::string& op) {
         src += (sl.start[d] + ((k / ost[d]) % r.shape[d]) * sl.step[d]) * ist[d];
       r.push(a, src);
     }
+  } else if (op == "Range") {
+    r = fold_range();
+  } else if (op == "ScatterND") {
+    r = fold_scatter_nd();
   } else {
-    fail("op ", op, " cannot be evaluated at import");
+    r = fold_pointwise(op);
   }
   set_out_const(0, std::move(r));
+}
+
+// ConstantOfShape: a tensor of the shape given by input 0 (1-D int64), filled with the one value
+// of attribute 'value' (float 0 by default; an integer tensor keeps the integer type).
+void Importer::op_constant_of_shape() {
+  only_outputs(1);
+  const Const& sh = cin(0, "shape");
+  if (!sh.is_int) fail("shape (input 0) must be an integer tensor");
+  if (sh.shape.size() != 1) fail("shape (input 0) must be 1-D, got ", fmt_shape(sh.shape));
+  Const fill;
+  fill.f = {0.0};
+  if (auto* a = attr("value", ::onnx::AttributeProto_AttributeType_TENSOR)) {
+    fill = const_from_proto(a->t(), "from_onnx: " + label_ + ": attribute 'value'");
+    if (fill.numel() != 1) fail("attribute 'value' must hold one element, got ", fill.numel());
+  }
+  Const c;
+  c.shape = sh.i;
+  for (auto d : c.shape)
+    if (d < 0) fail("shape ", fmt_shape(c.shape), " has a negative dimension");
+  std::optional<int64_t> n = checked_product(c.shape);
+  if (!n || *n > (int64_t(1) << 28))
+    fail("shape ", fmt_shape(c.shape), " is too large for an import-time constant");
+  c.is_int = fill.is_int;
+  if (c.is_int)
+    c.i.assign(size_t(*n), fill.i[0]);
+  else
+    c.f.assign(size_t(*n), fill.f[0]);
+  set_out_const(0, std::move(c));
+}
+
+// Elementwise ops on constants with numpy broadcasting over every input: comparisons and logic
+// give 0/1 integers (ONNX bool), Where picks from inputs 1 and 2, Mod follows ONNX's sign rules.
+Const Importer::fold_pointwise(const std::string& op) {
+  static const std::set<std::string> unary{"Neg",  "Abs", "Sqrt",      "Floor",
+                                           "Ceil", "Not", "Reciprocal"};
+  static const std::set<std::string> binary{
+      "Equal", "Less", "Greater", "LessOrEqual", "GreaterOrEqual",
+      "And",   "Or",   "Xor",     "Mod",         "Pow"};
+  const int n_in = num_inputs();
+  if (unary.count(op) && n_in != 1) fail("expects 1 input, got ", n_in);
+  if (binary.count(op) && n_in != 2) fail("expects 2 inputs, got ", n_in);
+  if (op == "Where" && n_in != 3) fail("expects 3 inputs, got ", n_in);
+  if ((op == "Max" || op == "Min") && n_in < 1) fail("expects at least 1 input");
+  if (!unary.count(op) && !binary.count(op) && op != "Where" && op != "Max" && op != "Min")
+    fail("op ", op, " cannot be evaluated at import");
+  std::vector<const Const*> xs;
+  Shape out;
+  for (int k = 0; k < n_in; ++k) {
+    xs.push_back(&cin(k, "input"));
+    bool ok = true;
+    Shape b = k == 0 ? xs[0]->shape : broadcast(out, xs[k]->shape, ok);
+    if (!ok)
+      fail("input ", k, " ", fmt_shape(xs[k]->shape), " does not broadcast with ", fmt_shape(out));
+    out = b;
+  }
+  const bool logic = op == "Equal" || op == "Less" || op == "Greater" || op == "LessOrEqual" ||
+                     op == "GreaterOrEqual" || op == "Not" || op == "And" || op == "Or" ||
+                     op == "Xor";
+  bool all_int = true;
+  for (size_t k = op == "Where" ? 1 : 0; k < xs.size(); ++k) all_int = all_int && xs[k]->is_int;
+  const bool fmod = geti("fmod", 0) != 0;
+  if (op == "Mod" && all_int && fmod) fail("attribute 'fmod' = 1 needs floating-point inputs");
+  Const r;
+  r.shape = out;
+  r.is_int = logic || (all_int && op != "Sqrt" && op != "Reciprocal");
+  std::optional<int64_t> total = checked_product(out);
+  if (!total) fail("the element count of ", fmt_shape(out), " overflows int64");
+  for (int64_t k = 0; k < *total; ++k) {
+    auto x = [&](int j) { return xs[j]->at(bidx(xs[j]->shape, out, k)); };
+    auto xi = [&](int j) { return xs[j]->iat(bidx(xs[j]->shape, out, k)); };
+    double v = 0;
+    int64_t vi = 0;
+    if (op == "Where") {
+      int j = xi(0) != 0 ? 1 : 2;
+      v = x(j);
+      vi = r.is_int ? xi(j) : 0;
+    } else if (op == "Max" || op == "Min") {
+      v = x(0);
+      vi = r.is_int ? xi(0) : 0;
+      for (int j = 1; j < n_in; ++j) {
+        bool take = op == "Max" ? x(j) > v : x(j) < v;
+        if (r.is_int) take = op == "Max" ? xi(j) > vi : xi(j) < vi;
+        if (take) v = x(j), vi = r.is_int ? xi(j) : 0;
+      }
+    } else if (logic) {
+      double a = x(0), b = n_in > 1 ? x(1) : 0;
+      bool t = op == "Equal"            ? a == b
+               : op == "Less"           ? a < b
+               : op == "Greater"        ? a > b
+               : op == "LessOrEqual"    ? a <= b
+               : op == "GreaterOrEqual" ? a >= b
+               : op == "Not"            ? a == 0
+               : op == "And"            ? (a != 0 && b != 0)
+               : op == "Or"             ? (a != 0 || b != 0)
+                                        : ((a != 0) != (b != 0));
+      if (all_int && op != "Not" && op != "And" && op != "Or" && op != "Xor") {
+        int64_t ia = xi(0), ib = xi(1);
+        t = op == "Equal"         ? ia == ib
+            : op == "Less"        ? ia < ib
+            : op == "Greater"     ? ia > ib
+            : op == "LessOrEqual" ? ia <= ib
+                                  : ia >= ib;
+      }
+      vi = t ? 1 : 0;
+    } else if (op == "Mod") {
+      if (r.is_int) {
+        int64_t a = xi(0), b = xi(1);
+        if (b == 0) fail("integer modulo by zero at element ", k);
+        vi = a % b;
+        if (vi != 0 && ((vi < 0) != (b < 0))) vi += b;  // the divisor's sign (Python's %)
+      } else {
+        double a = x(0), b = x(1);
+        v = std::fmod(a, b);
+        if (!fmod && v != 0 && ((v < 0) != (b < 0))) v += b;
+      }
+    } else if (r.is_int) {  // integer Neg, Abs, Floor, Ceil, Pow
+      int64_t a = xi(0);
+      if (op == "Neg")
+        vi = -a;
+      else if (op == "Abs")
+        vi = a < 0 ? -a : a;
+      else if (op == "Floor" || op == "Ceil")
+        vi = a;
+      else {  // Pow with a non-negative integer exponent
+        int64_t e = xi(1);
+        if (e < 0) fail("integer Pow with a negative exponent ", e, " at element ", k);
+        vi = 1;
+        for (int64_t t = 0; t < e; ++t) vi *= a;
+      }
+    } else {
+      double a = x(0);
+      v = op == "Neg"          ? -a
+          : op == "Abs"        ? std::fabs(a)
+          : op == "Sqrt"       ? std::sqrt(a)
+          : op == "Floor"      ? std::floor(a)
+          : op == "Ceil"       ? std::ceil(a)
+          : op == "Reciprocal" ? 1.0 / a
+                               : std::pow(a, x(1));
+    }
+    if (r.is_int)
+      r.i.push_back(vi);
+    else
+      r.f.push_back(double(float(v)));
+  }
+  return r;
+}
+
+// Range(start, limit, delta): max(ceil((limit - start) / delta), 0) values start + k * delta.
+Const Importer::fold_range() {
+  if (num_inputs() != 3) fail("expects 3 inputs (start, limit, delta), got ", num_inputs());
+  const Const &s = cin(0, "start"), &l = cin(1, "limit"), &d = cin(2, "delta");
+  for (const Const* c : {&s, &l, &d})
+    if (c->numel() != 1) fail("start, limit and delta must be scalars");
+  Const r;
+  r.is_int = s.is_int && l.is_int && d.is_int;
+  if (d.at(0) == 0) fail("delta is 0");
+  double count = std::ceil((l.at(0) - s.at(0)) / d.at(0));
+  if (!(count <= double(int64_t(1) << 28))) fail("the range has too many elements");
+  int64_t n = std::max<int64_t>(0, int64_t(count));
+  if (r.is_int) {
+    int64_t a = s.i[0], st = d.i[0];
+    n = std::max<int64_t>(0, (l.i[0] - a + st + (st > 0 ? -1 : 1)) / st);
+    for (int64_t k = 0; k < n; ++k) r.i.push_back(a + k * st);
+  } else {
+    for (int64_t k = 0; k < n; ++k) r.f.push_back(double(float(s.at(0) + double(k) * d.at(0))));
+  }
+  r.shape = {n};
+  return r;
+}
+
+// ScatterND(data, indices, updates): a copy of data with the slices data[indices[j]] replaced
+// by (or, with 'reduction', combined with) updates[j], in order.
+Const Importer::fold_scatter_nd() {
+  if (num_inputs() != 3) fail("expects 3 inputs (data, indices, updates), got ", num_inputs());
+  const Const &data = cin(0, "data"), &ind = cin(1, "indices"), &upd = cin(2, "updates");
+  if (!ind.is_int) fail("indices must be integers");
+  std::string red = gets("reduction", "none");
+  if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
+    fail("attribute 'reduction' = '", red, "' is not supported");
+  if (ind.shape.empty()) fail("indices must have rank >= 1");
+  const int64_t q = int64_t(ind.shape.size()), kdim = ind.shape.back();
+  const int64_t r = int64_t(data.shape.size());
+  if (kdim < 1 || kdim > r) fail("indices' last dimension ", kdim, " must be in [1, ", r, "]");
+  Shape ushape(ind.shape.begin(), ind.shape.end() - 1);
+  ushape.insert(ushape.end(), data.shape.begin() + kdim, data.shape.end());
+  if (upd.shape != ushape)
+    fail("updates ", fmt_shape(upd.shape), " must have shape ", fmt_shape(ushape));
+  Const out = data;
+  out.is_int = data.is_int;
+  if (data.is_int && !upd.is_int) fail("updates must have the type of data");
+  int64_t slice = 1;
+  for (int64_t d = kdim; d < r; ++d) slice *= data.shape[d];
+  Shape st = strides_of(data.shape);
+  int64_t nidx = ind.numel() / kdim;
+  (void)q;
+  for (int64_t j = 0; j < nidx; ++j) {
+    int64_t off = 0;
+    for (int64_t d = 0; d < kdim; ++d) {
+      int64_t t = ind.i[j * kdim + d];
+      if (t < -data.shape[d] || t >= data.shape[d])
+        fail("index ", t, " of update ", j, " is out of range for axis ", d, " of size ",
+             data.shape[d]);
+      if (t < 0) t += data.shape[d];
+      off += t * st[d];
+    }
+    for (int64_t e = 0; e < slice; ++e) {
+      int64_t o = off + e, u = j * slice + e;
+      if (out.is_int) {
+        int64_t a = out.i[o], b = upd.i[u];
+        out.i[o] = red == "none"  ? b
+                   : red == "add" ? a + b
+                   : red == "mul" ? a * b
+                   : red == "max" ? std::max(a, b)
+                                  : std::min(a, b);
+      } else {
+        double a = out.f[o], b = upd.at(u);
+        out.f[o] = double(float(red == "none"  ? b
+                                : red == "add" ? a + b
+                                : red == "mul" ? a * b
+                                : red == "max" ? std::max(a, b)
+                                               : std::min(a, b)));
+      }
+    }
+  }
+  return out;
 }
 
 Shape Importer::reshape_target(const Shape& in_shape) {
@@ -426,16 +655,37 @@ void Importer::op_slice_graph() {
   Expr y = x;
   for (size_t d = 0; d < s.size(); ++d) {
     if (sl.out[d] == s[d] && sl.step[d] == 1) continue;
-    if (sl.step[d] != 1)
-      fail("steps other than 1 on a graph tensor are not supported (axis ", d, " step ", sl.step[d],
-           ")");
-    if (sl.out[d] == 0) fail("an empty slice on axis ", d, " is not supported");
+    int64_t k = sl.step[d], b = sl.start[d];
+    const int64_t n = sl.out[d];
+    if (n == 0) fail("an empty slice on axis ", d, " is not supported");
+    if (k < 0) {  // a negative step: the same picks, counted from the end of the reversed axis
+      y = reverse(y, int(d));
+      b = s[d] - 1 - b;
+      k = -k;
+    }
+    // The contiguous range [b, e) that holds the n picked elements.
     Shape pts;
-    int64_t b = sl.start[d], e = sl.start[d] + sl.out[d];
+    int64_t e = b + k * (n - 1) + 1;
     int part = 0;
     if (b > 0) pts.push_back(b), part = 1;
     if (e < s[d]) pts.push_back(e);
-    y = tuple_get_item(split_at(y, pts, int(d)), part);
+    if (!pts.empty()) y = tuple_get_item(split_at(y, pts, int(d)), part);
+    if (k == 1) continue;
+    // A step k: pad the range to n * k, view it as (n, k) and keep column 0 (all injective ops,
+    // which fuse into one loop nest).
+    Shape cur = y->type().shape;
+    if (k * n > cur[d]) {
+      std::vector<std::pair<int64_t, int64_t>> pw(cur.size(), {0, 0});
+      pw[d].second = k * n - cur[d];
+      y = nn::pad(y, pw);
+    }
+    Shape split_shape = cur;
+    split_shape[d] = n;
+    split_shape.insert(split_shape.begin() + int64_t(d) + 1, k);
+    y = reshape(y, split_shape);
+    y = tuple_get_item(split_at(y, {1}, int(d) + 1), 0);
+    cur[d] = n;
+    y = reshape(y, cur);
   }
   set_out(0, y);
 }

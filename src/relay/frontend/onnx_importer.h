@@ -210,6 +210,10 @@ class Importer {
   }
 
   void fold(const std::string& op);
+  Const fold_pointwise(const std::string& op);
+  Const fold_range();
+  Const fold_scatter_nd();
+  void op_constant_of_shape();
 
   // -- shared attribute logic
   Shape reshape_target(const Shape& in_shape);
@@ -288,6 +292,7 @@ class Importer {
   void op_gemm();
   void op_matmul();
   void op_batch_matmul(Expr a, Expr b);
+  void op_einsum();
   void op_flatten_graph();
   void op_transpose() {
     only_outputs(1);
