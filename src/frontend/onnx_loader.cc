@@ -12,6 +12,7 @@
 #include <sstream>
 
 #include "minitvm/support/checked_math.h"
+#include "frontend/onnx_external_data.h"
 
 #ifdef MINITVM_HAVE_ONNX
 #include <onnx/onnx_pb.h>
@@ -95,6 +96,9 @@ HostArray tensor_from_proto(const ::onnx::TensorProto& t) {
         << what << ": dims[" << i << "] = " << shape[i] << " is negative";
   std::optional<int64_t> numel = checked_product(shape);
   MINITVM_USER_CHECK(numel) << what << ": the product of its dims overflows int64";
+  MINITVM_USER_CHECK(!is_external(t))
+      << what << " keeps its data in the external file '" << external_location(t)
+      << "' (external data is not supported here)";
   if (!t.raw_data().empty()) {
     std::optional<int64_t> bytes = checked_mul(*numel, dt.bytes());
     MINITVM_USER_CHECK(bytes && static_cast<uint64_t>(*bytes) == t.raw_data().size())

@@ -11,6 +11,8 @@
 #include <set>
 #include <sstream>
 
+#include <unistd.h>
+
 #include "minitvm/devtools/onnx_test.h"
 #include "minitvm/relay/frontend.h"
 #include "minitvm/relay/relay.h"
@@ -749,6 +751,130 @@ TEST(OnnxImport, SteppedSlicesOfGraphTensors) {
     for (int64_t c = 0; c < 3; ++c)
       EXPECT_EQ(got3[r * 3 + c], x[r * C + 1 + 3 * c]) << r << " " << c;
   import_build_run(m3, {A, B, C});
+}
+
+// Gather of constant indices from a graph tensor: torch's as_strided views (a permuted block of the
+// axis, and the same with a step and an offset) and a short arbitrary list, against the indices.
+TEST(OnnxImport, GatherOfConstantIndicesFromAGraphTensor) {
+  auto check = [](int64_t axis_len, const std::vector<int64_t>& ishape,
+                  const std::vector<int64_t>& idx) {
+    const int64_t A = 2, C = 3;
+    Model m(13);
+    m.input("x", {A, axis_len, C});
+    m.init_i64("i", ishape, idx);
+    ai(m.node("Gather", {"x", "i"}, {"y"}), "axis", 1);
+    m.output("y");
+    auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {A, axis_len, C}}});
+    auto xv = relay::testing::random_uniform({A, axis_len, C}, -1, 1, 11);
+    auto got = reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>();
+    auto x = xv.to_vector<float>();
+    const int64_t n = int64_t(idx.size());
+    ASSERT_EQ(got.size(), size_t(A * n * C));
+    for (int64_t a = 0; a < A; ++a)
+      for (int64_t k = 0; k < n; ++k)
+        for (int64_t c = 0; c < C; ++c)
+          EXPECT_EQ(got[(a * n + k) * C + c],
+                    x[(a * axis_len + (idx[k] + axis_len) % axis_len) * C + c])
+              << a << " " << k << " " << c;
+    import_build_run(m, {A, axis_len, C});
+  };
+  std::vector<int64_t> perm, stepped;
+  for (int64_t a = 0; a < 2; ++a)
+    for (int64_t b = 0; b < 3; ++b)
+      for (int64_t c = 0; c < 2; ++c) {
+        perm.push_back(2 * a + 4 * b + c);               // a permutation of 0..11
+        stepped.push_back(1 + 2 * (2 * a + 4 * b + c));  // every other element from 1
+      }
+  check(12, {2, 3, 2}, perm);
+  check(24, {2, 3, 2}, stepped);
+  check(9, {4}, {5, 0, 5, 3});  // repeats and any order: one-element slices
+  check(9, {}, {-2});           // a scalar index drops the axis
+  // A long list that is no strided block: an error that says so.
+  Model bad(13);
+  bad.input("x", {1, 100});
+  std::vector<int64_t> many;
+  for (int64_t k = 0; k < 80; ++k) many.push_back((k * 37) % 100);
+  bad.init_i64("i", {80}, many);
+  ai(bad.node("Gather", {"x", "i"}, {"y"}), "axis", 1);
+  bad.output("y");
+  std::string err = import_error(bad, {{"x", {1, 100}}});
+  EXPECT_NE(err.find("not a strided block"), std::string::npos) << err;
+}
+
+// Initializers in an external data file (torch.onnx's dynamo exporter writes them so): read from
+// beside the model, equal to the same model with the data inline; a location that leaves the
+// model's directory, a missing file, a range past the end and from_onnx_bytes are errors.
+TEST(OnnxImport, ExternalDataInitializers) {
+  fs::path dir = fs::temp_directory_path() / ("minitvm_extdata_" + std::to_string(::getpid()));
+  fs::create_directories(dir);
+  Model m(13);
+  m.input("x", {2, 8});
+  m.init("w", {4, 8}, -1, 1, 3);
+  m.init("b", {4}, -1, 1, 4);
+  ai(m.node("Gemm", {"x", "w", "b"}, {"y"}), "transB", 1);
+  m.output("y");
+  ::onnx::ModelProto proto;
+  ASSERT_TRUE(proto.ParseFromString(m.bytes()));
+  // Move both initializers into one data file, w at offset 0 and b after it.
+  std::string blob;
+  for (const auto& t : proto.graph().initializer()) blob += t.raw_data();
+  auto externalize = [&](const std::string& loc, bool with_length) {
+    ::onnx::ModelProto p = proto;
+    int64_t off = 0;
+    for (auto& t : *p.mutable_graph()->mutable_initializer()) {
+      std::string raw = t.raw_data();
+      t.clear_raw_data();
+      t.set_data_location(::onnx::TensorProto_DataLocation_EXTERNAL);
+      auto add = [&](const std::string& k, const std::string& v) {
+        auto* e = t.add_external_data();
+        e->set_key(k);
+        e->set_value(v);
+      };
+      add("location", loc);
+      add("offset", std::to_string(off));
+      if (with_length) add("length", std::to_string(raw.size()));
+      off += int64_t(raw.size());
+    }
+    return p;
+  };
+  auto write = [&](const fs::path& path, const std::string& bytes) {
+    std::ofstream f(path, std::ios::binary);
+    f << bytes;
+  };
+  ::onnx::ModelProto ext = externalize("model.data", true);
+  write(dir / "model.data", blob);
+  write(dir / "model.onnx", ext.SerializeAsString());
+  auto inline_imp = frontend::from_onnx_bytes(m.bytes(), {});
+  auto ext_imp = frontend::from_onnx((dir / "model.onnx").string(), {});
+  auto xv = relay::testing::random_uniform({2, 8}, -1, 1, 11);
+  auto want = reference_run(inline_imp.mod, {{"x", xv}}, inline_imp.params)[0];
+  auto got = reference_run(ext_imp.mod, {{"x", xv}}, ext_imp.params)[0];
+  EXPECT_EQ(got.to_vector<float>(), want.to_vector<float>());
+  auto error_of = [&](const std::function<void()>& f) {
+    try {
+      f();
+    } catch (const std::exception& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  // From bytes there is no directory to read from.
+  std::string err = error_of([&] { frontend::from_onnx_bytes(ext.SerializeAsString(), {}); });
+  EXPECT_NE(err.find("external file 'model.data'"), std::string::npos) << err;
+  // Outside the model's directory.
+  write(dir / "up.onnx", externalize("../model.data", true).SerializeAsString());
+  err = error_of([&] { frontend::from_onnx((dir / "up.onnx").string(), {}); });
+  EXPECT_NE(err.find("inside the model's directory"), std::string::npos) << err;
+  // A missing file.
+  write(dir / "missing.onnx", externalize("nothing.data", true).SerializeAsString());
+  err = error_of([&] { frontend::from_onnx((dir / "missing.onnx").string(), {}); });
+  EXPECT_NE(err.find("cannot open its external data file"), std::string::npos) << err;
+  // A file shorter than the tensors (no length given: the rest of the file, which is short).
+  write(dir / "short.data", blob.substr(0, 40));
+  write(dir / "short.onnx", externalize("short.data", false).SerializeAsString());
+  err = error_of([&] { frontend::from_onnx((dir / "short.onnx").string(), {}); });
+  EXPECT_NE(err.find("past the end"), std::string::npos) << err;
+  fs::remove_all(dir);
 }
 
 // ReduceLogSumExp (its libonnx-testdata directories are float64): log(sum(exp(x))) over axis 1

@@ -20,6 +20,7 @@
 #include "minitvm/support/checked_math.h"
 #include "minitvm/support/error.h"
 
+#include "frontend/onnx_external_data.h"
 #include "relay/frontend/onnx_importer.h"
 
 namespace minitvm::relay::frontend {
@@ -186,6 +187,9 @@ Const const_from_proto(const ::onnx::TensorProto& t, const std::string& what) {
         << what << ": dims[" << k << "] = " << c.shape[k] << " is negative";
   std::optional<int64_t> n = checked_product(c.shape);
   MINITVM_USER_CHECK(n) << what << ": the product of its dims overflows int64";
+  MINITVM_USER_CHECK(!::minitvm::frontend::is_external(t))
+      << what << " keeps its data in the external file '" << ::minitvm::frontend::external_location(t)
+      << "'; import the model from its path (from_onnx) so that the file can be read";
   const std::string& raw = t.raw_data();
   auto from_raw = [&](auto tag, bool is_int) {
     using T = decltype(tag);
@@ -539,6 +543,7 @@ std::vector<OnnxInput> onnx_graph_inputs(const std::string& path) {
 Imported from_onnx(const std::string& path, const ShapeDict& shapes) {
   ::onnx::ModelProto m = read_model(path);
   try {
+    ::minitvm::frontend::load_external_data(m, path);
     return Importer(m, shapes).run();
   } catch (const CompileError& e) {
     throw CompileError(path + ": " + e.what());

@@ -647,6 +647,33 @@ void Importer::op_flatten_graph() {
   set_out(0, reshape(x, {p, q}));
 }
 
+// Elements b, b + k, ..., b + k (n - 1) of axis d (k >= 1): the range holding them split off; for
+// k > 1 the range padded to n * k, viewed as (n, k) and column 0 kept. All injective ops, which
+// fuse into one loop nest.
+Expr Importer::strided_range(Expr y, int d, int64_t b, int64_t k, int64_t n) {
+  const int64_t len = y->type().shape[d];
+  Shape pts;
+  int64_t e = b + k * (n - 1) + 1;
+  int part = 0;
+  if (b > 0) pts.push_back(b), part = 1;
+  if (e < len) pts.push_back(e);
+  if (!pts.empty()) y = tuple_get_item(split_at(y, pts, d), part);
+  if (k == 1) return y;
+  Shape cur = y->type().shape;
+  if (k * n > cur[d]) {
+    std::vector<std::pair<int64_t, int64_t> > pw(cur.size(), {0, 0});
+    pw[d].second = k * n - cur[d];
+    y = nn::pad(y, pw);
+  }
+  Shape split_shape = cur;
+  split_shape[d] = n;
+  split_shape.insert(split_shape.begin() + d + 1, k);
+  y = reshape(y, split_shape);
+  y = tuple_get_item(split_at(y, {1}, d + 1), 0);
+  cur[d] = n;
+  return reshape(y, cur);
+}
+
 void Importer::op_slice_graph() {
   only_outputs(1);
   Expr x = in(0);
@@ -663,33 +690,16 @@ void Importer::op_slice_graph() {
       b = s[d] - 1 - b;
       k = -k;
     }
-    // The contiguous range [b, e) that holds the n picked elements.
-    Shape pts;
-    int64_t e = b + k * (n - 1) + 1;
-    int part = 0;
-    if (b > 0) pts.push_back(b), part = 1;
-    if (e < s[d]) pts.push_back(e);
-    if (!pts.empty()) y = tuple_get_item(split_at(y, pts, int(d)), part);
-    if (k == 1) continue;
-    // A step k: pad the range to n * k, view it as (n, k) and keep column 0 (all injective ops,
-    // which fuse into one loop nest).
-    Shape cur = y->type().shape;
-    if (k * n > cur[d]) {
-      std::vector<std::pair<int64_t, int64_t>> pw(cur.size(), {0, 0});
-      pw[d].second = k * n - cur[d];
-      y = nn::pad(y, pw);
-    }
-    Shape split_shape = cur;
-    split_shape[d] = n;
-    split_shape.insert(split_shape.begin() + int64_t(d) + 1, k);
-    y = reshape(y, split_shape);
-    y = tuple_get_item(split_at(y, {1}, int(d) + 1), 0);
-    cur[d] = n;
-    y = reshape(y, cur);
+    y = strided_range(y, int(d), b, k, n);
   }
   set_out(0, y);
 }
 
+// Gather of constant indices from a graph tensor. Indices that are an affine function of their
+// position with positive strides which tile a contiguous block (torch's as_strided views, as the
+// dynamo exporter writes them: a flat Reshape, then one Gather) become a strided range of the
+// axis, a reshape and a transpose; other index lists of up to 64 entries concatenate one-element
+// slices.
 void Importer::op_gather_graph() {
   only_outputs(1);
   Expr x = in(0);
@@ -697,20 +707,67 @@ void Importer::op_gather_graph() {
   int64_t ax = norm_axis(geti("axis", 0), int64_t(s.size()), "axis");
   const Const& ind = cin(1, "indices");
   if (!ind.is_int) fail("indices must be integers");
-  if (ind.numel() != 1 || ind.shape.size() > 1)
-    fail("only a single (scalar or 1-element) index is supported on a graph tensor, got indices ",
-         fmt_shape(ind.shape));
-  int64_t t = ind.i[0];
-  if (t < -s[ax] || t >= s[ax])
-    fail("index ", t, " is out of range for axis ", ax, " of size ", s[ax]);
-  if (t < 0) t += s[ax];
-  Shape pts;
-  int part = 0;
-  if (t > 0) pts.push_back(t), part = 1;
-  if (t + 1 < s[ax]) pts.push_back(t + 1);
-  Expr y = pts.empty() ? x : tuple_get_item(split_at(x, pts, int(ax)), part);
-  if (ind.shape.empty()) y = squeeze(y, {ax});
-  set_out(0, y);
+  const int64_t n = ind.numel();
+  if (n == 0) fail("empty indices ", fmt_shape(ind.shape), " are not supported on a graph tensor");
+  std::vector<int64_t> idx(ind.i);
+  for (auto& t : idx) {
+    if (t < -s[ax] || t >= s[ax])
+      fail("index ", t, " is out of range for axis ", ax, " of size ", s[ax]);
+    if (t < 0) t += s[ax];
+  }
+  Shape out(s.begin(), s.begin() + ax);
+  out.insert(out.end(), ind.shape.begin(), ind.shape.end());
+  out.insert(out.end(), s.begin() + ax + 1, s.end());
+  // Affine: idx[k] = idx[0] + sum_d stride[d] * coord_d(k) over the index dims of size > 1.
+  const Shape& is = ind.shape;
+  Shape ist = strides_of(is);
+  std::vector<int> dims;
+  Shape stride;
+  bool affine = true;
+  for (size_t d = 0; d < is.size(); ++d)
+    if (is[d] > 1) {
+      dims.push_back(int(d));
+      stride.push_back(idx[ist[d]] - idx[0]);
+      if (stride.back() <= 0) affine = false;
+    }
+  for (int64_t k = 0; affine && k < n; ++k) {
+    int64_t want = idx[0];
+    for (size_t j = 0; j < dims.size(); ++j) want += stride[j] * ((k / ist[dims[j]]) % is[dims[j]]);
+    affine = idx[k] == want;
+  }
+  // The strides, largest first, must each be the next one times its extent (a block of the axis
+  // read in some order, with a step of the smallest stride).
+  std::vector<size_t> order(dims.size());
+  for (size_t j = 0; j < order.size(); ++j) order[j] = j;
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return stride[a] > stride[b]; });
+  for (size_t j = 0; affine && j + 1 < order.size(); ++j)
+    affine = stride[order[j]] == stride[order[j + 1]] * is[dims[order[j + 1]]];
+  Expr y;
+  if (affine) {
+    const int64_t step = dims.empty() ? 1 : stride[order.back()];
+    y = strided_range(x, int(ax), idx[0], step, n);
+    if (dims.size() > 1) {
+      // Split the axis into the index dims in stride order, then put them in index order.
+      Shape split(s.begin(), s.begin() + ax), perm;
+      for (int64_t d = 0; d < ax; ++d) perm.push_back(d);
+      for (size_t j : order) split.push_back(is[dims[j]]);
+      split.insert(split.end(), s.begin() + ax + 1, s.end());
+      y = reshape(y, split);
+      std::vector<size_t> pos(order.size());
+      for (size_t j = 0; j < order.size(); ++j) pos[order[j]] = j;
+      for (size_t j = 0; j < dims.size(); ++j) perm.push_back(ax + int64_t(pos[j]));
+      for (int64_t d = ax + int64_t(dims.size()); d < int64_t(split.size()); ++d) perm.push_back(d);
+      y = transpose(y, perm);
+    }
+  } else if (n <= 64) {
+    std::vector<Expr> parts;
+    for (int64_t t : idx) parts.push_back(strided_range(x, int(ax), t, 1, 1));
+    y = parts.size() == 1 ? parts[0] : concatenate(parts, int(ax));
+  } else {
+    fail(n, " indices ", fmt_shape(ind.shape),
+         " that are not a strided block of the axis are not supported on a graph tensor");
+  }
+  set_out(0, reshape(y, out));
 }
 
 }  // namespace minitvm::relay::frontend::onnx_detail

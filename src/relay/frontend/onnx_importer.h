@@ -325,6 +325,7 @@ class Importer {
     Expr x = in(0);
     set_out(0, reshape(x, unsqueeze_shape(x->type().shape)));
   }
+  Expr strided_range(Expr y, int d, int64_t b, int64_t k, int64_t n);
   void op_slice_graph();
   void op_gather_graph();
   void op_lrn();
