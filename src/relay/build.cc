@@ -352,6 +352,12 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     } else if (cuda && n == g.master && dec.tuned && dec.info.template_key == "winograd") {
       wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
       val[n.get()] = {wino->output};
+    } else if (!cuda && n->name == "nn.batch_matmul") {
+      // The CPU's packed form: y transposed per call; rows padded to a multiple of 8 unless a
+      // 4-8 row tile divides them, columns to a multiple of a vector.
+      const int64_t M = topi::nn::const_shape(in[0])[1];
+      const int64_t rt = topi::detail::largest_divisor_at_most(M, 8) >= 4 ? 1 : 8;
+      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], rt, topi::cpu::fp32_lanes())};
     } else {
       val[n.get()] = detail::lower_op(*n, in);
     }
@@ -391,6 +397,10 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
                                 : topi::cpu::schedule_conv2d_nchw(outs);
   } else if (!cuda && m.name == "nn.dense") {
     s = topi::cpu::schedule_dense(outs);
+  } else if (!cuda && m.name == "nn.contrib_dense_pack") {
+    s = topi::cpu::schedule_dense_pack(outs);
+  } else if (!cuda && m.name == "nn.batch_matmul") {
+    s = topi::cpu::schedule_batch_matmul_pack(outs);
   } else if (!cuda && all_injective(g)) {
     s = topi::cpu::schedule_injective(outs);
   } else {
@@ -580,6 +590,7 @@ Built build(const Function& f, const std::string& target, const Params& params,
     ao.depthwise_block = topi::cpu::fp32_lanes();
     // Task extraction keeps grouped convs as they are (they have no conv2d_NCHWc task).
     ao.group_block = opt.workloads_only ? 0 : topi::cpu::fp32_lanes();
+    ao.dense_pack_block = opt.workloads_only ? 0 : 2 * topi::cpu::fp32_lanes();
     ao.pad_channels = {topi::cpu::preferred_channel_block(), topi::cpu::fp32_lanes()};
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });

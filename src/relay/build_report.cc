@@ -30,7 +30,7 @@ struct WorkloadCount {
   std::set<std::string> keys, fallback;
 };
 std::string family_of(const KernelInfo& k, const std::string& key) {
-  if (k.master_op == "nn.dense") return "dense";
+  if (k.master_op == "nn.dense" || k.master_op == "nn.contrib_dense_pack") return "dense";
   if (key.find("depthwise") != std::string::npos) return "depthwise_conv2d";
   return key.find("group_conv2d") != std::string::npos ? "group_conv2d" : "conv2d";
 }

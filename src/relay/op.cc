@@ -95,6 +95,21 @@ std::vector<OpDef> make_registry() {
         at["units"] = w[0];
         return {{TensorType{{d[0], w[0]}, a[0]->types[0].dtype}}};
       });
+  // TVM's nn.contrib_dense_pack (x86): data (M, K), weight packed to (N / b, K, b) -> (M, N).
+  add("nn.contrib_dense_pack", P::kOutEWiseFusable, 2, none,
+      [](const std::vector<Expr>& a, Json&) -> TypeResult {
+        const std::string op = "nn.contrib_dense_pack";
+        rank(op, a[0], "data", 2);
+        rank(op, a[1], "weight", 3);
+        same_dtype(op, a[0], a[1], "data", "weight");
+        float_only(op, a[0], "data");
+        const Shape& d = a[0]->types[0].shape;
+        const Shape& w = a[1]->types[0].shape;
+        MINITVM_USER_CHECK(d[1] == w[1])
+            << op << ": data " << describe(a[0]) << " has " << d[1] << " features but weight "
+            << describe(a[1]) << " expects " << w[1];
+        return {{TensorType{{d[0], w[0] * w[2]}, a[0]->types[0].dtype}}};
+      });
   // TVM's nn.batch_matmul (transpose_b): x (B, M, K) times y (B, N, K) transposed -> (B, M, N); a
   // batch of 1 on either side broadcasts.
   add("nn.batch_matmul", P::kOutEWiseFusable, 2, none,

@@ -503,6 +503,18 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
       }
     return {out(r)};
   }
+  if (op == "nn.contrib_dense_pack") {
+    const int64_t B = os[0], N = os[1], K = a[0].shape[1], b = a[1].shape[2];
+    Buf r{os, std::vector<float>(B * N)};
+    for (int64_t i = 0; i < B; ++i)
+      for (int64_t n = 0; n < N; ++n) {
+        double s = 0;
+        for (int64_t k = 0; k < K; ++k)
+          s += double(a[0].v[i * K + k]) * a[1].v[((n / b) * K + k) * b + n % b];
+        r.v[i * N + n] = static_cast<float>(s);
+      }
+    return {out(r)};
+  }
   if (op == "nn.batch_matmul") {
     const int64_t B = os[0], M = os[1], N = os[2], K = a[0].shape[2];
     const int64_t bx = a[0].shape[0] == 1 ? 0 : 1, by = a[1].shape[0] == 1 ? 0 : 1;

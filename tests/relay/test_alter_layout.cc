@@ -441,6 +441,64 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
   }
 }
 
+// Dense layers of many rows (transformer tokens) run as nn.contrib_dense_pack on llvm, with the
+// weight packed at build time: rows that a 4-8 row tile divides, rows that need padding (197 =
+// ViT's tokens), units of a full and a half block, a bias + relu epilogue, a reshape after it;
+// fewer rows and units of no block stay nn.dense. Each against the reference executor.
+TEST(AlterOpLayout, DenseOfManyRowsIsPackedAndMatchesTheReference) {
+  const int64_t b = 2 * topi::cpu::fp32_lanes();
+  uint64_t seed = 700;
+  struct Case {
+    int64_t m, k, n;
+    bool reshape;
+  };
+  for (Case c :
+       {Case{196, 40, 2 * b, false}, Case{197, 64, 3 * b, true}, Case{49, 24, b / 2, false},
+        Case{3, 32, b, false}, Case{40, 16, b / 2 + 1, false}}) {
+    SCOPED_TRACE("M " + std::to_string(c.m) + " K " + std::to_string(c.k) + " N " +
+                 std::to_string(c.n));
+    auto x = var("data", T({c.m, c.k}));
+    auto y = nn::dense(x, rand_const({c.n, c.k}, seed++, -0.5, 0.5));
+    y = nn::relu(nn::bias_add(y, rand_const({c.n}, seed++), 1));
+    if (c.reshape) y = add(reshape(y, {1, c.m, c.n}), rand_const({1, 1, c.n}, seed++));
+    Function f({x}, y);
+    Built bt = build(f, "llvm");
+    const bool packed = c.m > 16 && (c.n % b == 0 || c.n % (b / 2) == 0);
+    EXPECT_EQ(count_op(bt.optimized, "nn.contrib_dense_pack"), packed ? 1 : 0);
+    EXPECT_EQ(count_op(bt.optimized, "nn.dense"), packed ? 0 : 1);
+    // The packing (reshape + transpose of the weight) was folded at build time.
+    EXPECT_EQ(count_op(bt.optimized, "transpose"), 0);
+    auto xv = relay::testing::random_uniform({c.m, c.k}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(bt, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+}
+
+// nn.batch_matmul on llvm runs packed (y transposed per call, rows and columns padded to the
+// register tile where they need it): ViT's 197-token attention shapes, a batch of 1 broadcast on
+// either side, an epilogue; each against the reference executor.
+TEST(AlterOpLayout, BatchMatmulPackedForLlvmMatchesTheReference) {
+  uint64_t seed = 800;
+  struct Case {
+    int64_t bx, by, m, n, k;
+  };
+  for (Case c : {Case{3, 3, 197, 197, 16}, Case{3, 3, 197, 16, 197}, Case{2, 1, 24, 32, 8},
+                 Case{1, 2, 5, 7, 3}}) {
+    SCOPED_TRACE("x (" + std::to_string(c.bx) + ", " + std::to_string(c.m) + ", " +
+                 std::to_string(c.k) + ") y (" + std::to_string(c.by) + ", " + std::to_string(c.n) +
+                 ", " + std::to_string(c.k) + ")");
+    auto x = var("x", T({c.bx, c.m, c.k}));
+    auto y = var("y", T({c.by, c.n, c.k}));
+    auto z = multiply(nn::batch_matmul(x, y), rand_const({1, 1, c.n}, seed++));
+    Function f({x, y}, z);
+    Built bt = build(f, "llvm");
+    auto xv = relay::testing::random_uniform({c.bx, c.m, c.k}, -1, 1, seed++);
+    auto yv = relay::testing::random_uniform({c.by, c.n, c.k}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(bt, {{"x", xv}, {"y", yv}})[0],
+                 reference_run(f, {{"x", xv}, {"y", yv}})[0], 1e-4);
+  }
+}
+
 // The blocked conv's type rule with groups: the weight's input blocks times the groups must be
 // the data's channels, and the groups must divide the output channel blocks.
 TEST(BlockedOps, GroupedConvTypeRule) {

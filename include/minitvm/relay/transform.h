@@ -96,6 +96,12 @@ struct AlterLayoutOptions {
    * else by group_block (ResNeXt-50's 16- and 32-channel groups; its 4- and 8-channel groups stay
    *  NCHW). 0: grouped convs stay NCHW. */
   int64_t group_block = 0;
+  /** llvm (TVM's dense_alter_layout for x86): an nn.dense of more than dense_pack_min_rows rows
+   *  whose units are a multiple of dense_pack_block (else of half of it) becomes
+   *  nn.contrib_dense_pack with its weight packed to (N / b, K, b) by a reshape and a transpose,
+   *  which fold_constant evaluates once, at build time (0: dense stays). */
+  int64_t dense_pack_block = 0;
+  int64_t dense_pack_min_rows = 16;
 };
 Function alter_op_layout(const Function& f, const AlterLayoutOptions& opt);
 

@@ -29,6 +29,11 @@ te::Schedule schedule_depthwise_conv2d_nchw(const std::vector<te::Tensor>& outs)
 te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs);
 /** dense (op tagged `dense`), optionally followed by bias / relu. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
+/** nn::dense_pack (op tagged `dense_pack`) with an optional fused injective epilogue: register
+ *  tiles of up to 8 rows by the packed block, column panels outer. */
+te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs);
+/** nn::batch_matmul_pack with an optional fused injective epilogue. */
+te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs);
 /** Winograd conv2d: the transform stages are computed at root in parallel. */
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
                                       const std::vector<te::Tensor>& outs);

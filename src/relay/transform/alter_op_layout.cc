@@ -127,6 +127,21 @@ class Alter {
     return reshape(x, {s4[0], 1, s4[2], s4[3], 1});
   }
 
+  // nn.dense(x, W) with many rows -> nn.contrib_dense_pack(x, transpose(reshape(W, (N/b, b, K)),
+  // (0, 2, 1))).
+  Val dense(const Expr& e) {
+    const Shape& xs = e->args[0]->types[0].shape;
+    const Shape& ws = e->args[1]->types[0].shape;
+    if (e->types[0].dtype != DataType::Float(32) || xs.size() != 2 || ws.size() != 2 ||
+        xs[0] <= opt_.dense_pack_min_rows)
+      return keep(e);
+    int64_t b = opt_.dense_pack_block;
+    if (ws[0] % b != 0) b /= 2;
+    if (b < 1 || ws[0] % b != 0) return keep(e);
+    Expr w = transpose(reshape(nchw(e->args[1]), {ws[0] / b, b, ws[1]}), {0, 2, 1});
+    return {call("nn.contrib_dense_pack", {nchw(e->args[0]), w}, Json::object()), nullptr, 0, 0};
+  }
+
   Val keep(const Expr& e) {
     if (e->kind == ExprKind::Var || e->kind == ExprKind::Constant) return {e, nullptr, 0, 0};
     std::vector<Expr> args;
@@ -141,6 +156,7 @@ class Alter {
     if (e->kind != ExprKind::Call) return keep(e);
     const std::string& op = e->name;
     if (op == "nn.conv2d") return conv(e);
+    if (op == "nn.dense" && opt_.dense_pack_block > 0) return dense(e);
     if (e->tuple_typed || !is_4d_float(e)) return keep(e);
     const int64_t C = e->types[0].shape[1];
     static const char* unary[] = {"nn.relu", "clip", "sigmoid",      "sqrt", "negative",

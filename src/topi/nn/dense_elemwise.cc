@@ -33,6 +33,77 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
       "T_add", "broadcast");
 }
 
+Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile) {
+  auto ds = const_shape(data), ws = const_shape(weight);
+  MINITVM_USER_CHECK(ds.size() == 2)
+      << "dense_pack: data must be 2-D (batch, in_dim), got " << ds.size() << "-D";
+  MINITVM_USER_CHECK(ws.size() == 3)
+      << "dense_pack: weight must be 3-D (out_dim / b, in_dim, b), got " << ws.size() << "-D";
+  MINITVM_USER_CHECK(ds[1] == ws[1])
+      << "dense_pack: data has in_dim " << ds[1] << " but weight has " << ws[1];
+  MINITVM_USER_CHECK(row_tile >= 1) << "dense_pack: row_tile must be >= 1, got " << row_tile;
+  const int64_t M = ds[0], K = ds[1], b = ws[2], N = ws[0] * ws[2];
+  const int64_t Mp = (M + row_tile - 1) / row_tile * row_tile;
+  Tensor x = data;
+  if (Mp != M)
+    x = named_compute(
+        {Mp, K}, {"i", "k"},
+        [&](const std::vector<Var>& v) {
+          return ir::select(v[0] < I(M), data(v[0], v[1]), ir::make_const(data->dtype, 0.0));
+        },
+        "T_dense_pack_rows", "injective");
+  IterVar k = te::reduce_axis({0, I(K)}, "k");
+  Tensor mm = named_compute(
+      {Mp, N}, {"i", "j"},
+      [&](const std::vector<Var>& v) {
+        return te::sum(x(v[0], k) * weight(ir::floordiv(v[1], I(b)), k, ir::floormod(v[1], I(b))),
+                       {k});
+      },
+      "T_dense_pack", "dense_pack");
+  if (Mp == M) return mm;
+  return named_compute(
+      {M, N}, {"i", "j"}, [&](const std::vector<Var>& v) { return mm(v[0], v[1]); },
+      "T_dense_pack_unpad", "injective");
+}
+
+Tensor batch_matmul_pack(const Tensor& x, const Tensor& y, int64_t row_tile, int64_t col_tile) {
+  auto xs = const_shape(x), ys = const_shape(y);
+  MINITVM_USER_CHECK(xs.size() == 3 && ys.size() == 3)
+      << "batch_matmul_pack: x and y must be 3-D, got " << xs.size() << "-D and " << ys.size()
+      << "-D";
+  MINITVM_USER_CHECK(xs[2] == ys[2])
+      << "batch_matmul_pack: x has K = " << xs[2] << " but y has " << ys[2];
+  MINITVM_USER_CHECK(xs[0] == ys[0] || xs[0] == 1 || ys[0] == 1)
+      << "batch_matmul_pack: batches " << xs[0] << " and " << ys[0] << " differ";
+  MINITVM_USER_CHECK(row_tile >= 1 && col_tile >= 1) << "batch_matmul_pack: tiles must be >= 1";
+  const int64_t B = std::max(xs[0], ys[0]), M = xs[1], K = xs[2], N = ys[1];
+  const int64_t Mp = (M + row_tile - 1) / row_tile * row_tile;
+  const int64_t Np = (N + col_tile - 1) / col_tile * col_tile;
+  auto bx = [&](const Var& b) { return xs[0] == 1 ? I(0) : Expr(b); };
+  auto by = [&](const Var& b) { return ys[0] == 1 ? I(0) : Expr(b); };
+  const Expr zero = ir::make_const(x->dtype, 0.0);
+  Tensor yt = named_compute(
+      {ys[0], K, Np}, {"b", "k", "j"},
+      [&](const std::vector<Var>& v) {
+        Expr val = y(v[0], ir::min(v[2], I(N - 1)), v[1]);
+        return Np == N ? val : ir::select(v[2] < I(N), val, zero);
+      },
+      "T_batch_matmul_yT", "batch_matmul_pack");
+  IterVar k = te::reduce_axis({0, I(K)}, "k");
+  Tensor mm = named_compute(
+      {B, Mp, Np}, {"b", "i", "j"},
+      [&](const std::vector<Var>& v) {
+        Expr xv = x(bx(v[0]), ir::min(v[1], I(M - 1)), k->var);
+        if (Mp != M) xv = ir::select(v[1] < I(M), xv, zero);
+        return te::sum(xv * yt(by(v[0]), k->var, v[2]), {k});
+      },
+      "T_batch_matmul", "batch_matmul");
+  if (Mp == M && Np == N) return mm;
+  return named_compute(
+      {B, M, N}, {"b", "i", "j"}, [&](const std::vector<Var>& v) { return mm(v[0], v[1], v[2]); },
+      "T_batch_matmul_unpad", "injective");
+}
+
 Tensor bias_add(const Tensor& x, const Tensor& bias, int axis) {
   auto xs = const_shape(x), bs = const_shape(bias);
   if (axis < 0) axis += static_cast<int>(xs.size());
