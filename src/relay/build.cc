@@ -401,6 +401,9 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     s = topi::cpu::schedule_dense_pack(outs);
   } else if (!cuda && m.name == "nn.batch_matmul") {
     s = topi::cpu::schedule_batch_matmul_pack(outs);
+  } else if (!cuda && m.name == "nn.softmax" && g.nodes.size() == 1 &&
+             m.attrs.at("axis").get<int64_t>() + 1 == int64_t(m.types[0].shape.size())) {
+    s = topi::cpu::schedule_softmax_last_axis(outs);
   } else if (!cuda && all_injective(g)) {
     s = topi::cpu::schedule_injective(outs);
   } else {

@@ -208,17 +208,22 @@ Tensor softmax(const ExprNode& c, const Tensor& x) {
       if (static_cast<int64_t>(i) != axis) r.push_back(v[i]);
     return r;
   };
+  // exp(x - max) as its own stage (tag elemwise: schedules that inline injective stages compute
+  // it twice, in the sum and the output, as before; the CPU's softmax schedule computes it once
+  // per row, in vectors).
+  Tensor e = named_compute(
+      s, ax_names(s.size()),
+      [&](const std::vector<Var>& v) { return ir::exp(x.read(as_exprs(v)) - mx.read(drop(v))); },
+      "T_softmax_exp", "elemwise");
   Tensor ex = named_compute(
       rs, ax_names(rs.size()),
-      [&](const std::vector<Var>& v) {
-        return te::sum(ir::exp(x.read(with_k(v, k2->var)) - mx.read(as_exprs(v))), {k2});
-      },
+      [&](const std::vector<Var>& v) { return te::sum(e.read(with_k(v, k2->var)), {k2}); },
       "T_softmax_expsum", "softmax");
   return named_compute(
       s, ax_names(s.size()),
       [&](const std::vector<Var>& v) {
         auto r = drop(v);
-        return ir::exp(x.read(as_exprs(v)) - mx.read(r)) / ex.read(r);
+        return e.read(as_exprs(v)) / ex.read(r);
       },
       "T_softmax_norm", "softmax");
 }

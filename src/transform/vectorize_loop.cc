@@ -120,9 +120,10 @@ class Vectorizer : public IRMutator {
   Expr visit(const LoadNode* op, const Expr& self) override {
     Expr idx = mutate(op->index);
     if (idx.same_as(op->index)) {
-      // a load that does not depend on the lane runs once per vector: not allowed under a lane mask
-      if (mask_.defined()) throw CannotVectorize{};
-      return self;
+      // A load that does not depend on the lane runs once per vector; under a lane mask it becomes
+      // a masked load of its one element repeated in every lane (no lane active: nothing read).
+      if (!mask_.defined()) return self;
+      idx = BroadcastNode::make(idx, lanes_);
     }
     if (!mask_.defined() && idx.as<BroadcastNode>())
       return BroadcastNode::make(
@@ -152,7 +153,13 @@ class Vectorizer : public IRMutator {
       case Intrinsic::Round:
       case Intrinsic::Trunc:
       case Intrinsic::Exp:
+      case Intrinsic::Exp2:
       case Intrinsic::Log:
+      case Intrinsic::Log2:
+      case Intrinsic::Erf:      // float32: a vector polynomial (codegen); else per lane
+      case Intrinsic::Sigmoid:  // through the vector exp
+      case Intrinsic::Tanh:     // libm per lane, the rest of the loop in vectors
+      case Intrinsic::Rsqrt:
       case Intrinsic::IsNan:
       case Intrinsic::IsInf: {
         int lanes = args[0].dtype().lanes();
@@ -201,8 +208,8 @@ class Vectorizer : public IRMutator {
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
     if (!uses_var(op->condition, v_)) return IRMutator::visit(op, self);
     // A lane-dependent guard without else (a split tail `if (likely(i*48 + v < 56))`): its
-    // stores and loads become predicated (masked) with the condition; other statements under it
-    // (inner loops, lane-independent loads) make the loop serial.
+    // stores and loads become predicated (masked) with the condition, lane-independent loads
+    // too (one element, repeated); other statements under it (inner loops) make the loop serial.
     if (op->else_case.defined()) throw CannotVectorize{};
     Expr cond = broadcast_to(mutate(op->condition), lanes_);
     Expr saved = mask_;

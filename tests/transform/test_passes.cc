@@ -87,14 +87,20 @@ TEST(VectorizeLoop, GuardedBodyIsPredicated) {
 
 // An else branch, or a load that does not depend on the lane under the guard, keeps the loop
 // serial.
-TEST(VectorizeLoop, GuardWithElseOrUniformLoadFallsBackToSerial) {
+TEST(VectorizeLoop, GuardWithElseFallsBackToSerialAUniformLoadIsMasked) {
   Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   Stmt with_else = IfThenElseNode::make(i < 3, store(A, Expr(1.0f), i), store(A, Expr(2.0f), i));
+  Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, with_else);
+  expect_ir_eq(vectorize_loop(before), ForNode::make(i, 0, 4, ForKind::Serial, with_else), before);
+  // A lane-independent load under the guard (softmax's row max in a split tail): one element
+  // repeated in every lane, read under the guard's mask like the store.
   Stmt uniform = IfThenElseNode::make(i < 3, store(A, load(B, 0), i));
-  for (const Stmt& body : {with_else, uniform}) {
-    Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, body);
-    expect_ir_eq(vectorize_loop(before), ForNode::make(i, 0, 4, ForKind::Serial, body), before);
-  }
+  Stmt ub = ForNode::make(i, 0, 4, ForKind::Vectorized, uniform);
+  Expr ramp4 = RampNode::make(Expr(0), Expr(1), 4);
+  Expr mask = LTNode::make(ramp4, BroadcastNode::make(Expr(3), 4));
+  Stmt expected = StoreNode::make(
+      A, LoadNode::make(f32.with_lanes(4), B, BroadcastNode::make(Expr(0), 4), mask), ramp4, mask);
+  expect_ir_eq(vectorize_loop(ub), expected, ub);
 }
 
 // A let whose value depends on the lane binds a vector variable (tuple reductions compute every

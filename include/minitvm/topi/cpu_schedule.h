@@ -32,6 +32,9 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
 /** nn::dense_pack (op tagged `dense_pack`) with an optional fused injective epilogue: register
  *  tiles of up to 8 rows by the packed block, column panels outer. */
 te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs);
+/** relay's nn.softmax over the last axis (T_softmax_maxelem, T_softmax_exp, T_softmax_expsum,
+ *  T_softmax_norm): rows in parallel, exp and divide vectorized. */
+te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs);
 /** nn::batch_matmul_pack with an optional fused injective epilogue. */
 te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs);
 /** Winograd conv2d: the transform stages are computed at root in parallel. */

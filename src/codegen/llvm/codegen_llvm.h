@@ -79,6 +79,7 @@ class CodeGenLLVM {
   llvm::Value* call_libm(const std::string& name, DataType t, std::vector<llvm::Value*> args);
   /** exp of a float32 vector in vector instructions (libm's expf would run once per lane). */
   llvm::Value* emit_vector_expf(llvm::Value* x);
+  llvm::Value* emit_vector_erff(llvm::Value* x);
 
   // statements (codegen_llvm.cc)
 #define MINITVM_EMIT_DECL(N) void emit_node(const ir::N##Node* op);

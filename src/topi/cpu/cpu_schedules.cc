@@ -434,6 +434,42 @@ te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   return s;
 }
 
+// relay's softmax over its last axis (max, exp(x - max), sum, divide): one task per row run of
+// the outer axes, the max and the sum as scalar loops over the row, exp(x - max) and the divide in
+// vectors (a guarded tail where 16 does not divide the row).
+te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation norm = ops[0];
+  MINITVM_USER_CHECK(norm->name == "T_softmax_norm")
+      << "schedule_softmax_last_axis: output is not a softmax";
+  te::Operation e = norm.input_tensors().at(0).op(), sum = norm.input_tensors().at(1).op();
+  te::Operation mx = e.input_tensors().at(1).op();
+  te::Stage os = s[norm];
+  auto ax = os.leaf_iter_vars();
+  std::vector<IterVar> outer(ax.begin(), ax.end() - 1);
+  IterVar row = outer.size() == 1 ? outer[0] : os.fuse(outer);
+  os.parallel(row);
+  auto [xo, xi] = os.split(ax.back(), I(16));
+  (void)xo;
+  os.vectorize(xi);
+  s[e].compute_at(os, row);
+  s[sum].compute_at(os, row);
+  {
+    te::Stage es = s[e];
+    auto eax = es.leaf_iter_vars();
+    // The max is computed once per row: at e's last outer axis (extent 1 there).
+    if (eax.size() >= 2)
+      s[mx].compute_at(es, eax[eax.size() - 2]);
+    else
+      s[mx].compute_at(os, row);
+    auto [eo, ei] = es.split(eax.back(), I(16));
+    (void)eo;
+    es.vectorize(ei);
+  }
+  return s;
+}
+
 te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
                                       const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
