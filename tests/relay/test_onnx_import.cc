@@ -789,16 +789,44 @@ TEST(OnnxImport, GatherOfConstantIndicesFromAGraphTensor) {
   check(24, {2, 3, 2}, stepped);
   check(9, {4}, {5, 0, 5, 3});  // repeats and any order: one-element slices
   check(9, {}, {-2});           // a scalar index drops the axis
-  // A long list that is no strided block: an error that says so.
-  Model bad(13);
-  bad.input("x", {1, 100});
+  // A long list that is no strided block: a product with a one-hot matrix (Swin V2's bias table).
   std::vector<int64_t> many;
-  for (int64_t k = 0; k < 80; ++k) many.push_back((k * 37) % 100);
-  bad.init_i64("i", {80}, many);
+  for (int64_t k = 0; k < 80; ++k) many.push_back((k * 37) % 9);
+  check(9, {8, 10}, many);
+  // Too many index-axis pairs for the one-hot matrix: an error that says so.
+  Model bad(13);
+  bad.input("x", {1, 5000});
+  std::vector<int64_t> lots;
+  for (int64_t k = 0; k < 4000; ++k) lots.push_back((k * 37) % 5000);
+  bad.init_i64("i", {4000}, lots);
   ai(bad.node("Gather", {"x", "i"}, {"y"}), "axis", 1);
   bad.output("y");
-  std::string err = import_error(bad, {{"x", {1, 100}}});
-  EXPECT_NE(err.find("not a strided block"), std::string::npos) << err;
+  std::string err = import_error(bad, {{"x", {1, 5000}}});
+  EXPECT_NE(err.find("too many"), std::string::npos) << err;
+}
+
+// GatherND (batch_dims 0) of constant index tuples from a graph tensor (torch's dynamo export of
+// advanced indexing), few and many tuples, against the tuples.
+TEST(OnnxImport, GatherNDOfConstantTuples) {
+  const int64_t A = 4, B = 5, C = 3;
+  for (int64_t n : {6, 70}) {
+    std::vector<int64_t> tup;
+    for (int64_t j = 0; j < n; ++j) tup.insert(tup.end(), {(j * 3) % A, (j * 7 + 1) % B});
+    Model m(13);
+    m.input("x", {A, B, C});
+    m.init_i64("i", {n, 2}, tup);
+    m.node("GatherND", {"x", "i"}, {"y"});
+    m.output("y");
+    auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {{"x", {A, B, C}}});
+    auto xv = relay::testing::random_uniform({A, B, C}, -1, 1, 11);
+    auto got = reference_run(mod, {{"x", xv}}, params)[0].to_vector<float>();
+    auto x = xv.to_vector<float>();
+    ASSERT_EQ(got.size(), size_t(n * C));
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t c = 0; c < C; ++c)
+        EXPECT_EQ(got[j * C + c], x[(tup[2 * j] * B + tup[2 * j + 1]) * C + c]) << j << " " << c;
+    import_build_run(m, {A, B, C});
+  }
 }
 
 // Initializers in an external data file (torch.onnx's dynamo exporter writes them so): read from
@@ -1476,6 +1504,11 @@ const std::vector<const char*> kMustPass = {
     "test_scatternd_multiply",
     "test_slice_neg_steps",
     "test_where_example",
+    "test_gather_0",
+    "test_gather_1",
+    "test_gather_2d_indices",
+    "test_gather_negative_indices",
+    "test_gathernd_example_float32",
 };
 
 }  // namespace

@@ -163,6 +163,7 @@ const std::map<std::string, std::set<std::string> >& op_attrs() {
       {"Range", {}},
       {"ScatterND", {"reduction"}},
       {"Einsum", {"equation"}},
+      {"GatherND", {"batch_dims"}},
   };
   return m;
 }
@@ -188,7 +189,8 @@ Const const_from_proto(const ::onnx::TensorProto& t, const std::string& what) {
   std::optional<int64_t> n = checked_product(c.shape);
   MINITVM_USER_CHECK(n) << what << ": the product of its dims overflows int64";
   MINITVM_USER_CHECK(!::minitvm::frontend::is_external(t))
-      << what << " keeps its data in the external file '" << ::minitvm::frontend::external_location(t)
+      << what << " keeps its data in the external file '"
+      << ::minitvm::frontend::external_location(t)
       << "'; import the model from its path (from_onnx) so that the file can be read";
   const std::string& raw = t.raw_data();
   auto from_raw = [&](auto tag, bool is_int) {
@@ -418,6 +420,7 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   if (op == "Gemm") return op_gemm();
   if (op == "MatMul") return op_matmul();
   if (op == "Einsum") return op_einsum();
+  if (op == "GatherND") return op_gather_nd();
   if (op == "Flatten") return op_flatten_graph();
   if (op == "Reshape")
     return only_outputs(1), set_out(0, reshape(in(0), reshape_target(shape_of(0))));

@@ -764,8 +764,97 @@ void Importer::op_gather_graph() {
     for (int64_t t : idx) parts.push_back(strided_range(x, int(ax), t, 1, 1));
     y = parts.size() == 1 ? parts[0] : concatenate(parts, int(ax));
   } else {
-    fail(n, " indices ", fmt_shape(ind.shape),
-         " that are not a strided block of the axis are not supported on a graph tensor");
+    y = one_hot_gather(x, ax, idx);
+  }
+  set_out(0, reshape(y, out));
+}
+
+// Rows idx of axis `ax` of x as a product with a constant one-hot matrix: the axis moved to the
+// front and flattened against the rest (A, R), then dense(onehot (n, A), its transpose (R, A)) ->
+// (n, R), and the axis moved back. Exact for finite values (each output is one x times 1 plus
+// zeros); an inf or NaN of x spreads to the other rows of its column. When x derives from
+// constants only (Swin V2's bias table, computed by an MLP from a constant grid) fold_constant
+// evaluates all of it at build time.
+Expr Importer::one_hot_gather(Expr x, int64_t ax, const std::vector<int64_t>& idx) {
+  const Shape s = x->type().shape;
+  const int64_t A = s[ax], n = int64_t(idx.size());
+  int64_t R = 1;
+  for (size_t d = 0; d < s.size(); ++d)
+    if (int64_t(d) != ax) R *= s[d];
+  if (n * A > (int64_t(1) << 24))
+    fail(n, " indices into an axis of ", A,
+         " that are not a strided block of it are too many to "
+         "gather from a graph tensor (at most 2^24 index-axis pairs)");
+  Shape perm{ax}, rest;
+  for (int64_t d = 0; d < int64_t(s.size()); ++d)
+    if (d != ax) perm.push_back(d), rest.push_back(s[d]);
+  Expr front = int64_t(s.size()) > 1 && ax != 0 ? transpose(x, perm) : x;
+  Expr w = transpose(reshape(front, {A, R}), {1, 0});  // (R, A)
+  std::vector<float> oh(size_t(n * A), 0.f);
+  for (int64_t j = 0; j < n; ++j) oh[size_t(j * A + idx[j])] = 1.f;
+  Expr y = nn::dense(constant(runtime::NDArray::from_vector<float>(oh, {n, A})), w);  // (n, R)
+  Shape ys{n};
+  ys.insert(ys.end(), rest.begin(), rest.end());
+  y = reshape(y, ys);
+  if (ax == 0) return y;
+  // (n, s[0..ax), s(ax..]) -> (s[0..ax), n, s(ax..])
+  Shape back;
+  for (int64_t d = 1; d <= ax; ++d) back.push_back(d);
+  back.push_back(0);
+  for (int64_t d = ax + 1; d < int64_t(s.size()); ++d) back.push_back(d);
+  return transpose(y, back);
+}
+
+// GatherND (batch_dims 0) with constant indices: the first k axes of the data flattened into one,
+// the index tuples into flat indices, then Gather's paths (a constant data tensor is evaluated).
+void Importer::op_gather_nd() {
+  only_outputs(1);
+  if (geti("batch_dims", 0) != 0) fail("attribute 'batch_dims' other than 0 is not supported");
+  const Shape s = shape_of(0);
+  const Const& ind = cin(1, "indices");
+  if (!ind.is_int) fail("indices must be integers");
+  if (ind.shape.empty()) fail("indices must have rank >= 1");
+  const int64_t k = ind.shape.back(), r = int64_t(s.size());
+  if (k < 1 || k > r) fail("indices' last dimension ", k, " must be in [1, ", r, "]");
+  Shape ishape(ind.shape.begin(), ind.shape.end() - 1);
+  const int64_t n = ind.numel() / k;
+  std::vector<int64_t> flat(static_cast<size_t>(n));
+  int64_t D = 1;
+  for (int64_t d = 0; d < k; ++d) D *= s[d];
+  for (int64_t j = 0; j < n; ++j) {
+    int64_t f = 0;
+    for (int64_t d = 0; d < k; ++d) {
+      int64_t t = ind.i[j * k + d];
+      if (t < -s[d] || t >= s[d])
+        fail("index ", t, " of tuple ", j, " is out of range for axis ", d, " of size ", s[d]);
+      if (t < 0) t += s[d];
+      f = f * s[d] + t;
+    }
+    flat[size_t(j)] = f;
+  }
+  Shape out = ishape;
+  out.insert(out.end(), s.begin() + k, s.end());
+  Shape flat_shape{D};
+  flat_shape.insert(flat_shape.end(), s.begin() + k, s.end());
+  int64_t inner = 1;
+  for (int64_t d = k; d < r; ++d) inner *= s[d];
+  if (is_const(0)) {
+    const Const& data = cin(0, "data");
+    Const c;
+    c.shape = out;
+    c.is_int = data.is_int;
+    for (int64_t j = 0; j < n; ++j)
+      for (int64_t e = 0; e < inner; ++e) c.push(data, flat[size_t(j)] * inner + e);
+    return set_out_const(0, std::move(c));
+  }
+  Expr x = reshape(in(0), flat_shape);
+  Expr y;
+  if (n <= 64) {
+    std::vector<Expr> parts;
+    for (int64_t t : flat) parts.push_back(strided_range(x, 0, t, 1, 1));
+    y = parts.size() == 1 ? parts[0] : concatenate(parts, 0);
+  } else {
+    y = one_hot_gather(x, 0, flat);
   }
   set_out(0, reshape(y, out));
 }

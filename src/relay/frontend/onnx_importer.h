@@ -328,6 +328,8 @@ class Importer {
   Expr strided_range(Expr y, int d, int64_t b, int64_t k, int64_t n);
   void op_slice_graph();
   void op_gather_graph();
+  Expr one_hot_gather(Expr x, int64_t ax, const std::vector<int64_t>& idx);
+  void op_gather_nd();
   void op_lrn();
   void op_resize(bool upsample);
   void op_cast_graph() {
