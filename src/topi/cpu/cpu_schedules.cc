@@ -325,27 +325,21 @@ te::Schedule schedule_dense(const std::vector<te::Tensor>& outs) {
   return s;
 }
 
-// TVM's dense_pack on x86: register tiles of `mt` rows by the weight's b packed columns (b = two
-// AVX-512 vectors: 16 accumulators), each k step one contiguous load of b weights and a broadcast
-// of each row's element. The tiles run column panel outer, row tile inner, so one panel of the
-// packed weight (K x b floats) stays in L2 while every row tile passes over it.
-te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs) {
-  auto ops = ops_of(outs);
-  te::Schedule s = te::create_schedule(ops);
-  te::Operation d = find_op_by_tag(ops[0], "dense_pack");
-  MINITVM_USER_CHECK(d.defined()) << "schedule_dense_pack: no dense_pack op in the graph";
-  traverse_inline(s, ops[0], [](const te::Operation&) {});
-  const int64_t Mp = extent_of(d.axis()[0]), N = extent_of(d.axis()[1]);
-  const int64_t b = nn::const_shape(d.input_tensors().at(1)).at(2);
-  const int64_t mt = largest_divisor_at_most(Mp, 8);
-  // The output keeps dense's (rows, columns) when nothing reshapes or cuts it: then the tiles are
-  // computed in registers at the output's tiles and the epilogue applied there. Otherwise dense
-  // is computed at root and the output scheduled as an injective stage.
-  te::Operation o = ops[0];
+// Register tiles of `mt` rows by `nb` columns over the last two axes of the matmul-like op d
+// (leading axes, a batch, outermost): the accumulator tile in `local`, reduction outside it, split
+// by up to 4 and unrolled with the rows, columns vectorized; column panel outer, row tile inner,
+// fused with the leading axes into the parallel loop. When the output o keeps d's shape the tiles
+// are computed at o's (the epilogue applied there); otherwise d is computed at root and o
+// scheduled as an injective stage.
+static void schedule_register_tiles(te::Schedule& s, const te::Operation& d, const te::Operation& o,
+                                    int64_t mt, int64_t nb) {
+  const auto dax = d.axis();
+  const size_t r = dax.size();
   bool at_output = o.same_as(d);
   if (!at_output) {
     auto oax = o.axis();
-    at_output = oax.size() == 2 && extent_of(oax[0]) == Mp && extent_of(oax[1]) == N;
+    at_output = oax.size() == r;
+    for (size_t i = 0; at_output && i < r; ++i) at_output = extent_of(oax[i]) == extent_of(dax[i]);
   }
   te::Tensor acc;
   te::Operation tiled;
@@ -359,27 +353,47 @@ te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs) {
   }
   te::Stage ts = s[tiled];
   auto ax = ts.leaf_iter_vars();
-  auto t = ts.tile(ax[0], ax[1], I(mt), I(b));  // io, jo, ii, ji
-  ts.reorder({t[1], t[0], t[2], t[3]});
-  IterVar par = ts.fuse(t[1], t[0]);
+  auto t = ts.tile(ax[r - 2], ax[r - 1], I(mt), I(nb));  // io, jo, ii, ji
+  std::vector<IterVar> order(ax.begin(), ax.begin() + static_cast<std::ptrdiff_t>(r - 2));
+  std::vector<IterVar> outer = order;
+  order.insert(order.end(), {t[1], t[0], t[2], t[3]});
+  ts.reorder(order);
+  outer.insert(outer.end(), {t[1], t[0]});
+  IterVar par = ts.fuse(outer);
   ts.parallel(par);
   ts.vectorize(t[3]);
   s[acc].compute_at(ts, par);
   te::Stage as = s[acc];
-  auto cax = as.leaf_iter_vars();
+  auto cax = as.leaf_iter_vars();  // the r data axes, then k
   auto k = as.op().reduce_axis()[0];
   auto [ko, ki] = as.split(k, I(largest_divisor_at_most(extent_of(k), 4)));
-  as.reorder({ko, ki, cax[0], cax[1]});
-  as.unroll(cax[0]);
+  std::vector<IterVar> inner{ko, ki};
+  inner.insert(inner.end(), cax.begin(), cax.begin() + static_cast<std::ptrdiff_t>(r));
+  as.reorder(inner);
+  as.unroll(cax[r - 2]);
   as.unroll(ki);
-  as.vectorize(cax[1]);
+  as.vectorize(cax[r - 1]);
   if (!at_output) schedule_injective_stage(s, o);
+}
+
+// TVM's dense_pack on x86: register tiles of up to 8 rows by the weight's b packed columns (b =
+// two AVX-512 vectors: 16 accumulators), each k step one contiguous load of b weights and a
+// broadcast of each row's element; one panel of the packed weight (K x b floats) stays in L2
+// while every row tile passes over it.
+te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs) {
+  auto ops = ops_of(outs);
+  te::Schedule s = te::create_schedule(ops);
+  te::Operation d = find_op_by_tag(ops[0], "dense_pack");
+  MINITVM_USER_CHECK(d.defined()) << "schedule_dense_pack: no dense_pack op in the graph";
+  traverse_inline(s, ops[0], [](const te::Operation&) {});
+  const int64_t Mp = extent_of(d.axis()[0]);
+  const int64_t b = nn::const_shape(d.input_tensors().at(1)).at(2);
+  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, 8), b);
   return s;
 }
 
 // nn::batch_matmul_pack: y's packing at root (parallel over batch and k), then dense_pack's
-// register tiles per batch (mt rows by one or two vectors of columns), batch and column panel
-// outer.
+// register tiles per batch (up to 8 rows by one or two vectors of columns).
 te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
@@ -396,41 +410,7 @@ te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   const int64_t Mp = extent_of(d.axis()[1]), Np = extent_of(d.axis()[2]);
   const int64_t lanes = fp32_lanes();
   const int64_t nb = Np % (2 * lanes) == 0 ? 2 * lanes : Np % lanes == 0 ? lanes : Np;
-  const int64_t mt = largest_divisor_at_most(Mp, 8);
-  te::Operation o = ops[0];
-  bool at_output = o.same_as(d);
-  if (!at_output) {
-    auto oax = o.axis();
-    at_output = oax.size() == 3 && extent_of(oax[0]) == extent_of(d.axis()[0]) &&
-                extent_of(oax[1]) == Mp && extent_of(oax[2]) == Np;
-  }
-  te::Tensor acc;
-  te::Operation tiled;
-  if (at_output && !o.same_as(d)) {
-    s[d].set_scope("local");
-    acc = d.output(0);
-    tiled = o;
-  } else {
-    acc = s.cache_write(d.output(0), "local");
-    tiled = d;
-  }
-  te::Stage ts = s[tiled];
-  auto ax = ts.leaf_iter_vars();                 // b, i, j
-  auto t = ts.tile(ax[1], ax[2], I(mt), I(nb));  // io, jo, ii, ji
-  ts.reorder({ax[0], t[1], t[0], t[2], t[3]});
-  IterVar par = ts.fuse(ts.fuse(ax[0], t[1]), t[0]);
-  ts.parallel(par);
-  ts.vectorize(t[3]);
-  s[acc].compute_at(ts, par);
-  te::Stage as = s[acc];
-  auto cax = as.leaf_iter_vars();  // b, i, j, k
-  auto k = as.op().reduce_axis()[0];
-  auto [ko, ki] = as.split(k, I(largest_divisor_at_most(extent_of(k), 4)));
-  as.reorder({ko, ki, cax[0], cax[1], cax[2]});
-  as.unroll(cax[1]);
-  as.unroll(ki);
-  as.vectorize(cax[2]);
-  if (!at_output) schedule_injective_stage(s, o);
+  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, 8), nb);
   return s;
 }
 
