@@ -353,11 +353,9 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
       val[n.get()] = {wino->output};
     } else if (!cuda && n->name == "nn.batch_matmul") {
-      // The CPU's packed form: y transposed per call; rows padded to a multiple of 8 unless a
-      // 4-8 row tile divides them, columns to a multiple of a vector.
-      const int64_t M = topi::nn::const_shape(in[0])[1];
-      const int64_t rt = topi::detail::largest_divisor_at_most(M, 8) >= 4 ? 1 : 8;
-      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], rt, topi::cpu::fp32_lanes())};
+      // The CPU's packed form: y transposed per call; rows padded where no 4-8 row tile divides
+      // them, columns to a multiple of a vector.
+      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], 0, topi::cpu::fp32_lanes())};
     } else {
       val[n.get()] = detail::lower_op(*n, in);
     }

@@ -446,12 +446,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
         "T_layout_trans", "injective")};
   }
   if (op == "nn.dense") return {topi::nn::dense(a[0], a[1])};
-  if (op == "nn.contrib_dense_pack") {
-    // Rows padded to a multiple of 8 only when no register tile of 4 to 8 rows divides them.
-    const int64_t M = topi::nn::const_shape(a[0])[0];
-    const int64_t rt = topi::detail::largest_divisor_at_most(M, 8) >= 4 ? 1 : 8;
-    return {topi::nn::dense_pack(a[0], a[1], rt)};
-  }
+  if (op == "nn.contrib_dense_pack") return {topi::nn::dense_pack(a[0], a[1])};
   if (op == "nn.batch_matmul") {
     const Shape xs = topi::nn::const_shape(a[0]), ys = topi::nn::const_shape(a[1]);
     IterVar k = te::reduce_axis({0, I(xs[2])}, "k");

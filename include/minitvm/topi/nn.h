@@ -127,13 +127,15 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias = Tens
 
 /** TVM's dense_pack: data (M, K), weight packed to (N / b, K, b) -> (M, N) (tag `dense_pack`,
  *  named T_dense_pack). When row_tile does not divide M the rows are padded with zeros to a
- *  multiple (T_dense_pack_rows) and the result cut back (T_dense_pack_unpad, injective). */
-Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile = 1);
+ *  multiple (T_dense_pack_rows) and the result cut back (T_dense_pack_unpad, injective);
+ *  row_tile 0: 8 when no tile of 4 to 8 rows divides M, else no padding (the CPU schedule's). */
+Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile = 0);
 
 /** batch_matmul for the CPU: x (B, M, K) times y (B, N, K) transposed, with y first packed per
  *  call to (B, K, Np) (T_batch_matmul_yT, tag batch_matmul_pack) so the columns are contiguous;
  *  M padded to a multiple of row_tile and N of col_tile with zeros, the result (T_batch_matmul,
- *  tag batch_matmul) cut back (T_batch_matmul_unpad) when padded. A batch of 1 broadcasts. */
+ *  tag batch_matmul) cut back (T_batch_matmul_unpad) when padded (row_tile 0: as dense_pack's).
+ *  A batch of 1 broadcasts. */
 Tensor batch_matmul_pack(const Tensor& x, const Tensor& y, int64_t row_tile, int64_t col_tile);
 
 /** x (N, C, ...) + bias (C) broadcast along `axis` (default 1). */

@@ -439,7 +439,7 @@ Const Importer::fold_scatter_nd() {
   if (red != "none" && red != "add" && red != "mul" && red != "max" && red != "min")
     fail("attribute 'reduction' = '", red, "' is not supported");
   if (ind.shape.empty()) fail("indices must have rank >= 1");
-  const int64_t q = int64_t(ind.shape.size()), kdim = ind.shape.back();
+  const int64_t kdim = ind.shape.back();
   const int64_t r = int64_t(data.shape.size());
   if (kdim < 1 || kdim > r) fail("indices' last dimension ", kdim, " must be in [1, ", r, "]");
   Shape ushape(ind.shape.begin(), ind.shape.end() - 1);
@@ -447,13 +447,11 @@ Const Importer::fold_scatter_nd() {
   if (upd.shape != ushape)
     fail("updates ", fmt_shape(upd.shape), " must have shape ", fmt_shape(ushape));
   Const out = data;
-  out.is_int = data.is_int;
   if (data.is_int && !upd.is_int) fail("updates must have the type of data");
   int64_t slice = 1;
   for (int64_t d = kdim; d < r; ++d) slice *= data.shape[d];
   Shape st = strides_of(data.shape);
   int64_t nidx = ind.numel() / kdim;
-  (void)q;
   for (int64_t j = 0; j < nidx; ++j) {
     int64_t off = 0;
     for (int64_t d = 0; d < kdim; ++d) {

@@ -1,5 +1,6 @@
 // dense and the elementwise / normalisation ops around convolutions.
 #include "topi/nn/common.h"
+#include "topi/schedule_util.h"
 
 #include "minitvm/topi/nn.h"
 
@@ -33,6 +34,15 @@ Tensor dense(const Tensor& data, const Tensor& weight, const Tensor& bias, DataT
       "T_add", "broadcast");
 }
 
+namespace {
+// 0 (automatic): pad the rows to a multiple of 8 only when no register tile of 4 to 8 rows
+// divides them (the CPU schedules tile by the largest divisor up to 8).
+int64_t resolve_row_tile(int64_t rows, int64_t row_tile) {
+  if (row_tile != 0) return row_tile;
+  return topi::detail::largest_divisor_at_most(rows, 8) >= 4 ? 1 : 8;
+}
+}  // namespace
+
 Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile) {
   auto ds = const_shape(data), ws = const_shape(weight);
   MINITVM_USER_CHECK(ds.size() == 2)
@@ -41,8 +51,9 @@ Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile) {
       << "dense_pack: weight must be 3-D (out_dim / b, in_dim, b), got " << ws.size() << "-D";
   MINITVM_USER_CHECK(ds[1] == ws[1])
       << "dense_pack: data has in_dim " << ds[1] << " but weight has " << ws[1];
-  MINITVM_USER_CHECK(row_tile >= 1) << "dense_pack: row_tile must be >= 1, got " << row_tile;
+  MINITVM_USER_CHECK(row_tile >= 0) << "dense_pack: row_tile must be >= 0, got " << row_tile;
   const int64_t M = ds[0], K = ds[1], b = ws[2], N = ws[0] * ws[2];
+  row_tile = resolve_row_tile(M, row_tile);
   const int64_t Mp = (M + row_tile - 1) / row_tile * row_tile;
   Tensor x = data;
   if (Mp != M)
@@ -75,8 +86,10 @@ Tensor batch_matmul_pack(const Tensor& x, const Tensor& y, int64_t row_tile, int
       << "batch_matmul_pack: x has K = " << xs[2] << " but y has " << ys[2];
   MINITVM_USER_CHECK(xs[0] == ys[0] || xs[0] == 1 || ys[0] == 1)
       << "batch_matmul_pack: batches " << xs[0] << " and " << ys[0] << " differ";
-  MINITVM_USER_CHECK(row_tile >= 1 && col_tile >= 1) << "batch_matmul_pack: tiles must be >= 1";
+  MINITVM_USER_CHECK(row_tile >= 0 && col_tile >= 1)
+      << "batch_matmul_pack: row_tile must be >= 0 and col_tile >= 1";
   const int64_t B = std::max(xs[0], ys[0]), M = xs[1], K = xs[2], N = ys[1];
+  row_tile = resolve_row_tile(M, row_tile);
   const int64_t Mp = (M + row_tile - 1) / row_tile * row_tile;
   const int64_t Np = (N + col_tile - 1) / col_tile * col_tile;
   auto bx = [&](const Var& b) { return xs[0] == 1 ? I(0) : Expr(b); };
