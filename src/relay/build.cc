@@ -352,6 +352,13 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
     } else if (cuda && n == g.master && dec.tuned && dec.info.template_key == "winograd") {
       wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
       val[n.get()] = {wino->output};
+    } else if (!cuda && n->name == "nn.contrib_dense_pack") {
+      // The schedule's register tile rows for this block; rows padded to it unless it divides
+      // them.
+      const int64_t b = topi::nn::const_shape(in[1]).at(2);
+      const int64_t mt = topi::cpu::dense_pack_row_tile(b);
+      const int64_t M = topi::nn::const_shape(in[0]).at(0);
+      val[n.get()] = {topi::nn::dense_pack(in[0], in[1], M % mt == 0 ? 1 : mt)};
     } else if (!cuda && n->name == "nn.batch_matmul") {
       // The CPU's packed form: y transposed per call; rows padded where no 4-8 row tile divides
       // them, columns to a multiple of a vector.
@@ -591,7 +598,7 @@ Built build(const Function& f, const std::string& target, const Params& params,
     ao.depthwise_block = topi::cpu::fp32_lanes();
     // Task extraction keeps grouped convs as they are (they have no conv2d_NCHWc task).
     ao.group_block = opt.workloads_only ? 0 : topi::cpu::fp32_lanes();
-    ao.dense_pack_block = opt.workloads_only ? 0 : 2 * topi::cpu::fp32_lanes();
+    ao.dense_pack_block = opt.workloads_only ? 0 : topi::cpu::dense_pack_block();
     ao.pad_channels = {topi::cpu::preferred_channel_block(), topi::cpu::fp32_lanes()};
     b.optimized = alog.run("alter_op_layout", b.optimized,
                            [&](const Function& x) { return transform::alter_op_layout(x, ao); });

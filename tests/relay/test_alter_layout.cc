@@ -442,19 +442,26 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
 }
 
 // Dense layers of many rows (transformer tokens) run as nn.contrib_dense_pack on llvm, with the
-// weight packed at build time: rows that a 4-8 row tile divides, rows that need padding (197 =
-// ViT's tokens), units of a full and a half block, a bias + relu epilogue, a reshape after it;
-// fewer rows and units of no block stay nn.dense. Each against the reference executor.
+// weight packed at build time: rows that the register tile divides, rows that need padding (197 =
+// ViT's tokens, 3136 = ConvNeXt's first stage), units of a full, a half and a quarter block, a
+// bias + relu epilogue, a reshape after it; fewer rows and units of no block stay nn.dense. Each
+// against the reference executor.
 TEST(AlterOpLayout, DenseOfManyRowsIsPackedAndMatchesTheReference) {
-  const int64_t b = 2 * topi::cpu::fp32_lanes();
+  const int64_t b = topi::cpu::dense_pack_block();
+  EXPECT_EQ(b % topi::cpu::fp32_lanes(), 0);
+  // The accumulators of one register tile fit in the vector registers with room for the weights.
+  const int64_t vregs = topi::cpu::fp32_lanes() >= 16 ? 32 : 16;
+  const int64_t mt = topi::cpu::dense_pack_row_tile(b);
+  EXPECT_GE(mt, 4);
+  EXPECT_LE(mt * (b / topi::cpu::fp32_lanes()) + b / topi::cpu::fp32_lanes() + 1, vregs);
   uint64_t seed = 700;
   struct Case {
     int64_t m, k, n;
     bool reshape;
   };
   for (Case c :
-       {Case{196, 40, 2 * b, false}, Case{197, 64, 3 * b, true}, Case{49, 24, b / 2, false},
-        Case{3, 32, b, false}, Case{40, 16, b / 2 + 1, false}}) {
+       {Case{6 * mt * 7, 40, 2 * b, false}, Case{197, 64, 3 * b, true}, Case{49, 24, b / 2, false},
+        Case{3136, 8, b / 4, true}, Case{3, 32, b, false}, Case{40, 16, b / 4 + 1, false}}) {
     SCOPED_TRACE("M " + std::to_string(c.m) + " K " + std::to_string(c.k) + " N " +
                  std::to_string(c.n));
     auto x = var("data", T({c.m, c.k}));
@@ -463,7 +470,7 @@ TEST(AlterOpLayout, DenseOfManyRowsIsPackedAndMatchesTheReference) {
     if (c.reshape) y = add(reshape(y, {1, c.m, c.n}), rand_const({1, 1, c.n}, seed++));
     Function f({x}, y);
     Built bt = build(f, "llvm");
-    const bool packed = c.m > 16 && (c.n % b == 0 || c.n % (b / 2) == 0);
+    const bool packed = c.m > 16 && c.n % (b / 4) == 0;
     EXPECT_EQ(count_op(bt.optimized, "nn.contrib_dense_pack"), packed ? 1 : 0);
     EXPECT_EQ(count_op(bt.optimized, "nn.dense"), packed ? 0 : 1);
     // The packing (reshape + transpose of the weight) was folded at build time.

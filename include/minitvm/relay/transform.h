@@ -97,7 +97,7 @@ struct AlterLayoutOptions {
    *  NCHW). 0: grouped convs stay NCHW. */
   int64_t group_block = 0;
   /** llvm (TVM's dense_alter_layout for x86): an nn.dense of more than dense_pack_min_rows rows
-   *  whose units are a multiple of dense_pack_block (else of half of it) becomes
+   *  whose units are a multiple of dense_pack_block (else of half or a quarter of it) becomes
    *  nn.contrib_dense_pack with its weight packed to (N / b, K, b) by a reshape and a transpose,
    *  which fold_constant evaluates once, at build time (0: dense stays). */
   int64_t dense_pack_block = 0;

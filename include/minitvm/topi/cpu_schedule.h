@@ -30,8 +30,14 @@ te::Schedule schedule_group_conv2d_nchw(const std::vector<te::Tensor>& outs);
 /** dense (op tagged `dense`), optionally followed by bias / relu. */
 te::Schedule schedule_dense(const std::vector<te::Tensor>& outs);
 /** nn::dense_pack (op tagged `dense_pack`) with an optional fused injective epilogue: register
- *  tiles of up to 8 rows by the packed block, column panels outer. */
+ *  tiles of dense_pack_row_tile(b) rows (or the largest divisor of the rows below it) by the
+ *  packed block b, column panels outer. */
 te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs);
+/** dense_pack's column block for this CPU (four vectors with AVX-512, two below: the packed
+ *  weight's b) and the rows of its register tile for a block of b columns (the accumulators fill
+ *  3/4 of the vector registers; at most 8 rows). */
+int64_t dense_pack_block();
+int64_t dense_pack_row_tile(int64_t block);
 /** relay's nn.softmax over the last axis (T_softmax_maxelem, T_softmax_exp, T_softmax_expsum,
  *  T_softmax_norm): rows in parallel, exp and divide vectorized. */
 te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs);

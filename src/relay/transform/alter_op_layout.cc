@@ -136,7 +136,7 @@ class Alter {
         xs[0] <= opt_.dense_pack_min_rows)
       return keep(e);
     int64_t b = opt_.dense_pack_block;
-    if (ws[0] % b != 0) b /= 2;
+    for (int halve = 0; halve < 2 && b > 1 && ws[0] % b != 0; ++halve) b /= 2;
     if (b < 1 || ws[0] % b != 0) return keep(e);
     Expr w = transpose(reshape(nchw(e->args[1]), {ws[0] / b, b, ws[1]}), {0, 2, 1});
     return {call("nn.contrib_dense_pack", {nchw(e->args[0]), w}, Json::object()), nullptr, 0, 0};

@@ -337,9 +337,14 @@ static void schedule_register_tiles(te::Schedule& s, const te::Operation& d, con
   const size_t r = dax.size();
   bool at_output = o.same_as(d);
   if (!at_output) {
+    // o keeps d's shape, or cuts back its padded rows (the last tile's stores guarded)
     auto oax = o.axis();
     at_output = oax.size() == r;
-    for (size_t i = 0; at_output && i < r; ++i) at_output = extent_of(oax[i]) == extent_of(dax[i]);
+    for (size_t i = 0; at_output && i < r; ++i)
+      at_output = i + 2 == r
+                      ? extent_of(oax[i]) <= extent_of(dax[i]) && extent_of(dax[i]) % mt == 0 &&
+                            extent_of(oax[i]) > extent_of(dax[i]) - mt
+                      : extent_of(oax[i]) == extent_of(dax[i]);
   }
   te::Tensor acc;
   te::Operation tiled;
@@ -376,19 +381,44 @@ static void schedule_register_tiles(te::Schedule& s, const te::Operation& d, con
   if (!at_output) schedule_injective_stage(s, o);
 }
 
-// TVM's dense_pack on x86: register tiles of up to 8 rows by the weight's b packed columns (b =
-// two AVX-512 vectors: 16 accumulators), each k step one contiguous load of b weights and a
-// broadcast of each row's element; one panel of the packed weight (K x b floats) stays in L2
-// while every row tile passes over it.
+// The zero-padded copy of a matmul's rows (the stage named `name` feeding d, if there is one)
+// written once at root: inlined, every broadcast of the kernel's inner loop would select against
+// the row count.
+static void compute_padded_rows_at_root(te::Schedule& s, const te::Operation& d,
+                                        const std::string& name) {
+  for (const te::Tensor& in : d.input_tensors())
+    if (in.op()->name == name) {
+      s[in.op()].compute_root();
+      schedule_injective_stage(s, in.op());
+    }
+}
+
+int64_t dense_pack_block() {
+  return fp32_lanes() >= 16 ? 4 * fp32_lanes() : 2 * fp32_lanes();
+}
+
+int64_t dense_pack_row_tile(int64_t block) {
+  // 3/4 of the vector registers (32 with AVX-512, 16 below) hold accumulators; the rest the
+  // block's weights and a broadcast.
+  const int64_t accumulators = fp32_lanes() >= 16 ? 24 : 12;
+  const int64_t vectors = std::max<int64_t>(1, (block + fp32_lanes() - 1) / fp32_lanes());
+  return std::clamp<int64_t>(accumulators / vectors, 1, 8);
+}
+
+// TVM's dense_pack on x86: register tiles of dense_pack_row_tile(b) rows (or the largest divisor
+// of the rows below it) by the weight's b packed columns (with AVX-512: 6 rows by four vectors, 24
+// accumulators), each k step b contiguous weights loaded and each row's element broadcast; one
+// panel of the packed weight (K x b floats) stays in L2 while every row tile passes over it.
 te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
   te::Operation d = find_op_by_tag(ops[0], "dense_pack");
   MINITVM_USER_CHECK(d.defined()) << "schedule_dense_pack: no dense_pack op in the graph";
   traverse_inline(s, ops[0], [](const te::Operation&) {});
+  compute_padded_rows_at_root(s, d, "T_dense_pack_rows");
   const int64_t Mp = extent_of(d.axis()[0]);
   const int64_t b = nn::const_shape(d.input_tensors().at(1)).at(2);
-  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, 8), b);
+  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, dense_pack_row_tile(b)), b);
   return s;
 }
 
@@ -407,6 +437,7 @@ te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
     auto ax = ys.leaf_iter_vars();
     ys.parallel(ys.fuse(ax[0], ax[1]));
   }
+  compute_padded_rows_at_root(s, d, "T_batch_matmul_rows");
   const int64_t Mp = extent_of(d.axis()[1]), Np = extent_of(d.axis()[2]);
   const int64_t lanes = fp32_lanes();
   const int64_t nb = Np % (2 * lanes) == 0 ? 2 * lanes : Np % lanes == 0 ? lanes : Np;

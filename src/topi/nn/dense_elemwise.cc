@@ -60,7 +60,9 @@ Tensor dense_pack(const Tensor& data, const Tensor& weight, int64_t row_tile) {
     x = named_compute(
         {Mp, K}, {"i", "k"},
         [&](const std::vector<Var>& v) {
-          return ir::select(v[0] < I(M), data(v[0], v[1]), ir::make_const(data->dtype, 0.0));
+          // the clamp keeps the load in bounds where both sides of the select are evaluated
+          return ir::select(v[0] < I(M), data(ir::min(v[0], I(M - 1)), v[1]),
+                            ir::make_const(data->dtype, 0.0));
         },
         "T_dense_pack_rows", "injective");
   IterVar k = te::reduce_axis({0, I(K)}, "k");
@@ -95,6 +97,14 @@ Tensor batch_matmul_pack(const Tensor& x, const Tensor& y, int64_t row_tile, int
   auto bx = [&](const Var& b) { return xs[0] == 1 ? I(0) : Expr(b); };
   auto by = [&](const Var& b) { return ys[0] == 1 ? I(0) : Expr(b); };
   const Expr zero = ir::make_const(x->dtype, 0.0);
+  Tensor xp = x;
+  if (Mp != M)
+    xp = named_compute(
+        {xs[0], Mp, K}, {"b", "i", "k"},
+        [&](const std::vector<Var>& v) {
+          return ir::select(v[1] < I(M), x(v[0], ir::min(v[1], I(M - 1)), v[2]), zero);
+        },
+        "T_batch_matmul_rows", "injective");
   Tensor yt = named_compute(
       {ys[0], K, Np}, {"b", "k", "j"},
       [&](const std::vector<Var>& v) {
@@ -106,9 +116,7 @@ Tensor batch_matmul_pack(const Tensor& x, const Tensor& y, int64_t row_tile, int
   Tensor mm = named_compute(
       {B, Mp, Np}, {"b", "i", "j"},
       [&](const std::vector<Var>& v) {
-        Expr xv = x(bx(v[0]), ir::min(v[1], I(M - 1)), k->var);
-        if (Mp != M) xv = ir::select(v[1] < I(M), xv, zero);
-        return te::sum(xv * yt(by(v[0]), k->var, v[2]), {k});
+        return te::sum(xp(bx(v[0]), v[1], k->var) * yt(by(v[0]), k->var, v[2]), {k});
       },
       "T_batch_matmul", "batch_matmul");
   if (Mp == M && Np == N) return mm;
