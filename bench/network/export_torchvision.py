@@ -25,6 +25,20 @@ DEFAULT = ("resnet50,mobilenet_v2,vgg16,convnext_tiny,vit_b_16,swin_t,maxvit_t,e
            "mnasnet1_0,regnet_y_400mf")
 
 
+def _Out(model):
+    import torch
+
+    class Out(torch.nn.Module):
+        def __init__(self, m):
+            super().__init__()
+            self.m = m
+
+        def forward(self, x):
+            return self.m(x)["out"]
+
+    return Out(model).eval()
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out")
@@ -44,8 +58,13 @@ def main():
     for name in a.models.split(","):
         torch.manual_seed(0)
         kw = {"aux_logits": False, "init_weights": True} if name in ("googlenet", "inception_v3") else {}
+        # "segmentation.fcn_resnet50", "video.r3d_18": the sub-packages' models
+        ns, _, short = name.rpartition(".")
+        pkg = getattr(torchvision.models, ns) if ns else torchvision.models
+        if ns == "segmentation":
+            kw = {"aux_loss": False, "weights_backbone": None}
         try:
-            m = getattr(torchvision.models, name)(weights=None, **kw).eval()
+            m = getattr(pkg, short)(weights=None, **kw).eval()
         except AttributeError:
             failed.append(name)
             print(f"FAIL {name}: not a torchvision model", flush=True)
@@ -54,9 +73,11 @@ def main():
             for p in m.parameters():
                 if p.dim() >= 2 and not p.any():
                     p.normal_(0, 0.02)
+        if ns == "segmentation":  # returns {"out": ...}; export the tensor
+            m = _Out(m)
         size = 299 if name == "inception_v3" else 224
-        x = torch.randn(1, 3, size, size)
-        path = os.path.join(a.out, name + ".onnx")
+        x = torch.randn(1, 3, 16, 112, 112) if ns == "video" else torch.randn(1, 3, size, size)
+        path = os.path.join(a.out, short + ".onnx")
         try:
             torch.onnx.export(m, (x,), path, opset_version=opset, input_names=["input"],
                               output_names=["output"], dynamo=a.exporter == "dynamo")
