@@ -359,6 +359,11 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       const int64_t mt = topi::cpu::dense_pack_row_tile(b);
       const int64_t M = topi::nn::const_shape(in[0]).at(0);
       val[n.get()] = {topi::nn::dense_pack(in[0], in[1], M % mt == 0 ? 1 : mt)};
+    } else if (!cuda && n->name == "nn.softmax" && g.nodes.size() == 1 &&
+               n->types[0].shape.size() >= 2 &&
+               n->attrs.at("axis").get<int64_t>() + 1 == int64_t(n->types[0].shape.size())) {
+      // max and sum reduced in vectors first (schedule_softmax_last_axis)
+      val[n.get()] = {topi::nn::softmax_last_axis(in[0], topi::cpu::fp32_lanes())};
     } else if (!cuda && n->name == "nn.batch_matmul") {
       // The CPU's packed form: y transposed per call; rows padded where no 4-8 row tile divides
       // them, columns to a multiple of a vector.
@@ -407,6 +412,7 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
   } else if (!cuda && m.name == "nn.batch_matmul") {
     s = topi::cpu::schedule_batch_matmul_pack(outs);
   } else if (!cuda && m.name == "nn.softmax" && g.nodes.size() == 1 &&
+             m.types[0].shape.size() >= 2 &&
              m.attrs.at("axis").get<int64_t>() + 1 == int64_t(m.types[0].shape.size())) {
     s = topi::cpu::schedule_softmax_last_axis(outs);
   } else if (!cuda && all_injective(g)) {

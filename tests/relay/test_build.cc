@@ -62,6 +62,24 @@ TEST(RelayBuild, SmallGraphLlvmEveryOp) {
   relay_test::expect_llvm_matches_reference(fn, {{"data", input}}, 1e-5);
 }
 
+// nn.softmax on llvm, against the reference executor: over the last axis of 1-D (it ran into the
+// row schedule and failed), 2-D rows shorter than two vectors, ViT's 4-D 197-wide attention rows
+// (max and sum in vector partials), and over a middle axis.
+TEST(RelayBuild, SoftmaxOverEveryAxisKindLlvm) {
+  struct Case {
+    std::vector<int64_t> shape;
+    int axis;
+  };
+  uint64_t seed = 30;
+  for (Case c : std::vector<Case>{{{77}, 0}, {{3, 20}, 1}, {{1, 2, 5, 197}, 3}, {{2, 33, 4}, 1}}) {
+    SCOPED_TRACE(std::to_string(c.shape.size()) + "-D, axis " + std::to_string(c.axis));
+    auto x = var("data", T(c.shape));
+    Function fn({x}, nn::softmax(multiply(x, scalar(8.0)), c.axis));
+    auto input = relay::testing::random_uniform(c.shape, -4, 4, seed++);
+    relay_test::expect_llvm_matches_reference(fn, {{"data", input}}, 1e-5);
+  }
+}
+
 // Pools on blocked layouts of one, two and four vectors (NCHW16c, NCHW32c as Intel's fallback
 // blocks give, NCHW64c): the simple schedule vectorises the block (it ran scalar for 32- and
 // 64-blocks, 0.95 ms instead of 0.09 for ResNet-50's max pool); values as the reference's.

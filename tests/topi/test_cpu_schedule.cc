@@ -197,6 +197,43 @@ TEST(TopiCpu, InjectiveAndSoftmax) {
   expect_close(on.to_vector<float>(), ref, 1e-5f);
 }
 
+// softmax_last_axis (max and sum first in lanes partials) under schedule_softmax_last_axis, against
+// a loop nest in double: rows shorter than two vectors (direct), a whole number of vectors, ViT's
+// 197 (a tail), 3-D x; large values so a wrong max would overflow exp. 1-D x (no rows) is refused
+// with a clear error.
+TEST(TopiCpu, SoftmaxLastAxisInLanesMatchesNaiveLoops) {
+  const int64_t lanes = cpu::fp32_lanes();
+  struct Case {
+    std::vector<int64_t> shape;
+  };
+  for (Case c : std::vector<Case>{
+           {{3, 5}}, {{2, 2 * lanes - 1}}, {{4, 2 * lanes}}, {{2, 3, 197}}, {{1, 4 * lanes + 3}}}) {
+    SCOPED_TRACE(testing::Message() << c.shape.size() << "-D, row " << c.shape.back());
+    std::vector<Expr> es;
+    int64_t total = 1;
+    for (int64_t d : c.shape) es.push_back(Expr(d)), total *= d;
+    const int64_t n = c.shape.back(), rows = total / n;
+    auto x = te::placeholder(es, f32, "x");
+    auto sm = nn::softmax_last_axis(x, lanes);
+    auto mod = build(cpu::schedule_softmax_last_axis({sm}), {x, sm}, "llvm", "sm");
+    auto xv = rnd(total, 7);
+    for (size_t i = 0; i < xv.size(); ++i) xv[i] = xv[i] * 40.f + (i % 11 == 3 ? 60.f : 0.f);
+    auto on = runtime::NDArray::empty(c.shape, f32);
+    mod.get_function("sm")(runtime::NDArray::from_vector(xv, c.shape), on);
+    std::vector<float> ref(total);
+    for (int64_t r = 0; r < rows; ++r) {
+      const float* row = xv.data() + r * n;
+      const float mx = *std::max_element(row, row + n);
+      double s = 0;
+      for (int64_t j = 0; j < n; ++j) s += std::exp(double(row[j]) - mx);
+      for (int64_t j = 0; j < n; ++j) ref[r * n + j] = float(std::exp(double(row[j]) - mx) / s);
+    }
+    expect_close(on.to_vector<float>(), ref, 1e-5f);
+  }
+  auto x1 = te::placeholder({Expr(77)}, f32, "x");
+  EXPECT_THROW(cpu::schedule_softmax_last_axis({nn::softmax_last_axis(x1, lanes)}), CompileError);
+}
+
 // An NCHW[b]c -> NCHW unpack (a layout_transform's compute) gets the tiled schedule: b channels x
 // 16 columns; widths that 16 does not divide and a batch of 2 run the guarded tails.
 TEST(TopiCpu, InjectiveUnpackOfBlockedLayoutMatchesNaiveLoops) {

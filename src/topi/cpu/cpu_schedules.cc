@@ -454,6 +454,8 @@ te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs) {
   te::Operation norm = ops[0];
   MINITVM_USER_CHECK(norm->name == "T_softmax_norm")
       << "schedule_softmax_last_axis: output is not a softmax";
+  MINITVM_USER_CHECK(norm.axis().size() >= 2)
+      << "schedule_softmax_last_axis: needs rows (x of 2 or more dimensions), got 1-D";
   te::Operation e = norm.input_tensors().at(0).op(), sum = norm.input_tensors().at(1).op();
   te::Operation mx = e.input_tensors().at(1).op();
   te::Stage os = s[norm];
@@ -466,14 +468,26 @@ te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs) {
   os.vectorize(xi);
   s[e].compute_at(os, row);
   s[sum].compute_at(os, row);
+  // topi::nn::softmax_last_axis's partial reductions: at their reduction's place, the chunk loop
+  // outside the lanes, which are one vector (an accumulator register over the row).
+  auto partial = [&](const te::Operation& red, te::Stage& at, const IterVar& iv) {
+    te::Operation part = red.input_tensors().at(0).op();
+    if (part->name != "T_softmax_maxpart" && part->name != "T_softmax_sumpart") return;
+    s[part].compute_at(at, iv);
+    te::Stage ps = s[part];
+    auto pax = ps.leaf_iter_vars();  // the row axes, the lanes, then the chunks
+    ps.reorder({pax.back(), pax[pax.size() - 2]});
+    ps.vectorize(pax[pax.size() - 2]);
+  };
+  partial(sum, os, row);
   {
     te::Stage es = s[e];
     auto eax = es.leaf_iter_vars();
     // The max is computed once per row: at e's last outer axis (extent 1 there).
-    if (eax.size() >= 2)
-      s[mx].compute_at(es, eax[eax.size() - 2]);
-    else
-      s[mx].compute_at(os, row);
+    te::Stage& at = eax.size() >= 2 ? es : os;
+    const IterVar iv = eax.size() >= 2 ? eax[eax.size() - 2] : row;
+    s[mx].compute_at(at, iv);
+    partial(mx, at, iv);
     auto [eo, ei] = es.split(eax.back(), I(16));
     (void)eo;
     es.vectorize(ei);

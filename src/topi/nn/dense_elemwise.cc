@@ -201,6 +201,69 @@ Tensor softmax(const Tensor& x) {
       "T_softmax_norm", "softmax_output");
 }
 
+Tensor softmax_last_axis(const Tensor& x, int64_t lanes) {
+  const std::vector<int64_t> xs = const_shape(x);
+  MINITVM_USER_CHECK(!xs.empty()) << "softmax_last_axis: x must have an axis";
+  MINITVM_USER_CHECK(lanes >= 1) << "softmax_last_axis: lanes must be >= 1, got " << lanes;
+  const int64_t n = xs.back();
+  const std::vector<int64_t> rs(xs.begin(), xs.end() - 1);
+  std::vector<int64_t> ps = rs;
+  ps.push_back(lanes);
+  const bool parted = n >= 2 * lanes;
+  const int64_t chunks = n / lanes, base = chunks * lanes;
+  auto at = [](const std::vector<Var>& rows, Expr j) {
+    std::vector<Expr> idx(rows.begin(), rows.end());
+    idx.push_back(std::move(j));
+    return idx;
+  };
+  auto row_of = [](const std::vector<Var>& v) { return std::vector<Var>(v.begin(), v.end() - 1); };
+  // reduce(t) over the row: directly, or over lanes partials (the full chunks) and then the
+  // partials and the tail in one reduction (r < lanes: partial r, else element base + r - lanes).
+  auto reduce_row = [&](const Tensor& t, bool is_max, const std::string& name,
+                        const std::string& part_name) {
+    auto red = [&](const Expr& e, const IterVar& k) {
+      return is_max ? te::max(e, {k}) : te::sum(e, {k});
+    };
+    if (!parted) {
+      IterVar k = te::reduce_axis({0, I(n)}, "k");
+      return named_compute(
+          rs, ax_names(rs.size()),
+          [&](const std::vector<Var>& v) { return red(t.read(at(v, k->var)), k); }, name,
+          "softmax");
+    }
+    IterVar ko = te::reduce_axis({0, I(chunks)}, "ko");
+    Tensor part = named_compute(
+        ps, ax_names(ps.size()),
+        [&](const std::vector<Var>& v) {
+          return red(t.read(at(row_of(v), ko->var * I(lanes) + v.back())), ko);
+        },
+        part_name, "softmax");
+    IterVar r = te::reduce_axis({0, I(lanes + n - base)}, "r");
+    return named_compute(
+        rs, ax_names(rs.size()),
+        [&](const std::vector<Var>& v) {
+          Expr from_part = part.read(at(v, ir::min(r->var, I(lanes - 1))));
+          Expr from_tail = t.read(at(v, ir::max(r->var + I(base - lanes), I(0))));
+          return red(ir::select(r->var < I(lanes), from_part, from_tail), r);
+        },
+        name, "softmax");
+  };
+  Tensor mx = reduce_row(x, true, "T_softmax_maxelem", "T_softmax_maxpart");
+  Tensor e = named_compute(
+      xs, ax_names(xs.size()),
+      [&](const std::vector<Var>& v) {
+        return ir::exp(x.read(as_exprs(v)) - mx.read(as_exprs(row_of(v))));
+      },
+      "T_softmax_exp", "elemwise");
+  Tensor sum = reduce_row(e, false, "T_softmax_expsum", "T_softmax_sumpart");
+  return named_compute(
+      xs, ax_names(xs.size()),
+      [&](const std::vector<Var>& v) {
+        return e.read(as_exprs(v)) / sum.read(as_exprs(row_of(v)));
+      },
+      "T_softmax_norm", "softmax");
+}
+
 Tensor flatten(const Tensor& x) {
   auto xs = const_shape(x);
   MINITVM_USER_CHECK(xs.size() >= 2) << "flatten: input must be at least 2-D";
