@@ -365,9 +365,13 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       // max and sum reduced in vectors first (schedule_softmax_last_axis)
       val[n.get()] = {topi::nn::softmax_last_axis(in[0], topi::cpu::fp32_lanes())};
     } else if (!cuda && n->name == "nn.batch_matmul") {
-      // The CPU's packed form: y transposed per call; rows padded where no 4-8 row tile divides
-      // them, columns to a multiple of a vector.
-      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], 0, topi::cpu::fp32_lanes())};
+      // The CPU's packed form: y transposed per call, its columns padded to the column tile;
+      // rows padded to the register tile's unless it divides them.
+      const int64_t N = topi::nn::const_shape(in[1]).at(1), M = topi::nn::const_shape(in[0]).at(1);
+      const int64_t ct = topi::cpu::batch_matmul_column_tile(N);
+      const int64_t Np = (N + ct - 1) / ct * ct;
+      const int64_t mt = topi::cpu::dense_pack_row_tile(topi::cpu::batch_matmul_column_block(Np));
+      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], M % mt == 0 ? 1 : mt, ct)};
     } else {
       val[n.get()] = detail::lower_op(*n, in);
     }

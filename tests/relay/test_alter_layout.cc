@@ -482,15 +482,16 @@ TEST(AlterOpLayout, DenseOfManyRowsIsPackedAndMatchesTheReference) {
 }
 
 // nn.batch_matmul on llvm runs packed (y transposed per call, rows and columns padded to the
-// register tile where they need it): ViT's 197-token attention shapes, a batch of 1 broadcast on
-// either side, an epilogue; each against the reference executor.
+// register tile where they need it): ViT's 197-token attention shapes (QK^T: columns padded to two
+// vectors; AV: four vectors of columns), a batch of 1 broadcast on either side, an epilogue; each
+// against the reference executor.
 TEST(AlterOpLayout, BatchMatmulPackedForLlvmMatchesTheReference) {
   uint64_t seed = 800;
   struct Case {
     int64_t bx, by, m, n, k;
   };
   for (Case c : {Case{3, 3, 197, 197, 16}, Case{3, 3, 197, 16, 197}, Case{2, 1, 24, 32, 8},
-                 Case{1, 2, 5, 7, 3}}) {
+                 Case{1, 2, 5, 7, 3}, Case{2, 2, 197, 64, 40}, Case{1, 1, 30, 130, 5}}) {
     SCOPED_TRACE("x (" + std::to_string(c.bx) + ", " + std::to_string(c.m) + ", " +
                  std::to_string(c.k) + ") y (" + std::to_string(c.by) + ", " + std::to_string(c.n) +
                  ", " + std::to_string(c.k) + ")");

@@ -37,6 +37,11 @@ te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs);
  *  weight's b) and the rows of its register tile for a block of b columns (the accumulators fill
  *  3/4 of the vector registers; at most 8 rows). */
 int64_t dense_pack_block();
+/** batch_matmul_pack's columns: padded to a multiple of batch_matmul_column_tile(N) (two vectors
+ *  from 8 vectors of columns on, else one), then tiled by batch_matmul_column_block(padded): the
+ *  widest of dense_pack_block(), its half or its quarter that divides them. */
+int64_t batch_matmul_column_tile(int64_t cols);
+int64_t batch_matmul_column_block(int64_t cols);
 int64_t dense_pack_row_tile(int64_t block);
 /** relay's nn.softmax over the last axis (T_softmax_maxelem, T_softmax_exp, T_softmax_expsum,
  *  T_softmax_norm): rows in parallel, exp and divide vectorized. */

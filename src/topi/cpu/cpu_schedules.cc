@@ -393,6 +393,17 @@ static void compute_padded_rows_at_root(te::Schedule& s, const te::Operation& d,
     }
 }
 
+int64_t batch_matmul_column_tile(int64_t cols) {
+  return cols >= 8 * fp32_lanes() ? 2 * fp32_lanes() : fp32_lanes();
+}
+
+int64_t batch_matmul_column_block(int64_t cols) {
+  const int64_t lanes = fp32_lanes();
+  for (int64_t v = dense_pack_block() / lanes; v >= 1; v /= 2)
+    if (cols % (v * lanes) == 0) return v * lanes;
+  return cols;
+}
+
 int64_t dense_pack_block() {
   return fp32_lanes() >= 16 ? 4 * fp32_lanes() : 2 * fp32_lanes();
 }
@@ -423,7 +434,7 @@ te::Schedule schedule_dense_pack(const std::vector<te::Tensor>& outs) {
 }
 
 // nn::batch_matmul_pack: y's packing at root (parallel over batch and k), then dense_pack's
-// register tiles per batch (up to 8 rows by one or two vectors of columns).
+// register tiles per batch (batch_matmul_column_block columns by dense_pack_row_tile rows).
 te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   auto ops = ops_of(outs);
   te::Schedule s = te::create_schedule(ops);
@@ -440,8 +451,8 @@ te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   compute_padded_rows_at_root(s, d, "T_batch_matmul_rows");
   const int64_t Mp = extent_of(d.axis()[1]), Np = extent_of(d.axis()[2]);
   const int64_t lanes = fp32_lanes();
-  const int64_t nb = Np % (2 * lanes) == 0 ? 2 * lanes : Np % lanes == 0 ? lanes : Np;
-  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, 8), nb);
+  const int64_t nb = batch_matmul_column_block(Np);
+  schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, dense_pack_row_tile(nb)), nb);
   return s;
 }
 
