@@ -560,7 +560,11 @@ Function optimize(const Function& f, const Params& params, const BuildOptions& o
   Function g = log.run("bind_params", f,
                        [&](const Function& x) { return transform::bind_params(x, params); });
   g = log.run("simplify_inference", g, transform::simplify_inference);
-  if (opt.opt_level >= 2) g = log.run("fold_constant", g, transform::fold_constant);
+  if (opt.opt_level >= 2) {
+    g = log.run("fold_constant", g, transform::fold_constant);
+    g = log.run("sink_reshape", g, transform::sink_reshape);
+    g = log.run("fold_constant", g, transform::fold_constant);
+  }
   if (opt.opt_level >= 3) {
     g = log.run("fold_scale_axis", g, transform::fold_scale_axis);
     g = log.run("fold_constant", g, transform::fold_constant);

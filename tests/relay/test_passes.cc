@@ -130,6 +130,45 @@ TEST(RelayPasses, EliminateCommonSubexprSharesEqualCalls) {
   EXPECT_EQ(transform::eliminate_common_subexpr(g).body, g.body);
 }
 
+// An ONNX MatMul of a 3-D input (reshape -> dense -> reshape) with its bias and an exact GELU
+// after the reshape, then the next MatMul's reshape back: the bias, GELU and scalar ops move
+// before the reshape (the bias given as (N)) and both reshapes cancel. What must stay: a reshape
+// that changes the last axis, a broadcast of a graph tensor, a bias over another axis.
+TEST(RelayPasses, SinkReshapeMovesElementwiseOpsBeforeAReshapeKeepingTheLastAxis) {
+  auto cst = [](std::vector<int64_t> s, uint64_t seed) {
+    return constant(relay::testing::random_uniform(s, -1, 1, seed));
+  };
+  auto x = var("x", T({1, 5, 8}));
+  Expr d = nn::dense(reshape(x, {5, 8}), cst({6, 8}, 1));
+  Expr r = add(reshape(d, {1, 5, 6}), cst({6}, 2));
+  Expr gelu =
+      multiply(multiply(r, add(erf(divide(r, scalar(1.4142135))), scalar(1.0))), scalar(0.5));
+  Expr y = nn::dense(reshape(gelu, {5, 6}), cst({4, 6}, 3));
+  Function f({x}, y);
+  Function g = transform::fold_constant(transform::sink_reshape(f));
+  EXPECT_EQ(count_op(g, "reshape"), 1);  // the input's only
+  EXPECT_EQ(g.body->args[0]->name, "multiply");
+  EXPECT_EQ(g.body->args[0]->types[0].shape, (std::vector<int64_t>{5, 6}));
+  auto in = relay::testing::random_uniform({1, 5, 8}, -1, 1, 4);
+  expect_close(reference_run(g, {{"x", in}})[0], reference_run(f, {{"x", in}})[0], 1e-6);
+  EXPECT_EQ(transform::sink_reshape(g).body, g.body);
+
+  // Stays: a reshape that changes the last axis; a graph tensor's broadcast; a bias (5, 1) over
+  // the rows.
+  auto z = var("z", T({1, 1, 6}));
+  Expr k1 = add(reshape(d, {1, 6, 5}), cst({5}, 5));
+  Expr k2 = add(reshape(d, {1, 5, 6}), z);
+  Expr k3 = add(reshape(d, {1, 5, 6}), cst({5, 1}, 6));
+  Function h({x, z}, tuple({k1, k2, k3}));
+  Function hs = transform::sink_reshape(h);
+  EXPECT_EQ(count_op(hs, "add"), 3);
+  for (const Expr& field : hs.body->args) EXPECT_EQ(field->name, "add");
+  auto zin = relay::testing::random_uniform({1, 1, 6}, -1, 1, 8);
+  auto ro = reference_run(hs, {{"x", in}, {"z", zin}}),
+       rf = reference_run(h, {{"x", in}, {"z", zin}});
+  for (size_t i = 0; i < 3; ++i) expect_close(ro[i], rf[i], 0);
+}
+
 TEST(RelayPasses, FoldScaleAxisIntoConvWeights) {
   auto c = conv_bn();
   Function g = transform::fold_constant(

@@ -15,6 +15,13 @@
  *   attributes on the same arguments (and equal tuples / field projections) become one node, so
  *   that it is computed once; ONNX Slice pairs that take both halves of a tensor (torch's chunk)
  *   import as two equal splits and share one this way. Constants are compared by identity.
+ * - sink_reshape: op(reshape(x), c...) -> reshape(op(x, c...)) for an elementwise or broadcast op
+ *   when the reshape keeps x's last axis and every other operand is either a reshape of a tensor
+ *   of x's shape to the same shape (replaced by that tensor) or a constant that broadcasts along
+ *   the last axis only (a scalar, a bias (n) or (1, ..., 1, n): given as (n)); then
+ *   reshape(reshape(x)) -> reshape(x) and a reshape to x's own shape -> x. An ONNX MatMul of a
+ *   3-D input imports as reshape -> dense -> reshape, and its bias and activation followed the
+ *   reshape, where fuse_ops cannot take them into the dense as its epilogue.
  * - fold_scale_axis: TVM's backward FoldScaleAxis restricted to its net effect on conv nets:
  *   multiply(conv2d(x, W), s) where the conv output has exactly one use, W is a constant OIHW
  *   weight (any group count: output channel o reads only W[o]; TVM folds groups 1 and depthwise
@@ -58,6 +65,7 @@ Function bind_params(const Function& f, const Params& params);
 Function simplify_inference(const Function& f);
 Function fold_constant(const Function& f);
 Function eliminate_common_subexpr(const Function& f);
+Function sink_reshape(const Function& f);
 Function fold_scale_axis(const Function& f);
 
 /** Channel blocks of a blocked conv2d (ic_bn divides the input channels, oc_bn the output). */
