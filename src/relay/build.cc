@@ -364,6 +364,11 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
                n->attrs.at("axis").get<int64_t>() + 1 == int64_t(n->types[0].shape.size())) {
       // max and sum reduced in vectors first (schedule_softmax_last_axis)
       val[n.get()] = {topi::nn::softmax_last_axis(in[0], topi::cpu::fp32_lanes())};
+    } else if (te::Tensor r;
+               !cuda && (r = detail::lower_reduce_last_axis(*n, in.at(0), topi::cpu::fp32_lanes()))
+                            .defined()) {
+      // sum / mean / max / min of rows (LayerNorm's means): in vector partials first
+      val[n.get()] = {r};
     } else if (!cuda && n->name == "nn.batch_matmul") {
       // The CPU's packed form: y transposed per call, its columns padded to the column tile;
       // rows padded to the register tile's unless it divides them.

@@ -187,6 +187,28 @@ Tensor reduce(const ExprNode& c, const Tensor& x) {
   });
 }
 
+}  // namespace
+
+Tensor lower_reduce_last_axis(const ExprNode& c, const Tensor& x, int64_t lanes) {
+  const std::string& op = c.name;
+  if (op != "sum" && op != "mean" && op != "max" && op != "min") return Tensor();
+  const Shape is = topi::nn::const_shape(x);
+  const Json& ax = c.attrs.at("axis");
+  if (is.empty() || ax.is_null() || c.attrs.at("exclude").get<bool>()) return Tensor();
+  const std::vector<int64_t> axes = ints(ax);
+  const int64_t last = static_cast<int64_t>(is.size()) - 1;
+  if (axes.size() != 1 || (axes[0] != last && axes[0] != -1)) return Tensor();
+  const bool keep = c.attrs.at("keepdims").get<bool>();
+  Tensor r = topi::nn::reduce_last_axis(x, op == "mean" ? "sum" : op, lanes, keep,
+                                        "T_" + (op == "mean" ? std::string("sum") : op));
+  if (op != "mean") return r;
+  return elemwise(r, "T_divide", [&](Expr e) {
+    return e / ir::make_const(x.dtype(), static_cast<double>(is.back()));
+  });
+}
+
+namespace {
+
 Tensor softmax(const ExprNode& c, const Tensor& x) {
   Shape s = topi::nn::const_shape(x);
   int64_t axis = c.attrs.at("axis").get<int64_t>();

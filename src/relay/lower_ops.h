@@ -13,6 +13,11 @@ namespace minitvm::relay::detail {
  *  conv2d and dense go through topi (nn.h); CompileError for ops relay::build cannot lower. */
 std::vector<te::Tensor> lower_op(const ExprNode& call, const std::vector<te::Tensor>& args);
 
+/** A CPU form of sum / mean / max / min over the last axis alone (exclude off):
+ *  topi::nn::reduce_last_axis with `lanes` partials, the mean then divided (T_divide); an
+ *  undefined tensor for any other call, which lower_op then lowers. */
+te::Tensor lower_reduce_last_axis(const ExprNode& call, const te::Tensor& x, int64_t lanes);
+
 /** Whether a conv2d call is depthwise with multiplier 1 (groups == input channels == output
  *  channels): lowered by topi's depthwise_conv2d_nchw. */
 bool is_depthwise(const ExprNode& conv);

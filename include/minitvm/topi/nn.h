@@ -149,11 +149,15 @@ Tensor batch_norm_inference(const Tensor& x, const Tensor& gamma, const Tensor& 
                             const Tensor& mean, const Tensor& var, double epsilon = 1e-5);
 /** Softmax over the last axis of a 2-D tensor (max-subtracted). */
 Tensor softmax(const Tensor& x);
-/** softmax over the last axis of an N-D x, its max and sum first reduced into `lanes` partial
- *  results (T_softmax_maxpart / T_softmax_sumpart: lane l over the elements l, l + lanes, ... of
- *  the row's full chunks) that a CPU schedule keeps in one vector, then the partials and the
- *  row's tail (T_softmax_maxelem / T_softmax_expsum); exp(x - max) once (T_softmax_exp), divided
- *  by the sum (T_softmax_norm). Rows shorter than 2 * lanes reduce directly. */
+/** The sum, max or min of x's last axis (kept as 1 with keepdims), a row of 2 * lanes or more
+ *  first reduced into `lanes` partials (`name`_part: lane l over the elements l, l + lanes, ...
+ *  of the row's full chunks) that a CPU schedule keeps in one vector, then the partials and the
+ *  row's tail (`name`); shorter rows directly. Both stages tagged `tag`. */
+Tensor reduce_last_axis(const Tensor& x, const std::string& kind, int64_t lanes, bool keepdims,
+                        const std::string& name, const std::string& tag = "comm_reduce");
+/** softmax over the last axis of an N-D x: its max (T_softmax_maxelem) and the sum of exp(x - max)
+ *  (T_softmax_exp, computed once) (T_softmax_expsum) by reduce_last_axis, the exps divided by the
+ *  sum (T_softmax_norm). */
 Tensor softmax_last_axis(const Tensor& x, int64_t lanes);
 /** (N, d1, d2, ...) -> (N, d1*d2*...). */
 Tensor flatten(const Tensor& x);

@@ -483,7 +483,7 @@ te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs) {
   // outside the lanes, which are one vector (an accumulator register over the row).
   auto partial = [&](const te::Operation& red, te::Stage& at, const IterVar& iv) {
     te::Operation part = red.input_tensors().at(0).op();
-    if (part->name != "T_softmax_maxpart" && part->name != "T_softmax_sumpart") return;
+    if (part->name != "T_softmax_maxelem_part" && part->name != "T_softmax_expsum_part") return;
     s[part].compute_at(at, iv);
     te::Stage ps = s[part];
     auto pax = ps.leaf_iter_vars();  // the row axes, the lanes, then the chunks

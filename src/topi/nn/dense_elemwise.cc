@@ -201,66 +201,69 @@ Tensor softmax(const Tensor& x) {
       "T_softmax_norm", "softmax_output");
 }
 
-Tensor softmax_last_axis(const Tensor& x, int64_t lanes) {
+Tensor reduce_last_axis(const Tensor& x, const std::string& kind, int64_t lanes, bool keepdims,
+                        const std::string& name, const std::string& tag) {
   const std::vector<int64_t> xs = const_shape(x);
-  MINITVM_USER_CHECK(!xs.empty()) << "softmax_last_axis: x must have an axis";
-  MINITVM_USER_CHECK(lanes >= 1) << "softmax_last_axis: lanes must be >= 1, got " << lanes;
+  MINITVM_USER_CHECK(!xs.empty()) << "reduce_last_axis: x must have an axis";
+  MINITVM_USER_CHECK(lanes >= 1) << "reduce_last_axis: lanes must be >= 1, got " << lanes;
+  MINITVM_USER_CHECK(kind == "sum" || kind == "max" || kind == "min")
+      << "reduce_last_axis: kind must be sum, max or min, got '" << kind << "'";
   const int64_t n = xs.back();
-  const std::vector<int64_t> rs(xs.begin(), xs.end() - 1);
-  std::vector<int64_t> ps = rs;
+  std::vector<int64_t> rs(xs.begin(), xs.end() - 1), ps = rs;
   ps.push_back(lanes);
-  const bool parted = n >= 2 * lanes;
-  const int64_t chunks = n / lanes, base = chunks * lanes;
-  auto at = [](const std::vector<Var>& rows, Expr j) {
-    std::vector<Expr> idx(rows.begin(), rows.end());
+  if (keepdims) rs.push_back(1);
+  auto red = [&](const Expr& e, const IterVar& k) {
+    return kind == "max" ? te::max(e, {k}) : kind == "min" ? te::min(e, {k}) : te::sum(e, {k});
+  };
+  // x's index of row `v` (an output index; its kept axis dropped) and column j
+  auto at = [&](const std::vector<Var>& v, Expr j) {
+    std::vector<Expr> idx(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(xs.size() - 1));
     idx.push_back(std::move(j));
     return idx;
   };
-  auto row_of = [](const std::vector<Var>& v) { return std::vector<Var>(v.begin(), v.end() - 1); };
-  // reduce(t) over the row: directly, or over lanes partials (the full chunks) and then the
-  // partials and the tail in one reduction (r < lanes: partial r, else element base + r - lanes).
-  auto reduce_row = [&](const Tensor& t, bool is_max, const std::string& name,
-                        const std::string& part_name) {
-    auto red = [&](const Expr& e, const IterVar& k) {
-      return is_max ? te::max(e, {k}) : te::sum(e, {k});
-    };
-    if (!parted) {
-      IterVar k = te::reduce_axis({0, I(n)}, "k");
-      return named_compute(
-          rs, ax_names(rs.size()),
-          [&](const std::vector<Var>& v) { return red(t.read(at(v, k->var)), k); }, name,
-          "softmax");
-    }
-    IterVar ko = te::reduce_axis({0, I(chunks)}, "ko");
-    Tensor part = named_compute(
-        ps, ax_names(ps.size()),
-        [&](const std::vector<Var>& v) {
-          return red(t.read(at(row_of(v), ko->var * I(lanes) + v.back())), ko);
-        },
-        part_name, "softmax");
-    IterVar r = te::reduce_axis({0, I(lanes + n - base)}, "r");
+  if (n < 2 * lanes) {
+    IterVar k = te::reduce_axis({0, I(n)}, "k");
     return named_compute(
         rs, ax_names(rs.size()),
-        [&](const std::vector<Var>& v) {
-          Expr from_part = part.read(at(v, ir::min(r->var, I(lanes - 1))));
-          Expr from_tail = t.read(at(v, ir::max(r->var + I(base - lanes), I(0))));
-          return red(ir::select(r->var < I(lanes), from_part, from_tail), r);
-        },
-        name, "softmax");
+        [&](const std::vector<Var>& v) { return red(x.read(at(v, k->var)), k); }, name, tag);
+  }
+  const int64_t base = n / lanes * lanes;
+  IterVar ko = te::reduce_axis({0, I(n / lanes)}, "ko");
+  Tensor part = named_compute(
+      ps, ax_names(ps.size()),
+      [&](const std::vector<Var>& v) {
+        return red(x.read(at(v, ko->var * I(lanes) + v.back())), ko);
+      },
+      name + "_part", tag);
+  // the partials and the tail in one reduction: r < lanes reads partial r, else element
+  // base + r - lanes (both sides clamped in bounds)
+  IterVar r = te::reduce_axis({0, I(lanes + n - base)}, "r");
+  return named_compute(
+      rs, ax_names(rs.size()),
+      [&](const std::vector<Var>& v) {
+        std::vector<Expr> pidx(v.begin(), v.begin() + static_cast<std::ptrdiff_t>(xs.size() - 1));
+        pidx.push_back(ir::min(r->var, I(lanes - 1)));
+        Expr from_tail = x.read(at(v, ir::max(r->var + I(base - lanes), I(0))));
+        return red(ir::select(r->var < I(lanes), part.read(pidx), from_tail), r);
+      },
+      name, tag);
+}
+
+Tensor softmax_last_axis(const Tensor& x, int64_t lanes) {
+  const std::vector<int64_t> xs = const_shape(x);
+  MINITVM_USER_CHECK(!xs.empty()) << "softmax_last_axis: x must have an axis";
+  auto row_of = [](const std::vector<Var>& v) {
+    return as_exprs(std::vector<Var>(v.begin(), v.end() - 1));
   };
-  Tensor mx = reduce_row(x, true, "T_softmax_maxelem", "T_softmax_maxpart");
+  Tensor mx = reduce_last_axis(x, "max", lanes, false, "T_softmax_maxelem", "softmax");
   Tensor e = named_compute(
       xs, ax_names(xs.size()),
-      [&](const std::vector<Var>& v) {
-        return ir::exp(x.read(as_exprs(v)) - mx.read(as_exprs(row_of(v))));
-      },
+      [&](const std::vector<Var>& v) { return ir::exp(x.read(as_exprs(v)) - mx.read(row_of(v))); },
       "T_softmax_exp", "elemwise");
-  Tensor sum = reduce_row(e, false, "T_softmax_expsum", "T_softmax_sumpart");
+  Tensor sum = reduce_last_axis(e, "sum", lanes, false, "T_softmax_expsum", "softmax");
   return named_compute(
       xs, ax_names(xs.size()),
-      [&](const std::vector<Var>& v) {
-        return e.read(as_exprs(v)) / sum.read(as_exprs(row_of(v)));
-      },
+      [&](const std::vector<Var>& v) { return e.read(as_exprs(v)) / sum.read(row_of(v)); },
       "T_softmax_norm", "softmax");
 }
 
