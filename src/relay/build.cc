@@ -353,12 +353,10 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       wino = topi::nn::conv2d_winograd_nchw(in[0], in[1], conv_attrs(*n).padding);
       val[n.get()] = {wino->output};
     } else if (!cuda && n->name == "nn.contrib_dense_pack") {
-      // The schedule's register tile rows for this block; rows padded to it unless it divides
-      // them.
+      // rows padded to the schedule's register tile for this block unless it divides them
       const int64_t b = topi::nn::const_shape(in[1]).at(2);
-      const int64_t mt = topi::cpu::dense_pack_row_tile(b);
       const int64_t M = topi::nn::const_shape(in[0]).at(0);
-      val[n.get()] = {topi::nn::dense_pack(in[0], in[1], M % mt == 0 ? 1 : mt)};
+      val[n.get()] = {topi::nn::dense_pack(in[0], in[1], topi::cpu::dense_pack_row_padding(M, b))};
     } else if (!cuda && n->name == "nn.softmax" && g.nodes.size() == 1 &&
                n->types[0].shape.size() >= 2 &&
                n->attrs.at("axis").get<int64_t>() + 1 == int64_t(n->types[0].shape.size())) {
@@ -375,8 +373,9 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
       const int64_t N = topi::nn::const_shape(in[1]).at(1), M = topi::nn::const_shape(in[0]).at(1);
       const int64_t ct = topi::cpu::batch_matmul_column_tile(N);
       const int64_t Np = (N + ct - 1) / ct * ct;
-      const int64_t mt = topi::cpu::dense_pack_row_tile(topi::cpu::batch_matmul_column_block(Np));
-      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], M % mt == 0 ? 1 : mt, ct)};
+      const int64_t pad =
+          topi::cpu::dense_pack_row_padding(M, topi::cpu::batch_matmul_column_block(Np));
+      val[n.get()] = {topi::nn::batch_matmul_pack(in[0], in[1], pad, ct)};
     } else {
       val[n.get()] = detail::lower_op(*n, in);
     }

@@ -43,6 +43,9 @@ int64_t dense_pack_block();
 int64_t batch_matmul_column_tile(int64_t cols);
 int64_t batch_matmul_column_block(int64_t cols);
 int64_t dense_pack_row_tile(int64_t block);
+/** The row_tile to give nn::dense_pack / nn::batch_matmul_pack for `rows` rows and a column block:
+ *  1 (no padding) when dense_pack_row_tile(block) divides the rows, else that tile. */
+int64_t dense_pack_row_padding(int64_t rows, int64_t block);
 /** relay's nn.softmax over the last axis (T_softmax_maxelem, T_softmax_exp, T_softmax_expsum,
  *  T_softmax_norm): rows in parallel, exp and divide vectorized. */
 te::Schedule schedule_softmax_last_axis(const std::vector<te::Tensor>& outs);

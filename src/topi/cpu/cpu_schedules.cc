@@ -416,6 +416,11 @@ int64_t dense_pack_row_tile(int64_t block) {
   return std::clamp<int64_t>(accumulators / vectors, 1, 8);
 }
 
+int64_t dense_pack_row_padding(int64_t rows, int64_t block) {
+  const int64_t mt = dense_pack_row_tile(block);
+  return rows % mt == 0 ? 1 : mt;
+}
+
 // TVM's dense_pack on x86: register tiles of dense_pack_row_tile(b) rows (or the largest divisor
 // of the rows below it) by the weight's b packed columns (with AVX-512: 6 rows by four vectors, 24
 // accumulators), each k step b contiguous weights loaded and each row's element broadcast; one
