@@ -24,6 +24,9 @@ std::vector<transform::NamedPass> lowering_passes(const LowerOptions& opt, const
                [&binds](const Stmt& x) { return transform::storage_flatten(x, binds); }});
   p.push_back({"simplify", [](const Stmt& x) { return simplify(x); }});
   const bool vectorize = !opt.disable_vectorize;
+  p.push_back({"loop_partition", [vectorize](const Stmt& x) {
+                 return vectorize ? transform::loop_partition(x) : x;
+               }});
   p.push_back({"vectorize_loop", [vectorize](const Stmt& x) {
                  return vectorize ? transform::vectorize_loop(x) : x;
                }});

@@ -64,6 +64,40 @@ TEST(UnrollLoop, AutoMaxStepUnderPragmaAndNonExplicit) {
   EXPECT_TRUE(unroll_loop(loop).same_as(loop));
 }
 
+// A split tail (70 = 4 x 16 + 6): the iterations where the guard holds for every lane lose it,
+// the last keeps it (its lanes 0..5). Guards that hold everywhere or nowhere, scalar guards and
+// guards not using the serial loop leave the loop as it was.
+TEST(LoopPartition, PeelsTheMaskedTailOfASplit) {
+  Var o("o"), i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  auto nest = [&](int64_t n, ForKind inner_kind, Expr extra = Expr()) {
+    Expr cond = o * 16 + i < Expr(static_cast<int>(n));
+    if (extra.defined()) cond = AndNode::make(cond, extra);
+    Stmt st = store(B, load(A, o * 16 + i) + 1.0f, o * 16 + i);
+    return ForNode::make(
+        o, 0, 5, ForKind::Serial,
+        ForNode::make(i, 0, 16, inner_kind, IfThenElseNode::make(likely(cond), st)));
+  };
+  Stmt before = nest(70, ForKind::Vectorized);
+  Stmt st = store(B, load(A, o * 16 + i) + 1.0f, o * 16 + i);
+  Stmt main =
+      ForNode::make(o, 0, 4, ForKind::Serial, ForNode::make(i, 0, 16, ForKind::Vectorized, st));
+  Stmt tail_st = store(B, load(A, i + 64) + 1.0f, i + 64);
+  Stmt tail =
+      ForNode::make(i, 0, 16, ForKind::Vectorized, IfThenElseNode::make(likely(i < 6), tail_st));
+  expect_ir_eq(simplify(loop_partition(before)), BlockNode::make({main, tail}), before);
+  // Holds nowhere in a whole iteration (n < 16) or is provable everywhere: unchanged.
+  for (int64_t n : {10, 80}) {
+    Stmt b = nest(n, ForKind::Vectorized);
+    EXPECT_TRUE(loop_partition(b).same_as(b)) << n;
+  }
+  // A scalar inner loop, or a guard with a condition on a variable not bounded here.
+  Stmt scalar = nest(70, ForKind::Serial);
+  EXPECT_TRUE(loop_partition(scalar).same_as(scalar));
+  Var n("n");
+  Stmt unknown = nest(70, ForKind::Vectorized, n < 3);
+  EXPECT_TRUE(loop_partition(unknown).same_as(unknown));
+}
+
 TEST(VectorizeLoop, ContiguousBecomesRamp) {
   Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, load(A, i) * 2.0f, i));

@@ -21,6 +21,14 @@ using ir::Stmt;
 Stmt storage_flatten(const Stmt& s,
                      const std::map<std::pair<const ir::OperationNode*, int>, ir::Buffer>& binds);
 
+/** TVM's LoopPartition for split tails: a serial loop (constant bounds) holding a vectorized loop
+ *  with a lane-dependent `likely` guard that uses the serial loop's variable (`if (likely(xo*16 +
+ *  xi < 197))`) is split into the iterations where every such guard provably holds, simplified
+ *  without the guards (unmasked vectors), and the remaining iterations with them. Loops whose
+ *  guards hold nowhere or everywhere are unchanged. Expects: after storage_flatten and simplify,
+ *  before vectorize_loop. */
+Stmt loop_partition(const Stmt& s);
+
 /** Vectorized loops with constant extent (2..64) become Ramp/Broadcast vector code. Loads may use
  *  ramps (any stride) or indices with constant lane offsets over a short span (ir::lane_offsets,
  *  e.g. floordiv(ramp(x*48, 1, 48), 3)); a lane-dependent `if` without else (a split tail) makes
