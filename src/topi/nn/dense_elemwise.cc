@@ -263,7 +263,10 @@ Tensor softmax_last_axis(const Tensor& x, int64_t lanes) {
   Tensor sum = reduce_last_axis(e, "sum", lanes, false, "T_softmax_expsum", "softmax");
   return named_compute(
       xs, ax_names(xs.size()),
-      [&](const std::vector<Var>& v) { return e.read(as_exprs(v)) / sum.read(row_of(v)); },
+      // times the row's reciprocal (one scalar divide per vector, as ONNX Runtime's MLAS)
+      [&](const std::vector<Var>& v) {
+        return e.read(as_exprs(v)) * (ir::make_const(sum->dtype, 1.0) / sum.read(row_of(v)));
+      },
       "T_softmax_norm", "softmax");
 }
 
