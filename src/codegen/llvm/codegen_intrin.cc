@@ -291,10 +291,18 @@ llvm::Value* CodeGenLLVM::emit_math(const CallNode* op) {
 llvm::Value* CodeGenLLVM::emit_if_then_else(const CallNode* op) {
   MINITVM_ICHECK(op->args.size() == 3) << "LLVM codegen: tvm_if_then_else takes 3 arguments";
   const Expr& c = op->args[0];
-  if (c.dtype().is_vector()) {
+  // A scalar condition on vectors wider than a register or of no power-of-two width (48 floats of
+  // a split tail that loop_partition peeled) is broadcast: branches joined by a phi of such a
+  // vector made LLVM spill it lane by lane (a pooling backward ran 2.3x slower).
+  const int64_t lanes = op->dtype.lanes();
+  const bool odd_vector =
+      lanes > 1 && ((lanes & (lanes - 1)) != 0 || op->dtype.bits() * lanes > 512);
+  if (c.dtype().is_vector() || odd_vector) {
     // No per-lane branches: the vector loads of the true branch are masked (lanes with a false
     // condition are not read), then a select of both branches.
     llvm::Value* cond = emit(c);
+    if (!c.dtype().is_vector())
+      cond = builder_->CreateVectorSplat(static_cast<unsigned>(op->dtype.lanes()), cond);
     llvm::Value* f = emit(op->args[2]);
     if (auto* load = op->args[1].as<LoadNode>())
       return emit_load(load->dtype, load->buffer_var, load->index, load->predicate, cond, f);

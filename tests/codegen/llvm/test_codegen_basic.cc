@@ -242,6 +242,30 @@ TEST(CodegenLLVM, VectorIfThenElseMasksNestedLoads) {
     ASSERT_EQ(o[k], k < n ? (av[k] > bv[k] ? av[k] : bv[k] * 2.f) : -3.f) << k;
 }
 
+// A scalar condition on a vector of no register width (48 floats: a pooling tile after
+// loop_partition) is broadcast to a mask, not branched on: a phi of <48 x float> made LLVM spill
+// it lane by lane. Rows of the condition's false side read nothing and give the else value.
+TEST(CodegenLLVM, ScalarConditionOnWideVectorIsAMask) {
+  const int64_t lanes = 48, rows = 4, valid_rows = 3;
+  FuncBuilder fb;
+  Var A = fb.buffer("A", f32, {valid_rows * lanes}), O = fb.buffer("O", f32, {rows * lanes});
+  Var r("r");
+  DataType v48 = f32.with_lanes(lanes);
+  Expr ramp = RampNode::make(r * static_cast<int>(lanes), 1, lanes);
+  Expr body = if_then_else(r < static_cast<int>(valid_rows), LoadNode::make(v48, A, ramp) * 2.f,
+                           BroadcastNode::make(Expr(-1.f), lanes));
+  PrimFunc f = fb.make("wide_ite", loop(r, rows, StoreNode::make(O, body, ramp)));
+  std::string ir = emit_llvm_ir({f});
+  EXPECT_EQ(ir.find("phi <48 x float>"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("masked.load"), std::string::npos) << ir;
+  auto av = random_floats(valid_rows * lanes, 33);
+  NDArray O_ = NDArray::empty({rows * lanes}, f32);
+  build_one(f)(NDArray::from_vector(av, {valid_rows * lanes}), O_);
+  auto o = O_.to_vector<float>();
+  for (int64_t k = 0; k < rows * lanes; ++k)
+    ASSERT_EQ(o[k], k < valid_rows * lanes ? av[k] * 2.f : -1.f) << k;
+}
+
 // Stack (small) and heap (large) temporaries; the heap ones from the runtime's workspace.
 TEST(CodegenLLVM, AllocateTemporaries) {
   for (int64_t n : {16, 40000}) {
