@@ -124,6 +124,40 @@ TEST(OnnxImport, ResidualBlockWithDepthwiseDilatedConv) {
   import_build_run(m, {1, 8, 10, 10});
 }
 
+// A video block as R(2+1)D and R3D build them: 3-D convolutions (spatial 1x3x3, temporal 3x1x1
+// strided and padded, a full 3x3x3 with groups), BatchNormalization and global pooling of 5-D
+// data; the llvm build against the reference executor (the ONNX node tests test_Conv3d* check
+// the 3-D convolution against PyTorch's outputs).
+TEST(OnnxImport, VideoBlockOf3dConvolutions) {
+  Model m(13);
+  m.input("x", {1, 3, 6, 10, 10});
+  m.init("ws", {8, 3, 1, 3, 3}, -0.5, 0.5, 1);
+  aints(m.node("Conv", {"x", "ws"}, {"s"}), "pads", {0, 1, 1, 0, 1, 1});
+  m.init("g", {8}, 0.5, 1.5, 2);
+  m.init("be", {8}, -0.5, 0.5, 3);
+  m.init("mu", {8}, -0.2, 0.2, 4);
+  m.init("var", {8}, 0.5, 1.5, 5);
+  m.node("BatchNormalization", {"s", "g", "be", "mu", "var"}, {"bn"});
+  m.node("Relu", {"bn"}, {"r"});
+  m.init("wt", {8, 8, 3, 1, 1}, -0.5, 0.5, 6);
+  m.init("bt", {8}, -0.5, 0.5, 7);
+  auto* t = m.node("Conv", {"r", "wt", "bt"}, {"t"});
+  aints(t, "pads", {1, 0, 0, 1, 0, 0});
+  aints(t, "strides", {2, 1, 1});
+  m.init("wg", {8, 4, 3, 3, 3}, -0.3, 0.3, 8);
+  auto* g = m.node("Conv", {"t", "wg"}, {"c"});
+  ai(g, "group", 2);
+  aints(g, "dilations", {1, 2, 1});
+  as(g, "auto_pad", "SAME_UPPER");
+  m.node("GlobalAveragePool", {"c"}, {"ga"});
+  m.node("GlobalMaxPool", {"c"}, {"gm"});
+  m.node("Add", {"ga", "gm"}, {"y"});
+  m.output("y");
+  auto [mod, params] = frontend::from_onnx_bytes(m.bytes(), {});
+  EXPECT_EQ(mod.body->type().shape, (std::vector<int64_t>{1, 8, 1, 1, 1}));
+  import_build_run(m, {1, 3, 6, 10, 10});
+}
+
 TEST(OnnxImport, TorchStyleShapeFlattenIsFoldedAtImport) {
   Model m(13);
   m.input("x", {2, 4, 3, 3});
@@ -1026,6 +1060,25 @@ TEST(OnnxImport, ErrorsNameNodeOpAndAttribute) {
               "from_onnx: a shape is given for 'data', which is not a graph input of the model");
   }
   {
+    // A 3-D Conv (a batched 2-D one over its output frames): attributes of the wrong length and
+    // a weight whose groups do not match the data say so.
+    Model m;
+    m.input("x", {1, 4, 5, 6, 6});
+    m.init("w", {2, 4, 3, 3, 3}, -1, 1, 1);
+    aints(m.node("Conv", {"x", "w"}, {"y"}, "c3"), "pads", {1, 1, 1, 1});
+    m.output("y");
+    EXPECT_EQ(import_error(m, {}),
+              "from_onnx: node 0 'c3' (Conv): attribute 'pads' has 4 values; expected 6 (3-D)");
+    Model g;
+    g.input("x", {1, 4, 5, 6, 6});
+    g.init("w", {2, 2, 3, 3, 3}, -1, 1, 1);
+    g.node("Conv", {"x", "w"}, {"y"}, "c3");
+    g.output("y");
+    EXPECT_EQ(import_error(g, {}),
+              "from_onnx: node 0 'c3' (Conv): weight (2, 2, 3, 3, 3) with group 1 does not match "
+              "data (1, 4, 5, 6, 6) (4 channels)");
+  }
+  {
     // A relay type error gets the ONNX node in front.
     Model m;
     m.input("x", {1, 3, 4, 4});
@@ -1078,6 +1131,13 @@ const std::vector<const char*> kMustPass = {
     "test_Conv2d_no_bias",
     "test_Conv2d_padding",
     "test_Conv2d_strided",
+    "test_Conv3d",
+    "test_Conv3d_dilated",
+    "test_Conv3d_dilated_strided",
+    "test_Conv3d_groups",
+    "test_Conv3d_no_bias",
+    "test_Conv3d_stride",
+    "test_Conv3d_stride_padding",
     "test_ConvTranspose2d",
     "test_ConvTranspose2d_no_bias",
     "test_ELU",

@@ -368,6 +368,7 @@ Expr Importer::tensor(const std::string& name, const std::string& what) {
 void Importer::convert(const ::onnx::NodeProto& n, int idx) {
   n_ = &n;
   lift1d_ = false;
+  spatial_rank_ = 2;
   label_ = "node " + std::to_string(idx) + " '" + n.name() + "' (" + n.op_type() + ")";
   attrs_.clear();
   if (!n.domain().empty() && n.domain() != "ai.onnx")
@@ -456,11 +457,13 @@ void Importer::convert(const ::onnx::NodeProto& n, int idx) {
 
 Shape Importer::padding(const Shape& in_hw, const Shape& k, const Shape& s, const Shape& dil) {
   std::string ap = gets("auto_pad", "NOTSET");
-  Shape p{0, 0, 0, 0};
+  const size_t n = in_hw.size();
+  Shape p(2 * n, 0);
   if (ap == "NOTSET") {
     if (auto v = getints("pads")) {
       if (lift1d_ && v->size() == 2) v = Shape{0, (*v)[0], 0, (*v)[1]};
-      if (v->size() != 4) fail("attribute 'pads' has ", v->size(), " values; expected 4 (2-D)");
+      if (v->size() != 2 * n)
+        fail("attribute 'pads' has ", v->size(), " values; expected ", 2 * n, " (", n, "-D)");
       for (auto x : *v)
         if (x < 0) fail("attribute 'pads' has a negative value ", x);
       p = *v;
@@ -469,13 +472,13 @@ Shape Importer::padding(const Shape& in_hw, const Shape& k, const Shape& s, cons
     check(!has("pads"), "attributes 'pads' and auto_pad = VALID cannot both be given");
   } else if (ap == "SAME_UPPER" || ap == "SAME_LOWER") {
     check(!has("pads"), "attributes 'pads' and auto_pad = " + ap + " cannot both be given");
-    for (int i = 0; i < 2; ++i) {
+    for (size_t i = 0; i < n; ++i) {
       int64_t out = (in_hw[i] + s[i] - 1) / s[i];
       int64_t ek = (k[i] - 1) * dil[i] + 1;
       int64_t total = std::max<int64_t>(0, (out - 1) * s[i] + ek - in_hw[i]);
       int64_t small = total / 2, big = total - small;
       p[i] = ap == "SAME_UPPER" ? small : big;
-      p[i + 2] = ap == "SAME_UPPER" ? big : small;
+      p[i + n] = ap == "SAME_UPPER" ? big : small;
     }
   } else {
     fail("attribute 'auto_pad' = '", ap, "' is not supported");

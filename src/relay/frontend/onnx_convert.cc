@@ -65,6 +65,7 @@ Importer::ConvWindow Importer::conv_window_attrs() {
 void Importer::op_conv() {
   only_outputs(1);
   Expr x = in(0), w = in(1);
+  if (x->type().shape.size() == 5 && w->type().shape.size() == 5) return op_conv3d(x, w);
   Shape xs, ws;
   conv_operands_2d(x, w, xs, ws, "convolutions");
   const ConvWindow cw = conv_window_attrs();
@@ -75,6 +76,52 @@ void Importer::op_conv() {
   a.groups = cw.group;
   a.padding = padding({xs[2], xs[3]}, kshape, cw.strides, cw.dilations);
   set_conv_out(nn::conv2d(x, w, a));
+}
+
+// A 3-D Conv (video networks: R3D, R(2+1)D, MC3) as a batched 2-D one over its output frames
+// (a temporal im2col): output frame t reads input frames t*st + dt*dil_t (dt < kT) of the padded
+// input, stacked as kT times the channels (channel c*kT + dt, the order of the weight's
+// (C, kT) axes flattened); the frames become the batch of one conv2d over (H, W) with the
+// weight reshaped to (O, C/groups * kT, kH, kW), then back to (N, O, T', H', W'). Grouped
+// convolutions keep their groups: each group's channels stay contiguous.
+void Importer::op_conv3d(Expr x, Expr w) {
+  spatial_rank_ = 3;
+  const Shape xs = x->type().shape, ws = w->type().shape;
+  const ConvWindow cw = conv_window_attrs();
+  const Shape k{ws[2], ws[3], ws[4]};
+  if (auto ks = getints("kernel_shape"); ks && *ks != k)
+    fail("attribute 'kernel_shape' ", fmt_shape(*ks), " does not match the weight ", fmt_shape(ws));
+  if (ws[1] * cw.group != xs[1])
+    fail("weight ", fmt_shape(ws), " with group ", cw.group, " does not match data ", fmt_shape(xs),
+         " (", xs[1], " channels)");
+  if (ws[0] % cw.group != 0)
+    fail("output channels ", ws[0], " are not divisible by group ", cw.group);
+  const Shape p = padding({xs[2], xs[3], xs[4]}, k, cw.strides, cw.dilations);
+  const int64_t st = cw.strides[0], dt_dil = cw.dilations[0], kt = k[0];
+  const int64_t tp = xs[2] + p[0] + p[3], span = (kt - 1) * dt_dil + 1;
+  if (tp < span)
+    fail("the temporal window ", span, " is longer than the padded input's ", tp, " frames");
+  const int64_t to = (tp - span) / st + 1;
+  if (p[0] || p[3]) x = nn::pad(x, {{0, 0}, {0, 0}, {p[0], p[3]}, {0, 0}, {0, 0}});
+  // (N, C, T', kT, H, W): tap dt of every output frame
+  std::vector<Expr> taps;
+  for (int64_t dt = 0; dt < kt; ++dt)
+    taps.push_back(expand_dims(strided_range(x, 2, dt * dt_dil, st, to), 3, 1));
+  Expr frames = kt == 1 ? taps[0] : concatenate(taps, 3);
+  frames = transpose(frames, {0, 2, 1, 3, 4, 5});
+  frames = reshape(frames, {xs[0] * to, xs[1] * kt, xs[3], xs[4]});
+  Expr w2 = reshape(w, {ws[0], ws[1] * kt, ws[3], ws[4]});
+  Conv2DAttrs a;
+  a.strides = {cw.strides[1], cw.strides[2]};
+  a.dilation = {cw.dilations[1], cw.dilations[2]};
+  a.groups = cw.group;
+  a.padding = {p[1], p[2], p[4], p[5]};
+  Expr y = nn::conv2d(frames, w2, a);
+  const Shape ys = y->type().shape;  // (N * T', O, H', W')
+  y = reshape(y, {xs[0], to, ys[1], ys[2], ys[3]});
+  y = transpose(y, {0, 2, 1, 3, 4});
+  if (has_input(2)) y = nn::bias_add(y, in(2), 1);
+  set_out(0, y);
 }
 
 // ConvTranspose as the convolution it is the gradient of: the input dilated by the strides, padded
@@ -390,7 +437,12 @@ void Importer::op_global_pool(bool is_max) {
   only_outputs(1);
   Expr x = in(0);
   const auto& xs = x->type().shape;
-  if (xs.size() != 4) fail("only 4-D (NCHW) data is supported, got ", fmt_shape(xs));
+  if (xs.size() < 3) fail("data must have spatial axes (N, C, ...), got ", fmt_shape(xs));
+  if (xs.size() != 4) {  // 1-D and 3-D: a reduction over the spatial axes, kept
+    std::vector<int64_t> axes;
+    for (size_t d = 2; d < xs.size(); ++d) axes.push_back(static_cast<int64_t>(d));
+    return set_out(0, is_max ? reduce("max", x, axes, true, false) : mean(x, axes, true, false));
+  }
   if (!is_max) return set_out(0, nn::global_avg_pool2d(x));
   Pool2DAttrs a;
   a.pool_size = {xs[2], xs[3]};

@@ -77,7 +77,8 @@ class Importer {
 
   // ---- per-node context -----------------------------------------------------------------------
   const ::onnx::NodeProto* n_ = nullptr;
-  bool lift1d_ = false;  // a 1-D Conv: 1-element spatial attributes describe the W axis
+  bool lift1d_ = false;      // a 1-D Conv: 1-element spatial attributes describe the W axis
+  size_t spatial_rank_ = 2;  // 3 for a 3-D Conv (op_conv3d): spatial attributes of 3 values
   std::string label_;
   std::map<std::string, const ::onnx::AttributeProto*> attrs_;
 
@@ -236,13 +237,15 @@ class Importer {
   // -- graph ops
   std::vector<int64_t> spatial_ints(const std::string& k, int64_t def) {
     auto v = getints(k);
-    if (!v) return {def, def};
+    if (!v) return std::vector<int64_t>(spatial_rank_, def);
     if (lift1d_ && v->size() == 1) return {1, (*v)[0]};
-    if (v->size() != 2)
-      fail("attribute '", k, "' has ", v->size(), " values; only 2-D (NCHW) is supported");
+    if (v->size() != spatial_rank_)
+      fail("attribute '", k, "' has ", v->size(), " values; expected ", spatial_rank_, " (",
+           spatial_rank_, "-D)");
     return *v;
   }
-  // Explicit (top, left, bottom, right) padding from pads / auto_pad.
+  // Explicit padding from pads / auto_pad: the begins of the in_hw.size() spatial axes, then
+  // their ends ((top, left, bottom, right) in 2-D).
   Shape padding(const Shape& in_hw, const Shape& k, const Shape& s, const Shape& dil);
   void positive(const Shape& v, const std::string& what) {
     for (auto x : v)
@@ -259,6 +262,7 @@ class Importer {
   ConvWindow conv_window_attrs();
   void set_conv_out(Expr y);
   void op_conv();
+  void op_conv3d(Expr x, Expr w);
   void op_conv_transpose();
   void op_bn();
   void op_clip();
