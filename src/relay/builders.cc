@@ -159,6 +159,10 @@ Expr split(const Expr& x, int64_t sections, int axis) {
 Expr split_at(const Expr& x, const std::vector<int64_t>& indices, int axis) {
   return call("split", {x}, {{"indices_or_sections", indices}, {"axis", axis}});
 }
+Expr strided_slice(const Expr& x, const std::vector<int64_t>& begin,
+                   const std::vector<int64_t>& end, const std::vector<int64_t>& strides) {
+  return call("strided_slice", {x}, {{"begin", begin}, {"end", end}, {"strides", strides}});
+}
 Expr expand_dims(const Expr& x, int axis, int num_newaxis) {
   return call("expand_dims", {x}, {{"axis", axis}, {"num_newaxis", num_newaxis}});
 }

@@ -526,6 +526,15 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
       return idx;
     })};
   }
+  if (op == "strided_slice") {
+    Shape b = ints(at.at("begin")), st = ints(at.at("strides"));
+    return {index_map(a[0], c.types[0].shape, "T_strided_slice", [&](const std::vector<Var>& v) {
+      std::vector<Expr> idx(v.size());
+      for (size_t d = 0; d < v.size(); ++d)
+        idx[d] = st[d] == 1 ? v[d] + I(b[d]) : v[d] * I(st[d]) + I(b[d]);
+      return idx;
+    })};
+  }
   if (op == "reverse") {
     int64_t ax = at.at("axis").get<int64_t>();
     const Shape& os = c.types[0].shape;

@@ -397,6 +397,27 @@ std::vector<OpDef> make_registry() {
         }
         return {{TensorType{out, x.dtype}}};
       });
+  // TVM's strided_slice with a begin, end and positive stride for every axis (end exclusive,
+  // in bounds): out[d] = ceil((end - begin) / stride).
+  add("strided_slice", P::kInjective, 1,
+      {{"begin", Json::array()}, {"end", Json::array()}, {"strides", Json::array()}},
+      [](const std::vector<Expr>& a, Json& at) -> TypeResult {
+        const auto& x = ttype("strided_slice", a[0], "data");
+        Shape b = ints(at["begin"]), e = ints(at["end"]), st = ints(at["strides"]);
+        const size_t n = x.shape.size();
+        MINITVM_USER_CHECK(b.size() == n && e.size() == n && st.size() == n)
+            << "strided_slice: begin " << at["begin"].dump() << ", end " << at["end"].dump()
+            << " and strides " << at["strides"].dump() << " need one value per axis of "
+            << describe(a[0]);
+        Shape out(n);
+        for (size_t d = 0; d < n; ++d) {
+          MINITVM_USER_CHECK(st[d] >= 1 && b[d] >= 0 && b[d] < e[d] && e[d] <= x.shape[d])
+              << "strided_slice: axis " << d << " [" << b[d] << ", " << e[d] << ") step " << st[d]
+              << " is not a non-empty range with a positive step within " << describe(a[0]);
+          out[d] = (e[d] - b[d] + st[d] - 1) / st[d];
+        }
+        return {{TensorType{out, x.dtype}}};
+      });
   add("transpose", P::kInjective, 1, {{"axes", Json::array()}},
       [](const std::vector<Expr>& a, Json& at) -> TypeResult {
         const auto& x = ttype("transpose", a[0], "data");

@@ -643,6 +643,14 @@ std::vector<NDArray> reference_eval(const ExprNode& c, const std::vector<NDArray
     }
     return {out(r)};
   }
+  if (op == "strided_slice") {
+    Shape b = ints(at.at("begin")), st = ints(at.at("strides"));
+    return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {
+      int64_t s = 0;
+      for (size_t i = 0; i < idx.size(); ++i) s += (b[i] + idx[i] * st[i]) * ist[i];
+      return s;
+    }))};
+  }
   if (op == "transpose") {
     auto axes = ints(at.at("axes"));
     return {out(gather(a[0], os, [&](const Shape& idx, const Shape& ist) {

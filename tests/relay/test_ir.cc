@@ -71,6 +71,13 @@ TEST(RelayIR, TypeErrorsNameOpInputAndMismatch) {
   EXPECT_NE(e.find("unknown operator 'nn.frobnicate'"), std::string::npos) << e;
   e = error_of([&] { concatenate({x, var("y", T({1, 3, 31, 32}))}, 1); });
   EXPECT_NE(e.find("concatenate: input 1 %y"), std::string::npos) << e;
+  e = error_of([&] { strided_slice(x, {0, 0, 4, 0}, {1, 3, 40, 32}, {1, 1, 2, 1}); });
+  EXPECT_NE(e.find("strided_slice: axis 2 [4, 40) step 2 is not a non-empty range with a "
+                   "positive step within %data"),
+            std::string::npos)
+      << e;
+  e = error_of([&] { strided_slice(x, {0}, {1}, {1}); });
+  EXPECT_NE(e.find("need one value per axis"), std::string::npos) << e;
 }
 
 TEST(RelayIR, ShapeOps) {
@@ -83,6 +90,8 @@ TEST(RelayIR, ShapeOps) {
   EXPECT_EQ(s->types.size(), 2u);
   EXPECT_EQ(tuple_get_item(split_at(x, {1, 3}, 2), 1)->type().shape,
             (std::vector<int64_t>{2, 3, 2, 5}));
+  EXPECT_EQ(strided_slice(x, {1, 0, 1, 0}, {2, 3, 4, 5}, {1, 2, 2, 4})->type().shape,
+            (std::vector<int64_t>{1, 2, 2, 2}));
   EXPECT_EQ(expand_dims(var("c", T({3})), 1, 2)->type().shape, (std::vector<int64_t>{3, 1, 1}));
   EXPECT_EQ(squeeze(var("q", T({1, 3, 1})))->type().shape, (std::vector<int64_t>{3}));
   EXPECT_EQ(mean(x, {2, 3}, true)->type().shape, (std::vector<int64_t>{2, 3, 1, 1}));

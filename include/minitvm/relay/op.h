@@ -129,6 +129,10 @@ Expr transpose(const Expr& x, const std::vector<int64_t>& axes = {});
 /** sections > 0: equal sections; otherwise `indices` are split points. Returns the tuple. */
 Expr split(const Expr& x, int64_t sections, int axis = 0);
 Expr split_at(const Expr& x, const std::vector<int64_t>& indices, int axis = 0);
+/** TVM's strided_slice: elements begin[d], begin[d] + strides[d], ... below end[d] of every axis
+ *  (one value per axis, positive strides, non-empty ranges within the shape). */
+Expr strided_slice(const Expr& x, const std::vector<int64_t>& begin,
+                   const std::vector<int64_t>& end, const std::vector<int64_t>& strides);
 Expr expand_dims(const Expr& x, int axis, int num_newaxis = 1);
 /** Empty axes: every unit dimension. */
 Expr squeeze(const Expr& x, const std::vector<int64_t>& axes = {});

@@ -649,27 +649,11 @@ void Importer::op_flatten_graph() {
 // k > 1 the range padded to n * k, viewed as (n, k) and column 0 kept. All injective ops, which
 // fuse into one loop nest.
 Expr Importer::strided_range(Expr y, int d, int64_t b, int64_t k, int64_t n) {
-  const int64_t len = y->type().shape[d];
-  Shape pts;
-  int64_t e = b + k * (n - 1) + 1;
-  int part = 0;
-  if (b > 0) pts.push_back(b), part = 1;
-  if (e < len) pts.push_back(e);
-  if (!pts.empty()) y = tuple_get_item(split_at(y, pts, d), part);
-  if (k == 1) return y;
-  Shape cur = y->type().shape;
-  if (k * n > cur[d]) {
-    std::vector<std::pair<int64_t, int64_t> > pw(cur.size(), {0, 0});
-    pw[d].second = k * n - cur[d];
-    y = nn::pad(y, pw);
-  }
-  Shape split_shape = cur;
-  split_shape[d] = n;
-  split_shape.insert(split_shape.begin() + d + 1, k);
-  y = reshape(y, split_shape);
-  y = tuple_get_item(split_at(y, {1}, d + 1), 0);
-  cur[d] = n;
-  return reshape(y, cur);
+  Shape s = y->type().shape, begin(s.size(), 0), step(s.size(), 1);
+  begin[d] = b;
+  step[d] = k;
+  s[d] = b + k * (n - 1) + 1;
+  return strided_slice(y, begin, s, step);
 }
 
 void Importer::op_slice_graph() {
