@@ -390,31 +390,44 @@ void Importer::op_smooth(const std::string& op) {
 void Importer::op_pool(bool is_max) {
   only_outputs(1);
   Expr x = in(0);
-  const auto& xs = x->type().shape;
-  if (xs.size() != 4) fail("only 2-D pooling (4-D data) is supported, got ", fmt_shape(xs));
+  Shape xs = x->type().shape;
+  if (xs.size() < 3 || xs.size() > 5)
+    fail("only 1-D, 2-D and 3-D pooling (3-D to 5-D data) are supported, got ", fmt_shape(xs));
   auto ks = getints("kernel_shape");
   check(ks.has_value(), "attribute 'kernel_shape' is required");
-  if (ks->size() != 2)
-    fail("attribute 'kernel_shape' has ", ks->size(), " values; only 2-D is supported");
+  if (ks->size() != xs.size() - 2)
+    fail("attribute 'kernel_shape' has ", ks->size(), " values; expected ", xs.size() - 2, " (",
+         xs.size() - 2, "-D)");
+  // 1-D: a 2-D pool over (N, C, 1, L), as a 1-D Conv
+  lift1d_ = xs.size() == 3;
+  if (lift1d_) {
+    xs.insert(xs.begin() + 2, 1);
+    x = reshape(x, xs);
+    ks = Shape{1, (*ks)[0]};
+  }
+  spatial_rank_ = xs.size() - 2;
   positive(*ks, "kernel_shape");
   auto strides = spatial_ints("strides", 1), dil = spatial_ints("dilations", 1);
   positive(strides, "strides");
-  if (dil != Shape{1, 1})
+  if (dil != Shape(spatial_rank_, 1))
     fail("attribute 'dilations' ", fmt_shape(dil), " is not supported (only 1)");
   if (geti("storage_order", 0) != 0) fail("attribute 'storage_order' = 1 is not supported");
   int64_t ceil = geti("ceil_mode", 0), cip = geti("count_include_pad", 0);
   if (ceil != 0 && ceil != 1) fail("attribute 'ceil_mode' = ", ceil, " must be 0 or 1");
   if (cip != 0 && cip != 1) fail("attribute 'count_include_pad' = ", cip, " must be 0 or 1");
-  Shape p = padding({xs[2], xs[3]}, *ks, strides, dil);
-  for (int i = 0; i < 2; ++i)
-    if (p[i] >= (*ks)[i] || p[i + 2] >= (*ks)[i])
+  const size_t n = spatial_rank_;
+  Shape p = padding(Shape(xs.begin() + 2, xs.end()), *ks, strides, dil);
+  for (size_t i = 0; i < n; ++i)
+    if (p[i] >= (*ks)[i] || p[i + n] >= (*ks)[i])
       fail("pads ", fmt_shape(p), " must be smaller than kernel_shape ", fmt_shape(*ks));
+  for (size_t i = 0; i < n; ++i)
+    if (xs[2 + i] + p[i] + p[i + n] < (*ks)[i])
+      fail("kernel_shape ", fmt_shape(*ks), " is larger than the padded input ", fmt_shape(xs));
   if (ceil) {
     // ONNX/PyTorch: ceil the output size but drop a window that starts in the end padding;
     // expressed as extra end padding with floor rounding.
-    for (int i = 0; i < 2; ++i) {
-      int64_t padded = xs[2 + i] + p[i] + p[i + 2];
-      if (padded < (*ks)[i]) break;
+    for (size_t i = 0; i < n; ++i) {
+      int64_t padded = xs[2 + i] + p[i] + p[i + n];
       int64_t out = (padded - (*ks)[i] + strides[i] - 1) / strides[i] + 1;
       if ((out - 1) * strides[i] >= xs[2 + i] + p[i]) --out;
       int64_t extra = (out - 1) * strides[i] + (*ks)[i] - padded;
@@ -422,15 +435,60 @@ void Importer::op_pool(bool is_max) {
         fail(
             "ceil_mode = 1 with count_include_pad = 1 and a partial last window is not "
             "supported");
-      p[i + 2] += std::max<int64_t>(extra, 0);
+      p[i + n] += std::max<int64_t>(extra, 0);
     }
   }
+  if (n == 3) return set_out(0, pool3d_as_frames(x, *ks, strides, p, is_max, cip != 0));
   Pool2DAttrs a;
   a.pool_size = *ks;
   a.strides = strides;
   a.padding = p;
   a.count_include_pad = cip != 0;
-  set_out(0, is_max ? nn::max_pool2d(x, a) : nn::avg_pool2d(x, a));
+  Expr y = is_max ? nn::max_pool2d(x, a) : nn::avg_pool2d(x, a);
+  if (lift1d_) {
+    const Shape ys = y->type().shape;
+    y = reshape(y, {ys[0], ys[1], ys[3]});
+  }
+  set_out(0, y);
+}
+
+// 3-D pooling as 2-D pooling of frames: the window's kT frames (begin padding p[0], end
+// padding p[3], stride st) reduced elementwise first, max or sum (max and sum commute with the
+// spatial window), then one 2-D pool over (N, C x T', H, W). The average divides by the
+// temporal count of the window: kT with count_include_pad, else the frames inside the input.
+Expr Importer::pool3d_as_frames(Expr x, const Shape& k, const Shape& st, const Shape& p,
+                                bool is_max, bool count_include_pad) {
+  const Shape xs = x->type().shape;
+  const int64_t t_in = xs[2], kt = k[0], tp = t_in + p[0] + p[3];
+  const int64_t to = (tp - kt) / st[0] + 1;
+  if (p[0] || p[3]) {
+    const double fill = is_max ? -std::numeric_limits<double>::infinity() : 0.0;
+    x = nn::pad(x, {{0, 0}, {0, 0}, {p[0], p[3]}, {0, 0}, {0, 0}}, fill);
+  }
+  Expr acc;
+  for (int64_t dt = 0; dt < kt; ++dt) {
+    Expr f = strided_range(x, 2, dt, st[0], to);
+    acc = !acc ? f : is_max ? maximum(acc, f) : add(acc, f);
+  }
+  Pool2DAttrs a;
+  a.pool_size = {k[1], k[2]};
+  a.strides = {st[1], st[2]};
+  a.padding = {p[1], p[2], p[4], p[5]};
+  a.count_include_pad = count_include_pad;
+  Expr y = reshape(acc, {xs[0], xs[1] * to, xs[3], xs[4]});
+  y = is_max ? nn::max_pool2d(y, a) : nn::avg_pool2d(y, a);
+  const Shape ys = y->type().shape;
+  y = reshape(y, {xs[0], xs[1], to, ys[2], ys[3]});
+  if (is_max) return y;
+  // 1 / (frames of the window counted), per output frame
+  std::vector<float> inv(static_cast<size_t>(to));
+  for (int64_t t = 0; t < to; ++t) {
+    int64_t b = t * st[0] - p[0], e = b + kt;
+    int64_t count = count_include_pad ? std::min(e, t_in + p[3]) - b
+                                      : std::min(e, t_in) - std::max<int64_t>(b, 0);
+    inv[static_cast<size_t>(t)] = 1.0f / static_cast<float>(count);
+  }
+  return multiply(y, constant(runtime::NDArray::from_vector(inv, {1, 1, to, 1, 1})));
 }
 
 void Importer::op_global_pool(bool is_max) {

@@ -263,6 +263,8 @@ class Importer {
   void set_conv_out(Expr y);
   void op_conv();
   void op_conv3d(Expr x, Expr w);
+  Expr pool3d_as_frames(Expr x, const Shape& k, const Shape& st, const Shape& p, bool is_max,
+                        bool count_include_pad);
   void op_conv_transpose();
   void op_bn();
   void op_clip();
