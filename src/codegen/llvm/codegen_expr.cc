@@ -447,6 +447,10 @@ llvm::Value* CodeGenLLVM::emit_load(DataType t, const Var& buf, const Expr& inde
                    static_cast<unsigned>(t.lanes()))
         << "LLVM codegen: " << t << " load under a tvm_if_then_else of another lane count";
     mask = mask ? builder_->CreateAnd(mask, load_mask_) : load_mask_;
+  } else if (load_mask_) {
+    // A scalar (broadcast) load under a vector select is read when some lane takes its branch.
+    llvm::Value* any = builder_->CreateOrReduce(load_mask_);
+    mask = mask ? builder_->CreateAnd(mask, any) : any;
   }
   if (!always_true(predicate)) {
     llvm::Value* p = emit(predicate);

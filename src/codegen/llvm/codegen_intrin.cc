@@ -298,18 +298,23 @@ llvm::Value* CodeGenLLVM::emit_if_then_else(const CallNode* op) {
   const bool odd_vector =
       lanes > 1 && ((lanes & (lanes - 1)) != 0 || op->dtype.bits() * lanes > 512);
   if (c.dtype().is_vector() || odd_vector) {
-    // No per-lane branches: the vector loads of the true branch are masked (lanes with a false
-    // condition are not read), then a select of both branches.
+    // No per-lane branches: both branches are computed and selected, and the loads of each are
+    // masked by the lanes that take it (a lane of the other branch is never read: a concat's
+    // second input indexed by a first-input channel lies before its buffer).
     llvm::Value* cond = emit(c);
     if (!c.dtype().is_vector())
       cond = builder_->CreateVectorSplat(static_cast<unsigned>(op->dtype.lanes()), cond);
-    llvm::Value* f = emit(op->args[2]);
+    llvm::Value* saved = load_mask_;
+    auto under = [&](llvm::Value* m, const Expr& e) {
+      load_mask_ = saved ? builder_->CreateAnd(saved, m) : m;
+      llvm::Value* v = emit(e);
+      load_mask_ = saved;
+      return v;
+    };
+    llvm::Value* f = under(builder_->CreateNot(cond), op->args[2]);
     if (auto* load = op->args[1].as<LoadNode>())
       return emit_load(load->dtype, load->buffer_var, load->index, load->predicate, cond, f);
-    llvm::Value* saved = load_mask_;
-    load_mask_ = saved ? builder_->CreateAnd(saved, cond) : cond;
-    llvm::Value* t = emit(op->args[1]);
-    load_mask_ = saved;
+    llvm::Value* t = under(cond, op->args[1]);
     return builder_->CreateSelect(cond, t, f);
   }
   llvm::Value* cond = emit(c);

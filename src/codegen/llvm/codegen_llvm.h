@@ -120,8 +120,9 @@ class CodeGenLLVM {
   std::unique_ptr<llvm::IRBuilder<>> builder_;
   llvm::Function* function_ = nullptr;  ///< function being filled
   std::string func_name_;               ///< PrimFunc being compiled, for names and messages
-  /** Inside the true branch of a vector tvm_if_then_else: its condition, which masks every vector
-   *  load there (lanes that would not take the branch are not read). */
+  /** Inside a branch of a vector tvm_if_then_else: the lanes that take it, which mask every vector
+   *  load there (lanes of the other branch are not read; a scalar load is read when any lane takes
+   *  the branch). */
   llvm::Value* load_mask_ = nullptr;
   bool masked_tails_ = false;
   /** Buffers allocated in the function being emitted (their accesses stay plain: LLVM promotes

@@ -5,6 +5,10 @@
 #include <cstdint>
 #include <random>
 
+#include <dlpack/dlpack.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
 #include "codegen/llvm/helpers.h"
 #include "minitvm/runtime/ndarray.h"
 #include "runtime/cpu/jit.h"
@@ -264,6 +268,84 @@ TEST(CodegenLLVM, ScalarConditionOnWideVectorIsAMask) {
   auto o = O_.to_vector<float>();
   for (int64_t k = 0; k < rows * lanes; ++k)
     ASSERT_EQ(o[k], k < valid_rows * lanes ? av[k] * 2.f : -1.f) << k;
+}
+
+/** Floats on a page of their own between two inaccessible pages, at its start or its end: a read
+ *  before or after them faults. */
+class FencedFloats {
+ public:
+  FencedFloats(const std::vector<float>& v, bool at_end) : n_(static_cast<int64_t>(v.size())) {
+    page_ = static_cast<size_t>(sysconf(_SC_PAGESIZE));
+    MINITVM_ICHECK(v.size() * sizeof(float) <= page_);
+    mem_ = static_cast<char*>(
+        mmap(nullptr, 3 * page_, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0));
+    MINITVM_ICHECK(mem_ != MAP_FAILED);
+    mprotect(mem_, page_, PROT_NONE);
+    mprotect(mem_ + 2 * page_, page_, PROT_NONE);
+    data_ =
+        reinterpret_cast<float*>(mem_ + page_ + (at_end ? page_ - v.size() * sizeof(float) : 0));
+    std::copy(v.begin(), v.end(), data_);
+  }
+  ~FencedFloats() { munmap(mem_, 3 * page_); }
+  FencedFloats(const FencedFloats&) = delete;
+  FencedFloats& operator=(const FencedFloats&) = delete;
+  /** A view of the floats (the memory stays this object's). */
+  NDArray array() {
+    auto* t = new DLManagedTensor{};
+    t->dl_tensor.data = data_;
+    t->dl_tensor.device = {kDLCPU, 0};
+    t->dl_tensor.ndim = 1;
+    t->dl_tensor.dtype = {kDLFloat, 32, 1};
+    t->dl_tensor.shape = &n_;
+    t->deleter = [](DLManagedTensor* self) { delete self; };
+    return NDArray::from_dlpack(t);
+  }
+
+ private:
+  int64_t n_;
+  size_t page_ = 0;
+  char* mem_ = nullptr;
+  float* data_ = nullptr;
+};
+
+// A concat as the TE lowers it, O[c] = c < 2 ? A[c] : B[c - 2], over rows of 14 lanes (a scalar
+// condition on an odd vector: one select, no branch) and along the lanes (a vector condition).
+// Neither branch reads for the lanes of the other: A ends and B starts at an inaccessible page, so
+// an unmasked read of B at a row of A (before B) or of A at a row of B (after A) faults.
+TEST(CodegenLLVM, VectorSelectReadsNeitherBranchOutsideItsLanes) {
+  for (bool along_lanes : {false, true}) {
+    SCOPED_TRACE(along_lanes ? "vector condition" : "scalar condition");
+    const int lanes = along_lanes ? 16 : 14, rows = 5, split = 2;
+    const int64_t na = split * lanes, nb = (rows - split) * lanes, n = rows * lanes;
+    FuncBuilder fb;
+    Var A = fb.buffer("A", f32, {na}), B = fb.buffer("B", f32, {nb}), O = fb.buffer("O", f32, {n});
+    DataType vt = f32.with_lanes(lanes);
+    Var r("r");
+    Stmt body;
+    if (!along_lanes) {
+      Expr at = RampNode::make(r * lanes, 1, lanes);
+      Expr sel = if_then_else(r < split, LoadNode::make(vt, A, at) + 1.f,
+                              LoadNode::make(vt, B, RampNode::make((r - split) * lanes, 1, lanes)));
+      body = loop(r, rows, StoreNode::make(O, sel, at));
+    } else {
+      // lanes along the concatenated axis: each vector of 16 starts 8 elements later, so the
+      // middle vectors straddle the boundary at na
+      const int step = 8;
+      Expr base = r * step, at = RampNode::make(base, 1, lanes);
+      Expr in_a = at < BroadcastNode::make(make_const(i32, na), lanes);
+      Expr sel = if_then_else(
+          in_a, LoadNode::make(vt, A, at) + 1.f,
+          LoadNode::make(vt, B, RampNode::make(base - static_cast<int>(na), 1, lanes)));
+      body = loop(r, (n - lanes) / step + 1, StoreNode::make(O, sel, at));
+    }
+    PrimFunc f = fb.make(along_lanes ? "concat_lanes" : "concat_rows", body);
+    auto av = random_floats(na, 51), bv = random_floats(nb, 52);
+    FencedFloats fa(av, /*at_end=*/true), fb_(bv, /*at_end=*/false);
+    NDArray O_ = NDArray::empty({n}, f32);
+    build_one(f)(fa.array(), fb_.array(), O_);
+    auto o = O_.to_vector<float>();
+    for (int64_t k = 0; k < n; ++k) ASSERT_EQ(o[k], k < na ? av[k] + 1.f : bv[k - na]) << k;
+  }
 }
 
 // Stack (small) and heap (large) temporaries; the heap ones from the runtime's workspace.
