@@ -5,7 +5,7 @@
 set(_minitvm_lite_srcs
   support/logging.cc ir/dtype.cc
   runtime/ndarray.cc runtime/dlpack.cc runtime/module.cc runtime/npy.cc
-  runtime/cpu/thread_pool.cc runtime/cpu/workspace.cc runtime/cpu/llvm_module.cc
+  runtime/cpu/thread_pool.cc runtime/cpu/workspace.cc runtime/cpu/guarded_memory.cc runtime/cpu/llvm_module.cc
   runtime/cuda/cuda_driver.cc runtime/cuda/cuda_module.cc runtime/cuda/cuda_paths.cc
   runtime/graph/graph_executor.cc runtime/graph/graph_json.cc runtime/graph/params.cc runtime/graph/profiler.cc runtime/graph/load.cc
   runtime/graph/combined_module.cc)

@@ -1,10 +1,15 @@
 #include <dlpack/dlpack.h>
 #include <gtest/gtest.h>
 
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdint>
 #include <numeric>
 
 #include "minitvm/runtime/ndarray.h"
+#include "minitvm/runtime/workspace.h"
+#include "runtime/cpu/guarded_memory.h"
 
 using namespace minitvm;
 using runtime::NDArray;
@@ -28,7 +33,8 @@ TEST(NDArray, EmptyIsAlignedCompactAndSized) {
   // 2 MiB and more (weights, activation pools): 2 MiB-aligned, for transparent huge pages; the
   // whole array is usable (written end to end) and reads back.
   NDArray big = NDArray::empty({3, 1 << 18}, DataType::Float(32));  // 3 MiB
-  EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t(2) << 20), 0u);
+  if (runtime::guard_pages() == runtime::GuardPages::Off)  // (else placed against a guard page)
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(big.data()) % (uintptr_t(2) << 20), 0u);
   std::vector<float> v(size_t(3) << 18);
   for (size_t i = 0; i < v.size(); ++i) v[i] = float(i % 1000);
   big.copy_from_bytes(v.data(), v.size() * sizeof(float));
@@ -263,4 +269,72 @@ TEST(NDArray, EmptyArraysCopyWithoutTouchingPointers) {
   NDArray b = NDArray::empty({2, 0}, DataType::Float(32));
   b.copy_from(a);
   EXPECT_EQ(a.copy_to(Device::cpu()).shape(), (std::vector<int64_t>{2, 0}));
+}
+
+namespace {
+/** Whether the byte at `p` can be read: write(2) from an inaccessible address fails with EFAULT
+ *  instead of faulting. */
+bool readable(const void* p) {
+  int fds[2];
+  if (pipe(fds) != 0) throw std::runtime_error("pipe failed");
+  const ssize_t n = write(fds[1], p, 1);
+  const int err = errno;
+  close(fds[0]);
+  close(fds[1]);
+  if (n == 1) return true;
+  if (err != EFAULT) throw std::runtime_error("write failed: " + std::to_string(err));
+  return false;
+}
+
+/** Sets a guard mode for a scope, then restores the one before. */
+struct GuardScope {
+  explicit GuardScope(runtime::GuardPages m) : saved(runtime::guard_pages()) {
+    runtime::set_guard_pages(m);
+  }
+  ~GuardScope() { runtime::set_guard_pages(saved); }
+  runtime::GuardPages saved;
+};
+}  // namespace
+
+// MINITVM_GUARD_PAGES (what the sanitizer stage sets): arrays and workspace blocks end at or start
+// at an inaccessible page, 64-byte aligned; every byte of them is usable; in turn when alternating.
+TEST(NDArray, GuardPagesFenceArraysAndWorkspaceBlocks) {
+  using runtime::GuardPages;
+  for (int64_t n : {1, 100, 1024, 5000}) {
+    SCOPED_TRACE(n);
+    {
+      GuardScope g(GuardPages::After);
+      NDArray a = NDArray::empty({n}, DataType::Float(32));
+      auto* p = static_cast<const char*>(a.data());
+      EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
+      std::vector<float> v(static_cast<size_t>(n), 2.5f);
+      a.copy_from_bytes(v.data(), v.size() * 4);
+      EXPECT_EQ(a.to_vector<float>(), v);
+      EXPECT_FALSE(readable(p + (n * 4 + 63) / 64 * 64));  // the first byte after the slack
+      EXPECT_TRUE(readable(p + n * 4 - 1));
+    }
+    {
+      GuardScope g(GuardPages::Before);
+      NDArray a = NDArray::empty({n}, DataType::Float(32));
+      auto* p = static_cast<const char*>(a.data());
+      EXPECT_FALSE(readable(p - 1));
+      EXPECT_TRUE(readable(p));
+      EXPECT_TRUE(readable(p + n * 4 - 1));
+      void* w = minitvm_workspace_alloc(n * 4);
+      auto* q = static_cast<const char*>(w);
+      EXPECT_FALSE(readable(q - 1));
+      std::fill_n(static_cast<float*>(w), n, 1.f);
+      minitvm_workspace_free(w);
+    }
+  }
+  GuardScope g(GuardPages::Alternate);
+  NDArray x = NDArray::empty({10}, DataType::Float(32)),
+          y = NDArray::empty({10}, DataType::Float(32));
+  const bool x_before = !readable(static_cast<const char*>(x.data()) - 1);
+  const bool y_before = !readable(static_cast<const char*>(y.data()) - 1);
+  EXPECT_NE(x_before, y_before);
+  // Blocks freed after the mode is off again go back to the system (no mix-up of allocators).
+  void* w = minitvm_workspace_alloc(256);
+  runtime::set_guard_pages(GuardPages::Off);
+  minitvm_workspace_free(w);
 }

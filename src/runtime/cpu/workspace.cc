@@ -1,9 +1,12 @@
 // Per-thread cache of kernel workspace blocks (minitvm/runtime/workspace.h).
 #include "minitvm/runtime/workspace.h"
 
+#include <algorithm>
 #include <cstdlib>
 #include <map>
 #include <unordered_map>
+
+#include "runtime/cpu/guarded_memory.h"
 
 namespace minitvm::runtime {
 
@@ -18,6 +21,8 @@ class ThreadWorkspace {
     for (auto& [size, p] : free_) std::free(p);
   }
   void* alloc(int64_t bytes) {
+    if (guard_pages() != GuardPages::Off)  // uncached, each block between inaccessible pages
+      return guarded_alloc(static_cast<size_t>(std::max<int64_t>(bytes, 0)));
     const int64_t size = bytes <= 0 ? kAlign : (bytes + kAlign - 1) / kAlign * kAlign;
     // Best fit among the free blocks, if it is at most twice the request.
     auto it = free_.lower_bound(size);
@@ -39,7 +44,7 @@ class ThreadWorkspace {
     return p;
   }
   void release(void* p) {
-    if (!p) return;
+    if (!p || (guarded_blocks() > 0 && guarded_free(p))) return;
     auto it = live_.find(p);
     if (it == live_.end()) {  // not from this thread's alloc: the caller broke the contract
       std::free(p);
