@@ -151,8 +151,13 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       }
       o.push_back(oa);
     }
-    // disjoint: the reads at o sit under if_then_else(inside, ...), evaluated only inside a window
+    // disjoint: the reads at o sit under if_then_else(inside, ...), evaluated only inside a window.
+    // Otherwise the reads are at o clamped to the last window: a slot past it is outside `valid`,
+    // but the index compared in `valid` is read whatever the other terms (vector code evaluates
+    // every term of the condition), and must not be read past the end of the indices.
     std::vector<Expr> oc = o;
+    if (!disjoint)
+      for (int a = 0; a < R; ++a) oc[a] = min(o[a], ci(plan.axes[a].out - 1));
     std::vector<Expr> oidx = layout_index(plan, n, c, oc);
     Expr contrib;
     if (plan.mode == PoolMode::Max) {

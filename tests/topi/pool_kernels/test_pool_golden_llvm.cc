@@ -8,6 +8,7 @@
 
 #include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/pool_compiled.h"
+#include "runtime/cpu/guarded_memory.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
@@ -89,4 +90,18 @@ TEST(PoolGoldenLlvm, MaxPool2dChannelsLast) {
 }
 TEST(PoolGoldenLlvm, AvgPool2dChannelsLast) {
   run_file("avg_pool2d", PoolLayout::ChannelsLast, 5);
+}
+
+// Every 5th max_pool2d case (overlapping windows among them), forward and backward, with each
+// array against an inaccessible page after it and then before it: a kernel that reads outside an
+// array faults. (The backward once compared the index of a window slot past the last window,
+// read past the end of the indices.)
+TEST(PoolGoldenLlvm, MaxPool2dReadsNothingOutsideItsArrays) {
+  using runtime::GuardPages;
+  const GuardPages saved = runtime::guard_pages();
+  for (GuardPages g : {GuardPages::After, GuardPages::Before}) {
+    runtime::set_guard_pages(g);
+    run_file("max_pool2d", PoolLayout::ChannelsFirst, 5, 3);
+  }
+  runtime::set_guard_pages(saved);
 }
