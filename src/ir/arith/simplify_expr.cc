@@ -394,7 +394,15 @@ Expr Simplifier::visit(const NotNode* op, const Expr& self) {
 Expr Simplifier::visit(const SelectNode* op, const Expr& self) {
   Expr c = mutate(op->condition);
   if (auto* i = as_const_int(c)) return mutate(*i ? op->true_value : op->false_value);
-  auto facts = assume(c);
+  // Both values of a select are evaluated: the condition may simplify a value that reads no
+  // memory, but not the indices of a load, whose clamp keeps it in bounds where the condition is
+  // false (select(j < n, y[min(j, n - 1)], 0)). if_then_else reads only on its branch.
+  bool reads = false;
+  post_order_visit(op->true_value, [&](const Ref<Object>& n) {
+    reads = reads || n->kind() == NodeKind::Load || n->kind() == NodeKind::ProducerLoad;
+  });
+  decltype(assume(c)) facts;
+  if (!reads) facts = assume(c);
   Expr t = mutate(op->true_value);
   unassume(facts);
   Expr f = mutate(op->false_value);

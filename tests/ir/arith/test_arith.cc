@@ -201,6 +201,14 @@ TEST(Simplify, MinMaxLogicSelect) {
   EXPECT_EQ(S(!(x < 0), r), "(bool)1");
   EXPECT_EQ(S(select(x < 10, y, y + 1), r), "y");
   EXPECT_EQ(S(select(y < 3, x + 1 - 1, x)), "x");
+  // Both values of a select are evaluated: the condition simplifies a value without loads, but
+  // the clamp that keeps a load in bounds where it is false stays; if_then_else reads only where
+  // its condition holds, and drops it.
+  Var buf = Var::buffer("buf", DataType::Float(32));
+  Expr ld = LoadNode::make(DataType::Float(32), buf, min(y, 6));
+  EXPECT_EQ(S(select(y < 7, min(y, 6) + 1, 0)), "select((y < 7), (y + 1), 0)");
+  EXPECT_EQ(S(select(y < 7, ld, Expr(0.f))), "select((y < 7), buf[min(y, 6)], 0f)");
+  EXPECT_EQ(S(if_then_else(y < 7, ld, Expr(0.f))), "tvm_if_then_else((y < 7), buf[y], 0f)");
   EXPECT_EQ(S(likely(x < 10), r), "(bool)1");
   EXPECT_EQ(S(likely(x < 5), r), "likely((x < 5))");
   Var v("v");
