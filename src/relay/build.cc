@@ -691,6 +691,8 @@ Built build(const Function& f, const std::string& target, const Params& params,
     }
   };
   size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
+  // MINITVM_PRINT_IR prints each kernel's passes as they run: one kernel at a time, readable.
+  if (std::getenv("MINITVM_PRINT_IR")) n = 1;
   std::vector<std::thread> threads;
   for (size_t i = 1; i < n; ++i) threads.emplace_back(worker);
   worker();
