@@ -507,12 +507,13 @@ TEST(AlterOpLayout, BatchMatmulPackedForLlvmMatchesTheReference) {
     expect_close(relay_test::run_graph(bt, {{"x", xv}, {"y", yv}})[0], want, 1e-4);
     // The padded rows and columns of the packs are not read from x and y: with every array
     // against an inaccessible page after it, a read past the end faults.
-    const runtime::GuardPages saved = runtime::guard_pages();
-    runtime::set_guard_pages(runtime::GuardPages::After);
-    auto xg = relay::testing::random_uniform({c.bx, c.m, c.k}, -1, 1, seed - 2);
-    auto yg = relay::testing::random_uniform({c.by, c.n, c.k}, -1, 1, seed - 1);
-    auto got = relay_test::run_graph(bt, {{"x", xg}, {"y", yg}})[0];
-    runtime::set_guard_pages(saved);
+    runtime::NDArray got;
+    {
+      runtime::ScopedGuardPages guard(runtime::GuardPages::After);
+      auto xg = relay::testing::random_uniform({c.bx, c.m, c.k}, -1, 1, seed - 2);
+      auto yg = relay::testing::random_uniform({c.by, c.n, c.k}, -1, 1, seed - 1);
+      got = relay_test::run_graph(bt, {{"x", xg}, {"y", yg}})[0];
+    }
     expect_close(got, want, 1e-4);
   }
 }

@@ -286,14 +286,6 @@ bool readable(const void* p) {
   return false;
 }
 
-/** Sets a guard mode for a scope, then restores the one before. */
-struct GuardScope {
-  explicit GuardScope(runtime::GuardPages m) : saved(runtime::guard_pages()) {
-    runtime::set_guard_pages(m);
-  }
-  ~GuardScope() { runtime::set_guard_pages(saved); }
-  runtime::GuardPages saved;
-};
 }  // namespace
 
 // MINITVM_GUARD_PAGES (what the sanitizer stage sets): arrays and workspace blocks end at or start
@@ -303,7 +295,7 @@ TEST(NDArray, GuardPagesFenceArraysAndWorkspaceBlocks) {
   for (int64_t n : {1, 100, 1024, 5000}) {
     SCOPED_TRACE(n);
     {
-      GuardScope g(GuardPages::After);
+      runtime::ScopedGuardPages g(GuardPages::After);
       NDArray a = NDArray::empty({n}, DataType::Float(32));
       auto* p = static_cast<const char*>(a.data());
       EXPECT_EQ(reinterpret_cast<uintptr_t>(p) % 64, 0u);
@@ -314,7 +306,7 @@ TEST(NDArray, GuardPagesFenceArraysAndWorkspaceBlocks) {
       EXPECT_TRUE(readable(p + n * 4 - 1));
     }
     {
-      GuardScope g(GuardPages::Before);
+      runtime::ScopedGuardPages g(GuardPages::Before);
       NDArray a = NDArray::empty({n}, DataType::Float(32));
       auto* p = static_cast<const char*>(a.data());
       EXPECT_FALSE(readable(p - 1));
@@ -327,7 +319,7 @@ TEST(NDArray, GuardPagesFenceArraysAndWorkspaceBlocks) {
       minitvm_workspace_free(w);
     }
   }
-  GuardScope g(GuardPages::Alternate);
+  runtime::ScopedGuardPages g(GuardPages::Alternate);
   NDArray x = NDArray::empty({10}, DataType::Float(32)),
           y = NDArray::empty({10}, DataType::Float(32));
   const bool x_before = !readable(static_cast<const char*>(x.data()) - 1);

@@ -19,6 +19,18 @@ GuardPages guard_pages();
 /** Sets the mode for the allocations from now on (blocks taken before keep their placement). */
 void set_guard_pages(GuardPages mode);
 
+/** Sets a mode for a scope (a test's), then restores the one before. */
+class ScopedGuardPages {
+ public:
+  explicit ScopedGuardPages(GuardPages mode) : saved_(guard_pages()) { set_guard_pages(mode); }
+  ~ScopedGuardPages() { set_guard_pages(saved_); }
+  ScopedGuardPages(const ScopedGuardPages&) = delete;
+  ScopedGuardPages& operator=(const ScopedGuardPages&) = delete;
+
+ private:
+  GuardPages saved_;
+};
+
 /** `nbytes` (0 allowed) on pages of their own between two inaccessible pages, 64-byte aligned, at
  *  the end or the start of those pages as the mode says (After when the mode is Off). Null when
  *  the system has no memory left. */

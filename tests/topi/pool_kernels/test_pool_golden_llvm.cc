@@ -98,10 +98,8 @@ TEST(PoolGoldenLlvm, AvgPool2dChannelsLast) {
 // read past the end of the indices.)
 TEST(PoolGoldenLlvm, MaxPool2dReadsNothingOutsideItsArrays) {
   using runtime::GuardPages;
-  const GuardPages saved = runtime::guard_pages();
   for (GuardPages g : {GuardPages::After, GuardPages::Before}) {
-    runtime::set_guard_pages(g);
+    runtime::ScopedGuardPages guard(g);
     run_file("max_pool2d", PoolLayout::ChannelsFirst, 5, 3);
   }
-  runtime::set_guard_pages(saved);
 }
