@@ -2,7 +2,9 @@
 // N=32, C in {3,32,128,256}, H=W in {7,28,56,112}, forward and backward, against oneDNN (its best
 // blocked layout and plain NCHW) and a memcpy of the same byte count, split over the same thread
 // pool as our kernels (runtime::thread_pool_size() threads). Times are the minimum of
-// the interleaved repeats (--repeats, default 15). `--json FILE` writes one object per measurement;
+// the interleaved repeats (--repeats, default 15); `--number K` times K back-to-back calls per
+// repeat (their mean), so that each candidate is timed in its own cache state. `--json FILE` writes
+// one object per measurement;
 // `--quick` runs C<=32 only, `--shapes 256x28 128x56` those shapes only. Every input is random
 // (the backward's indices come from a forward over the random input). Kernels use the CPU
 // template's fallback configs; `--tophub` uses the shipped TopHub configs (tophub::context("llvm"),
@@ -109,7 +111,7 @@ int main(int argc, char** argv) {
 #endif
   std::string json_path;
   bool quick = false, use_tophub = false;
-  int repeats = 15;
+  int repeats = 15, number = 1;
   int64_t dump_c = 0, dump_h = 0;
   std::vector<int64_t> dump;
   std::vector<std::string> shapes;
@@ -119,7 +121,7 @@ int main(int argc, char** argv) {
       "oneDNN (when built "
       "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
       "usage: minitvm-bench-pool [--json FILE] [--quick] [--shapes CxH ...] [--tophub] [--repeats "
-      "N] "
+      "N] [--number K] "
       "[--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
@@ -127,6 +129,11 @@ int main(int argc, char** argv) {
   app->add_flag("--tophub", use_tophub,
                 "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
   app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")
+      ->check(minitvm::cli::Integer(1));
+  app->add_option("--number", number,
+                  "calls per timed repeat, back to back, timed as their mean (TVM's "
+                  "time_evaluator `number`); default 1: each repeat is one call, after the other "
+                  "candidates have run, so every candidate starts from the others' cache state")
       ->check(minitvm::cli::Integer(1));
   app->add_option("--dump", dump,
                   "print the lowered IR and LLVM IR of the C x H x H shape's kernels, then exit")
@@ -218,10 +225,11 @@ int main(int argc, char** argv) {
       for (int rep = 0; rep < repeats; ++rep)
         for (size_t i = 0; i < cand.size(); ++i) {
           auto t0 = std::chrono::steady_clock::now();
-          cand[i]();
+          for (int k = 0; k < number; ++k) cand[i]();
           tmin[i] = std::min(
               tmin[i],
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
+                  number);
         }
       for (int dir = 0; dir < 2; ++dir) {
         Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
