@@ -565,6 +565,7 @@ Function optimize(const Function& f, const Params& params, const BuildOptions& o
                        [&](const Function& x) { return transform::bind_params(x, params); });
   g = log.run("simplify_inference", g, transform::simplify_inference);
   if (opt.opt_level >= 2) {
+    g = log.run("drop_padding_taps", g, transform::drop_padding_taps);
     g = log.run("fold_constant", g, transform::fold_constant);
     g = log.run("sink_reshape", g, transform::sink_reshape);
     g = log.run("fold_constant", g, transform::fold_constant);

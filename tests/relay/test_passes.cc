@@ -225,6 +225,54 @@ TEST(RelayPasses, FoldScaleAxisIntoGroupedConvWeights) {
   }
 }
 
+// Atrous convolutions whose dilation reaches past the map (DeepLabV3's ASPP at rates 24 and 36 on
+// 14x14): the kernel rows and columns that read only padding are cut from the weight, the padding
+// shrinks by as many dilation steps, and the result is what the uncut conv computes (reference
+// executor). A conv whose every tap reads the input somewhere is left alone.
+TEST(RelayPasses, DropPaddingTapsCutsKernelRowsThatReadOnlyPadding) {
+  struct Cut {
+    std::vector<int64_t> data, weight, strides, padding, dilation;
+    int64_t groups;
+    std::vector<int64_t> kernel, new_padding;  // empty kernel: unchanged
+  };
+  std::vector<Cut> cuts = {
+      // rate 24 on 14x14: only the centre tap reads the input: a 1x1 conv without padding
+      {{1, 8, 14, 14}, {4, 8, 3, 3}, {1, 1}, {24, 24, 24, 24}, {24, 24}, 1, {1, 1}, {0, 0, 0, 0}},
+      // rows cut, columns kept (a 9-wide map), grouped
+      {{1, 4, 5, 9}, {4, 2, 3, 3}, {1, 1}, {6, 3, 6, 3}, {6, 3}, 2, {1, 3}, {0, 3, 0, 3}},
+      // asymmetric padding: the first rows of a 5x1 kernel read only the top padding
+      {{1, 3, 4, 4}, {2, 3, 5, 1}, {1, 1}, {8, 0, 0, 0}, {2, 1}, 1, {2, 1}, {2, 0, 0, 0}},
+      // rate 12 on 14x14: every tap reads the input for some output: unchanged
+      {{1, 4, 14, 14}, {4, 4, 3, 3}, {1, 1}, {12, 12, 12, 12}, {12, 12}, 1, {}, {}},
+  };
+  for (size_t i = 0; i < cuts.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Cut& c = cuts[i];
+    auto x = var("x", T(c.data));
+    Conv2DAttrs a;
+    a.strides = c.strides;
+    a.padding = c.padding;
+    a.dilation = c.dilation;
+    a.groups = c.groups;
+    auto w = relay::testing::random_uniform(c.weight, -1, 1, 31 + i);
+    Function f({x}, nn::relu(nn::conv2d(x, constant(w), a)));
+    Function h = transform::fold_constant(transform::drop_padding_taps(f));
+    if (c.kernel.empty()) {
+      EXPECT_EQ(transform::drop_padding_taps(f).body, f.body);
+      continue;
+    }
+    const ExprNode* conv = nullptr;
+    for (auto& e : post_order(h.body))
+      if (e->is_call("nn.conv2d")) conv = e.get();
+    ASSERT_TRUE(conv && conv->args[1]->kind == ExprKind::Constant);
+    const auto& ws = conv->args[1]->types[0].shape;
+    EXPECT_EQ(std::vector<int64_t>(ws.begin() + 2, ws.end()), c.kernel);
+    EXPECT_EQ(conv->attrs["padding"].get<std::vector<int64_t>>(), c.new_padding);
+    auto in = relay::testing::random_uniform(c.data, -1, 1, 41 + i);
+    expect_close(reference_run(h, {{"x", in}})[0], reference_run(f, {{"x", in}})[0], 1e-5);
+  }
+}
+
 TEST(RelayPasses, FuseOpsResidualBlock) {
   // conv+bias+relu, conv+multiply+add (BN), residual add, relu, then max_pool, flatten, dense.
   auto x = var("data", T({1, 8, 8, 8}));

@@ -28,6 +28,13 @@
  *   only), and the constant s broadcasts along the output channel axis only
  *   (shape (C, 1, 1), (1, C, 1, 1) or a scalar) becomes conv2d(x, W * s[o]); run fold_constant
  *   afterwards to materialise the new weight.
+ * - drop_padding_taps: an nn.conv2d (NCHW / OIHW, constant weight, any groups) whose first or last
+ *   kernel rows / columns read only zero padding for every output position (atrous convs whose
+ *   dilation reaches past the input: DeepLabV3's ASPP at rates 24 and 36 on a 14x14 map is a 1x1
+ *   conv) gets the weight strided_slice'd to the rows and columns that read the input, the padding
+ *   shrunk by the cut taps times the dilation, and dilation 1 along an axis left with one tap. The
+ *   output is the same (the cut taps multiply zeros only); run fold_constant afterwards. Not a TVM
+ *   pass: ONNX Runtime's NCHWc convolution skips the padding taps inside its kernel.
  * - alter_op_layout: TVM's AlterOpLayout. On cuda (AlterLayoutOptions::winograd_tile): winograd
  *   convs get their weight transformed at build time. On x86, with its layout propagation: every
  *   nn.conv2d with groups 1 and a constant weight becomes nn.contrib_conv2d_NCHWc on NCHW[ic]c
@@ -67,6 +74,7 @@ Function fold_constant(const Function& f);
 Function eliminate_common_subexpr(const Function& f);
 Function sink_reshape(const Function& f);
 Function fold_scale_axis(const Function& f);
+Function drop_padding_taps(const Function& f);
 
 /** Channel blocks of a blocked conv2d (ic_bn divides the input channels, oc_bn the output). */
 struct ConvBlocks {
