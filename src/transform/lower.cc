@@ -23,6 +23,8 @@ std::vector<transform::NamedPass> lowering_passes(const LowerOptions& opt, const
   p.push_back({"storage_flatten",
                [&binds](const Stmt& x) { return transform::storage_flatten(x, binds); }});
   p.push_back({"simplify", [](const Stmt& x) { return simplify(x); }});
+  p.push_back(
+      {"hoist_if_then_else", [](const Stmt& x) { return transform::hoist_if_then_else(x); }});
   const bool vectorize = !opt.disable_vectorize;
   p.push_back({"loop_partition", [vectorize](const Stmt& x) {
                  return vectorize ? transform::loop_partition(x) : x;

@@ -548,3 +548,57 @@ TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
   for (const auto& o : m.measure(cfgs))
     EXPECT_EQ(o.result.error_no, 0) << o.config.str() << ": " << o.error;
 }
+
+// Atrous convolutions whose kernel reaches past a small map (DeepLabV3's ASPP, rate 12 on 14x14):
+// the kernel rows that read only padding are skipped, under a condition on (output row, kernel
+// row) that hoist_if_then_else moves out of the kernel-column loop, and so are the kernel columns
+// of whole column tiles; the results match the naive convolution (fallback and random points of
+// the space, whose other tiles keep the column condition per column; NCHW and blocked). An
+// ordinary padded 3x3 keeps the unconditional nest.
+TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
+  autotune::root_fallback_context().silent = true;
+  std::vector<Case> cases = {
+      {{1, 32, 10, 9}, {32, 32, 3, 3}, {{1, 1}, {6, 6}, {6, 6}}},
+      {{1, 16, 11, 12}, {32, 16, 3, 3}, {{2, 1}, {5, 4}, {5, 4}}},
+      {{1, 16, 7, 8}, {16, 16, 5, 3}, {{1, 1}, {6, 3, 5, 2}, {3, 2}}},
+  };
+  std::mt19937 rng(29);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    topi::LayerBuild L = run_and_check(c, 110 + unsigned(i));
+    // The guard sits right above the kernel-column loop, not inside the vector updates.
+    const size_t kw = L.ir.find("for (kw");
+    ASSERT_NE(kw, std::string::npos) << L.ir;
+    const size_t guard = L.ir.rfind("if (", kw);
+    ASSERT_NE(guard, std::string::npos) << L.ir;
+    EXPECT_EQ(L.ir.find("for (", guard + 1), kw) << L.ir;
+    EXPECT_NE(L.ir.substr(guard, kw - guard).find("kh"), std::string::npos) << L.ir;
+    if (i == 0) {
+      // 9 columns at rate 6: the fallback tiles them by 3, and the (tile, kernel column) guard sits
+      // right inside the kernel-column loop.
+      autotune::FallbackConfigEntity fb;
+      topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+      EXPECT_EQ(fb.split("tile_ow").size.back(), 3);
+      const size_t next = L.ir.find("for (", kw + 1);
+      ASSERT_NE(next, std::string::npos);
+      const std::string inside = L.ir.substr(kw, next - kw);
+      EXPECT_NE(inside.find("if ("), std::string::npos) << L.ir;
+      EXPECT_NE(inside.find("kw"), std::string::npos) << L.ir;
+    }
+    check_blocked(c, 120 + unsigned(i));
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    for (int k = 0; k < 2; ++k) {
+      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
+      autotune::ApplyConfig one(fb.space().get(idx));
+      autotune::DispatchScope scope(one);
+      SCOPED_TRACE(fb.space().get(idx).str());
+      check_blocked(c, 130 + unsigned(k));
+      run_and_check(c, 140 + unsigned(k));
+    }
+  }
+  Case plain{{1, 16, 9, 9}, {16, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}};
+  topi::LayerBuild L = run_and_check(plain, 150);
+  EXPECT_EQ(L.ir.find("if ("), std::string::npos) << L.ir;
+}

@@ -29,6 +29,16 @@ Stmt storage_flatten(const Stmt& s,
  *  before vectorize_loop. */
 Stmt loop_partition(const Stmt& s);
 
+/** TVM's HoistIfThenElse for else-less ifs, in the loop nests under a `pragma(iv,
+ *  "hoist_if_then_else")` (the pragma is removed): a loop whose body is `if (a && b) ...` (or a
+ *  chain of such ifs) gives the conjuncts that neither use its variable nor read memory nor call
+ *  anything (likely() guards stay) to its outside: `for (i) if (c(i) && d) S` -> `if (d) for (i)
+ *  if (c(i)) S`, repeated outwards up to the pragma's loop. A reduction's `where` condition on
+ *  outer loop variables (the padding taps a conv2d_NCHWc skips) then guards whole inner loops
+ *  instead of each vector update. Expects: after storage_flatten and simplify, before
+ *  vectorize_loop. */
+Stmt hoist_if_then_else(const Stmt& s);
+
 /** Vectorized loops with constant extent (2..64) become Ramp/Broadcast vector code. Loads may use
  *  ramps (any stride) or indices with constant lane offsets over a short span (ir::lane_offsets,
  *  e.g. floordiv(ramp(x*48, 1, 48), 3)); a lane-dependent `if` without else (a split tail) makes

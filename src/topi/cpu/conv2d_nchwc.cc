@@ -51,6 +51,38 @@ bool is_1x1(const Geom& g) {
   return g.kh == 1 && g.kw == 1;
 }
 
+// Atrous convolutions on small maps read mostly padding (DeepLabV3's ASPP at rate 12 on a 14x14
+// map: 24 of the 42 (output row, kernel row) pairs, and as many columns). The kernel rows that
+// read only padding are skipped when they are a quarter of the pairs or more.
+bool skips_padding_rows(const Geom& g) {
+  int64_t padding = 0;
+  for (int64_t oh = 0; oh < g.oh; ++oh)
+    for (int64_t k = 0; k < g.kh; ++k) {
+      int64_t ih = oh * g.stride_h - g.pad_top + k * g.dil_h;
+      padding += ih < 0 || ih >= g.h;
+    }
+  return g.kh > 1 && padding * 4 >= g.oh * g.kh;
+}
+
+// Columns are skipped per register tile of output columns (a tile and a kernel column whose
+// every input column is padding): the largest exact tile of at most `columns` that makes a
+// quarter of the (tile, kernel column) pairs padding only, or 0 when none does (ordinary convs).
+int64_t padding_column_tile(const Geom& g, int64_t columns) {
+  if (g.kw <= 1) return 0;
+  for (int64_t f = std::min(g.ow, columns); f >= 2; --f) {
+    if (g.ow % f) continue;
+    int64_t padding = 0;
+    for (int64_t t = 0; t < g.ow / f; ++t)
+      for (int64_t k = 0; k < g.kw; ++k) {
+        int64_t lo = t * f * g.stride_w - g.pad_left + k * g.dil_w;
+        int64_t hi = lo + (f - 1) * g.stride_w;
+        padding += hi < 0 || lo >= g.w;
+      }
+    if (padding * 4 >= (g.ow / f) * g.kw) return f;
+  }
+  return 0;
+}
+
 }  // namespace
 
 int64_t fp32_lanes() {
@@ -158,6 +190,10 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   }
   int64_t reg_n = detail::largest_divisor_at_most(g.ow, columns);
   if (!ragged(reg_n)) cfg.set("tile_ow", autotune::SplitEntity{{g.ow / reg_n, reg_n}});
+  // The tiles of the compute's padding-column condition (blocked_conv), so that it holds or fails
+  // for a whole register tile.
+  if (int64_t f = padding_column_tile(g, columns))
+    cfg.set("tile_ow", autotune::SplitEntity{{g.ow / f, f}});
   cfg.set("unroll_kw", autotune::OtherOptionEntity{false});
 }
 
@@ -259,6 +295,14 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
   te::IterVar kh = te::reduce_axis({0, static_cast<int>(g.kh)}, "kh");
   te::IterVar kw = te::reduce_axis({0, static_cast<int>(g.kw)}, "kw");
   te::Tensor dp = r.data_pad, kv = r.kernel_vec;
+  // Atrous convolutions on small maps skip the kernel rows, and the kernel columns of whole
+  // register tiles, that read only padding: a reduction condition on (output row, kernel row)
+  // and on (output column tile, kernel column), which hoist_if_then_else moves out of the
+  // channel-block and register-tile loops (the fallback tiles the columns as the condition does;
+  // a tuned config's other tiles keep it per column, still exact). Ordinary convolutions (a 3x3
+  // kernel with padding 1 reads padding in 2 of 3 * H pairs) keep the unconditional nest.
+  const bool skip_rows = skips_padding_rows(g);
+  const int64_t column_tile = padding_column_tile(g, register_columns_for_block(oc_bn));
   r.conv = named_compute(
       {g.n, g.co / oc_bn, g.oh, g.ow, oc_bn}, {"n", "oc_chunk", "oh", "ow", "oc_block"},
       [&](const std::vector<Var>& v) {
@@ -267,9 +311,22 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
         if (groups > 1) dcc = floordiv(v[1], I(g.co / groups / oc_bn)) * I(g.ci / ic_bn) + icc;
         Expr x = dp(v[0], dcc, v[2] * I(g.stride_h) + kh->var * I(g.dil_h),
                     v[3] * I(g.stride_w) + kw->var * I(g.dil_w), icb);
+        Expr where;
+        if (skip_rows) {
+          Expr ih = v[2] * I(g.stride_h) + kh->var * I(g.dil_h) - I(g.pad_top);
+          where = ih >= I(0) && ih < I(g.h);
+        }
+        if (column_tile > 0) {
+          // the input columns of the tile's first and last output columns
+          Expr lo = floordiv(v[3], I(column_tile)) * I(column_tile * g.stride_w) +
+                    kw->var * I(g.dil_w) - I(g.pad_left);
+          Expr hi = lo + I((column_tile - 1) * g.stride_w);
+          Expr cols = hi >= I(0) && lo < I(g.w);
+          where = where.defined() ? (where && cols) : cols;
+        }
         return te::sum(nn::detail::cast_to(a.out_dtype, x) *
                            nn::detail::cast_to(a.out_dtype, kv(v[1], icc, kh, kw, icb, v[4])),
-                       {ic, kh, kw});
+                       {ic, kh, kw}, where);
       },
       "conv2d_NCHWc", "conv2d_NCHWc");
 }
@@ -457,6 +514,11 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   auto cax = C.op().axis();  // batch, oc_chunk, oh, ow, oc_block
   auto ccax = CC.op().axis();
   auto rax = CC.op().reduce_axis();  // ic, kh, kw
+  // The padding rows and columns an atrous conv skips (blocked_conv's reduction condition): their
+  // guards move out of the inner loops of the kernel-row loop.
+  if (auto* red = C.op().as<te::ComputeOpNode>()->body[0].as<ir::ReduceNode>();
+      red && red->condition.defined() && !ir::is_one(red->condition))
+    scc.pragma(rax[1], "hoist_if_then_else");
   int64_t ic_bn = cfg.split("tile_ic").size.back();
   // The NCHW output O: parallel over (batch, oc chunk, oh [outer]), C computed there, the oc block
   // vectorized (TVM's out_ndim == 4 case; the 1x1 schedule also splits oh by tile_oh).
