@@ -558,7 +558,7 @@ TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
 TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
   autotune::root_fallback_context().silent = true;
   std::vector<Case> cases = {
-      {{1, 32, 10, 9}, {32, 32, 3, 3}, {{1, 1}, {6, 6}, {6, 6}}},
+      {{1, 32, 10, 14}, {32, 32, 3, 3}, {{1, 1}, {6, 12}, {6, 12}}},
       {{1, 16, 11, 12}, {32, 16, 3, 3}, {{2, 1}, {5, 4}, {5, 4}}},
       {{1, 16, 7, 8}, {16, 16, 5, 3}, {{1, 1}, {6, 3, 5, 2}, {3, 2}}},
   };
@@ -575,11 +575,11 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
     EXPECT_EQ(L.ir.find("for (", guard + 1), kw) << L.ir;
     EXPECT_NE(L.ir.substr(guard, kw - guard).find("kh"), std::string::npos) << L.ir;
     if (i == 0) {
-      // 9 columns at rate 6: the fallback tiles them by 3, and the (tile, kernel column) guard sits
-      // right inside the kernel-column loop.
+      // 14 columns at rate 12: the fallback tiles them by 7, and the (tile, kernel column) guard
+      // sits right inside the kernel-column loop.
       autotune::FallbackConfigEntity fb;
       topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
-      EXPECT_EQ(fb.split("tile_ow").size.back(), 3);
+      EXPECT_EQ(fb.split("tile_ow").size.back(), 7);
       const size_t next = L.ir.find("for (", kw + 1);
       ASSERT_NE(next, std::string::npos);
       const std::string inside = L.ir.substr(kw, next - kw);
@@ -597,6 +597,14 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
       check_blocked(c, 130 + unsigned(k));
       run_and_check(c, 140 + unsigned(k));
     }
+  }
+  {  // rate 24 on 28 columns: tiles of 4 skip 12 of the 21 (tile, kernel column) pairs, tiles of
+     // 7 6 of 12, tiles of 14 2 of 6: the fallback takes 4
+    Case wide{{1, 16, 28, 28}, {16, 16, 3, 3}, {{1, 1}, {24, 24}, {24, 24}}};
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, wide.ds, wide.ks, wide.attrs);
+    EXPECT_EQ(fb.split("tile_ow").size.back(), 4);
+    run_and_check(wide, 160);
   }
   Case plain{{1, 16, 9, 9}, {16, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}};
   topi::LayerBuild L = run_and_check(plain, 150);

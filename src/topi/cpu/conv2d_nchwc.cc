@@ -65,11 +65,15 @@ bool skips_padding_rows(const Geom& g) {
 }
 
 // Columns are skipped per register tile of output columns (a tile and a kernel column whose
-// every input column is padding): the largest exact tile of at most `columns` that makes a
-// quarter of the (tile, kernel column) pairs padding only, or 0 when none does (ordinary convs).
+// every input column is padding). Among the exact tiles of 4 (or the whole width, if narrower) to
+// `columns` columns, the one that skips the largest share of the (tile, kernel column) pairs, the
+// larger on ties; 0 when no tile skips a quarter (ordinary convs). DeepLabV3-ResNet50's rate-24
+// conv on 28 columns: tiles of 14 skip 2 of 6 pairs, tiles of 4 12 of 21 (14.1 -> 11.1 ms).
 int64_t padding_column_tile(const Geom& g, int64_t columns) {
   if (g.kw <= 1) return 0;
-  for (int64_t f = std::min(g.ow, columns); f >= 2; --f) {
+  int64_t best = 0;
+  double best_share = 0.25;
+  for (int64_t f = std::min(g.ow, columns); f >= std::min<int64_t>(g.ow, 4); --f) {
     if (g.ow % f) continue;
     int64_t padding = 0;
     for (int64_t t = 0; t < g.ow / f; ++t)
@@ -78,9 +82,13 @@ int64_t padding_column_tile(const Geom& g, int64_t columns) {
         int64_t hi = lo + (f - 1) * g.stride_w;
         padding += hi < 0 || lo >= g.w;
       }
-    if (padding * 4 >= (g.ow / f) * g.kw) return f;
+    double share = double(padding) / double((g.ow / f) * g.kw);
+    if (share > best_share || (best == 0 && share >= best_share)) {
+      best = f;
+      best_share = share;
+    }
   }
-  return 0;
+  return best;
 }
 
 }  // namespace
