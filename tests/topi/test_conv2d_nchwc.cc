@@ -312,6 +312,21 @@ void check_blocked(const Case& c, unsigned seed) {
   EXPECT_EQ(yu.to_vector<float>(), y);
 }
 
+// Two random points of the case's space, each built NCHW and blocked against the naive conv
+// (seeds base + k and base + 10 + k).
+void check_random_points(const Case& c, std::mt19937& rng, unsigned base) {
+  autotune::FallbackConfigEntity fb;
+  topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+  for (int k = 0; k < 2; ++k) {
+    int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
+    autotune::ApplyConfig one(fb.space().get(idx));
+    autotune::DispatchScope scope(one);
+    SCOPED_TRACE(fb.space().get(idx).str());
+    check_blocked(c, base + unsigned(k));
+    run_and_check(c, base + 10 + unsigned(k));
+  }
+}
+
 TEST(Conv2dNCHWc, BlockedLayoutsMatchReference) {
   autotune::root_fallback_context().silent = true;
   std::vector<Case> cases = {
@@ -452,14 +467,7 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
     }
     check_blocked(c, 60 + unsigned(i));
     run_and_check(c, 70 + unsigned(i));
-    for (int k = 0; k < 2; ++k) {
-      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
-      autotune::ApplyConfig one(fb.space().get(idx));
-      autotune::DispatchScope scope(one);
-      SCOPED_TRACE(fb.space().get(idx).str());
-      check_blocked(c, 80 + unsigned(k));
-      run_and_check(c, 90 + unsigned(k));
-    }
+    check_random_points(c, rng, 80);
   }
 }
 
@@ -587,16 +595,7 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
       EXPECT_NE(inside.find("kw"), std::string::npos) << L.ir;
     }
     check_blocked(c, 120 + unsigned(i));
-    autotune::FallbackConfigEntity fb;
-    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
-    for (int k = 0; k < 2; ++k) {
-      int64_t idx = std::uniform_int_distribution<int64_t>(0, fb.space().size() - 1)(rng);
-      autotune::ApplyConfig one(fb.space().get(idx));
-      autotune::DispatchScope scope(one);
-      SCOPED_TRACE(fb.space().get(idx).str());
-      check_blocked(c, 130 + unsigned(k));
-      run_and_check(c, 140 + unsigned(k));
-    }
+    check_random_points(c, rng, 130);
   }
   {  // rate 24 on 28 columns: tiles of 4 skip 12 of the 21 (tile, kernel column) pairs, tiles of
      // 7 6 of 12, tiles of 14 2 of 6: the fallback takes 4
