@@ -377,6 +377,48 @@ TEST(AlterOpLayout, PaddedChannelCountsMatchTheReferenceBuiltForLlvm) {
   }
 }
 
+// Squeeze-and-excitation as torch.onnx exports it: mean over (2, 3) (axes counted from either
+// end, keepdims) of a blocked value becomes a blocked global_avg_pool2d, so the value does not go
+// back to NCHW; the classifier's mean without keepdims gives (N, C) from the pooled blocked value;
+// a mean over other axes stays a mean. Channel counts with and without padding; values as the
+// reference executor's, built for llvm.
+TEST(AlterOpLayout, SpatialMeansPoolTheBlockedValue) {
+  uint64_t seed = 350;
+  for (int64_t c : {32, 58}) {
+    for (bool negative_axes : {false, true}) {
+      SCOPED_TRACE("channels " + std::to_string(c) + (negative_axes ? ", axes -1 -2" : ""));
+      const std::vector<int64_t> hw =
+          negative_axes ? std::vector<int64_t>{-1, -2} : std::vector<int64_t>{2, 3};
+      auto x = var("data", T({1, 16, 9, 7}));
+      auto y = nn::conv2d(x, rand_const({c, 16, 3, 3}, seed++, -0.3, 0.3), {.padding = {1}});
+      auto s = sigmoid(
+          nn::conv2d(nn::relu(nn::conv2d(mean(y, hw, true), rand_const({8, c, 1, 1}, seed++))),
+                     rand_const({c, 8, 1, 1}, seed++)));
+      auto z = nn::conv2d(multiply(y, s), rand_const({32, c, 1, 1}, seed++, -0.2, 0.2));
+      auto logits = nn::dense(mean(z, hw, false), rand_const({10, 32}, seed++));
+      auto other = mean(z, {1}, true);  // over the channels: not a pool
+      Function f({x}, tuple({logits, other}));
+      Function a = relay::transform::fold_constant(
+          relay::transform::alter_op_layout(f, padding_blocks(false)));
+      EXPECT_EQ(count_op(a, "mean"), 1) << a;
+      int pools = 0;
+      for (auto& n : post_order(a.body))
+        if (n->is_call("nn.global_avg_pool2d")) {
+          EXPECT_EQ(n->type().shape.size(), 5u) << a;
+          EXPECT_EQ(n->args[0]->type().shape.size(), 5u) << a;
+          ++pools;
+        }
+      EXPECT_EQ(pools, 2) << a;
+      auto xv = relay::testing::random_uniform({1, 16, 9, 7}, -1, 1, seed++);
+      auto want = reference_run(f, {{"data", xv}});
+      auto got = reference_run(a, {{"data", xv}});
+      expect_close(got[0], want[0], 1e-5);
+      expect_close(got[1], want[1], 1e-5);
+      relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
+    }
+  }
+}
+
 // ShuffleNet V2's unit: torch's chunk(2) as two equal splits (one after
 // eliminate_common_subexpr), a blocked branch of padded channel counts unpacked to NCHW through a
 // split that drops the padding (the unpack schedule's channel tiles need not divide the block or

@@ -142,6 +142,30 @@ class Alter {
     return {call("nn.contrib_dense_pack", {nchw(e->args[0]), w}, Json::object()), nullptr, 0, 0};
   }
 
+  // mean(x, axis=[2, 3]) of a blocked value (torch.onnx's ReduceMean for adaptive_avg_pool2d(1) and
+  // x.mean([2, 3]); squeeze-and-excitation blocks have one per block) -> a blocked
+  // global_avg_pool2d, so the value is not taken back to NCHW to be averaged (EfficientNet-B3's 27
+  // means and their layout transforms were 15 % of its time). Without keepdims the (N, C) result
+  // comes from the pooled blocked value's NCHW form.
+  Val spatial_mean(const Expr& e) {
+    const Expr& x = e->args[0];
+    if (e->tuple_typed || x->tuple_typed || !is_4d_float(x) || !is_blocked(x)) return keep(e);
+    const Json& ax = e->attrs.at("axis");
+    if (ax.is_null() || e->attrs.value("exclude", false)) return keep(e);
+    std::vector<int64_t> axes;
+    for (auto& a : ax)
+      axes.push_back(a.get<int64_t>() < 0 ? a.get<int64_t>() + 4 : a.get<int64_t>());
+    std::sort(axes.begin(), axes.end());
+    if (axes != std::vector<int64_t>{2, 3}) return keep(e);
+    const Val& a = val(x);
+    Expr pooled = call("nn.global_avg_pool2d", {a.blocked}, {{"layout", nchw_b(a.block)}});
+    if (e->attrs.value("keepdims", false)) return made(pooled, a.block, a.channels);
+    const int64_t N = x->types[0].shape[0], C = channels_of(x);
+    Expr flat = layout_transform(pooled, nchw_b(a.block), "NCHW");
+    if (a.channels != C) flat = tuple_get_item(split_at(flat, {C}, 1), 0);
+    return {reshape(flat, {N, C}), nullptr, 0, 0};
+  }
+
   Val keep(const Expr& e) {
     if (e->kind == ExprKind::Var || e->kind == ExprKind::Constant) return {e, nullptr, 0, 0};
     std::vector<Expr> args;
@@ -157,6 +181,7 @@ class Alter {
     const std::string& op = e->name;
     if (op == "nn.conv2d") return conv(e);
     if (op == "nn.dense" && opt_.dense_pack_block > 0) return dense(e);
+    if (op == "mean") return spatial_mean(e);
     if (e->tuple_typed || !is_4d_float(e)) return keep(e);
     const int64_t C = e->types[0].shape[1];
     static const char* unary[] = {"nn.relu", "clip", "sigmoid",      "sqrt", "negative",
