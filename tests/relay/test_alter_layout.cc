@@ -152,8 +152,9 @@ TEST(AlterOpLayout, ChainStaysBlockedBetweenConvs) {
   EXPECT_EQ(count_op(a, "nn.conv2d"), 0);
   EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 2);
   Function folded = relay::transform::fold_constant(a);
-  // data NCHW -> NCHW4c; y (NCHW8c) -> NCHW4c for the second conv; the global pool back to NCHW.
-  EXPECT_EQ(count_op(folded, "layout_transform"), 3) << folded;
+  // data NCHW -> NCHW4c; the global pool back to NCHW. The second conv, a short reduction, reads
+  // y as it is (NCHW8c) rather than its callback's 4-blocks.
+  EXPECT_EQ(count_op(folded, "layout_transform"), 2) << folded;
   EXPECT_EQ(count_op(folded, "nn.bias_add"), 0);  // an add of a blocked bias
   for (auto& e : post_order(folded.body)) {
     if (e->is_call("nn.max_pool2d")) EXPECT_EQ(e->attrs.at("layout"), "NCHW8c");
@@ -442,6 +443,35 @@ TEST(AlterOpLayout, ShuffleUnitMatchesTheReferenceBuiltForLlvm) {
       auto xv = relay::testing::random_uniform({1, c, hw, hw}, -1, 1, seed++);
       relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
     }
+  }
+}
+
+// Fallback blocks bend to their neighbours where a conv's reduction is short (at most 256
+// products per output): a 1x1 conv feeding 16-channel groups writes 16-blocks, the 1x1 conv after
+// them reads 16-blocks, so the only layout_transforms are the graph's input and output (blocks of
+// 32 from the callback); 32-channel groups take the 32-blocks as they are; a long reduction keeps
+// its blocks and the value is re-blocked. Values as the reference executor's.
+TEST(AlterOpLayout, ShortConvsTakeTheirNeighboursBlocks) {
+  uint64_t seed = 450;
+  struct Case {
+    int64_t cin, groups, transforms;
+  };
+  for (Case k : {Case{32, 4, 2}, Case{32, 2, 2}, Case{288, 4, 3}}) {
+    SCOPED_TRACE("input channels " + std::to_string(k.cin) + ", groups " +
+                 std::to_string(k.groups));
+    relay::transform::AlterLayoutOptions o = fixed_blocks(32, 32, 16);
+    o.group_block = 16;
+    auto x = var("data", T({1, k.cin, 10, 10}));
+    auto y = nn::relu(nn::bias_add(nn::conv2d(x, rand_const({64, k.cin, 1, 1}, seed++, -0.2, 0.2)),
+                                   rand_const({64}, seed++)));
+    auto g = nn::relu(nn::conv2d(y, rand_const({64, 64 / k.groups, 3, 3}, seed++, -0.2, 0.2),
+                                 {.padding = {1}, .groups = k.groups}));
+    Function f({x}, nn::conv2d(g, rand_const({64, 64, 1, 1}, seed++, -0.2, 0.2)));
+    Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, o));
+    EXPECT_EQ(count_op(a, "nn.contrib_conv2d_NCHWc"), 3) << a;
+    EXPECT_EQ(count_op(a, "layout_transform"), k.transforms) << a;
+    auto xv = relay::testing::random_uniform({1, k.cin, 10, 10}, -1, 1, seed++);
+    expect_close(reference_run(a, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
   }
 }
 
