@@ -659,6 +659,48 @@ TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
                1e-5);
 }
 
+// A config that groups output-channel chunks per register tile (tile_oc_group, which fallbacks
+// set for 1x1 layers on one-vector blocks) drives the fused kernel: the conv's bias and
+// relu run in the blocked epilogue, on 7x7 (weights larger than the input) and 14x14 maps (the
+// input larger), and the values are the reference executor's.
+TEST(AlterOpLayout, GroupedChunkConfigsBuildTheFusedKernel) {
+  struct GroupCase {
+    int64_t ci, co, hw, group, ow_tile;
+  };
+  uint64_t seed = 700;
+  for (const GroupCase& g : {GroupCase{32, 96, 7, 3, 7}, GroupCase{48, 96, 14, 2, 7}}) {
+    SCOPED_TRACE("map " + std::to_string(g.hw));
+    auto x = var("data", T({1, g.ci, g.hw, g.hw}));
+    auto conv = nn::conv2d(x, rand_const({g.co, g.ci, 1, 1}, seed++, -0.3, 0.3));
+    auto f = Function({x}, nn::relu(add(conv, rand_const({g.co, 1, 1}, seed++))));
+    topi::nn::Conv2dAttrs at;
+    Json wl = topi::cpu::conv2d_nchwc_workload({1, g.ci, g.hw, g.hw}, {g.co, g.ci, 1, 1}, at);
+    autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+    const int64_t pick = relay_test::find_config(task, [&](const autotune::ConfigEntity& c) {
+      return c.split("tile_ic").size.back() == 16 && c.split("tile_oc").size.back() == 16 &&
+             c.split("tile_ow").size.back() == g.ow_tile && c.knob_int("tile_oh") == 1;
+    });
+    ASSERT_GE(pick, 0);
+    autotune::ConfigEntity cfg = task.config(pick);
+    cfg.set("tile_oc_group", autotune::OtherOptionEntity{g.group});
+    // (Tuning records cannot carry the knob: the template's space does not define it.)
+    autotune::ApplyConfig one(cfg);
+    autotune::DispatchScope scope(one);
+    Built b = build(f, "llvm");
+    int tuned = 0;
+    for (auto& k : b.kernels)
+      if (k.template_key == "conv2d_NCHWc.x86") {
+        EXPECT_FALSE(k.is_fallback);
+        EXPECT_EQ(k.ops, (std::vector<std::string>{"nn.contrib_conv2d_NCHWc", "add", "nn.relu"}));
+        ++tuned;
+      }
+    EXPECT_EQ(tuned, 1) << b.report();
+    auto xv = relay::testing::random_uniform({1, g.ci, g.hw, g.hw}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-5);
+  }
+}
+
 // opt_level 2 keeps NCHW (TVM runs AlterOpLayout at level 3); cuda never blocks.
 TEST(AlterOpLayout, OnlyLlvmAtOptLevel3) {
   auto x = var("data", T({1, 8, 6, 6}));

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <random>
 #include <set>
 #include <thread>
@@ -372,6 +373,25 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
   // too few tiles for the reduction order: TVM's, whatever the kernel (DenseNet's 14x14 3x3)
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 36864, 1, 2, 9),
             NCHWcLoopOrder::kChannelsOuter);
+  // A 1x1 whose weights fit in half of L2, over rows of 14 columns or more: rows, whichever
+  // operand is larger. ResNet-50's 14x14 1024 -> 256 (1 MiB of weights) with a 2 MiB L2; with a
+  // 1 MiB L2 it keeps TVM's order.
+  EXPECT_EQ(
+      topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272, 1 << 20, 2 << 20, 14),
+      NCHWcLoopOrder::kRowsOuter);
+  EXPECT_EQ(
+      topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272, 1 << 20, 1 << 20, 14),
+      NCHWcLoopOrder::kChannelsOuter);
+  // EfficientNet-B3's 14x14 144 -> 816 (470 KB, 16-channel blocks: 26 KB per chunk) leaves the
+  // reduction order; RegNetX's 7x7 400 -> 400 (640 KB) keeps it: 7 columns per weight read.
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(28224, 117504, 51, 2, 1, 26112, 470016, 2 << 20, 14),
+            NCHWcLoopOrder::kRowsOuter);
+  EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(19600, 160000, 25, 2, 1, 7296, 640000, 2 << 20, 7),
+            NCHWcLoopOrder::kReductionOuter);
+  // ... and a spatial kernel never takes this rule (ResNet's 14x14 3x3 256 -> 256, 2.4 MB).
+  EXPECT_EQ(
+      topi::cpu::conv2d_nchwc_loop_order(50176, 589824, 8, 2, 9, 1 << 20, 2359296, 8 << 20, 14),
+      NCHWcLoopOrder::kReductionOuter);
 }
 
 TEST(Conv2dNCHWc, RowBlocksForSpatialKernelsOverSeveralChannelChunks) {
@@ -436,9 +456,12 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
        NCHWcLoopOrder::kRowsOuter,
        true},
       // A 1x1 with weights larger than the input over 576 positions (over 32 KiB per input-channel
-      // chunk with 16- or 32-channel blocks): TVM's order rather than the reduction's.
-      {{{1, 64, 24, 24}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
+      // chunk with 16- or 32-channel blocks) in rows of 12: TVM's order rather than the
+      // reduction's.
+      {{{1, 64, 48, 12}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
        NCHWcLoopOrder::kChannelsOuter},
+      // The same over rows of 14 with weights in L2 (32 KB): rows, though the input is smaller.
+      {{{1, 32, 14, 14}, {256, 32, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
   };
   std::mt19937 rng(23);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -456,7 +479,8 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
       const int64_t chunk_bytes =
           4 * (oh * ow * (oc_bn + ic_bn) + c.ks[2] * c.ks[3] * ic_bn * oc_bn);
       EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(data, weights, c.ds[0] * (c.ks[0] / oc_bn),
-                                                   threads, c.ks[2] * c.ks[3], chunk_bytes),
+                                                   threads, c.ks[2] * c.ks[3], chunk_bytes,
+                                                   4 * weights, topi::cpu::l2_cache_bytes(), ow),
                 cases[i].order);
       // (The row-block cases have tasks for two per thread up to 6 threads.)
       if (threads <= 6)
@@ -485,7 +509,7 @@ TEST(Conv2dNCHWc, RaggedWidthTilesMatchReference) {
       {{1, 32, 5, 19}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // reduction outer
       {{1, 64, 30, 23}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},   // row blocks
       {{1, 16, 9, 73}, {16, 16, 3, 3}, {{1, 1}, {0, 0}, {1, 1}}},    // 71 columns
-      {{1, 64, 23, 23}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1, TVM's order
+      {{1, 64, 23, 23}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1, weights in L2: rows
   };
   std::mt19937 rng(29);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -512,6 +536,77 @@ TEST(Conv2dNCHWc, RaggedWidthTilesMatchReference) {
       SCOPED_TRACE(fb.space().get(idx).str());
       run_and_check(c, 120 + unsigned(k));
     }
+  }
+}
+
+// Fallbacks of 1x1 layers on one-vector blocks smaller than the preferred block take 2-4 chunks
+// per register tile when that leaves two tasks per thread; nothing else does.
+TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
+  using topi::cpu::conv2d_nchwc_oc_group;
+  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 32, 16, 2), 3);   // 51 chunks
+  EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 2), 3);  // 87
+  EXPECT_EQ(conv2d_nchwc_oc_group(720, 16, true, 32, 16, 2), 3);   // 45: 3 rather than 4 or 5
+  EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 8), 3);  // 29 tasks for 8 threads
+  EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 16), 1);
+  EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2), 1);   // 3 tasks for 2 threads
+  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2), 1);   // 25 chunks: no factor 2-4
+  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, false, 32, 16, 2), 1);  // a 3x3
+  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);   // the preferred block
+  EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);    // two vectors already
+  EXPECT_EQ(conv2d_nchwc_oc_group(120, 8, true, 32, 16, 2), 1);    // not a whole vector
+  // The fallback carries the knob where the machine's blocks call for it, and only there.
+  autotune::FallbackConfigEntity fb;
+  topi::nn::Conv2dAttrs a;
+  topi::cpu::conv2d_nchwc_fallback(fb, {1, 144, 14, 14}, {816, 144, 1, 1}, a);
+  const int64_t want = conv2d_nchwc_oc_group(
+      816, fb.split("tile_oc").size.back(), true, topi::cpu::preferred_channel_block(),
+      topi::cpu::fp32_lanes(), runtime::configured_thread_count());
+  EXPECT_EQ(fb.has("tile_oc_group") ? fb.knob_int("tile_oc_group") : 1, want);
+  if (want > 1) {
+    auto tile = fb.split("tile_ow").size;
+    EXPECT_LE(tile.back() * fb.knob_int("tile_oh") * want,
+              topi::cpu::conv2d_nchwc_register_columns())
+        << "the group's accumulators fit in the registers";
+  }
+}
+
+// Configs with tile_oc_group (set by hand here, so on any machine): every loop order of the 1x1
+// schedule, blocked and NCHW output, against the naive convolution.
+TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
+  autotune::root_fallback_context().silent = true;
+  struct GroupCase {
+    Case c;
+    int64_t group, ow_tile;
+  };
+  const topi::nn::Conv2dAttrs one{{1, 1}, {0, 0}, {1, 1}};
+  std::vector<GroupCase> cases = {
+      {{{1, 32, 7, 7}, {96, 32, 1, 1}, one}, 3, 7},    // weights larger: reduction outer
+      {{{1, 48, 14, 14}, {96, 48, 1, 1}, one}, 2, 7},  // input larger: rows outer
+      {{{1, 64, 12, 12}, {512, 64, 1, 1}, one}, 4, 6},
+      {{{1, 64, 48, 12}, {640, 64, 1, 1}, one}, 4, 4},                      // TVM's order
+      {{{1, 32, 17, 17}, {80, 32, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}}, 5, 3},  // strided, 9 columns
+  };
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i].c;
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    std::optional<autotune::ConfigEntity> cfg;
+    for (int64_t k = 0; k < fb.space().size() && !cfg; ++k) {
+      autotune::ConfigEntity e = fb.space().get(k);
+      if (e.split("tile_ic").size.back() == 16 && e.split("tile_oc").size.back() == 16 &&
+          e.split("tile_ow").size.back() == cases[i].ow_tile && e.knob_int("tile_oh") == 1)
+        cfg = e;
+    }
+    ASSERT_TRUE(cfg.has_value());
+    cfg->set("tile_oc_group", autotune::OtherOptionEntity{cases[i].group});
+    autotune::ApplyConfig one_config(*cfg);
+    autotune::DispatchScope scope(one_config);
+    check_blocked(c, 140 + unsigned(i));
+    topi::LayerBuild L = run_and_check(c, 150 + unsigned(i));
+    EXPECT_FALSE(L.is_fallback);
+    ASSERT_TRUE(L.config.has("tile_oc_group"));
+    EXPECT_EQ(L.config.knob_int("tile_oc_group"), cases[i].group);
   }
 }
 

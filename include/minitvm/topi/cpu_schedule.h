@@ -80,11 +80,21 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kerne
  *  outermost when the weights are larger and there are at least two tiles per thread — unless the
  *  kernel is spatial (kernel_hw = kh * kw > 1) and its weights at most twice the input: rows;
  *  or it is 1x1 and a task's bytes per input-channel chunk (chunk_bytes: its accumulators, and
- *  one chunk of its input and of the weights) exceed 32 KiB: TVM's. */
+ *  one chunk of its input and of the weights) exceed 32 KiB: TVM's. A 1x1 kernel whose weights
+ *  (weight_bytes) fit in half of l2_bytes and whose output rows have at least 14 columns
+ *  (out_width) runs rows outermost whatever the sizes (0: no such rule). */
 enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
                                        int64_t tiles, int64_t threads, int64_t kernel_hw = 1,
-                                       int64_t chunk_bytes = 0);
+                                       int64_t chunk_bytes = 0, int64_t weight_bytes = 0,
+                                       int64_t l2_bytes = 0, int64_t out_width = 0);
+/** Output-channel chunks per register tile of a fallback conv2d_NCHWc (the "tile_oc_group" knob,
+ *  1 without it): 2 to 4 for a 1x1 kernel on one-vector blocks (oc_bn == lanes) that are smaller
+ *  than the preferred block, when they divide the chunks and leave two tasks per thread. */
+int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
+                              int64_t preferred_block, int64_t lanes, int64_t threads);
+/** A core's L2 in bytes (sysconf; 1 MiB where the system does not say). */
+int64_t l2_cache_bytes();
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
  *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
  *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.
