@@ -373,21 +373,21 @@ TEST(Conv2dNCHWc, LoopOrderFollowsTheLargerOperand) {
   // too few tiles for the reduction order: TVM's, whatever the kernel (DenseNet's 14x14 3x3)
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(25088, 36864, 1, 2, 9),
             NCHWcLoopOrder::kChannelsOuter);
-  // A 1x1 whose weights fit in half of L2, over rows of 14 columns or more: rows, whichever
-  // operand is larger. ResNet-50's 14x14 1024 -> 256 (1 MiB of weights) with a 2 MiB L2; with a
-  // 1 MiB L2 it keeps TVM's order.
-  EXPECT_EQ(
-      topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272, 1 << 20, 2 << 20, 14),
-      NCHWcLoopOrder::kRowsOuter);
-  EXPECT_EQ(
-      topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272, 1 << 20, 1 << 20, 14),
-      NCHWcLoopOrder::kChannelsOuter);
-  // EfficientNet-B3's 14x14 144 -> 816 (470 KB, 16-channel blocks: 26 KB per chunk) leaves the
-  // reduction order; RegNetX's 7x7 400 -> 400 (640 KB) keeps it: 7 columns per weight read.
+  // A 1x1 that would take the reduction order, with rows of 14 columns or more and weights in
+  // half of L2, runs rows instead: EfficientNet-B3's 14x14 144 -> 816 (470 KB, 16-channel blocks:
+  // 26 KB per chunk) with a 2 MiB L2, not with 512 KiB. RegNetX's 7x7 400 -> 400 (640 KB) keeps
+  // the reduction order (7 columns per weight read), and ResNet-50's 14x14 1024 -> 256 (54 KB per
+  // chunk) TVM's.
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(28224, 117504, 51, 2, 1, 26112, 470016, 2 << 20, 14),
             NCHWcLoopOrder::kRowsOuter);
+  EXPECT_EQ(
+      topi::cpu::conv2d_nchwc_loop_order(28224, 117504, 51, 2, 1, 26112, 470016, 512 << 10, 14),
+      NCHWcLoopOrder::kReductionOuter);
   EXPECT_EQ(topi::cpu::conv2d_nchwc_loop_order(19600, 160000, 25, 2, 1, 7296, 640000, 2 << 20, 7),
             NCHWcLoopOrder::kReductionOuter);
+  EXPECT_EQ(
+      topi::cpu::conv2d_nchwc_loop_order(200704, 262144, 8, 2, 1, 54272, 1 << 20, 2 << 20, 14),
+      NCHWcLoopOrder::kChannelsOuter);
   // ... and a spatial kernel never takes this rule (ResNet's 14x14 3x3 256 -> 256, 2.4 MB).
   EXPECT_EQ(
       topi::cpu::conv2d_nchwc_loop_order(50176, 589824, 8, 2, 9, 1 << 20, 2359296, 8 << 20, 14),
@@ -456,12 +456,12 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
        NCHWcLoopOrder::kRowsOuter,
        true},
       // A 1x1 with weights larger than the input over 576 positions (over 32 KiB per input-channel
-      // chunk with 16- or 32-channel blocks) in rows of 12: TVM's order rather than the
-      // reduction's.
-      {{{1, 64, 48, 12}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
+      // chunk with 16- or 32-channel blocks): TVM's order rather than the reduction's.
+      {{{1, 64, 24, 24}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
        NCHWcLoopOrder::kChannelsOuter},
-      // The same over rows of 14 with weights in L2 (32 KB): rows, though the input is smaller.
-      {{{1, 32, 14, 14}, {256, 32, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
+      // Over 56 positions in rows of 14 (at most 19 KB per chunk), weights in L2: rows rather
+      // than the reduction order, though the input is the smaller operand.
+      {{{1, 32, 4, 14}, {many, 32, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
   };
   std::mt19937 rng(23);
   for (size_t i = 0; i < cases.size(); ++i) {
@@ -509,7 +509,7 @@ TEST(Conv2dNCHWc, RaggedWidthTilesMatchReference) {
       {{1, 32, 5, 19}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // reduction outer
       {{1, 64, 30, 23}, {32, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},   // row blocks
       {{1, 16, 9, 73}, {16, 16, 3, 3}, {{1, 1}, {0, 0}, {1, 1}}},    // 71 columns
-      {{1, 64, 23, 23}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1, weights in L2: rows
+      {{1, 64, 23, 23}, {640, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 1x1, TVM's order
   };
   std::mt19937 rng(29);
   for (size_t i = 0; i < cases.size(); ++i) {

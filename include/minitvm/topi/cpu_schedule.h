@@ -80,9 +80,9 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kerne
  *  outermost when the weights are larger and there are at least two tiles per thread — unless the
  *  kernel is spatial (kernel_hw = kh * kw > 1) and its weights at most twice the input: rows;
  *  or it is 1x1 and a task's bytes per input-channel chunk (chunk_bytes: its accumulators, and
- *  one chunk of its input and of the weights) exceed 32 KiB: TVM's. A 1x1 kernel whose weights
- *  (weight_bytes) fit in half of l2_bytes and whose output rows have at least 14 columns
- *  (out_width) runs rows outermost whatever the sizes (0: no such rule). */
+ *  one chunk of its input and of the weights) exceed 32 KiB: TVM's; when they do not, rows
+ *  of at least 14 columns (out_width) and weights (weight_bytes) in half of l2_bytes also take
+ *  rows (0: no such rule). */
 enum class NCHWcLoopOrder { kChannelsOuter, kRowsOuter, kReductionOuter };
 NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_elements,
                                        int64_t tiles, int64_t threads, int64_t kernel_hw = 1,

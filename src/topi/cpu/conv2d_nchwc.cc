@@ -285,19 +285,6 @@ NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_ele
                                        int64_t chunk_bytes, int64_t weight_bytes, int64_t l2_bytes,
                                        int64_t out_width) {
   if (data_elements > weight_elements) return NCHWcLoopOrder::kRowsOuter;
-  // A 1x1 kernel whose weights fit in half a core's L2 runs rows outermost too, though its input
-  // is the smaller operand: each thread reads every weight once per output row, from its own L2,
-  // and only its own rows of the input, which the kernel before it mostly wrote there (the
-  // consecutive kernels split their rows alike; runtime/cpu/thread_pool.cc). In the other orders
-  // each thread reads the whole input, half of it from the other core, once per channel chunk.
-  // 14x14 layers, per-call medians (2-core Xeon, 2 MiB L2, 2026-12-06): ResNet-50's 1024 -> 256
-  // 374 -> 333 us and 256 -> 1024 334 -> 324 (TVM's order before), EfficientNet-B3's 144 -> 816
-  // 213 -> 179 and MobileNetV3's 96 -> 576 91 -> 74 (from the reduction-outer and TVM's orders).
-  // A row's multiply-adds per weight read are its width: at 7x7 rows were slower, by 20 % with
-  // RegNetX's 640 KB 400 -> 400 weights and 40 % with ResNet-50's 4 MB 512 -> 2048 ones.
-  if (kernel_hw == 1 && out_width >= 14 && weight_bytes > 0 && l2_bytes > 0 &&
-      2 * weight_bytes <= l2_bytes)
-    return NCHWcLoopOrder::kRowsOuter;
   if (weight_elements > data_elements && tiles >= 2 * threads) {
     // A 1x1 kernel whose task would touch more than 32 KiB per input-channel chunk (its
     // accumulators, that chunk of its input and of the weights: ResNet-50's 14x14 layers with
@@ -314,6 +301,19 @@ NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_ele
     // tiles in L2 (those layers -3 to -8 %, ResNet-50 -1.6 %, ResNet-18 -1.4 %, GoogLeNet -1.1 %
     // end to end, 6 alternating processes each; 2-core Xeon, 2026-12-05).
     if (kernel_hw > 1 && weight_elements <= 2 * data_elements) return NCHWcLoopOrder::kRowsOuter;
+    // A 1x1 kernel with rows of 14 columns or more whose weights fit in half a core's L2 runs rows
+    // outermost too (16-channel blocks at 14x14: 25 KB per chunk): each thread reads every weight
+    // once per output row, from its own L2, and only its own rows of the input, which the kernel
+    // before it mostly wrote there (consecutive kernels split their rows alike; thread_pool.cc),
+    // instead of a whole map of accumulators per task. Per-call medians (2-core Xeon, 2 MiB L2,
+    // 2026-12-06): EfficientNet-B3's 144 -> 816 269 -> 227 us, RegNetY-400MF's 208 -> 208 88 ->
+    // 61. At 7x7 (RegNetX's 400 -> 400, 640 KB) rows were 20 % slower: a row's multiply-adds per
+    // weight read are its width. Where TVM's order was chosen (32-channel blocks, over 32 KiB
+    // per chunk) rows were level or slower in networks: ResNet-50's 14x14 256 -> 1024 with its
+    // residual 383 -> 430 us, MobileNetV2's depthwise layers after the expansions.
+    if (kernel_hw == 1 && out_width >= 14 && weight_bytes > 0 && l2_bytes > 0 &&
+        2 * weight_bytes <= l2_bytes)
+      return NCHWcLoopOrder::kRowsOuter;
     return NCHWcLoopOrder::kReductionOuter;
   }
   return NCHWcLoopOrder::kChannelsOuter;
