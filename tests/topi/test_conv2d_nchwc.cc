@@ -548,25 +548,34 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   EXPECT_EQ(conv2d_nchwc_oc_group(720, 16, true, 32, 16, 2), 3);   // 45: 3 rather than 4 or 5
   EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 8), 3);  // 29 tasks for 8 threads
   EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 16), 1);
-  EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2), 1);   // 3 tasks for 2 threads
-  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2), 1);   // 25 chunks: no factor 2-4
-  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, false, 32, 16, 2), 1);  // a 3x3
-  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);   // the preferred block
-  EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);    // two vectors already
-  EXPECT_EQ(conv2d_nchwc_oc_group(120, 8, true, 32, 16, 2), 1);    // not a whole vector
-  // The fallback carries the knob where the machine's blocks call for it, and only there.
-  autotune::FallbackConfigEntity fb;
-  topi::nn::Conv2dAttrs a;
-  topi::cpu::conv2d_nchwc_fallback(fb, {1, 144, 14, 14}, {816, 144, 1, 1}, a);
-  const int64_t want = conv2d_nchwc_oc_group(
-      816, fb.split("tile_oc").size.back(), true, topi::cpu::preferred_channel_block(),
-      topi::cpu::fp32_lanes(), runtime::configured_thread_count());
-  EXPECT_EQ(fb.has("tile_oc_group") ? fb.knob_int("tile_oc_group") : 1, want);
-  if (want > 1) {
-    auto tile = fb.split("tile_ow").size;
-    EXPECT_LE(tile.back() * fb.knob_int("tile_oh") * want,
-              topi::cpu::conv2d_nchwc_register_columns())
-        << "the group's accumulators fit in the registers";
+  EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2), 1);      // 3 tasks for 2 threads
+  EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2, 56), 3);  // ... but for 56 rows each
+  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2), 1);      // 25 chunks: no factor 2-4
+  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, false, 32, 16, 2), 1);     // a 3x3
+  EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);      // the preferred block
+  EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);       // two vectors already
+  EXPECT_EQ(conv2d_nchwc_oc_group(120, 8, true, 32, 16, 2), 1);       // not a whole vector
+  // The fallback carries the knob where the machine's blocks call for it, and only there: a
+  // layer whose weights are larger (one task per group) and one whose input is (one per row).
+  struct FallbackCase {
+    std::vector<int64_t> ds, ks;
+    int64_t tasks_per_chunk;
+  };
+  for (const FallbackCase& f : {FallbackCase{{1, 144, 14, 14}, {816, 144, 1, 1}, 1},
+                                FallbackCase{{1, 24, 56, 56}, {144, 24, 1, 1}, 56}}) {
+    autotune::FallbackConfigEntity fb;
+    topi::nn::Conv2dAttrs a;
+    topi::cpu::conv2d_nchwc_fallback(fb, f.ds, f.ks, a);
+    const int64_t want = conv2d_nchwc_oc_group(
+        f.ks[0], fb.split("tile_oc").size.back(), true, topi::cpu::preferred_channel_block(),
+        topi::cpu::fp32_lanes(), runtime::configured_thread_count(), f.tasks_per_chunk);
+    EXPECT_EQ(fb.has("tile_oc_group") ? fb.knob_int("tile_oc_group") : 1, want);
+    if (want > 1) {
+      auto tile = fb.split("tile_ow").size;
+      EXPECT_LE(tile.back() * fb.knob_int("tile_oh") * want,
+                topi::cpu::conv2d_nchwc_register_columns())
+          << "the group's accumulators fit in the registers";
+    }
   }
 }
 

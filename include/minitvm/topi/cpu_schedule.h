@@ -90,9 +90,12 @@ NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_ele
                                        int64_t l2_bytes = 0, int64_t out_width = 0);
 /** Output-channel chunks per register tile of a fallback conv2d_NCHWc (the "tile_oc_group" knob,
  *  1 without it): 2 to 4 for a 1x1 kernel on one-vector blocks (oc_bn == lanes) that are smaller
- *  than the preferred block, when they divide the chunks and leave two tasks per thread. */
+ *  than the preferred block, when they divide the chunks and leave two tasks per thread
+ *  (tasks_per_chunk: the tasks each group of chunks is split into, its rows when rows run
+ *  outermost). */
 int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
-                              int64_t preferred_block, int64_t lanes, int64_t threads);
+                              int64_t preferred_block, int64_t lanes, int64_t threads,
+                              int64_t tasks_per_chunk = 1);
 /** A core's L2 in bytes (sysconf; 1 MiB where the system does not say). */
 int64_t l2_cache_bytes();
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel

@@ -141,11 +141,12 @@ int64_t register_columns_for_block(int64_t block) {
 }
 
 int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
-                              int64_t preferred_block, int64_t lanes, int64_t threads) {
+                              int64_t preferred_block, int64_t lanes, int64_t threads,
+                              int64_t tasks_per_chunk) {
   if (!one_by_one || oc_bn != lanes || oc_bn >= preferred_block || channels % oc_bn != 0) return 1;
   const int64_t chunks = channels / oc_bn;
   for (int64_t group = 4; group >= 2; --group)
-    if (chunks % group == 0 && chunks / group >= 2 * threads) return group;
+    if (chunks % group == 0 && chunks / group * tasks_per_chunk >= 2 * threads) return group;
   return 1;
 }
 
@@ -191,9 +192,15 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   // layers take several chunks per register tile: each input value broadcast once for two to
   // four weight vectors, as two-vector blocks do. EfficientNet-B3's 7x7 240 -> 1392 and
   // 1392 -> 240 layers 185 -> 167 and 184 -> 165 us, its 14x14 144 -> 816 199 -> 189 us, the
-  // network 2.3 % (per-call medians of 3 alternating processes, 2-core Xeon, 2026-12-06).
-  const int64_t oc_group = conv2d_nchwc_oc_group(g.co, oc_bn, is_1x1(g), preferred_channel_block(),
-                                                 fp32_lanes(), runtime::configured_thread_count());
+  // network 2.3 % (per-call medians of 3 alternating processes, 2-core Xeon, 2026-12-06). Where
+  // rows run outermost each row is a task, so three chunks are enough (816 -> 144 at 14x14
+  // 181 -> 149 us, 288 -> 48 at 28x28 94 -> 75; the network another 1.3 %).
+  // The tasks per group of chunks: the rows where the input is larger than the weights (rows
+  // outermost), else one.
+  const int64_t row_tasks = g.n * g.ci * g.h * g.w > g.co * g.ci * g.kh * g.kw ? g.oh : 1;
+  const int64_t oc_group =
+      conv2d_nchwc_oc_group(g.co, oc_bn, is_1x1(g), preferred_channel_block(), fp32_lanes(),
+                            runtime::configured_thread_count(), row_tasks);
   const int64_t columns = register_columns_for_block(oc_bn * oc_group);
   cfg.set("tile_ic", autotune::SplitEntity{{g.ci / ic_bn, ic_bn}});
   cfg.set("tile_oc", autotune::SplitEntity{{g.co / oc_bn, oc_bn}});
