@@ -576,6 +576,20 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
                 topi::cpu::conv2d_nchwc_register_columns())
           << "the group's accumulators fit in the registers";
     }
+    // The knob is set, not defined: a record of the layer's space (none has the knob) still
+    // checks against the template and dispatches (the shipped llvm log's layers included).
+    EXPECT_EQ(fb.space().find("tile_oc_group"), nullptr);
+    Case c{f.ds, f.ks, a};
+    const Json wl = topi::cpu::conv2d_nchwc_workload(f.ds, f.ks, a);
+    autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+    autotune::MeasureResult res;
+    res.costs = {1e-5};
+    autotune::ApplyHistoryBest best(
+        std::vector<autotune::Record>{autotune::make_record(task, task.config(0), res)});
+    autotune::DispatchScope scope(best);
+    topi::LayerBuild L = run_and_check(c, 160);
+    EXPECT_FALSE(L.is_fallback);
+    EXPECT_EQ(L.config.index, 0);
   }
 }
 

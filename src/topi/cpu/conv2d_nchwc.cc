@@ -205,9 +205,9 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   cfg.set("tile_ic", autotune::SplitEntity{{g.ci / ic_bn, ic_bn}});
   cfg.set("tile_oc", autotune::SplitEntity{{g.co / oc_bn, oc_bn}});
   if (oc_group > 1) {
-    // Not a knob of the tuning space: records (TVM's, and those of `minitvm tune`) have no such
-    // entity, and their schedules keep one chunk per register tile.
-    cfg.define_knob("tile_oc_group", {oc_group});
+    // Set, not defined: the knob stays out of the space the fallback collects (which checks and
+    // indexes tuning records; TVM's and those of `minitvm tune` have no such entity, and their
+    // schedules keep one chunk per register tile).
     cfg.set("tile_oc_group", autotune::OtherOptionEntity{oc_group});
   }
   // A width whose divisors are all far below the register columns (a prime such as Inception's
