@@ -514,6 +514,35 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
   }
 }
 
+// Strided grouped convolutions over padded inputs of 1 MiB or more pad each task's rows in the
+// kernel (conv2d_NCHWc's per-row padding) instead of in one copy before it: the top, bottom and
+// side padding, a bottom edge the last window does not reach (an odd height), a map wider than
+// high and the reverse; values as the reference executor's grouped loop nest.
+TEST(AlterOpLayout, StridedGroupedConvsOnLargeMapsMatchTheReference) {
+  uint64_t seed = 560;
+  struct Case {
+    int64_t c, groups, h, w, stride;
+  };
+  for (Case k : {Case{64, 4, 65, 65, 2}, Case{128, 8, 66, 40, 2}, Case{64, 2, 36, 120, 2},
+                 Case{64, 4, 67, 67, 3}}) {
+    const int64_t cg = k.c / k.groups;
+    SCOPED_TRACE("channels " + std::to_string(k.c) + ", groups " + std::to_string(k.groups) +
+                 ", " + std::to_string(k.h) + "x" + std::to_string(k.w) + ", stride " +
+                 std::to_string(k.stride));
+    auto x = var("data", T({1, 8, k.h, k.w}));
+    auto y = nn::relu(nn::conv2d(x, rand_const({k.c, 8, 1, 1}, seed++, -0.3, 0.3)));
+    auto g = nn::conv2d(y, rand_const({k.c, cg, 3, 3}, seed++, -0.2, 0.2),
+                        {.strides = {k.stride, k.stride}, .padding = {1}, .groups = k.groups});
+    g = nn::relu(nn::bias_add(g, rand_const({k.c}, seed++)));
+    auto z = nn::conv2d(g, rand_const({16, k.c, 1, 1}, seed++, -0.2, 0.2));
+    Function f({x}, z);
+    Built b = build(f, "llvm");
+    auto xv = relay::testing::random_uniform({1, 8, k.h, k.w}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+}
+
 // Dense layers of many rows (transformer tokens) run as nn.contrib_dense_pack on llvm, with the
 // weight packed at build time: rows that the register tile divides, rows that need padding (197 =
 // ViT's tokens, 3136 = ConvNeXt's first stage), units of a full, a half and a quarter block, a
