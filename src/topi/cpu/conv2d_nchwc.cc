@@ -571,9 +571,10 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   // kernel rows of its output row, one chunk, where the padded input is 1 MiB or more (about a
   // core's L2). The copy then goes from L2 to L1 right before the multiply-adds read it, instead
   // of a pass over the whole input before the convolution; with stride 2 a task pads 1.5 times
-  // the rows it owns. RegNetX-800MF's 128-channel 56x56 -> 28x28 stride-2 layer (1.7 MB padded)
-  // 383-410 -> 213 us per call (median), 64 channels 112x112 -> 56x56 779 -> 435 us (2-core
-  // Zen 4). Stride 1 (three times the rows) measured level at 56x56 and stays one copy.
+  // the rows it owns. A 128-channel 56x56 -> 28x28 stride-2 layer of 16-channel groups (1.7 MB
+  // padded) 383-410 -> 213 us per call (median of 600 calls), 64 channels 112x112 -> 56x56
+  // 779 -> 435 us; in RegNetX-800MF its 112x112 layer 546 -> 435 us (2-core Zen 4). Stride 1
+  // (three times the rows per task) measured level at 56x56 and stays one copy.
   const std::vector<int64_t> pad_shape = nn::const_shape(t.data_pad);
   const bool pad_per_row = padded && !pad_per_task && row_block == 0 && !one_by_one &&
                            order == NCHWcLoopOrder::kRowsOuter &&
