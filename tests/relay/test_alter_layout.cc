@@ -517,7 +517,8 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
 // Strided grouped convolutions over padded inputs of 1 MiB or more pad each task's rows in the
 // kernel (conv2d_NCHWc's per-row padding) instead of in one copy before it: the top, bottom and
 // side padding, a bottom edge the last window does not reach (an odd height), a map wider than
-// high and the reverse; values as the reference executor's grouped loop nest.
+// high and the reverse, stride 3; with 32-channel groups on 16-lane blocks (two chunks per group)
+// the single copy. Values as the reference executor's grouped loop nest.
 TEST(AlterOpLayout, StridedGroupedConvsOnLargeMapsMatchTheReference) {
   uint64_t seed = 560;
   struct Case {
