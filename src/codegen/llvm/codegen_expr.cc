@@ -260,9 +260,18 @@ llvm::Value* CodeGenLLVM::emit_node(const NotNode* op) {
 }
 
 llvm::Value* CodeGenLLVM::emit_node(const SelectNode* op) {
+  // A float min/max operand is frozen: otherwise InstCombine merges `select(c, x, max(x, y))`
+  // into one select on `c || x > y`, and x86 loses its minps/maxps (max pooling's NaN-aware
+  // combine `isnan(x) ? x : max(x, y)` becomes two compares, a mask or and a blend instead of
+  // one compare, a maxps and a blend). Freeze is the identity on these values.
+  auto operand = [&](const Expr& e) {
+    llvm::Value* v = emit(e);
+    bool minmax = e->kind() == NodeKind::Max || e->kind() == NodeKind::Min;
+    return minmax && e.dtype().is_floating() ? builder_->CreateFreeze(v) : v;
+  };
   llvm::Value* c = emit(op->condition);
-  llvm::Value* t = emit(op->true_value);
-  llvm::Value* f = emit(op->false_value);
+  llvm::Value* t = operand(op->true_value);
+  llvm::Value* f = operand(op->false_value);
   return builder_->CreateSelect(c, t, f);
 }
 

@@ -152,9 +152,11 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
     if (!with_indices) {
       auto comb = te::comm_reducer(
           [&](const std::vector<Var>& x, const std::vector<Var>& y) {
-            Expr take = Expr(y[0]) > x[0];
-            if (floating) take = take || isnan(y[0]);
-            return std::vector<Expr>{select(take, y[0], x[0])};
+            // max(new, best) keeps `best` on ties and when `best` is NaN (x86 maxps order);
+            // only a NaN `new` needs the select. Same result as `new > best || isnan(new)`.
+            Expr m = max(Expr(y[0]), Expr(x[0]));
+            if (floating) m = select(isnan(y[0]), y[0], m);
+            return std::vector<Expr>{m};
           },
           {min_value(T)}, "max_nan");
       r.output = te::compute(
