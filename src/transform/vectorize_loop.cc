@@ -1,5 +1,6 @@
 // Turn vectorized loops into Ramp/Broadcast vector code (or serial loops when that is not
 // possible).
+#include <functional>
 #include <unordered_map>
 
 #include "minitvm/ir/arith.h"
@@ -211,12 +212,36 @@ class Vectorizer : public IRMutator {
     // stores and loads become predicated (masked) with the condition, lane-independent loads
     // too (one element, repeated); other statements under it (inner loops) make the loop serial.
     if (op->else_case.defined()) throw CannotVectorize{};
-    Expr cond = broadcast_to(mutate(op->condition), lanes_);
+    // The conjuncts that do not use the lane (the guard of an outer split, `likely(i*3 + r < 56
+    // && j*48 + v < 56)`) stay a scalar `if` around the vector statement: as mask lanes they
+    // would differ between statements that otherwise read the same vectors, and LLVM could no
+    // longer share those loads.
+    std::vector<Expr> lane_free, lane_dep;
+    bool likely = false;
+    std::function<void(const Expr&)> split = [&](const Expr& e) {
+      if (auto* c = e.as<CallNode>(); c && c->op == Intrinsic::Likely && c->args.size() == 1) {
+        likely = true;
+        split(c->args[0]);
+      } else if (auto* a = e.as<AndNode>()) {
+        split(a->a);
+        split(a->b);
+      } else {
+        (uses_var(e, v_) ? lane_dep : lane_free).push_back(e);
+      }
+    };
+    split(op->condition);
+    auto conj = [&](const std::vector<Expr>& v) {
+      Expr r = v[0];
+      for (size_t i = 1; i < v.size(); ++i) r = AndNode::make(r, v[i]);
+      return likely ? CallNode::make(r.dtype(), Intrinsic::Likely, {r}) : r;
+    };
+    Expr cond = broadcast_to(mutate(lane_free.empty() ? op->condition : conj(lane_dep)), lanes_);
     Expr saved = mask_;
     mask_ = saved.defined() ? AndNode::make(saved, cond) : cond;
     Stmt body = mutate(op->then_case);
     mask_ = saved;
-    return body;
+    if (lane_free.empty()) return body;
+    return IfThenElseNode::make(conj(lane_free), body, Stmt());
   }
   Stmt visit(const LetStmtNode* op, const Stmt& self) override {
     // A lane-dependent value (e.g. a tuple reduction's combined values, which must all be

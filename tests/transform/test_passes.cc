@@ -119,6 +119,23 @@ TEST(VectorizeLoop, GuardedBodyIsPredicated) {
   expect_ir_eq(vectorize_loop(before), expected, before);
 }
 
+// The conjuncts of a guard that do not use the lane (an outer split's `r < 56` next to the
+// vector split's `i < 3`, as TE joins them in one likely()) stay a scalar `if` around the vector
+// statement; only the lane-dependent ones become the predicate.
+TEST(VectorizeLoop, LaneFreeConjunctsOfAGuardStayAScalarIf) {
+  Var i("i"), r("r"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  Expr cond = AndNode::make(LTNode::make(r, Expr(56)), LTNode::make(i, Expr(3)));
+  Stmt body = IfThenElseNode::make(likely(cond), store(A, load(B, r * 4 + i) * 2.0f, r * 4 + i));
+  Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, body);
+  Expr ramp = RampNode::make(r * 4, Expr(1), 4);
+  Expr mask = LTNode::make(RampNode::make(Expr(0), Expr(1), 4), BroadcastNode::make(Expr(3), 4));
+  Expr value = MulNode::make(LoadNode::make(f32.with_lanes(4), B, ramp, mask),
+                             BroadcastNode::make(Expr(2.0f), 4));
+  Stmt expected = IfThenElseNode::make(likely(LTNode::make(r, Expr(56))),
+                                       StoreNode::make(A, value, ramp, mask));
+  expect_ir_eq(simplify(vectorize_loop(before)), simplify(expected), before);
+}
+
 // An else branch, or a load that does not depend on the lane under the guard, keeps the loop
 // serial.
 TEST(VectorizeLoop, GuardWithElseFallsBackToSerialAUniformLoadIsMasked) {
