@@ -212,15 +212,23 @@ namespace {
 // of the inner split).
 IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes,
                    const std::vector<IterVar>& raxes, const autotune::ConfigEntity& cfg,
-                   bool parallel, const std::vector<te::Tensor>& prefetch = {}) {
+                   bool parallel, const std::vector<te::Tensor>& prefetch = {},
+                   int64_t row_group = 1) {
   int64_t factor = cfg.split("tile_inner").size.back();
   bool vec = cfg.knob_int("vec") != 0;
   int level = static_cast<int>(cfg.knob_int("fuse_level"));
   bool unroll = cfg.knob_int("unroll_win") != 0;
   std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
+  IterVar row_inner;
+  if (row_group > 1 && !outer.empty()) {
+    auto [ro, ri] = st.split(outer.back(), Expr(static_cast<int>(row_group)));
+    outer.back() = ro;
+    row_inner = ri;
+  }
   auto [io, ii] = st.split(axes.back(), Expr(static_cast<int>(factor)));
   std::vector<IterVar> order = outer;
   order.push_back(io);
+  if (row_inner.defined()) order.push_back(row_inner);
   if (vec) {
     for (auto& r : raxes) order.push_back(r);
     order.push_back(ii);
@@ -242,8 +250,24 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes,
     for (auto& t : prefetch) st.prefetch(t, innermost_outer, Expr(static_cast<int>(pf)));
   if (unroll)
     for (auto& r : raxes) st.unroll(r);
+  if (row_inner.defined()) {
+    st.unroll(row_inner);
+    st.unroll(io);  // a row's vectors unrolled too: the grouped rows then share them
+  }
   if (vec && factor > 1) st.vectorize(ii);
   return io;
+}
+
+// Rows unrolled together in a channels-first backward whose windows are disjoint: the rows of
+// one window row read the same grad_output and indices row, so unrolling them next to each other
+// lets LLVM load, clamp and spread those once per window row instead of once per input row.
+int64_t backward_row_group(const PoolPlan& plan, PoolDirection dir) {
+  if (dir != PoolDirection::Backward || plan.layout != PoolLayout::ChannelsFirst ||
+      plan.spatial_rank() < 2 || !pool_windows_disjoint(plan))
+    return 1;
+  const PoolAxis& rows = plan.axes[plan.spatial_rank() - 2];
+  if (rows.adaptive || rows.dilation != 1 || rows.stride < 2 || rows.stride > 4) return 1;
+  return rows.stride;
 }
 
 }  // namespace
@@ -285,7 +309,8 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     // at the plane loop, then copied to grad_input as whole vectors along the flattened plane,
     // under the "nontemporal_store" pragma (aligned vectors bypass the caches).
     te::Tensor plane_buf = s.cache_write(out, "global");
-    tile_stage(s[plane_buf], plane_buf.op().axis(), plane_buf.op().reduce_axis(), cfg, false);
+    tile_stage(s[plane_buf], plane_buf.op().axis(), plane_buf.op().reduce_axis(), cfg, false, {},
+               backward_row_group(plan, dir));
     te::Stage so = s[out];
     const auto& ax = out.op().axis();  // batch, channel, spatial axes
     IterVar planes = so.fuse(std::vector<IterVar>{ax[0], ax[1]});
@@ -303,7 +328,8 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     s[plane_buf].compute_at(so, plane);
     return s;
   }
-  IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch);
+  IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch,
+                          backward_row_group(plan, dir));
   if (sum.defined()) {
     s[sum].compute_at(s[out], at);
     // the attached sum covers one inner tile: reductions outside its vectorized last axis

@@ -9,6 +9,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <cstring>
 #include <filesystem>
 #include <limits>
 #include <random>
@@ -446,4 +447,120 @@ TEST(PoolTophub, BuildPoolUsesShippedConfigWithTophubFile) {
 TEST(PoolTophub, BuildPoolUsesShippedConfigUnderTophubContext) {
   auto ctx = autotune::tophub::context("llvm");
   expect_tuned_config(*ctx);
+}
+
+// The value-only max forward combines taps as `isnan(v) ? v : max(v, best)` (one maxps, one NaN
+// compare, one blend on x86): the same rule as `v > best || isnan(v)`. Checked bit for bit against
+// a naive loop of PyTorch's rule on windows holding NaNs of distinct payloads (the last NaN in
+// window order wins), -0 and +0 ties (the first wins), -inf and +inf, over vectorized rows with
+// tails (W = 25, 56) and a padded, strided case.
+TEST(PoolCpuTemplate, ValueOnlyMaxForwardKeepsNaNAndTieRulesBitExact) {
+  struct Shape {
+    int64_t H, W, k, s, pad;
+  };
+  for (Shape sh : {Shape{9, 25, 3, 3, 0}, Shape{12, 56, 3, 3, 0}, Shape{11, 20, 3, 2, 1}}) {
+    MaxPoolParams p;
+    p.kernel_size = {sh.k};
+    p.stride = {sh.s};
+    p.padding = {sh.pad};
+    PoolPlan plan = plan_max_pool(
+        2, PoolInput{{2, 3, sh.H, sh.W}, DataType::Float(32), PoolLayout::ChannelsFirst}, p);
+    SCOPED_TRACE(topi::pool_workload(plan, PoolDirection::Forward).dump());
+    HostArray x = random_input(plan, 41);
+    float* xv = x.data<float>();
+    std::mt19937 rng(42);
+    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                              -std::numeric_limits<float>::infinity()};
+    for (int64_t i = 0; i < x.numel(); ++i) {
+      uint32_t r = rng() % 16;
+      if (r == 0) {  // a NaN whose payload names its position
+        uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i & 0x3fffff);
+        if (rng() % 2) bits |= 0x80000000u;
+        std::memcpy(&xv[i], &bits, 4);
+      } else if (r < 7) {
+        xv[i] = specials[r % 2];  // many signed-zero ties
+      } else if (r < 9) {
+        xv[i] = specials[2 + r % 2];
+      } else if (r < 13) {
+        xv[i] = -std::abs(xv[i]);  // so that zeros are often the maximum
+      }
+    }
+    CompiledPoolExecutor exe("llvm");
+    HostArray got = exe.forward(plan, x).output;
+    const int64_t OH = plan.axes[0].out, OW = plan.axes[1].out;
+    ASSERT_EQ(got.numel(), 2 * 3 * OH * OW);
+    for (int64_t pl = 0; pl < 6; ++pl)
+      for (int64_t oh = 0; oh < OH; ++oh)
+        for (int64_t ow = 0; ow < OW; ++ow) {
+          float best = -std::numeric_limits<float>::infinity();
+          bool any = false;
+          for (int64_t kh = 0; kh < sh.k; ++kh)
+            for (int64_t kw = 0; kw < sh.k; ++kw) {
+              int64_t h = oh * sh.s - sh.pad + kh, w = ow * sh.s - sh.pad + kw;
+              if (h < 0 || h >= sh.H || w < 0 || w >= sh.W) continue;
+              float v = xv[(pl * sh.H + h) * sh.W + w];
+              if (!any || v > best || std::isnan(v)) best = v;
+              any = true;
+            }
+          float g = got.data<float>()[(pl * OH + oh) * OW + ow];
+          uint32_t gb, wb;
+          std::memcpy(&gb, &g, 4);
+          std::memcpy(&wb, &best, 4);
+          ASSERT_EQ(gb, wb) << "plane " << pl << " (" << oh << ", " << ow << "): got " << g
+                            << ", want " << best;
+        }
+  }
+}
+
+// Channels-first backwards of disjoint windows unroll the input rows of one window row together
+// (stride 2..4 on the row axis), so that they share the grad_output/indices loads. Input heights
+// that leave a partial last group (H % stride != 0, rows below the last window), rows of one and
+// of several vectors with masked tails, float32 and float64, with and without streaming stores:
+// bit-exact against the reference.
+TEST(PoolCpuTemplate, GroupedBackwardRowsMatchTheReference) {
+  struct Case {
+    int64_t H, W, k, s;
+    DataType dt;
+    int stream;
+  };
+  const DataType f32 = DataType::Float(32), f64 = DataType::Float(64);
+  std::vector<Case> cases = {
+      {28, 28, 3, 3, f32, 0}, {29, 56, 3, 3, f32, 1}, {56, 56, 3, 3, f32, 0},
+      {55, 55, 3, 3, f32, 1}, {57, 40, 3, 3, f32, 0}, {17, 70, 2, 2, f32, 1},
+      {18, 33, 2, 4, f32, 0}, {23, 64, 4, 4, f32, 1}, {14, 30, 3, 3, f64, 1},
+      {13, 19, 3, 3, f64, 0},
+  };
+  for (const Case& c : cases) {
+    MaxPoolParams p;
+    p.kernel_size = {c.k};
+    p.stride = {c.s};
+    p.return_indices = true;
+    PoolPlan plan =
+        plan_max_pool(2, PoolInput{{2, 3, c.H, c.W}, c.dt, PoolLayout::ChannelsFirst}, p);
+    autotune::Task task = task_of(plan, PoolDirection::Backward);
+    SCOPED_TRACE(topi::pool_workload(plan, PoolDirection::Backward).dump() + " stream " +
+                 std::to_string(c.stream));
+    autotune::FallbackConfigEntity fb;
+    topi::pool_cpu_fallback(fb, plan, PoolDirection::Backward);
+    fb.set("stream", autotune::OtherOptionEntity{c.stream});
+    autotune::ApplyHistoryBest best(record_of(task, fb));
+    autotune::DispatchScope scope(best);
+    CompiledPoolExecutor exe("llvm");
+    // the row axis (i2; i2.c in the streaming plane buffer) is split by the stride
+    std::ostringstream ir;
+    ir << exe.kernel(plan, PoolDirection::Backward, false).lowered;
+    std::string row_outer = c.stream ? "i2.c.outer" : "i2.outer";
+    EXPECT_NE(ir.str().find(row_outer), std::string::npos) << row_outer << "\n" << ir.str();
+    HostArray x = random_input(plan, 51);
+    ReferencePoolExecutor ref;
+    PoolForwardResult fwd = ref.forward(plan, x);
+    MaxPoolParams one;
+    one.kernel_size = {1};
+    HostArray gy = random_input(
+        plan_max_pool(2, PoolInput{fwd.output.shape(), c.dt, PoolLayout::ChannelsFirst}, one), 52);
+    HostArray want = ref.backward(plan, x, gy, &fwd.indices);
+    HostArray got = exe.backward(plan, x, gy, &fwd.indices);
+    ASSERT_EQ(got.numel(), want.numel());
+    for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
+  }
 }
