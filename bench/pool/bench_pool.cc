@@ -5,8 +5,8 @@
 // the interleaved repeats (--repeats, default 15); `--number K` times K back-to-back calls per
 // repeat (their mean), so that each candidate is timed in its own cache state. `--json FILE` writes
 // one object per measurement;
-// `--quick` runs C<=32 only, `--shapes 256x28 128x56` those shapes only. Every input is random
-// (the backward's indices come from a forward over the random input). Kernels use the CPU
+// `--quick` runs C<=32 only, `--shapes 256x28 64x54` those shapes only (any C, H >= 3). Every input
+// is random (the backward's indices come from a forward over the random input). Kernels use the CPU
 // template's fallback configs; `--tophub` uses the shipped TopHub configs (tophub::context("llvm"),
 // which loads index.json's extra packages) where they have one.
 #include <algorithm>
@@ -125,7 +125,8 @@ int main(int argc, char** argv) {
       "[--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
-  app->add_option("--shapes", shapes, "only these grid shapes, as CxH (e.g. 256x28 128x56)");
+  app->add_option("--shapes", shapes,
+                  "only these shapes (N=32), as CxH: grid shapes or any other (e.g. 256x28 64x54)");
   app->add_flag("--tophub", use_tophub,
                 "configs from TopHub's llvm package (tophub/pool_llvm_v0.03.log)");
   app->add_option("--repeats", repeats, "timed repeats per kernel (default 15)")
@@ -165,91 +166,99 @@ int main(int argc, char** argv) {
   std::vector<Row> rows;
   std::vector<int64_t> Cs{3, 32, 128, 256}, HWs{7, 28, 56, 112};
   if (quick) Cs = {3, 32};
-  auto wanted = [&](int64_t C, int64_t H) {
-    if (shapes.empty()) return true;
-    std::string key = std::to_string(C) + "x" + std::to_string(H);
-    return std::find(shapes.begin(), shapes.end(), key) != shapes.end();
-  };
+  // --shapes: those shapes, in the order given (any C and H, not only the grid's)
+  std::vector<std::pair<int64_t, int64_t>> grid;
+  for (const std::string& sh : shapes) {
+    size_t x = sh.find('x');
+    long long c = 0, h = 0;
+    if (x == std::string::npos || std::sscanf(sh.c_str(), "%lldx%lld", &c, &h) != 2 || c < 1 ||
+        h < 3) {
+      std::fprintf(stderr, "minitvm-bench-pool: --shapes wants CxH with C >= 1, H >= 3: '%s'\n",
+                   sh.c_str());
+      return 2;
+    }
+    grid.emplace_back(c, h);
+  }
+  if (shapes.empty())
+    for (int64_t C : Cs)
+      for (int64_t H : HWs) grid.emplace_back(C, H);
   const int64_t N = 32;
   std::printf("%-22s %-8s %10s %8s %7s %10s %10s %8s\n", "shape", "dir", "ours_ms", "GB/s", "%copy",
               "dnnl_best", "dnnl_nchw", "vs_best");
-  for (int64_t C : Cs)
-    for (int64_t H : HWs) {
-      if (!wanted(C, H)) continue;
-      frontend::PoolInput in{{N, C, H, H}, DataType::Float(32), topi::PoolLayout::ChannelsFirst};
-      frontend::MaxPoolParams mp;
-      mp.kernel_size = {3};
-      topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
-      int64_t OH = plan.axes[0].out;
-      std::vector<int64_t> ishape{N, C, H, H}, oshape{N, C, OH, OH};
-      runtime::NDArray x = runtime::NDArray::empty(ishape, DataType::Float(32));
-      runtime::NDArray y = runtime::NDArray::empty(oshape, DataType::Float(32));
-      runtime::NDArray idx = runtime::NDArray::empty(oshape, DataType::Int(64));
-      runtime::NDArray gy = runtime::NDArray::empty(oshape, DataType::Float(32));
-      runtime::NDArray gx = runtime::NDArray::empty(ishape, DataType::Float(32));
-      fill_random(static_cast<float*>(x.data()), x.nbytes() / 4, 1);
-      fill_random(static_cast<float*>(gy.data()), gy.nbytes() / 4, 2);
-      topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward);
-      {  // the backward's indices: the argmax of the same random input (a forward with indices)
-        topi::BuildPoolOptions o;
-        o.with_indices = true;
-        topi::PooledKernel fi = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, o);
-        fi.module.get_function(fi.func_name)(x, y, idx);
-      }
-      topi::PooledKernel bk = topi::build_pool(plan, "llvm", topi::PoolDirection::Backward);
-      auto ff = fk.module.get_function(fk.func_name);
-      auto bf = bk.module.get_function(bk.func_name);
-      // Interleaved rounds: every candidate runs once per round and keeps its minimum, so that
-      // a busy machine (shared cores) slows all of them alike rather than one column.
-      std::vector<std::function<void()>> cand;
-      cand.push_back([&] { ff(x, y); });
-      cand.push_back([&] { bf(gy, idx, gx); });
-      size_t fwd_bytes = x.nbytes() + y.nbytes(),
-             bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
-      // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
-      // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with
-      // like
-      std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1),
-          db(da.size(), 0);
-      cand.push_back([&] { runtime::parallel_memcpy(cb.data(), ca.data(), ca.size()); });
-      cand.push_back([&] { runtime::parallel_memcpy(db.data(), da.data(), da.size()); });
-#ifdef MINITVM_BENCH_HAVE_DNNL
-      DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
-      cand.push_back([&] { best.forward(); });
-      cand.push_back([&] { best.backward(); });
-      cand.push_back([&] { plain.forward(); });
-      cand.push_back([&] { plain.backward(); });
-#endif
-      std::vector<double> tmin(cand.size(), 1e30);
-      for (auto& c : cand) c();  // warm-up (first touch, caches)
-      for (int rep = 0; rep < repeats; ++rep)
-        for (size_t i = 0; i < cand.size(); ++i) {
-          auto t0 = std::chrono::steady_clock::now();
-          for (int k = 0; k < number; ++k) cand[i]();
-          tmin[i] = std::min(
-              tmin[i],
-              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() /
-                  number);
-        }
-      for (int dir = 0; dir < 2; ++dir) {
-        Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
-        // bytes moved: forward reads x, writes y; backward reads gy and indices, writes gx
-        r.bytes = static_cast<int64_t>(dir == 0 ? fwd_bytes : bwd_bytes);
-        r.ours = tmin[dir];
-        r.copy = tmin[2 + dir];
-#ifdef MINITVM_BENCH_HAVE_DNNL
-        r.dnnl_best = tmin[4 + dir];
-        r.dnnl_nchw = tmin[6 + dir];
-#endif
-        double gbs = r.bytes / r.ours / 1e9, copy_gbs = r.bytes / r.copy / 1e9;
-        std::printf(
-            "%-22s %-8s %10.3f %8.2f %6.0f%% %10.3f %10.3f %8.2f\n",
-            ("32x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(H)).c_str(),
-            r.direction.c_str(), r.ours * 1e3, gbs, 100 * gbs / copy_gbs, r.dnnl_best * 1e3,
-            r.dnnl_nchw * 1e3, r.dnnl_best / r.ours);
-        rows.push_back(r);
-      }
+  for (auto [C, H] : grid) {
+    frontend::PoolInput in{{N, C, H, H}, DataType::Float(32), topi::PoolLayout::ChannelsFirst};
+    frontend::MaxPoolParams mp;
+    mp.kernel_size = {3};
+    topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+    int64_t OH = plan.axes[0].out;
+    std::vector<int64_t> ishape{N, C, H, H}, oshape{N, C, OH, OH};
+    runtime::NDArray x = runtime::NDArray::empty(ishape, DataType::Float(32));
+    runtime::NDArray y = runtime::NDArray::empty(oshape, DataType::Float(32));
+    runtime::NDArray idx = runtime::NDArray::empty(oshape, DataType::Int(64));
+    runtime::NDArray gy = runtime::NDArray::empty(oshape, DataType::Float(32));
+    runtime::NDArray gx = runtime::NDArray::empty(ishape, DataType::Float(32));
+    fill_random(static_cast<float*>(x.data()), x.nbytes() / 4, 1);
+    fill_random(static_cast<float*>(gy.data()), gy.nbytes() / 4, 2);
+    topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward);
+    {  // the backward's indices: the argmax of the same random input (a forward with indices)
+      topi::BuildPoolOptions o;
+      o.with_indices = true;
+      topi::PooledKernel fi = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, o);
+      fi.module.get_function(fi.func_name)(x, y, idx);
     }
+    topi::PooledKernel bk = topi::build_pool(plan, "llvm", topi::PoolDirection::Backward);
+    auto ff = fk.module.get_function(fk.func_name);
+    auto bf = bk.module.get_function(bk.func_name);
+    // Interleaved rounds: every candidate runs once per round and keeps its minimum, so that
+    // a busy machine (shared cores) slows all of them alike rather than one column.
+    std::vector<std::function<void()>> cand;
+    cand.push_back([&] { ff(x, y); });
+    cand.push_back([&] { bf(gy, idx, gx); });
+    size_t fwd_bytes = x.nbytes() + y.nbytes(),
+           bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
+    // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
+    // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with
+    // like
+    std::vector<char> ca(fwd_bytes / 2, 1), cb(ca.size(), 0), da(bwd_bytes / 2, 1),
+        db(da.size(), 0);
+    cand.push_back([&] { runtime::parallel_memcpy(cb.data(), ca.data(), ca.size()); });
+    cand.push_back([&] { runtime::parallel_memcpy(db.data(), da.data(), da.size()); });
+#ifdef MINITVM_BENCH_HAVE_DNNL
+    DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
+    cand.push_back([&] { best.forward(); });
+    cand.push_back([&] { best.backward(); });
+    cand.push_back([&] { plain.forward(); });
+    cand.push_back([&] { plain.backward(); });
+#endif
+    std::vector<double> tmin(cand.size(), 1e30);
+    for (auto& c : cand) c();  // warm-up (first touch, caches)
+    for (int rep = 0; rep < repeats; ++rep)
+      for (size_t i = 0; i < cand.size(); ++i) {
+        auto t0 = std::chrono::steady_clock::now();
+        for (int k = 0; k < number; ++k) cand[i]();
+        tmin[i] = std::min(
+            tmin[i],
+            std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / number);
+      }
+    for (int dir = 0; dir < 2; ++dir) {
+      Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
+      // bytes moved: forward reads x, writes y; backward reads gy and indices, writes gx
+      r.bytes = static_cast<int64_t>(dir == 0 ? fwd_bytes : bwd_bytes);
+      r.ours = tmin[dir];
+      r.copy = tmin[2 + dir];
+#ifdef MINITVM_BENCH_HAVE_DNNL
+      r.dnnl_best = tmin[4 + dir];
+      r.dnnl_nchw = tmin[6 + dir];
+#endif
+      double gbs = r.bytes / r.ours / 1e9, copy_gbs = r.bytes / r.copy / 1e9;
+      std::printf(
+          "%-22s %-8s %10.3f %8.2f %6.0f%% %10.3f %10.3f %8.2f\n",
+          ("32x" + std::to_string(C) + "x" + std::to_string(H) + "x" + std::to_string(H)).c_str(),
+          r.direction.c_str(), r.ours * 1e3, gbs, 100 * gbs / copy_gbs, r.dnnl_best * 1e3,
+          r.dnnl_nchw * 1e3, r.dnnl_best / r.ours);
+      rows.push_back(r);
+    }
+  }
   for (const char* d : {"forward", "backward"}) {
     double lg_copy = 0, lg_best = 0, lg_nchw = 0;
     int n = 0;
