@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
       argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
 #endif
   std::string json_path;
-  bool quick = false, use_tophub = false;
+  bool quick = false, use_tophub = false, with_indices = false;
   int repeats = 15, number = 1;
   int64_t dump_c = 0, dump_h = 0;
   std::vector<int64_t> dump;
@@ -120,11 +120,16 @@ int main(int argc, char** argv) {
       "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs "
       "oneDNN (when built "
       "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
-      "usage: minitvm-bench-pool [--json FILE] [--quick] [--shapes CxH ...] [--tophub] [--repeats "
+      "usage: minitvm-bench-pool [--json FILE] [--quick] [--indices] [--shapes CxH ...] [--tophub] "
+      "[--repeats "
       "N] [--number K] "
       "[--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
+  app->add_flag("--indices", with_indices,
+                "time the forward that also writes int64 indices (a training step's forward, as "
+                "oneDNN's forward here keeps its workspace) instead of the value-only one; the "
+                "forward's bytes then count the indices");
   app->add_option("--shapes", shapes,
                   "only these shapes (N=32), as CxH: grid shapes or any other (e.g. 256x28 64x54)");
   app->add_flag("--tophub", use_tophub,
@@ -199,11 +204,14 @@ int main(int argc, char** argv) {
     runtime::NDArray gx = runtime::NDArray::empty(ishape, DataType::Float(32));
     fill_random(static_cast<float*>(x.data()), x.nbytes() / 4, 1);
     fill_random(static_cast<float*>(gy.data()), gy.nbytes() / 4, 2);
-    topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward);
+    topi::BuildPoolOptions with_idx;
+    with_idx.with_indices = true;
+    topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward,
+                                             with_indices ? with_idx : topi::BuildPoolOptions{});
+    runtime::NDArray idx_out = runtime::NDArray::empty(oshape, DataType::Int(64));
     {  // the backward's indices: the argmax of the same random input (a forward with indices)
-      topi::BuildPoolOptions o;
-      o.with_indices = true;
-      topi::PooledKernel fi = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, o);
+      topi::PooledKernel fi =
+          topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, with_idx);
       fi.module.get_function(fi.func_name)(x, y, idx);
     }
     topi::PooledKernel bk = topi::build_pool(plan, "llvm", topi::PoolDirection::Backward);
@@ -212,9 +220,12 @@ int main(int argc, char** argv) {
     // Interleaved rounds: every candidate runs once per round and keeps its minimum, so that
     // a busy machine (shared cores) slows all of them alike rather than one column.
     std::vector<std::function<void()>> cand;
-    cand.push_back([&] { ff(x, y); });
+    if (with_indices)
+      cand.push_back([&] { ff(x, y, idx_out); });
+    else
+      cand.push_back([&] { ff(x, y); });
     cand.push_back([&] { bf(gy, idx, gx); });
-    size_t fwd_bytes = x.nbytes() + y.nbytes(),
+    size_t fwd_bytes = x.nbytes() + y.nbytes() + (with_indices ? idx_out.nbytes() : 0),
            bwd_bytes = gy.nbytes() + idx.nbytes() + gx.nbytes();
     // copy kernels: memcpy of half the bytes (each byte read once and written once), split over
     // the same thread pool as our kernels, so "fraction of copy bandwidth" compares like with
@@ -242,7 +253,8 @@ int main(int argc, char** argv) {
       }
     for (int dir = 0; dir < 2; ++dir) {
       Row r{N, C, H, H, dir == 0 ? "forward" : "backward"};
-      // bytes moved: forward reads x, writes y; backward reads gy and indices, writes gx
+      // bytes moved: forward reads x, writes y (and the indices with --indices); backward reads gy
+      // and indices, writes gx
       r.bytes = static_cast<int64_t>(dir == 0 ? fwd_bytes : bwd_bytes);
       r.ours = tmin[dir];
       r.copy = tmin[2 + dir];
