@@ -220,6 +220,11 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes,
   bool unroll = cfg.knob_int("unroll_win") != 0;
   std::vector<IterVar> outer(axes.begin(), axes.end() - 1);
   IterVar row_inner;
+  // The grouped rows are unrolled together with the vectors of a row (a vector loop left rolled
+  // turns its tail's mask into a run-time one, 2x slower at W=112): only for short rows, at most
+  // 32 statements per group.
+  const auto* row_len = as_const_int(axes.back()->dom->extent);
+  if (!row_len || (*row_len + factor - 1) / factor * row_group > 32) row_group = 1;
   if (row_group > 1 && !outer.empty()) {
     auto [ro, ri] = st.split(outer.back(), Expr(static_cast<int>(row_group)));
     outer.back() = ro;
@@ -252,7 +257,7 @@ IterVar tile_stage(te::Stage st, const std::vector<IterVar>& axes,
     for (auto& r : raxes) st.unroll(r);
   if (row_inner.defined()) {
     st.unroll(row_inner);
-    st.unroll(io);  // a row's vectors unrolled too: the grouped rows then share them
+    st.unroll(io);
   }
   if (vec && factor > 1) st.vectorize(ii);
   return io;
