@@ -4,6 +4,7 @@
 #include <iomanip>
 #include <iostream>
 #include <memory>
+#include <set>
 
 #include "cli.h"
 #include "minitvm/autotune/task_scheduler.h"
@@ -29,8 +30,8 @@ const char* kUsage =
     "                    [--model-batch N] [--input-shapes NAME:[...]]... [--early-stopping N]\n"
     "                    [--no-transfer] [--no-resume] [--seed N] [--parallel N] [--number N]\n"
     "                    [--repeat N] [--min-repeat-ms MS] [--build-timeout S] [--run-timeout S]\n"
-    "                    [--check] [--plot FILE.svg] [--list-tasks] [--mpi] [--mpi-timeout S] "
-    "[--quiet]\n"
+    "                    [--check] [--plot FILE.svg] [--list-tasks] [--disable-winograd] [--mpi]\n"
+    "                    [--mpi-timeout S] [--quiet]\n"
     "  MODEL: an .onnx file or a zoo name (resnet50, mobilenet_v2, vgg16, ...).\n"
     "  The trial budget N is over all tasks (resumed trials count); the log is TVM's record "
     "format,\n"
@@ -66,7 +67,8 @@ int run_tune_network(const std::vector<std::string>& args) {
   at::MeasureOption mo;
   int64_t batch = 0;
   std::vector<std::string> shapes;
-  bool no_resume = false, no_transfer = false, quiet = false, list = false, use_mpi = false;
+  bool no_resume = false, no_transfer = false, quiet = false, list = false, use_mpi = false,
+       no_winograd = false;
   double mpi_timeout = 0;
   so.n_trial = 200;
   app->add_option("model", model, "an .onnx file or a zoo name")->required();
@@ -107,6 +109,9 @@ int run_tune_network(const std::vector<std::string>& args) {
   app->add_flag("--check", mo.check_correctness, "compare outputs with the reference");
   app->add_option("--plot", plot, "write an SVG of the estimated network latency over trials");
   app->add_flag("--list-tasks", list, "print the tasks and their weights, then exit");
+  app->add_flag("--disable-winograd", no_winograd,
+                "llvm: also tune the 3x3 layers that run by Winograd without a log (a record for "
+                "one makes it a direct conv; compile with --disable-winograd too)");
   app->add_flag(
       "--mpi", use_mpi,
       "run as one rank of an MPI job (mpirun -n K ...): rank 0 searches, the others measure");
@@ -145,10 +150,30 @@ int run_tune_network(const std::vector<std::string>& args) {
     std::vector<std::string> untunable;
     std::vector<at::WeightedTask> tasks =
         relay::extract_tasks(net.mod, target, net.params, &untunable);
+    // llvm: layers that run by Winograd without a log are not tuned. Their conv2d_NCHWc task
+    // measures direct kernels only, and a record for it would make the layer a direct conv
+    // (2-3x slower than its Winograd kernel on ResNet-50's 3x3 layers).
+    std::vector<std::string> winograd;
+    if (t.name == "llvm" && !no_winograd) {
+      std::vector<std::string> keys = relay::llvm_winograd_workloads(net.mod, net.params);
+      std::set<std::string> w(keys.begin(), keys.end());
+      std::vector<at::WeightedTask> kept;
+      for (auto& task : tasks) {
+        if (w.count(task.task.workload_key()))
+          winograd.push_back(task.task.workload_key());
+        else
+          kept.push_back(std::move(task));
+      }
+      tasks = std::move(kept);
+    }
     if (lead && (!quiet || list)) {
       std::cerr << model << " on " << target << ": " << tasks.size() << " tuning task(s)";
       if (!untunable.empty())
         std::cerr << ", " << untunable.size() << " kernel(s) without a tuning template";
+      if (!winograd.empty())
+        std::cerr << ", " << winograd.size()
+                  << " task(s) of layers that run by Winograd left out (--disable-winograd tunes "
+                     "their direct kernels)";
       std::cerr << "\n";
     }
     if (list) {
@@ -158,6 +183,8 @@ int run_tune_network(const std::vector<std::string>& args) {
                     << tasks[i].task.workload_key() << "  (" << tasks[i].task.config_space().size()
                     << " configs)\n";
         for (const auto& u : untunable) std::cout << "untunable: " << u << "\n";
+        for (const auto& k : winograd)
+          std::cout << "winograd: " << k << "  (not tuned; --disable-winograd)\n";
       }
       return 0;
     }

@@ -603,7 +603,8 @@ Built build(const Function& f, const std::string& target, const Params& params,
     ao.cpu_winograd_tile = [&](const ExprNode& c, const transform::ConvBlocks& cb) -> int64_t {
       // Task extraction keeps every layer a conv2d_NCHWc task; a tuned record keeps the tuned
       // direct kernel.
-      if (!opt.winograd || opt.workloads_only || cb.from_log) return 0;
+      if (!opt.winograd || (opt.workloads_only && !opt.workloads_with_winograd) || cb.from_log)
+        return 0;
       const auto& ws = c.args[1]->types[0].shape;
       const auto& os = c.types[0].shape;
       const topi::nn::Conv2dAttrs a = conv_attrs(c);

@@ -1,5 +1,6 @@
 // relay::extract_tasks: a network's tuning tasks from the workloads its build queries.
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "minitvm/autotune/dispatch.h"
@@ -81,6 +82,26 @@ std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::
       }
     }
   }
+  return out;
+}
+
+std::vector<std::string> llvm_winograd_workloads(const Function& f, const Params& params) {
+  autotune::FallbackContext fb;
+  fb.silent = true;
+  autotune::DispatchScope scope(fb);
+  auto keys = [&](bool with_winograd) {
+    BuildOptions bo;
+    bo.workloads_only = true;
+    bo.workloads_with_winograd = with_winograd;
+    std::vector<std::string> out;
+    for (const KernelInfo& k : build(f, "llvm", params, bo).kernels)
+      for (const Json& w : k.tuning_workloads) out.push_back(autotune::workload_key(w));
+    return out;
+  };
+  std::vector<std::string> all = keys(false), direct = keys(true), out;
+  std::set<std::string> still(direct.begin(), direct.end()), seen;
+  for (const std::string& k : all)
+    if (!still.count(k) && seen.insert(k).second) out.push_back(k);
   return out;
 }
 

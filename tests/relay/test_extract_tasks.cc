@@ -103,6 +103,34 @@ TEST(RelayExtractTasks, ResNet50Llvm) {
   EXPECT_EQ(convs, count_layers(net.mod).conv);
 }
 
+// llvm_winograd_workloads: the tasks of the layers a build without a log runs by Winograd on
+// llvm — 3x3, stride 1, dilation 1, at least 32 input and output channels, an output of at least
+// 8x8 (BuildOptions::winograd), counted here from the graph. extract_tasks still lists them (TVM's
+// extract_from_program), and a build without Winograd runs them as those tasks.
+TEST(RelayExtractTasks, ResNet50LlvmWinogradWorkloads) {
+  auto net = testing_zoo::resnet(50, 1);
+  std::set<std::string> want;
+  for (auto& e : post_order(net.mod.body)) {
+    if (!e->is_call("nn.conv2d") || e->attrs["groups"].get<int64_t>() != 1) continue;
+    const auto& k = e->args[1]->types[0].shape;
+    const auto& o = e->types[0].shape;
+    bool ok = k[2] == 3 && k[3] == 3 && k[0] >= 32 && k[1] >= 32 && o[2] >= 8 && o[3] >= 8;
+    for (auto& s : e->attrs["strides"]) ok &= s.get<int64_t>() == 1;
+    if (!ok) continue;
+    minitvm::topi::nn::Conv2dAttrs a;
+    a.padding = {1, 1, 1, 1};
+    want.insert(autotune::workload_key(
+        minitvm::topi::cpu::conv2d_nchwc_workload(e->args[0]->types[0].shape, k, a)));
+  }
+  ASSERT_EQ(want.size(), 3u);  // layers 1-3 (64, 128, 256 channels); layer 4's 7x7 maps are direct
+  auto got = minitvm::relay::llvm_winograd_workloads(net.mod, net.params);
+  EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), want);
+  EXPECT_EQ(got.size(), want.size());
+  std::set<std::string> tasks;
+  for (auto& t : extract_tasks(net.mod, "llvm", net.params)) tasks.insert(t.task.workload_key());
+  for (auto& k : want) EXPECT_TRUE(tasks.count(k)) << k;
+}
+
 TEST(RelayExtractTasks, MobileNetV2LlvmDepthwiseHasNoTemplate) {
   auto net = testing_zoo::mobilenet_v2(1);
   std::vector<std::string> untunable;

@@ -4,6 +4,8 @@
 // naive interpreter). Bad models, inputs and options are errors with exit code 1 (usage: 2).
 #include <gtest/gtest.h>
 
+#include <sstream>
+
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -157,6 +159,45 @@ TEST(NetworkCli, DisableWinogradKeepsTheDirectKernel) {
     Result r = run_minitvm({"run", "w.mtvm", "--input", "x=x.npy", "--output-dir", "out"}, d);
     ASSERT_EQ(r.code, 0) << r.err;
     expect_close(runtime::load_npy(d + "/out/output_0.npy"), reference(m, "x", x));
+  }
+}
+
+// `minitvm tune MODEL` on llvm leaves out the conv2d_NCHWc task of a layer that runs by Winograd
+// (its records would make the layer a direct conv) and lists it as such; --disable-winograd tunes
+// it. The 3x3 layer of the model above (32 channels, 12x12) is one; a 1x1 layer next to it is not.
+TEST(NetworkCli, TuneLeavesOutTheLayersThatRunByWinograd) {
+  std::string d = folder("tune_winograd");
+  OnnxModel m(13);
+  m.input("x", {1, 32, 12, 12});
+  m.init("w", {32, 32, 3, 3}, -0.2, 0.2, 11);
+  m.init("w1", {48, 32, 1, 1}, -0.2, 0.2, 12);
+  aints(m.node("Conv", {"x", "w"}, {"c"}), "pads", {1, 1, 1, 1});
+  m.node("Relu", {"c"}, {"r"});
+  m.node("Conv", {"r", "w1"}, {"y"});
+  m.output("y");
+  write(d + "/t.onnx", m.bytes());
+  for (bool off : {false, true}) {
+    SCOPED_TRACE(off ? "--disable-winograd" : "default");
+    std::vector<std::string> args = {"tune", "t.onnx", "--target", "llvm", "--list-tasks"};
+    if (off) args.push_back("--disable-winograd");
+    Result l = run_minitvm(args, d);
+    ASSERT_EQ(l.code, 0) << l.err;
+    const std::string k3 = "('TENSOR', (32, 32, 3, 3), 'float32')";
+    const std::string k1 = "('TENSOR', (48, 32, 1, 1), 'float32')";
+    std::istringstream lines(l.out);
+    int tasks = 0, winograd = 0;
+    for (std::string line; std::getline(lines, line);) {
+      if (line.rfind("winograd: ", 0) == 0) {
+        ++winograd;
+        EXPECT_TRUE(has(line, k3)) << line;
+      } else if (has(line, "conv2d_NCHWc.x86")) {
+        ++tasks;
+        EXPECT_TRUE(has(line, off ? "TENSOR" : k1)) << line;
+      }
+    }
+    EXPECT_EQ(tasks, off ? 2 : 1) << l.out;
+    EXPECT_EQ(winograd, off ? 0 : 1) << l.out;
+    EXPECT_EQ(has(l.err, "run by Winograd left out"), !off) << l.err;
   }
 }
 

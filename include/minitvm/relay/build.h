@@ -46,6 +46,9 @@ struct BuildOptions {
    *  output of at least 8x8) by Winograd on the blocked layouts, F(4, 3) on maps of 24 and more,
    *  F(2, 3) below, unless a tuning log has a conv2d_NCHWc record for the layer. */
   bool winograd = true;
+  /** With workloads_only: llvm layers that a full build runs by Winograd are built as Winograd
+   *  here too, so they query no conv2d_NCHWc workload (llvm_winograd_workloads). */
+  bool workloads_with_winograd = false;
 };
 
 /** One compiled kernel (one per distinct fused function). */
@@ -98,6 +101,14 @@ Built build(const Function& f, const std::string& target, const Params& params =
 std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::string& target,
                                                   const Params& params = {},
                                                   std::vector<std::string>* untunable = nullptr);
+
+/**
+ * The conv2d_NCHWc.x86 workload keys of extract_tasks(f, "llvm", params) whose layers a build
+ * without a log runs by Winograd (BuildOptions::winograd): a record for such a task would replace
+ * the Winograd kernel by the direct one (a record keeps its tuned direct kernel), which is why
+ * `minitvm tune MODEL` leaves them out unless --disable-winograd.
+ */
+std::vector<std::string> llvm_winograd_workloads(const Function& f, const Params& params = {});
 
 /** The optimisation pipeline alone (bind_params ... fold_constant), printing as build does. */
 Function optimize(const Function& f, const Params& params, const BuildOptions& opt = {});
