@@ -10,6 +10,7 @@
 #include "minitvm/autotune/task_scheduler.h"
 #include "minitvm/relay/relay.h"
 #include "minitvm/support/error.h"
+#include "minitvm/support/logging.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "relay/graph_runner.h"
 #include "relay/one_record.h"
@@ -205,9 +206,36 @@ TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
   Built b = build(f, "llvm", {}, direct);
   EXPECT_EQ(masters(b).count("nn.contrib_conv2d_NCHWc"), 2u);
   // With Winograd on, the untuned 3x3 layer runs it, the tuned 1x1 one its config.
-  Built w = build(f, "llvm");
-  EXPECT_EQ(masters(w).count("nn.contrib_conv2d_NCHWc"), 1u);
-  EXPECT_EQ(masters(w).count("nn.contrib_conv2d_winograd_NCHWc"), 1u);
-  relay_test::expect_close(relay_test::run_graph(w, {{"data", input}})[0], want[0], 1e-4);
+  {
+    WarningCapture warnings;
+    Built w = build(f, "llvm");
+    EXPECT_EQ(masters(w).count("nn.contrib_conv2d_NCHWc"), 1u);
+    EXPECT_EQ(masters(w).count("nn.contrib_conv2d_winograd_NCHWc"), 1u);
+    relay_test::expect_close(relay_test::run_graph(w, {{"data", input}})[0], want[0], 1e-4);
+    for (auto& m : warnings.messages()) EXPECT_EQ(m.find("instead of Winograd"), std::string::npos);
+  }
   relay_test::expect_close(relay_test::run_graph(b, {{"data", input}})[0], want[0], 1e-4);
+  // A record for the 3x3 layer too (TVM's rule: a tuned config keeps its direct kernel): the
+  // build warns, once, that it displaces Winograd; not under --disable-winograd.
+  Json wl3 = topi::cpu::conv2d_nchwc_workload({1, 34, 14, 14}, {32, 34, 3, 3},
+                                              topi::nn::Conv2dAttrs{{1, 1}, {1, 1}});
+  autotune::Task task3("conv2d_NCHWc.x86", Json(wl3.begin() + 1, wl3.end()), "llvm");
+  autotune::MeasureResult r;
+  r.costs = {1e-4};
+  std::vector<autotune::Record> recs = {
+      autotune::make_record(task, task.config(pick), r),
+      autotune::make_record(task3, task3.config(task3.config_space().size() - 1), r)};
+  autotune::ApplyHistoryBest both(recs);
+  autotune::DispatchScope scope2(both);
+  for (bool on : {true, false}) {
+    WarningCapture warnings;
+    BuildOptions o;
+    o.winograd = on;
+    Built d = build(f, "llvm", {}, o);
+    EXPECT_EQ(masters(d).count("nn.contrib_conv2d_NCHWc"), 2u);
+    int n = 0;
+    for (auto& m : warnings.messages()) n += m.find("1 3x3 stride-1 conv layer(s) run") == 0;
+    EXPECT_EQ(n, on ? 1 : 0);
+    relay_test::expect_close(relay_test::run_graph(d, {{"data", input}})[0], want[0], 1e-4);
+  }
 }
