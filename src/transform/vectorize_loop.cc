@@ -207,7 +207,7 @@ class Vectorizer : public IRMutator {
     return self;
   }
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
-    if (!uses_var(op->condition, v_)) return IRMutator::visit(op, self);
+    if (!uses_lane(op->condition)) return IRMutator::visit(op, self);
     // A lane-dependent guard without else (a split tail `if (likely(i*48 + v < 56))`): its
     // stores and loads become predicated (masked) with the condition, lane-independent loads
     // too (one element, repeated); other statements under it (inner loops) make the loop serial.
@@ -226,7 +226,7 @@ class Vectorizer : public IRMutator {
         split(a->a);
         split(a->b);
       } else {
-        (uses_var(e, v_) ? lane_dep : lane_free).push_back(e);
+        (uses_lane(e) ? lane_dep : lane_free).push_back(e);
       }
     };
     split(op->condition);
@@ -262,6 +262,17 @@ class Vectorizer : public IRMutator {
   }
 
  private:
+  /** Whether `e` depends on the lane: it uses the loop variable or a let variable bound to a
+   *  vector value. */
+  bool uses_lane(const Expr& e) const {
+    bool found = false;
+    post_order_visit(e, [&](const Ref<Object>& x) {
+      if (x->kind() != NodeKind::Var) return;
+      auto* v = static_cast<const VarNode*>(x.get());
+      found |= v == v_ || lets_.count(v) > 0;
+    });
+    return found;
+  }
   /** Integer division or modulo by a non-constant: may trap where a masked lane would skip it. */
   static bool may_trap(const Expr& e) {
     bool found = false;

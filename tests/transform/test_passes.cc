@@ -134,6 +134,20 @@ TEST(VectorizeLoop, LaneFreeConjunctsOfAGuardStayAScalarIf) {
   Stmt expected = IfThenElseNode::make(likely(LTNode::make(r, Expr(56))),
                                        StoreNode::make(A, value, ramp, mask));
   expect_ir_eq(simplify(vectorize_loop(before)), simplify(expected), before);
+  // A conjunct on a let variable bound to a lane-dependent value depends on the lane too.
+  Var a("a", f32);
+  Expr cond2 = AndNode::make(GTNode::make(a, Expr(0.0f)), LTNode::make(r, Expr(56)));
+  Stmt let_before = ForNode::make(
+      i, 0, 4, ForKind::Vectorized,
+      LetStmtNode::make(a, load(B, i), IfThenElseNode::make(likely(cond2), store(A, a, i))));
+  Var av("a", f32.with_lanes(4));
+  Expr ramp0 = RampNode::make(Expr(0), Expr(1), 4);
+  Stmt let_expected = LetStmtNode::make(
+      av, load(B, ramp0),
+      IfThenElseNode::make(
+          likely(LTNode::make(r, Expr(56))),
+          StoreNode::make(A, av, ramp0, GTNode::make(av, BroadcastNode::make(Expr(0.0f), 4)))));
+  expect_ir_eq(simplify(vectorize_loop(let_before)), simplify(let_expected), let_before);
 }
 
 // An else branch, or a load that does not depend on the lane under the guard, keeps the loop
