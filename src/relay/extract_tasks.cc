@@ -85,23 +85,21 @@ std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::
   return out;
 }
 
-std::vector<std::string> llvm_winograd_workloads(const Function& f, const Params& params) {
+std::vector<std::string> llvm_winograd_workloads(const Function& f,
+                                                 const std::vector<autotune::WeightedTask>& tasks,
+                                                 const Params& params) {
   autotune::FallbackContext fb;
   fb.silent = true;
   autotune::DispatchScope scope(fb);
-  auto keys = [&](bool with_winograd) {
-    BuildOptions bo;
-    bo.workloads_only = true;
-    bo.workloads_with_winograd = with_winograd;
-    std::vector<std::string> out;
-    for (const KernelInfo& k : build(f, "llvm", params, bo).kernels)
-      for (const Json& w : k.tuning_workloads) out.push_back(autotune::workload_key(w));
-    return out;
-  };
-  std::vector<std::string> all = keys(false), direct = keys(true), out;
-  std::set<std::string> still(direct.begin(), direct.end()), seen;
-  for (const std::string& k : all)
-    if (!still.count(k) && seen.insert(k).second) out.push_back(k);
+  BuildOptions bo;
+  bo.workloads_only = true;
+  bo.workloads_with_winograd = true;
+  std::set<std::string> direct;  // the conv2d_NCHWc workloads still queried with Winograd on
+  for (const KernelInfo& k : build(f, "llvm", params, bo).kernels)
+    for (const Json& w : k.tuning_workloads) direct.insert(autotune::workload_key(w));
+  std::vector<std::string> out;
+  for (const auto& t : tasks)
+    if (!direct.count(t.task.workload_key())) out.push_back(t.task.workload_key());
   return out;
 }
 

@@ -124,11 +124,12 @@ TEST(RelayExtractTasks, ResNet50LlvmWinogradWorkloads) {
         minitvm::topi::cpu::conv2d_nchwc_workload(e->args[0]->types[0].shape, k, a)));
   }
   ASSERT_EQ(want.size(), 3u);  // layers 1-3 (64, 128, 256 channels); layer 4's 7x7 maps are direct
-  auto got = minitvm::relay::llvm_winograd_workloads(net.mod, net.params);
+  auto extracted = extract_tasks(net.mod, "llvm", net.params);
+  auto got = minitvm::relay::llvm_winograd_workloads(net.mod, extracted, net.params);
   EXPECT_EQ(std::set<std::string>(got.begin(), got.end()), want);
   EXPECT_EQ(got.size(), want.size());
   std::set<std::string> tasks;
-  for (auto& t : extract_tasks(net.mod, "llvm", net.params)) tasks.insert(t.task.workload_key());
+  for (auto& t : extracted) tasks.insert(t.task.workload_key());
   for (auto& k : want) EXPECT_TRUE(tasks.count(k)) << k;
 }
 

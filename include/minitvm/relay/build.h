@@ -103,12 +103,14 @@ std::vector<autotune::WeightedTask> extract_tasks(const Function& f, const std::
                                                   std::vector<std::string>* untunable = nullptr);
 
 /**
- * The conv2d_NCHWc.x86 workload keys of extract_tasks(f, "llvm", params) whose layers a build
- * without a log runs by Winograd (BuildOptions::winograd): a record for such a task would replace
- * the Winograd kernel by the direct one (a record keeps its tuned direct kernel), which is why
- * `minitvm tune MODEL` leaves them out unless --disable-winograd.
+ * The workload keys of `tasks` (extract_tasks(f, "llvm", params)) whose layers a build without a
+ * log runs by Winograd (BuildOptions::winograd): a record for such a task would replace the
+ * Winograd kernel by the direct one (a record keeps its tuned direct kernel), which is why
+ * `minitvm tune MODEL` leaves them out unless --disable-winograd. One workloads-only build.
  */
-std::vector<std::string> llvm_winograd_workloads(const Function& f, const Params& params = {});
+std::vector<std::string> llvm_winograd_workloads(const Function& f,
+                                                 const std::vector<autotune::WeightedTask>& tasks,
+                                                 const Params& params = {});
 
 /** The optimisation pipeline alone (bind_params ... fold_constant), printing as build does. */
 Function optimize(const Function& f, const Params& params, const BuildOptions& opt = {});
