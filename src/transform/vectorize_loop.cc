@@ -207,15 +207,7 @@ class Vectorizer : public IRMutator {
     return self;
   }
   Stmt visit(const IfThenElseNode* op, const Stmt& self) override {
-    if (!uses_lane(op->condition)) return IRMutator::visit(op, self);
-    // A lane-dependent guard without else (a split tail `if (likely(i*48 + v < 56))`): its
-    // stores and loads become predicated (masked) with the condition, lane-independent loads
-    // too (one element, repeated); other statements under it (inner loops) make the loop serial.
-    if (op->else_case.defined()) throw CannotVectorize{};
-    // The conjuncts that do not use the lane (the guard of an outer split, `likely(i*3 + r < 56
-    // && j*48 + v < 56)`) stay a scalar `if` around the vector statement: as mask lanes they
-    // would differ between statements that otherwise read the same vectors, and LLVM could no
-    // longer share those loads.
+    // The guard's conjuncts (through likely() and &&), split by whether they depend on the lane.
     std::vector<Expr> lane_free, lane_dep;
     bool likely = false;
     std::function<void(const Expr&)> split = [&](const Expr& e) {
@@ -230,12 +222,21 @@ class Vectorizer : public IRMutator {
       }
     };
     split(op->condition);
+    if (lane_dep.empty()) return IRMutator::visit(op, self);
+    // A lane-dependent guard without else (a split tail `if (likely(i*48 + v < 56))`): its
+    // stores and loads become predicated (masked) with the condition, lane-independent loads
+    // too (one element, repeated); other statements under it (inner loops) make the loop serial.
+    if (op->else_case.defined()) throw CannotVectorize{};
+    // The conjuncts that do not use the lane (the guard of an outer split, `likely(i*3 + r < 56
+    // && j*48 + v < 56)`) stay a scalar `if` around the vector statement: as mask lanes they
+    // would differ between statements that otherwise read the same vectors, and LLVM could no
+    // longer share those loads.
     auto conj = [&](const std::vector<Expr>& v) {
       Expr r = v[0];
       for (size_t i = 1; i < v.size(); ++i) r = AndNode::make(r, v[i]);
       return likely ? CallNode::make(r.dtype(), Intrinsic::Likely, {r}) : r;
     };
-    Expr cond = broadcast_to(mutate(lane_free.empty() ? op->condition : conj(lane_dep)), lanes_);
+    Expr cond = broadcast_to(mutate(conj(lane_dep)), lanes_);
     Expr saved = mask_;
     mask_ = saved.defined() ? AndNode::make(saved, cond) : cond;
     Stmt body = mutate(op->then_case);
