@@ -631,7 +631,7 @@ Built build(const Function& f, const std::string& target, const Params& params,
       log_warning(std::to_string(displaced) +
                   " 3x3 stride-1 conv layer(s) run the tuning log's direct conv2d_NCHWc config "
                   "instead of Winograd, which a build without those records uses (ResNet-50's: "
-                  "2-3x faster on Zen 4). Such records come from TVM's x86 logs (--tophub) or "
+                  "1.8-2.8x faster on Zen 4). Such records come from TVM's x86 logs (--tophub) or "
                   "from tuning with --disable-winograd; compile with --disable-winograd to mean "
                   "it, or leave them out");
     b.optimized = alog.run("fold_constant", b.optimized, transform::fold_constant);
