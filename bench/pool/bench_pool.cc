@@ -110,7 +110,7 @@ int main(int argc, char** argv) {
       argv);  // oneDNN's OpenMP workers spin as long as our pool's (openmp_spin.h)
 #endif
   std::string json_path;
-  bool quick = false, use_tophub = false, with_indices = false;
+  bool quick = false, use_tophub = false, with_indices = false, taps = false;
   int repeats = 15, number = 1;
   int64_t dump_c = 0, dump_h = 0;
   std::vector<int64_t> dump;
@@ -120,16 +120,18 @@ int main(int argc, char** argv) {
       "The seed max-pool grid (max_pool2d k=3 s=3 NCHW float32, N=32) on the CPU: minitvm vs "
       "oneDNN (when built "
       "with it) vs a parallel memcpy of the same bytes (docs/PERFORMANCE.md).",
-      "usage: minitvm-bench-pool [--json FILE] [--quick] [--indices] [--shapes CxH ...] [--tophub] "
-      "[--repeats "
-      "N] [--number K] "
-      "[--dump C H]");
+      "usage: minitvm-bench-pool [--json FILE] [--quick] [--indices] [--taps] [--shapes CxH ...] "
+      "[--tophub] [--repeats N] [--number K] [--dump C H]");
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
   app->add_flag("--indices", with_indices,
                 "time the forward that also writes int64 indices (a training step's forward, as "
                 "oneDNN's forward here keeps its workspace) instead of the value-only one; the "
                 "forward's bytes then count the indices");
+  app->add_flag("--taps", taps,
+                "the indices are one-byte window taps (topi::IndexBase::WindowTap, the form of "
+                "oneDNN's workspace) instead of int64 per-plane ones: the backward reads them, and "
+                "with --indices the forward writes them");
   app->add_option("--shapes", shapes,
                   "only these shapes (N=32), as CxH: grid shapes or any other (e.g. 256x28 64x54)");
   app->add_flag("--tophub", use_tophub,
@@ -162,8 +164,11 @@ int main(int argc, char** argv) {
     frontend::MaxPoolParams mp;
     mp.kernel_size = {3};
     topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+    if (taps) plan.index_base = topi::IndexBase::WindowTap;
+    topi::BuildPoolOptions fo;
+    fo.with_indices = with_indices;
     for (auto dir : {topi::PoolDirection::Forward, topi::PoolDirection::Backward}) {
-      topi::PooledKernel k = topi::build_pool(plan, "llvm", dir);
+      topi::PooledKernel k = topi::build_pool(plan, "llvm", dir, fo);
       std::cout << k.config.str() << "\n" << k.lowered << "\n" << k.module.get_source("ll") << "\n";
     }
     return 0;
@@ -195,11 +200,13 @@ int main(int argc, char** argv) {
     frontend::MaxPoolParams mp;
     mp.kernel_size = {3};
     topi::PoolPlan plan = frontend::plan_max_pool(2, in, mp);
+    if (taps) plan.index_base = topi::IndexBase::WindowTap;
+    const DataType idx_type = topi::pool_index_dtype(plan);
     int64_t OH = plan.axes[0].out;
     std::vector<int64_t> ishape{N, C, H, H}, oshape{N, C, OH, OH};
     runtime::NDArray x = runtime::NDArray::empty(ishape, DataType::Float(32));
     runtime::NDArray y = runtime::NDArray::empty(oshape, DataType::Float(32));
-    runtime::NDArray idx = runtime::NDArray::empty(oshape, DataType::Int(64));
+    runtime::NDArray idx = runtime::NDArray::empty(oshape, idx_type);
     runtime::NDArray gy = runtime::NDArray::empty(oshape, DataType::Float(32));
     runtime::NDArray gx = runtime::NDArray::empty(ishape, DataType::Float(32));
     fill_random(static_cast<float*>(x.data()), x.nbytes() / 4, 1);
@@ -208,7 +215,7 @@ int main(int argc, char** argv) {
     with_idx.with_indices = true;
     topi::PooledKernel fk = topi::build_pool(plan, "llvm", topi::PoolDirection::Forward,
                                              with_indices ? with_idx : topi::BuildPoolOptions{});
-    runtime::NDArray idx_out = runtime::NDArray::empty(oshape, DataType::Int(64));
+    runtime::NDArray idx_out = runtime::NDArray::empty(oshape, idx_type);
     {  // the backward's indices: the argmax of the same random input (a forward with indices)
       topi::PooledKernel fi =
           topi::build_pool(plan, "llvm", topi::PoolDirection::Forward, with_idx);

@@ -93,10 +93,10 @@ size_t CompiledPoolExecutor::precompile(const std::vector<PoolPlan>& plans, bool
       continue;
     }
     want(plan, topi::PoolDirection::Backward, false);
-    if (plan.mode == PoolMode::Max) {  // the backward may recompute per-plane indices
+    if (plan.mode == PoolMode::Max) {  // the backward may recompute its indices
       PoolPlan p = plan;
       p.return_indices = true;
-      p.index_base = IndexBase::PerPlane;
+      if (p.index_base != IndexBase::WindowTap) p.index_base = IndexBase::PerPlane;
       want(p, topi::PoolDirection::Forward, true);
     }
   }
@@ -133,7 +133,7 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
       plan.channels * plan.batch == 0) {
     PoolForwardResult r;  // nothing to compute (adaptive output 0 is a valid forward)
     r.output = HostArray(plan.dtype, plan.output_shape());
-    if (want_idx) r.indices = HostArray(DataType::Int(64), plan.output_shape());
+    if (want_idx) r.indices = HostArray(topi::pool_index_dtype(plan), plan.output_shape());
     return r;
   }
   const topi::PooledKernel& k = kernel(plan, topi::PoolDirection::Forward, want_idx);
@@ -143,7 +143,7 @@ PoolForwardResult CompiledPoolExecutor::forward(const PoolPlan& plan, const Host
   runtime::NDArray idx;
   std::vector<runtime::ArgValue> args{x, y};
   if (want_idx) {
-    idx = runtime::NDArray::empty(oshape, DataType::Int(64), Device::cpu());
+    idx = runtime::NDArray::empty(oshape, topi::pool_index_dtype(plan), Device::cpu());
     args.push_back(idx);
   }
   k.module.get_function(k.func_name).call(args);
@@ -169,16 +169,19 @@ HostArray CompiledPoolExecutor::backward(const PoolPlan& plan, const HostArray& 
   std::vector<runtime::ArgValue> args{to_device(grad_output, oshape)};
   if (plan.mode == PoolMode::Lp) args.push_back(to_device(input, plan.batched_input_shape()));
   if (plan.mode == PoolMode::Max) {
+    // The kernel reads per-plane indices, or window taps when the plan says so (then only
+    // those: other numberings are recomputed from the input).
+    const bool taps = plan.index_base == IndexBase::WindowTap;
     HostArray idx;
-    if (indices && indices->defined() && plan.index_base == IndexBase::PerPlane) {
+    if (indices && indices->defined() && (plan.index_base == IndexBase::PerPlane || taps)) {
       idx = *indices;
     } else {
       PoolPlan p = plan;
       p.return_indices = true;
-      p.index_base = IndexBase::PerPlane;
+      if (!taps) p.index_base = IndexBase::PerPlane;
       idx = forward(p, input).indices;
     }
-    check_array(plan, idx, DataType::Int(64), plan.output_shape(), "indices");
+    check_array(plan, idx, topi::pool_index_dtype(plan), plan.output_shape(), "indices");
     args.push_back(to_device(idx, oshape));
   }
   runtime::NDArray gx =

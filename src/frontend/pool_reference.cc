@@ -100,13 +100,51 @@ void for_each_output(const Geometry& g, F&& f) {
 
 // Encodes a within-plane row-major offset in the plan's index convention.
 int64_t encode_index(const PoolPlan& plan, const Geometry& g, int64_t plane_id, int64_t flat) {
-  if (flat < 0 || plan.index_base == IndexBase::PerPlane) return flat;
+  // WindowTap: per-plane here, turned into taps once the window is known (window_tap_of)
+  if (flat < 0 || plan.index_base == IndexBase::PerPlane ||
+      plan.index_base == IndexBase::WindowTap)
+    return flat;
   int64_t base = plane_id * g.in_plane;
   if (plan.index_base == IndexBase::GlobalRowMajor) return base + flat;
   // Column-major spatial part (ONNX storage_order=1): h + w*H, and + d*H*W in 3-d.
   int64_t p2 = flat % g.in[2], p1 = (flat / g.in[2]) % g.in[1], p0 = flat / (g.in[1] * g.in[2]);
   if (g.rank == 1) return base + p2;
   return base + p1 + p2 * g.in[1] + p0 * g.in[1] * g.in[2];
+}
+
+// The kernel length of padded axis a (1 for the dummy axes in front).
+int64_t axis_kernel(const Geometry& g, int a) {
+  int off = 3 - g.rank;
+  return a >= off ? g.plan->axes[a - off].kernel : 1;
+}
+
+// IndexBase::WindowTap: the tap number (row-major over the kernel) of in-plane offset `flat` in
+// the window (w0, w1, w2), or kWindowTapNone for -1 (no in-range tap).
+int64_t window_tap_of(const Geometry& g, const AxisWindow& w0, const AxisWindow& w1,
+                      const AxisWindow& w2, int64_t flat) {
+  if (flat < 0) return topi::kWindowTapNone;
+  const int64_t p[3] = {flat / (g.in[1] * g.in[2]), (flat / g.in[2]) % g.in[1], flat % g.in[2]};
+  const AxisWindow* w[3] = {&w0, &w1, &w2};
+  int64_t tap = 0;
+  for (int a = 0; a < 3; ++a) tap = tap * axis_kernel(g, a) + (p[a] - w[a]->start) / w[a]->step;
+  return tap;
+}
+
+// The in-plane offset a WindowTap index names in the window (w0, w1, w2), or -1 when it names no
+// in-range tap (kWindowTapNone, a padded tap, or a value past the kernel).
+int64_t window_tap_position(const Geometry& g, const AxisWindow& w0, const AxisWindow& w1,
+                            const AxisWindow& w2, int64_t tap) {
+  if (tap < 0) return -1;
+  const AxisWindow* w[3] = {&w0, &w1, &w2};
+  int64_t pos[3];
+  for (int a = 2; a >= 0; --a) {
+    const int64_t k = axis_kernel(g, a), i = tap % k;
+    tap /= k;
+    if (i < w[a]->tap_begin || i >= w[a]->tap_end) return -1;
+    pos[a] = w[a]->start + i * w[a]->step;
+  }
+  if (tap != 0) return -1;
+  return (pos[0] * g.in[1] + pos[1]) * g.in[2] + pos[2];
 }
 
 template <typename T>
@@ -225,7 +263,9 @@ template <typename T>
 void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T* gy,
                     const HostArray* indices, T* gx) {
   int64_t planes = plan.batch * plan.channels;
-  bool use_indices = indices && indices->defined() && plan.index_base == IndexBase::PerPlane;
+  const bool taps = plan.index_base == IndexBase::WindowTap;
+  bool use_indices =
+      indices && indices->defined() && (plan.index_base == IndexBase::PerPlane || taps);
   for (int64_t p = 0; p < planes; ++p) {
     const T* xp = x + p * g.in_plane;
     const T* gyp = gy + p * g.out_plane;
@@ -235,8 +275,10 @@ void backward_typed(const PoolPlan& plan, const Geometry& g, const T* x, const T
       const AxisWindow* w[3] = {&w0, &w1, &w2};
       T go = gyp[o];
       if (plan.mode == PoolMode::Max) {
-        int64_t f = use_indices ? indices->get_int(p * g.out_plane + o)
-                                : window_max(g, xp, w0, w1, w2).second;
+        int64_t f = !use_indices ? window_max(g, xp, w0, w1, w2).second
+                    : taps ? window_tap_position(g, w0, w1, w2,
+                                                 indices->get_int(p * g.out_plane + o))
+                           : indices->get_int(p * g.out_plane + o);
         if (f >= 0 && f < g.in_plane) gxp[f] += go;
         return;
       }
@@ -309,12 +351,26 @@ PoolForwardResult ReferencePoolExecutor::forward(const PoolPlan& plan, const Hos
   PoolForwardResult r;
   r.output = HostArray(plan.dtype, out_cf);
   bool want_idx = plan.mode == PoolMode::Max && plan.return_indices;
-  if (want_idx) r.indices = HostArray(DataType::Int(64), out_cf);
+  if (want_idx) {
+    topi::check_window_tap(plan);
+    r.indices = HostArray(DataType::Int(64), out_cf);
+  }
   dispatch(plan.dtype, plan.op, [&](auto t) {
     using T = decltype(t);
     forward_typed<T>(plan, g, x.data<T>(), r.output.data<T>(),
                      want_idx ? r.indices.data<int64_t>() : nullptr);
   });
+  if (want_idx && plan.index_base == IndexBase::WindowTap) {  // per-plane offsets -> taps
+    HostArray taps(topi::pool_index_dtype(plan), out_cf);
+    const int64_t* flat = r.indices.data<int64_t>();
+    for (int64_t p = 0; p < plan.batch * plan.channels; ++p)
+      for_each_output(g, [&](int64_t o, const AxisWindow& w0, const AxisWindow& w1,
+                             const AxisWindow& w2) {
+        const int64_t i = p * g.out_plane + o;
+        taps.set_int(i, window_tap_of(g, w0, w1, w2, flat[i]));
+      });
+    r.indices = std::move(taps);
+  }
   if (plan.layout == PoolLayout::ChannelsLast) {
     r.output = to_channels_last(r.output, plan.spatial_rank(), plan.batched);
     if (want_idx) r.indices = to_channels_last(r.indices, plan.spatial_rank(), plan.batched);
@@ -326,6 +382,7 @@ HostArray ReferencePoolExecutor::backward(const PoolPlan& plan, const HostArray&
                                           const HostArray& grad_output, const HostArray* indices) {
   check_backward(plan);
   check_plan_limits(plan, plan.op);
+  topi::check_window_tap(plan);
   check_array(plan, input, plan.input_shape(), "input");
   check_array(plan, grad_output, plan.output_shape(), "grad_output");
   MINITVM_USER_CHECK(plan.dtype.is_floating())

@@ -80,7 +80,10 @@ void parse_rule(const std::string& rule, PoolPlan& plan) {
           << "pool template: malformed rule '" << rule << "'";
       plan.lp_norm = std::stod(part.substr(eq + 1));
     } else if (part.rfind("idx", 0) == 0) {
-      plan.index_base = static_cast<topi::IndexBase>(num_after(3));
+      const int64_t b = num_after(3);
+      MINITVM_USER_CHECK(b >= 0 && b <= static_cast<int64_t>(topi::IndexBase::WindowTap))
+          << "pool template: unknown index numbering " << b << " in rule '" << rule << "'";
+      plan.index_base = static_cast<topi::IndexBase>(b);
     } else {
       MINITVM_USER_CHECK(false) << "pool template: unknown rule part '" << part << "' in '" << rule
                                 << "'";

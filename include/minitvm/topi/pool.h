@@ -35,7 +35,8 @@ namespace minitvm::topi {
 /** Which pass a kernel computes. */
 enum class PoolDirection { Forward, Backward };
 
-/** The tensors of a forward pool. `indices` (int64, output shape) is defined when requested. */
+/** The tensors of a forward pool. `indices` (output shape, pool_index_dtype(plan): int64, or
+ * uint8 window taps) is defined when requested. */
 struct PoolForward {
   te::Tensor input;
   te::Tensor output;
@@ -51,15 +52,16 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
 struct PoolBackward {
   te::Tensor grad_output;
   te::Tensor input;    ///< defined for lp (the forward input is needed)
-  te::Tensor indices;  ///< defined for max modes: per-plane (PyTorch) indices of the forward
+  te::Tensor indices;  ///< defined for max modes: per-plane (PyTorch) indices or window taps
   te::Tensor grad_input;
   /** Arguments of the compiled function, in order: grad_output, [input], [indices], grad_input. */
   std::vector<te::Tensor> args() const;
 };
 
 /** Backward (gather) compute of a plan. Max modes read per-plane indices (IndexBase::PerPlane
- * numbering whatever plan.index_base says); lp reads the input. Throws CompileError for integer
- * dtypes. */
+ * numbering for every plan.index_base but WindowTap, whose one-byte taps are read as such); lp
+ * reads the input. Throws CompileError for integer dtypes and for WindowTap plans that cannot
+ * use it (check_window_tap). */
 PoolBackward pool_backward(const PoolPlan& plan);
 
 /** True when no input element lies in two windows (every axis fixed with stride >= effective

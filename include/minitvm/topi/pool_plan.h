@@ -44,7 +44,15 @@ enum class IndexBase {
   PerPlane,        ///< PyTorch: flat offset inside one (n, c) plane, row-major (d*H*W + h*W + w)
   GlobalRowMajor,  ///< ONNX storage_order=0: offset into the whole NC... input
   GlobalColMajor,  ///< ONNX storage_order=1: (n*C + c)*plane + h + w*H (+ d*H*W)
+  /** A compact workspace for a forward/backward pair, as oneDNN keeps for max pooling: the tap
+   * inside the window, row-major over the kernel (i_d*kH*kW + i_h*kW + i_w), uint8, 255 for a
+   * window without in-range taps. Fixed (not adaptive) axes with at most 255 taps; 1 byte per
+   * output where the others take 8. */
+  WindowTap,
 };
+
+/** kWindowTapNone: the WindowTap index of a window without in-range taps. */
+inline constexpr int64_t kWindowTapNone = 255;
 
 /** How an Lp window is reduced. */
 enum class LpRule {
@@ -133,6 +141,12 @@ struct PoolPlan {
 std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int64_t stride,
                                                 int64_t pad_begin, int64_t pad_end,
                                                 int64_t dilation, bool ceil_mode);
+
+/** The dtype of a max plan's indices: uint8 for IndexBase::WindowTap, int64 for the others. */
+DataType pool_index_dtype(const PoolPlan& plan);
+/** Throws CompileError naming the plan when it uses IndexBase::WindowTap but cannot: not a max
+ * mode, an adaptive axis, or more than 254 taps in a window. */
+void check_window_tap(const PoolPlan& plan);
 
 /** Adaptive window bounds [start, end) of output o (PyTorch AdaptivePooling.h, integer form). */
 int64_t adaptive_start(int64_t o, int64_t in, int64_t out);

@@ -59,8 +59,10 @@ PoolBackward pool_backward(const PoolPlan& plan) {
   int R = plan.spatial_rank();
   std::vector<int64_t> ishape = plan.batched_input_shape(), oshape = plan.batched_output_shape();
   b.grad_output = te::placeholder(to_exprs(oshape), T, "grad_output");
+  const bool window_tap = plan.mode == PoolMode::Max && plan.index_base == IndexBase::WindowTap;
+  check_window_tap(plan);
   if (plan.mode == PoolMode::Max)
-    b.indices = te::placeholder(to_exprs(oshape), DataType::Int(64), "indices");
+    b.indices = te::placeholder(to_exprs(oshape), pool_index_dtype(plan), "indices");
   if (plan.mode == PoolMode::Lp) b.input = te::placeholder(to_exprs(ishape), T, "data");
   for (auto& ax : plan.axes)
     if (ax.out == 0) {
@@ -165,7 +167,18 @@ PoolBackward pool_backward(const PoolPlan& plan) {
       int64_t plane = 1;
       for (int a = 0; a < R; ++a) plane *= plan.axes[a].in;
       Expr idx = b.indices.read(oidx);
-      if (plane < std::numeric_limits<int32_t>::max()) {
+      if (window_tap) {
+        // q's tap in window o, row-major over the kernel (q is on a tap: dilation checked above),
+        // compared in int32 with the byte (255, no tap, matches no q).
+        Expr tap = make_const(i32, 0);
+        for (int a = 0; a < R; ++a) {
+          const PoolAxis& ax = plan.axes[a];
+          Expr off = q[a] + ci(ax.pad_begin) - o[a] * ci(ax.stride);
+          if (ax.dilation > 1) off = truncdiv(off, ci(ax.dilation));
+          tap = tap * ci(ax.kernel) + off;
+        }
+        add(cast(i32, idx) == tap);
+      } else if (plane < std::numeric_limits<int32_t>::max()) {
         // Positions fit int32: compare in int32 (half the vector compares of int64). The index is
         // clamped to int32's range first, so that an out-of-range int64 never wraps onto a
         // position (saturated values are no position: 0 <= flat < plane < INT32_MAX).

@@ -141,7 +141,11 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
       if (with_indices)
         r.indices = te::compute(
             oshape,
-            [&](const std::vector<Var>&) { return make_const(DataType::Int(64), int64_t{-1}); },
+            [&](const std::vector<Var>&) {
+              return plan.index_base == IndexBase::WindowTap
+                         ? make_const(DataType::UInt(8), kWindowTapNone)
+                         : make_const(DataType::Int(64), int64_t{-1});
+            },
             "indices", "pool");
       return r;
     }
@@ -171,14 +175,20 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
           "tensor", "pool_max");
       return r;
     }
-    DataType i64 = DataType::Int(64);
+    // The index slot starts at "none" (-1, or 255 for window taps): the first in-range tap is
+    // taken whatever its value.
+    const bool window_tap = plan.index_base == IndexBase::WindowTap;
+    check_window_tap(plan);
+    DataType it = pool_index_dtype(plan);
+    Expr none = window_tap ? make_const(it, kWindowTapNone) : make_const(it, int64_t{-1});
     auto comb = te::comm_reducer(
         [&](const std::vector<Var>& x, const std::vector<Var>& y) {
-          Expr take = Expr(y[0]) > x[0] || Expr(x[1]) < make_zero(i64);
+          Expr take = Expr(y[0]) > x[0] ||
+                      (window_tap ? Expr(x[1]) == none : Expr(x[1]) < make_zero(it));
           if (floating) take = take || isnan(y[0]);
           return std::vector<Expr>{select(take, y[0], x[0]), select(take, y[1], x[1])};
         },
-        {min_value(T), make_const(i64, int64_t{-1})}, "argmax_nan");
+        {min_value(T), none}, "argmax_nan");
     auto outs = te::compute_multi(
         oshape,
         [&](const std::vector<Var>& v) {
@@ -186,9 +196,17 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
           std::vector<Expr> o;
           split_vars(plan, v, n, c, o);
           WindowExprs w = window_exprs(plan, o, r_axes);
-          return te::reduce_multi(
-              comb, {input.read(layout_index(plan, n, c, w.pos)), encode_index(plan, n, c, w.pos)},
-              r_axes, w.cond);
+          Expr index;
+          if (window_tap) {  // the tap's number in the window, row-major over the kernel
+            Expr t = make_const(DataType::Int(32), 0);
+            for (int a = 0; a < plan.spatial_rank(); ++a)
+              t = t * ci(plan.axes[a].kernel) + Expr(r_axes[a]->var);
+            index = cast(it, t);
+          } else {
+            index = encode_index(plan, n, c, w.pos);
+          }
+          return te::reduce_multi(comb, {input.read(layout_index(plan, n, c, w.pos)), index},
+                                  r_axes, w.cond);
         },
         "tensor", "pool_argmax");
     r.output = outs[0];

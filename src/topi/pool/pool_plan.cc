@@ -157,6 +157,26 @@ int64_t PoolPlan::first_empty_window(int a) const {
   return o_hi < ax.out ? o_hi : -1;
 }
 
+DataType pool_index_dtype(const PoolPlan& plan) {
+  return plan.index_base == IndexBase::WindowTap ? DataType::UInt(8) : DataType::Int(64);
+}
+
+void check_window_tap(const PoolPlan& plan) {
+  if (plan.index_base != IndexBase::WindowTap) return;
+  MINITVM_USER_CHECK(plan.mode == PoolMode::Max)
+      << plan.op << ": window-tap indices are for max pooling only (" << plan.str() << ")";
+  int64_t taps = 1;
+  for (const PoolAxis& ax : plan.axes) {
+    MINITVM_USER_CHECK(!ax.adaptive)
+        << plan.op << ": window-tap indices need fixed windows, not adaptive ones (" << plan.str()
+        << ")";
+    taps *= ax.kernel;
+    MINITVM_USER_CHECK(taps < kWindowTapNone)
+        << plan.op << ": window-tap indices are one byte; a window of more than "
+        << kWindowTapNone - 1 << " taps needs flat indices (" << plan.str() << ")";
+  }
+}
+
 std::string PoolPlan::str() const {
   std::ostringstream os;
   os << op << " " << dtype.str() << " " << layout_name(layout, spatial_rank()) << " in ";
@@ -176,6 +196,7 @@ std::string PoolPlan::str() const {
   switch (mode) {
     case PoolMode::Max:
       if (return_indices) os << " indices";
+      if (index_base == IndexBase::WindowTap) os << " window_tap";
       break;
     case PoolMode::Avg:
       switch (divisor_rule) {

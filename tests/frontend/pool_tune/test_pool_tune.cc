@@ -567,3 +567,158 @@ TEST(PoolCpuTemplate, GroupedBackwardRowsMatchTheReference) {
     for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
   }
 }
+
+// IndexBase::WindowTap, the one-byte workspace of a forward/backward pair (oneDNN's form): the
+// compiled forward writes, for every window, the row-major number of its max tap in the kernel,
+// which is the per-plane index the reference finds re-expressed by hand here; the compiled
+// backward that reads those bytes gives the reference's gradient from per-plane indices, bit for
+// bit. Disjoint windows (the vectorized whole-window backward, with and without streaming
+// stores, grouped rows), overlapping padded and dilated ones, 1-d and 3-d, channels-last,
+// float64, NaNs and ties.
+TEST(PoolCpuTemplate, WindowTapIndicesMatchTheReference) {
+  struct Case {
+    int rank;
+    std::vector<int64_t> shape;
+    int64_t k, s, pad, dil;
+    DataType dt;
+    PoolLayout layout = PoolLayout::ChannelsFirst;
+    bool ceil = false;
+  };
+  const DataType f32 = DataType::Float(32), f64 = DataType::Float(64);
+  const PoolLayout cl = PoolLayout::ChannelsLast;
+  std::vector<Case> cases = {
+      {2, {2, 3, 28, 28}, 3, 3, 0, 1, f32},       {2, {2, 4, 56, 56}, 3, 3, 0, 1, f32},
+      {2, {1, 2, 29, 61}, 2, 2, 0, 1, f32},       {2, {2, 3, 9, 11}, 3, 2, 1, 1, f32},
+      {2, {1, 2, 13, 12}, 3, 2, 1, 2, f32},       {2, {2, 10, 10, 3}, 3, 3, 1, 1, f64, cl},
+      {1, {2, 3, 40}, 4, 3, 1, 1, f32},           {3, {1, 2, 6, 7, 8}, 2, 2, 0, 1, f32},
+      {2, {1, 14, 14, 3}, 3, 2, 0, 1, f32, cl, true},
+  };
+  for (const Case& c : cases) {
+    MaxPoolParams p;
+    p.kernel_size = {c.k};
+    p.stride = {c.s};
+    p.padding = {c.pad};
+    p.dilation = {c.dil};
+    p.ceil_mode = c.ceil;
+    p.return_indices = true;
+    const PoolPlan flat = plan_max_pool(c.rank, PoolInput{c.shape, c.dt, c.layout}, p);
+    PoolPlan plan = flat;
+    plan.index_base = topi::IndexBase::WindowTap;
+    SCOPED_TRACE(plan.str());
+    // Random values with ties and NaNs.
+    HostArray x = random_input(plan, 61);
+    for (int64_t i = 0; i < x.numel(); i += 7) x.set(i, std::round(x.get(i)));
+    for (int64_t i = 5; i < x.numel(); i += 97) x.set(i, std::nan(""));
+    ReferencePoolExecutor ref;
+    PoolForwardResult want_flat = ref.forward(flat, x);
+    for (int stream : {0, 1}) {
+      autotune::FallbackConfigEntity fb;
+      topi::pool_cpu_fallback(fb, plan, PoolDirection::Backward);
+      if (fb.has("stream"))
+        fb.set("stream", autotune::OtherOptionEntity{stream});
+      else if (stream)
+        continue;
+      autotune::FallbackConfigEntity ffb;
+      topi::pool_cpu_fallback(ffb, plan, PoolDirection::Forward);
+      std::vector<autotune::Record> recs = record_of(task_of(plan, PoolDirection::Backward), fb);
+      for (auto& r : record_of(task_of(plan, PoolDirection::Forward), ffb)) recs.push_back(r);
+      autotune::ApplyHistoryBest best(recs);
+      autotune::DispatchScope scope(best);
+      CompiledPoolExecutor exe("llvm");
+      PoolForwardResult got = exe.forward(plan, x);
+      ASSERT_EQ(got.indices.dtype(), DataType::UInt(8));
+      ASSERT_EQ(got.indices.shape(), want_flat.indices.shape());
+      // The tap each per-plane index names: (h - oh*s + pad) / dil per axis, row-major.
+      const std::vector<int64_t> os = flat.output_shape(), is = flat.input_shape();
+      const int R = c.rank, sp = c.layout == cl ? 1 : 2;
+      for (int64_t i = 0; i < got.indices.numel(); ++i) {
+        std::vector<int64_t> o(os.size());
+        for (int64_t r = i, d = static_cast<int64_t>(os.size()) - 1; d >= 0; --d) {
+          o[static_cast<size_t>(d)] = r % os[static_cast<size_t>(d)];
+          r /= os[static_cast<size_t>(d)];
+        }
+        int64_t f = want_flat.indices.get_int(i), tap = 0, plane = 1;
+        for (int a = 0; a < R; ++a) plane *= is[static_cast<size_t>(sp + a)];
+        for (int a = 0; a < R; ++a) {
+          plane /= is[static_cast<size_t>(sp + a)];
+          int64_t pos = f / plane % is[static_cast<size_t>(sp + a)];
+          tap = tap * c.k + (pos - o[static_cast<size_t>(sp + a)] * c.s + c.pad) / c.dil;
+        }
+        ASSERT_EQ(got.indices.get_int(i), tap) << i;
+        EXPECT_TRUE(got.output.get(i) == want_flat.output.get(i) ||
+                    (std::isnan(got.output.get(i)) && std::isnan(want_flat.output.get(i))));
+      }
+      PoolForwardResult ref_taps = ref.forward(plan, x);
+      for (int64_t i = 0; i < got.indices.numel(); ++i)
+        ASSERT_EQ(ref_taps.indices.get_int(i), got.indices.get_int(i)) << i;
+      MaxPoolParams one;
+      one.kernel_size = {1};
+      HostArray gy = random_input(
+          plan_max_pool(c.rank, PoolInput{os, c.dt, c.layout}, one), 62);
+      HostArray want = ref.backward(flat, x, gy, &want_flat.indices);
+      HostArray back = exe.backward(plan, x, gy, &got.indices);
+      HostArray back_ref = ref.backward(plan, x, gy, &got.indices);
+      ASSERT_EQ(back.numel(), want.numel());
+      for (int64_t i = 0; i < back.numel(); ++i) {
+        ASSERT_EQ(back.get(i), want.get(i)) << i;
+        ASSERT_EQ(back_ref.get(i), want.get(i)) << i;
+      }
+    }
+  }
+}
+
+// A byte that names no tap of its window (255, a padded tap, past the kernel) moves no gradient,
+// in the compiled backward as in the reference; plans that cannot use one-byte taps are rejected
+// with the plan in the message.
+TEST(PoolCpuTemplate, WindowTapBytesOutsideTheWindowAndBadPlans) {
+  MaxPoolParams p;
+  p.kernel_size = {3};
+  p.stride = {3};
+  p.padding = {1};
+  p.return_indices = true;
+  PoolPlan plan = plan_max_pool(2, PoolInput{{1, 2, 8, 8}, DataType::Float(32),
+                                             PoolLayout::ChannelsFirst}, p);
+  plan.index_base = topi::IndexBase::WindowTap;
+  HostArray x = random_input(plan, 71);
+  const std::vector<int64_t> os = plan.output_shape();
+  HostArray gy = HostArray::from_doubles(DataType::Float(32), os,
+                                         std::vector<double>(2 * 3 * 3, 1.0));
+  HostArray taps(DataType::UInt(8), os);
+  // Windows start at -1, 2, 5 on each axis (3 x 3 outputs). Output o gets byte bytes[o]:
+  // (0,0) tap 0 is the padded corner; (0,2) 9 is past the kernel; (1,0) 255 is "none"; the other
+  // six name (0,3), (4,4), (2,6), (5,1), (6,4), (7,5).
+  const int64_t bytes[] = {0, 4, 9, 255, 8, 1, 2, 5, 6};
+  for (int64_t i = 0; i < taps.numel(); ++i) taps.set_int(i, bytes[i % 9]);
+  ReferencePoolExecutor ref;
+  CompiledPoolExecutor exe("llvm");
+  HostArray want = ref.backward(plan, x, gy, &taps);
+  HostArray got = exe.backward(plan, x, gy, &taps);
+  std::vector<double> expect(2 * 64, 0.0);
+  for (int pl = 0; pl < 2; ++pl)
+    for (auto [h, w] : {std::pair{0, 3}, {4, 4}, {2, 6}, {5, 1}, {6, 4}, {7, 5}})
+      expect[static_cast<size_t>(pl * 64 + h * 8 + w)] = 1.0;
+  for (int64_t i = 0; i < got.numel(); ++i) {
+    ASSERT_EQ(got.get(i), expect[static_cast<size_t>(i)]) << i;
+    ASSERT_EQ(want.get(i), expect[static_cast<size_t>(i)]) << i;
+  }
+  PoolPlan adaptive = plan_adaptive_max_pool(
+      2, PoolInput{{1, 2, 8, 8}, DataType::Float(32), PoolLayout::ChannelsFirst},
+      AdaptivePoolParams{{3, 3}, true});
+  adaptive.index_base = topi::IndexBase::WindowTap;
+  EXPECT_THROW(exe.forward(adaptive, x), CompileError);
+  MaxPoolParams big;
+  big.kernel_size = {16};
+  big.return_indices = true;
+  PoolPlan wide = plan_max_pool(2, PoolInput{{1, 1, 32, 32}, DataType::Float(32),
+                                             PoolLayout::ChannelsFirst}, big);
+  wide.index_base = topi::IndexBase::WindowTap;
+  HostArray xw = random_input(wide, 72);
+  try {
+    exe.forward(wide, xw);
+    ADD_FAILURE() << "a 256-tap window took one-byte taps";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("one byte"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("k=16"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(ref.forward(wide, xw), CompileError);
+}

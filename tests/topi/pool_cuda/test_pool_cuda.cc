@@ -209,7 +209,17 @@ struct PtxCase {
 
 TEST(PoolCudaPtx, NvrtcAndPtxasAcceptKernels) {
   if (!runtime::nvrtc_available()) GTEST_SKIP() << "NVRTC not available";
+  auto taps = [](PoolPlan p) {  // one-byte window-tap indices (uint8 loads and stores)
+    p.index_base = topi::IndexBase::WindowTap;
+    return p;
+  };
   std::vector<PtxCase> cases = {
+      {"max_fwd_nchw_f32_taps", taps(max2d({32, 128, 56, 56}, kF32, 3, 2, 1, true)),
+       PoolDirection::Forward, true},
+      {"max_bwd_nchw_f32_taps_disjoint", taps(max2d({32, 128, 56, 56}, kF32, 3, 3, 0, false)),
+       PoolDirection::Backward},
+      {"max_bwd_nchw_f16_taps_overlap", taps(max2d({4, 32, 28, 28}, kF16, 3, 2, 1, false)),
+       PoolDirection::Backward},
       {"max_fwd_nchw_f32_idx", max2d({32, 128, 56, 56}, kF32, 3, 3, 0, true),
        PoolDirection::Forward, true},
       {"max_fwd_nhwc_f16", max2d({4, 28, 28, 32}, kF16, 3, 2, 1, false, PoolLayout::ChannelsLast),

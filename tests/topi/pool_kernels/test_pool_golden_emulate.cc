@@ -3,10 +3,13 @@
 // CUDA emulator, checked with the golden README's tolerances.
 #include <gtest/gtest.h>
 
+#include <random>
 #include <sstream>
 
 #include "minitvm/devtools/pool_conformance.h"
 #include "minitvm/frontend/pool_compiled.h"
+#include "minitvm/frontend/pool_executor.h"
+#include "minitvm/frontend/pool_plan.h"
 
 using namespace minitvm;
 using namespace minitvm::frontend;
@@ -53,4 +56,45 @@ TEST(PoolGoldenCudaEmulate, AdaptiveAvgPool2d) {
 }
 TEST(PoolGoldenCudaEmulate, AdaptiveMaxPool2d) {
   run_file("adaptive_max_pool2d");
+}
+
+// One-byte window taps (topi::IndexBase::WindowTap) through the CUDA schedules: the emulated
+// forward writes the reference's taps, and the backward that reads them gives the reference's
+// gradient from per-plane indices, bit for bit (disjoint and overlapping padded windows).
+TEST(PoolCudaEmulate, WindowTapsMatchTheReference) {
+  CompiledPoolExecutor exec("cuda -emulate");
+  ReferencePoolExecutor ref;
+  struct Case {
+    int64_t k, s, pad;
+  };
+  for (const Case& c : {Case{3, 3, 0}, Case{3, 2, 1}, Case{2, 2, 0}}) {
+    MaxPoolParams p;
+    p.kernel_size = {c.k};
+    p.stride = {c.s};
+    p.padding = {c.pad};
+    p.return_indices = true;
+    const topi::PoolPlan flat = plan_max_pool(
+        2, PoolInput{{2, 3, 11, 13}, DataType::Float(32), topi::PoolLayout::ChannelsFirst}, p);
+    topi::PoolPlan plan = flat;
+    plan.index_base = topi::IndexBase::WindowTap;
+    SCOPED_TRACE(plan.str());
+    std::mt19937 rng(7);
+    std::uniform_real_distribution<double> u(-2, 2);
+    std::vector<double> xv(2 * 3 * 11 * 13), gv(static_cast<size_t>(
+                                                 2 * 3 * flat.axes[0].out * flat.axes[1].out));
+    for (auto& v : xv) v = std::round(u(rng) * 4) / 4;  // ties
+    for (auto& v : gv) v = u(rng);
+    HostArray x = HostArray::from_doubles(DataType::Float(32), flat.input_shape(), xv);
+    HostArray gy = HostArray::from_doubles(DataType::Float(32), flat.output_shape(), gv);
+    PoolForwardResult want = ref.forward(plan, x), want_flat = ref.forward(flat, x);
+    PoolForwardResult got = exec.forward(plan, x);
+    ASSERT_EQ(got.indices.dtype(), DataType::UInt(8));
+    for (int64_t i = 0; i < got.indices.numel(); ++i) {
+      ASSERT_EQ(got.indices.get_int(i), want.indices.get_int(i)) << i;
+      ASSERT_EQ(got.output.get(i), want.output.get(i)) << i;
+    }
+    HostArray gx = exec.backward(plan, x, gy, &got.indices);
+    HostArray gx_want = ref.backward(flat, x, gy, &want_flat.indices);
+    for (int64_t i = 0; i < gx.numel(); ++i) ASSERT_EQ(gx.get(i), gx_want.get(i)) << i;
+  }
 }
