@@ -311,10 +311,12 @@ te::Schedule simple_schedule(const std::vector<te::Tensor>& outs, bool cuda) {
 }
 
 // A 1x1, stride-1, unpadded conv whose fallback output block fills at most half a vector stays
-// NCHW without a tuned config: the NCHW schedule vectorizes the output width and tiles channels
-// and rows (ShuffleNetV2 4.42 -> 4.13 ms, 2-core Xeon, 2026-12-04, before its 58/116/232
-// channels were padded to vector multiples by alter_op_layout; now for counts too far from one,
-// such as 34).
+// NCHW without a tuned config when its input is NCHW: the NCHW schedule vectorizes the output
+// width and tiles channels and rows (ShuffleNetV2 4.42 -> 4.13 ms, 2-core Xeon, 2026-12-04,
+// before its 58/116/232 channels were padded to vector multiples by alter_op_layout; now for
+// counts too far from one, such as 34). On a blocked input it is blocked too: MnasNet-0.5's
+// 16 -> 8 layer at 112x112 took 23 us blocked, against 31 us NCHW plus 41 + 23 us of re-blocking
+// around it (Zen 4, 2026-12-06).
 bool keeps_nchw(const ExprNode& c, const std::vector<int64_t>& ws, int64_t oc_bn) {
   const topi::nn::Conv2dAttrs a = conv_attrs(c);
   auto all = [](const std::vector<int64_t>& v, int64_t x) {
@@ -598,8 +600,9 @@ Built build(const Function& f, const std::string& target, const Params& params,
       auto ch = topi::cpu::conv2d_nchwc_config(t, c.args[0]->types[0].shape, ws, conv_attrs(c));
       // Task extraction keeps such layers blocked, so that they can be tuned (a tuned config
       // then decides).
-      if (ch.is_fallback && !opt.workloads_only && keeps_nchw(c, ws, ch.oc_bn)) return std::nullopt;
-      return transform::ConvBlocks{ch.ic_bn, ch.oc_bn, !ch.is_fallback};
+      return transform::ConvBlocks{
+          ch.ic_bn, ch.oc_bn, !ch.is_fallback,
+          ch.is_fallback && !opt.workloads_only && keeps_nchw(c, ws, ch.oc_bn)};
     };
     int displaced = 0;  // layers that a log's record keeps direct where Winograd would run
     ao.cpu_winograd_tile = [&](const ExprNode& c, const transform::ConvBlocks& cb) -> int64_t {

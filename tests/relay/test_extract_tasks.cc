@@ -240,3 +240,30 @@ TEST(RelayExtractTasks, HalfVectorOneByOneConvStaysNchwUntilTuned) {
     relay_test::expect_close(relay_test::run_graph(d, {{"data", input}})[0], want[0], 1e-4);
   }
 }
+
+// The same half-vector 1x1 layer on a blocked input (the 3x3 conv before it is blocked) is
+// blocked too, rather than unpacked to NCHW, run, and packed again: both convs are
+// conv2d_NCHWc and no layout_transform runs between them (MnasNet-0.5's 16 -> 8 layer).
+TEST(RelayExtractTasks, HalfVectorOneByOneConvOnABlockedInputIsBlocked) {
+  using namespace minitvm;
+  using namespace minitvm::relay;
+  using relay_test::T;
+  if (topi::cpu::fp32_lanes() < 8) GTEST_SKIP() << "blocks need 8 or 16 lanes";
+  auto x = var("data", T({1, 32, 14, 14}));
+  auto w1 = constant(relay::testing::random_uniform({32, 32, 3, 3}, -1, 1, 8));
+  auto w2 = constant(relay::testing::random_uniform({34, 32, 1, 1}, -1, 1, 9));
+  auto y = nn::relu(nn::conv2d(x, w1, {.padding = {1}}));
+  Function f({x}, nn::relu(nn::conv2d(y, w2, {})));
+  auto input = relay::testing::random_uniform({1, 32, 14, 14}, -1, 1, 10);
+  auto want = reference_run(f, {{"data", input}});
+  BuildOptions direct;
+  direct.winograd = false;
+  Built b = build(f, "llvm", {}, direct);
+  std::multiset<std::string> m;
+  for (auto& k : b.kernels) m.insert(k.master_op);
+  EXPECT_EQ(m.count("nn.conv2d"), 0u);
+  EXPECT_EQ(m.count("nn.contrib_conv2d_NCHWc"), 2u);
+  // layout_transforms: the input packed, the output unpacked; none between the convs
+  EXPECT_EQ(m.count("layout_transform"), 2u);
+  relay_test::expect_close(relay_test::run_graph(b, {{"data", input}})[0], want[0], 1e-4);
+}

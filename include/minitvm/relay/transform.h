@@ -80,6 +80,9 @@ Function drop_padding_taps(const Function& f);
 struct ConvBlocks {
   int64_t ic_bn = 1, oc_bn = 1;
   bool from_log = false;  ///< a tuned config's blocks (the layer is then not padded)
+  /** The layer runs faster NCHW than on these blocks, but not by what re-blocking costs: it
+   *  stays NCHW when its input is NCHW, and takes these blocks when its input is blocked. */
+  bool nchw_on_nchw_input = false;
 };
 struct AlterLayoutOptions {
   /** The blocks of an nn.conv2d call (groups 1); nullopt keeps it NCHW. */

@@ -366,7 +366,7 @@ class Alter {
           op_ = O;
         }
       }
-      if (!cb) return keep(e);
+      if (!cb || (cb->nchw_on_nchw_input && !is_blocked(x))) return keep(e);
       MINITVM_USER_CHECK(cb->ic_bn >= 1 && ic % cb->ic_bn == 0 && cb->oc_bn >= 1 &&
                          op_ % cb->oc_bn == 0)
           << "alter_op_layout: channel blocks " << cb->ic_bn << "/" << cb->oc_bn
