@@ -145,7 +145,7 @@ std::optional<int64_t> checked_pool_output_size(int64_t in, int64_t kernel, int6
 /** The dtype of a max plan's indices: uint8 for IndexBase::WindowTap, int64 for the others. */
 DataType pool_index_dtype(const PoolPlan& plan);
 /** Throws CompileError naming the plan when it uses IndexBase::WindowTap but cannot: not a max
- * mode, an adaptive axis, or more than 254 taps in a window. */
+ * mode, an adaptive axis, or more than 255 taps in a window. */
 void check_window_tap(const PoolPlan& plan);
 
 /** Adaptive window bounds [start, end) of output o (PyTorch AdaptivePooling.h, integer form). */

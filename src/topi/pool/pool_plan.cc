@@ -171,9 +171,10 @@ void check_window_tap(const PoolPlan& plan) {
         << plan.op << ": window-tap indices need fixed windows, not adaptive ones (" << plan.str()
         << ")";
     taps *= ax.kernel;
-    MINITVM_USER_CHECK(taps < kWindowTapNone)
+    // taps 0..254, and 255 for "none"
+    MINITVM_USER_CHECK(taps <= kWindowTapNone)
         << plan.op << ": window-tap indices are one byte; a window of more than "
-        << kWindowTapNone - 1 << " taps needs flat indices (" << plan.str() << ")";
+        << kWindowTapNone << " taps needs flat indices (" << plan.str() << ")";
   }
 }
 

@@ -723,4 +723,21 @@ TEST(PoolCpuTemplate, WindowTapBytesOutsideTheWindowAndBadPlans) {
     EXPECT_NE(std::string(e.what()).find("k=16"), std::string::npos) << e.what();
   }
   EXPECT_THROW(ref.forward(wide, xw), CompileError);
+  // 255 taps (15 x 17) still fit: numbers 0..254, 255 for none.
+  MaxPoolParams edge;
+  edge.kernel_size = {15, 17};
+  edge.stride = {7, 8};
+  edge.return_indices = true;
+  PoolPlan fit = plan_max_pool(2, PoolInput{{1, 2, 30, 40}, DataType::Float(32),
+                                            PoolLayout::ChannelsFirst}, edge);
+  fit.index_base = topi::IndexBase::WindowTap;
+  HostArray xf = random_input(fit, 73);
+  PoolForwardResult fit_got = exe.forward(fit, xf), fit_want = ref.forward(fit, xf);
+  int64_t high = 0;
+  for (int64_t i = 0; i < fit_got.indices.numel(); ++i) {
+    ASSERT_EQ(fit_got.indices.get_int(i), fit_want.indices.get_int(i)) << i;
+    high = std::max(high, fit_got.indices.get_int(i));
+  }
+  EXPECT_GT(high, 127);  // bytes above int8's range come back unsigned
+  EXPECT_LT(high, 255);
 }
