@@ -673,14 +673,12 @@ TEST(PoolCpuTemplate, WindowTapIndicesMatchTheReference) {
 // in the compiled backward as in the reference; plans that cannot use one-byte taps are rejected
 // with the plan in the message.
 TEST(PoolCpuTemplate, WindowTapBytesOutsideTheWindowAndBadPlans) {
-  MaxPoolParams p;
-  p.kernel_size = {3};
-  p.stride = {3};
-  p.padding = {1};
-  p.return_indices = true;
-  PoolPlan plan = plan_max_pool(2, PoolInput{{1, 2, 8, 8}, DataType::Float(32),
-                                             PoolLayout::ChannelsFirst}, p);
-  plan.index_base = topi::IndexBase::WindowTap;
+  auto taps_of = [](PoolPlan p) {
+    p.return_indices = true;
+    p.index_base = topi::IndexBase::WindowTap;
+    return p;
+  };
+  PoolPlan plan = taps_of(max2d({1, 2, 8, 8}, 3, 3, 1));
   HostArray x = random_input(plan, 71);
   const std::vector<int64_t> os = plan.output_shape();
   HostArray gy = HostArray::from_doubles(DataType::Float(32), os,
@@ -708,12 +706,7 @@ TEST(PoolCpuTemplate, WindowTapBytesOutsideTheWindowAndBadPlans) {
       AdaptivePoolParams{{3, 3}, true});
   adaptive.index_base = topi::IndexBase::WindowTap;
   EXPECT_THROW(exe.forward(adaptive, x), CompileError);
-  MaxPoolParams big;
-  big.kernel_size = {16};
-  big.return_indices = true;
-  PoolPlan wide = plan_max_pool(2, PoolInput{{1, 1, 32, 32}, DataType::Float(32),
-                                             PoolLayout::ChannelsFirst}, big);
-  wide.index_base = topi::IndexBase::WindowTap;
+  PoolPlan wide = taps_of(max2d({1, 1, 32, 32}, 16, 16));
   HostArray xw = random_input(wide, 72);
   try {
     exe.forward(wide, xw);
@@ -727,10 +720,8 @@ TEST(PoolCpuTemplate, WindowTapBytesOutsideTheWindowAndBadPlans) {
   MaxPoolParams edge;
   edge.kernel_size = {15, 17};
   edge.stride = {7, 8};
-  edge.return_indices = true;
-  PoolPlan fit = plan_max_pool(2, PoolInput{{1, 2, 30, 40}, DataType::Float(32),
-                                            PoolLayout::ChannelsFirst}, edge);
-  fit.index_base = topi::IndexBase::WindowTap;
+  PoolPlan fit = taps_of(plan_max_pool(
+      2, PoolInput{{1, 2, 30, 40}, DataType::Float(32), PoolLayout::ChannelsFirst}, edge));
   HostArray xf = random_input(fit, 73);
   PoolForwardResult fit_got = exe.forward(fit, xf), fit_want = ref.forward(fit, xf);
   int64_t high = 0;
