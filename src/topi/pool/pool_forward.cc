@@ -130,6 +130,7 @@ bool pool_windows_disjoint(const PoolPlan& plan) {
 PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices) {
   MINITVM_USER_CHECK(plan.spatial_rank() >= 1 && plan.spatial_rank() <= 3)
       << "pool: spatial rank " << plan.spatial_rank() << " is not supported";
+  if (with_indices) check_window_tap(plan);
   PoolForward r;
   r.input = input;
   DataType T = plan.dtype;
@@ -178,7 +179,6 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
     // The index slot starts at "none" (-1, or 255 for window taps): the first in-range tap is
     // taken whatever its value.
     const bool window_tap = plan.index_base == IndexBase::WindowTap;
-    check_window_tap(plan);
     DataType it = pool_index_dtype(plan);
     Expr none = window_tap ? make_const(it, kWindowTapNone) : make_const(it, int64_t{-1});
     auto comb = te::comm_reducer(
