@@ -98,6 +98,12 @@ int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
                               int64_t tasks_per_chunk = 1);
 /** A core's L2 in bytes (sysconf; 1 MiB where the system does not say). */
 int64_t l2_cache_bytes();
+/** The last-level cache one core shares with its neighbours, in bytes (Linux sysfs's cache of the
+ *  highest level of cpu0; sysconf's L3 where sysfs says nothing; 0 where neither does). A VM may
+ *  see the size of the whole cache that its cores share with other guests. */
+int64_t last_level_cache_bytes();
+/** Whether the host CPU is AMD's (where the L3 is a victim cache of the cores' L2s). */
+bool host_cpu_is_amd();
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
  *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
  *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.

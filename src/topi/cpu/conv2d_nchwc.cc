@@ -8,7 +8,9 @@
 // `_schedule_conv_NCHWc` for the NCHW-in/NCHW-out path (packing stages scheduled in the same
 // function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
 // (16 with AVX-512, else 8).
+#include <fstream>
 #include <sstream>
+#include <string>
 
 #include <unistd.h>
 
@@ -127,6 +129,47 @@ int64_t l2_cache_bytes() {
     return int64_t{1} << 20;
   }();
   return bytes;
+}
+
+int64_t last_level_cache_bytes() {
+  static const int64_t bytes = [] {
+    int64_t best_level = 0, best = 0;
+    for (int i = 0; i < 16; ++i) {
+      const std::string dir = "/sys/devices/system/cpu/cpu0/cache/index" + std::to_string(i) + "/";
+      std::ifstream level_file(dir + "level"), size_file(dir + "size"), type_file(dir + "type");
+      if (!level_file || !size_file) break;
+      int64_t level = 0, size = 0;
+      std::string unit, type;
+      level_file >> level;
+      size_file >> size;
+      // sysfs writes "32768K"; a bare number is bytes
+      if (size_file && size_file.peek() != EOF) size_file >> unit;
+      if (type_file) type_file >> type;
+      if (type == "Instruction") continue;
+      if (unit == "K") size <<= 10;
+      else if (unit == "M") size <<= 20;
+      if (level > best_level && size > 0) {
+        best_level = level;
+        best = size;
+      }
+    }
+    if (best_level >= 3) return best;
+#ifdef _SC_LEVEL3_CACHE_SIZE
+    const long v = sysconf(_SC_LEVEL3_CACHE_SIZE);
+    if (v > 0) return static_cast<int64_t>(v);
+#endif
+    return best;
+  }();
+  return bytes;
+}
+
+bool host_cpu_is_amd() {
+#if defined(__x86_64__) || defined(__i386__)
+  static const bool amd = __builtin_cpu_is("amd");
+  return amd;
+#else
+  return false;
+#endif
 }
 
 int64_t channel_block(int64_t channels) {

@@ -455,7 +455,6 @@ te::Schedule schedule_batch_matmul_pack(const std::vector<te::Tensor>& outs) {
   }
   compute_padded_rows_at_root(s, d, "T_batch_matmul_rows");
   const int64_t Mp = extent_of(d.axis()[1]), Np = extent_of(d.axis()[2]);
-  const int64_t lanes = fp32_lanes();
   const int64_t nb = batch_matmul_column_block(Np);
   schedule_register_tiles(s, d, ops[0], largest_divisor_at_most(Mp, dense_pack_row_tile(nb)), nb);
   return s;

@@ -17,6 +17,7 @@
 
 #include "minitvm/autotune/target.h"
 #include "minitvm/codegen/build.h"
+#include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
 #include "topi/schedule_util.h"
@@ -112,12 +113,25 @@ int64_t bwd_window_tile(const PoolPlan& plan, PoolDirection dir) {
 // buffer). The plane is computed into a buffer that stays in L1/L2, then copied out with stores
 // that bypass the caches. Where grad_input would stay in cache the copy is extra work: the 12.8 MB
 // seed shapes ran level or slower with it on the 2-core Xeon, the 25.7 MB and larger ones 10-30 %
-// faster (docs/PERFORMANCE.md).
+// faster (docs/PERFORMANCE.md). On AMD's cores, whose L3 (32 MiB per core complex on Zen 3-5)
+// takes the lines the L2s evict, a backward whose every byte (grad_output, indices, grad_input)
+// fits in the L3 keeps them there from one call to the next with ordinary stores: 32x256x28x28
+// with one-byte taps (29 MB) ran 1.09-1.39x oneDNN without streaming and 0.73-1.27x with it on
+// Zen 4, where with int64 indices (33.7 MB, over the 32 MiB) streaming stayed ahead.
 bool streams_grad_input(const PoolPlan& plan, PoolDirection dir, int64_t in_bytes) {
   if (bwd_window_tile(plan, dir) == 0 || in_bytes < (int64_t{16} << 20)) return false;
   int64_t plane = plan.dtype.bytes();
   for (const PoolAxis& ax : plan.axes) plane *= ax.in;
-  return plane % 64 == 0;
+  if (plane % 64 != 0) return false;
+  if (cpu::host_cpu_is_amd()) {
+    int64_t outputs = 1;
+    for (int64_t d : plan.batched_output_shape()) outputs *= d;
+    int64_t per_output = plan.dtype.bytes();
+    if (plan.mode == PoolMode::Max) per_output += pool_index_dtype(plan).bytes();
+    const int64_t llc = cpu::last_level_cache_bytes();
+    if (llc > 0 && in_bytes + outputs * per_output <= llc) return false;
+  }
+  return true;
 }
 
 }  // namespace

@@ -11,6 +11,7 @@
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <limits>
 #include <random>
 #include <sstream>
@@ -25,6 +26,7 @@
 #include "minitvm/frontend/pool_plan.h"
 #include "minitvm/runtime/ndarray.h"
 #include "minitvm/support/logging.h"
+#include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/pool.h"
 #include "runtime/cpu/jit.h"
 
@@ -367,9 +369,10 @@ TEST(PoolCpuTemplate, StreamKnobCopiesPlanesOutAndKeepsResults) {
     for (int64_t i = 0; i < got.numel(); ++i) ASSERT_EQ(got.get(i), want.get(i)) << i;
   }
   // A backward record written before the knob existed (no "stream" entry) loads and applies
-  // with stream = 0, also where the fallback would stream (32x256x28x28: 25.7 MB).
+  // with stream = 0, also where the fallback would stream (32x256x112x112: 411 MB, more than any
+  // cache).
   {
-    PoolPlan big = max2d({32, 256, 28, 28}, 3, 3);
+    PoolPlan big = max2d({32, 256, 112, 112}, 3, 3);
     autotune::Task task = task_of(big, PoolDirection::Backward);
     autotune::FallbackConfigEntity fb;
     topi::pool_cpu_fallback(fb, big, PoolDirection::Backward);
@@ -389,15 +392,61 @@ TEST(PoolCpuTemplate, StreamKnobCopiesPlanesOutAndKeepsResults) {
     EXPECT_TRUE(!k.config.has("stream") || k.config.knob_int("stream") == 0) << k.config.str();
     EXPECT_EQ(k.module.get_source("ll").find("!nontemporal"), std::string::npos);
   }
-  for (int64_t C : {3, 32, 128, 256})
-    for (int64_t H : {7, 28, 56, 112}) {
-      autotune::FallbackConfigEntity b, f;
-      topi::pool_cpu_fallback(b, max2d({32, C, H, H}, 3, 3), PoolDirection::Backward);
-      topi::pool_cpu_fallback(f, max2d({32, C, H, H}, 3, 3), PoolDirection::Forward);
-      bool on = 32 * C * H * H * 4 >= (int64_t{16} << 20) && H * H * 4 % 64 == 0;
-      EXPECT_EQ(b.knob_int("stream"), on ? 1 : 0) << C << "x" << H;
-      EXPECT_FALSE(f.has("stream"));  // a backward knob only
-    }
+  // The fallback streams a grad_input of 16 MiB or more made of whole-line planes, except on AMD
+  // where everything the backward touches fits in the last-level cache (it stays there between
+  // calls): grad_output (4 bytes per output), the indices (8 or 1) and grad_input.
+  const int64_t llc = topi::cpu::last_level_cache_bytes();
+  for (bool taps : {false, true})
+    for (int64_t C : {3, 32, 128, 256})
+      for (int64_t H : {7, 28, 56, 112}) {
+        PoolPlan plan = max2d({32, C, H, H}, 3, 3);
+        if (taps) plan.index_base = topi::IndexBase::WindowTap;
+        autotune::FallbackConfigEntity b, f;
+        topi::pool_cpu_fallback(b, plan, PoolDirection::Backward);
+        topi::pool_cpu_fallback(f, plan, PoolDirection::Forward);
+        const int64_t grad_in = 32 * C * H * H * 4;
+        const int64_t touched = grad_in + 32 * C * (H / 3) * (H / 3) * (4 + (taps ? 1 : 8));
+        bool on = grad_in >= (int64_t{16} << 20) && H * H * 4 % 64 == 0 &&
+                  !(topi::cpu::host_cpu_is_amd() && llc > 0 && touched <= llc);
+        EXPECT_EQ(b.knob_int("stream"), on ? 1 : 0) << C << "x" << H << (taps ? " taps" : "");
+        EXPECT_FALSE(f.has("stream"));  // a backward knob only
+      }
+  // 32x256x112x112 (411 MB) streams on every host; 32x32x56x56 (12.8 MB) on none.
+  for (bool taps : {false, true}) {
+    PoolPlan big = max2d({32, 256, 112, 112}, 3, 3), small = max2d({32, 32, 56, 56}, 3, 3);
+    if (taps) big.index_base = small.index_base = topi::IndexBase::WindowTap;
+    autotune::FallbackConfigEntity b, s;
+    topi::pool_cpu_fallback(b, big, PoolDirection::Backward);
+    topi::pool_cpu_fallback(s, small, PoolDirection::Backward);
+    EXPECT_EQ(b.knob_int("stream"), 1);
+    EXPECT_EQ(s.knob_int("stream"), 0);
+  }
+}
+
+// The last-level cache size the fallbacks read: Linux's sysfs size of cpu0's highest cache level
+// (here parsed independently, "32768K"), at least the L2 wherever it is known.
+TEST(PoolCpuTemplate, LastLevelCacheBytesMatchSysfs) {
+  const int64_t llc = topi::cpu::last_level_cache_bytes();
+  int best_level = 0;
+  int64_t want = 0;
+  if (!std::filesystem::exists("/sys/devices/system/cpu/cpu0/cache"))
+    GTEST_SKIP() << "no sysfs cache description on this host";
+  for (const auto& e : std::filesystem::directory_iterator("/sys/devices/system/cpu/cpu0/cache",
+                                                           std::filesystem::directory_options::skip_permission_denied)) {
+    if (e.path().filename().string().rfind("index", 0) != 0) continue;
+    std::string level, size, type;
+    std::ifstream(e.path() / "level") >> level;
+    std::ifstream(e.path() / "size") >> size;
+    std::ifstream(e.path() / "type") >> type;
+    if (level.empty() || size.empty() || type == "Instruction") continue;
+    int64_t mult = 1;
+    if (size.back() == 'K') mult = 1024, size.pop_back();
+    else if (size.back() == 'M') mult = 1024 * 1024, size.pop_back();
+    if (std::stoi(level) > best_level) best_level = std::stoi(level), want = std::stoll(size) * mult;
+  }
+  if (best_level < 3) GTEST_SKIP() << "no L3 in sysfs on this host";
+  EXPECT_EQ(llc, want);
+  EXPECT_GE(llc, topi::cpu::l2_cache_bytes());
 }
 
 TEST(PoolTophub, ShippedLogLoadsWithoutWarnings) {
