@@ -57,11 +57,12 @@ struct Row {
 
 #ifdef MINITVM_BENCH_HAVE_DNNL
 // oneDNN max pooling with src in `tag`-layout (blocked = oneDNN's best, or plain nchw): forward
-// (training, with workspace) and backward primitives, ready to run.
+// inference (values only), forward training (values and the workspace the backward reads) and
+// backward primitives, ready to run.
 struct DnnlPool {
   dnnl::engine eng{dnnl::engine::kind::cpu, 0};
   dnnl::stream s{eng};
-  dnnl::pooling_forward fwd;
+  dnnl::pooling_forward fwd, fwd_inference;
   dnnl::pooling_backward bwd;
   dnnl::memory src, dst, ws, dsrc, ddst;
   DnnlPool(int64_t N, int64_t C, int64_t H, int64_t W, bool blocked) {
@@ -81,6 +82,9 @@ struct DnnlPool {
     ws = memory(fpd.workspace_desc(), eng);
     fill_random(static_cast<float*>(src.get_data_handle()), fpd.src_desc().get_size() / 4, 1);
     fwd = pooling_forward(fpd);
+    pooling_forward::desc id(prop_kind::forward_inference, algorithm::pooling_max, src_md, dst_md,
+                             {3, 3}, {3, 3}, {0, 0}, {0, 0});
+    fwd_inference = pooling_forward(pooling_forward::primitive_desc(id, eng));
     pooling_backward::desc bd(algorithm::pooling_max, fpd.src_desc(), fpd.dst_desc(), {3, 3},
                               {3, 3}, {0, 0}, {0, 0});
     pooling_backward::primitive_desc bpd(bd, eng, fpd);
@@ -92,6 +96,10 @@ struct DnnlPool {
   }
   void forward() {
     fwd.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}, {DNNL_ARG_WORKSPACE, ws}});
+    s.wait();
+  }
+  void infer() {
+    fwd_inference.execute(s, {{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, dst}});
     s.wait();
   }
   void backward() {
@@ -125,9 +133,10 @@ int main(int argc, char** argv) {
   app->add_option("--json", json_path, "also write the results as JSON to FILE");
   app->add_flag("--quick", quick, "a few shapes only");
   app->add_flag("--indices", with_indices,
-                "time the forward that also writes int64 indices (a training step's forward, as "
-                "oneDNN's forward here keeps its workspace) instead of the value-only one; the "
-                "forward's bytes then count the indices");
+                "time the forward that also writes int64 indices (a training step's forward, "
+                "against oneDNN's training forward, which writes its workspace) instead of the "
+                "value-only one (against oneDNN's inference forward); the forward's bytes then "
+                "count the indices");
   app->add_flag("--taps", taps,
                 "the indices are one-byte window taps (topi::IndexBase::WindowTap, the form of "
                 "oneDNN's workspace) instead of int64 per-plane ones: the backward reads them, and "
@@ -243,9 +252,11 @@ int main(int argc, char** argv) {
     cand.push_back([&] { runtime::parallel_memcpy(db.data(), da.data(), da.size()); });
 #ifdef MINITVM_BENCH_HAVE_DNNL
     DnnlPool best(N, C, H, H, true), plain(N, C, H, H, false);
-    cand.push_back([&] { best.forward(); });
+    // our value-only forward against oneDNN's inference forward; with --indices the training
+    // forwards, each writing what its backward reads
+    cand.push_back([&] { with_indices ? best.forward() : best.infer(); });
     cand.push_back([&] { best.backward(); });
-    cand.push_back([&] { plain.forward(); });
+    cand.push_back([&] { with_indices ? plain.forward() : plain.infer(); });
     cand.push_back([&] { plain.backward(); });
 #endif
     std::vector<double> tmin(cand.size(), 1e30);
