@@ -45,8 +45,14 @@ struct PoolForward {
 
 /** Forward compute of a plan on `input` (batched shape, plan dtype). With `with_indices` (max
  * modes only) the output and indices are the two outputs of one reduction; indices follow
- * plan.index_base. */
-PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices);
+ * plan.index_base. With `argmax_in_lanes` as well, that reduction is a stage of its own,
+ * "pool_argmax_taps" (window taps carried in int32 there), which a schedule attaches inside the
+ * output's loops so that its accumulators stay in registers, and a second stage writes the value
+ * and the index (narrowed to uint8 for taps). The CPU template asks for it: reducing straight into
+ * the outputs stored both after every tap (partial vectors of bytes for the taps) and loaded them
+ * back. */
+PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices,
+                         bool argmax_in_lanes = false);
 
 /** The tensors of a backward pool. */
 struct PoolBackward {

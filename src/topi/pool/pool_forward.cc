@@ -127,7 +127,8 @@ bool pool_windows_disjoint(const PoolPlan& plan) {
   return true;
 }
 
-PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices) {
+PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool with_indices,
+                         bool argmax_in_lanes) {
   MINITVM_USER_CHECK(plan.spatial_rank() >= 1 && plan.spatial_rank() <= 3)
       << "pool: spatial rank " << plan.spatial_rank() << " is not supported";
   if (with_indices) check_window_tap(plan);
@@ -177,9 +178,12 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
       return r;
     }
     // The index slot starts at "none" (-1, or 255 for window taps): the first in-range tap is
-    // taken whatever its value.
+    // taken whatever its value. With `in_lanes` the reduction is a stage of its own
+    // ("pool_argmax_taps", window taps carried in int32) and a second stage writes the outputs.
+    const bool in_lanes = argmax_in_lanes;
     const bool window_tap = plan.index_base == IndexBase::WindowTap;
     DataType it = pool_index_dtype(plan);
+    if (in_lanes && window_tap) it = DataType::Int(32);
     Expr none = window_tap ? make_const(it, kWindowTapNone) : make_const(it, int64_t{-1});
     auto comb = te::comm_reducer(
         [&](const std::vector<Var>& x, const std::vector<Var>& y) {
@@ -201,14 +205,25 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
             Expr t = make_const(DataType::Int(32), 0);
             for (int a = 0; a < plan.spatial_rank(); ++a)
               t = t * ci(plan.axes[a].kernel) + Expr(r_axes[a]->var);
-            index = cast(it, t);
+            index = t.dtype() == it ? t : cast(it, t);
           } else {
             index = encode_index(plan, n, c, w.pos);
           }
           return te::reduce_multi(comb, {input.read(layout_index(plan, n, c, w.pos)), index},
                                   r_axes, w.cond);
         },
-        "tensor", "pool_argmax");
+        in_lanes ? "pool_argmax_taps" : "tensor", in_lanes ? "pool_argmax_taps" : "pool_argmax");
+    if (in_lanes) {
+      const DataType out_it = pool_index_dtype(plan);
+      outs = te::compute_multi(
+          oshape,
+          [&](const std::vector<Var>& v) {
+            std::vector<Expr> at(v.begin(), v.end());
+            Expr t = outs[1].read(at);
+            return std::vector<Expr>{outs[0].read(at), t.dtype() == out_it ? t : cast(out_it, t)};
+          },
+          "tensor", "pool_argmax");
+    }
     r.output = outs[0];
     r.indices = outs[1];
     return r;

@@ -298,9 +298,10 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
   te::Schedule s = te::create_schedule(ops);
   te::Tensor out = outputs[0];
   // Inline padding; put helper reductions (avg sums) at the output's inner tile.
-  te::Tensor sum;
+  te::Tensor sum, argmax_taps;
   for (auto& t : out.op().input_tensors()) {
     if (t.op().name() == "pool_sum") sum = t;
+    if (t.op().name() == "pool_argmax_taps") argmax_taps = t;
   }
   for (auto& st : s.stages()) {
     if (st->op.name() == "pad_temp") te::Stage(st).compute_inline();
@@ -316,8 +317,8 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
       todo.pop_back();
       if (t.op().op_type() == te::OpType::Placeholder) {
         prefetch.push_back(t);
-      } else if (t.op().name() == "pad_temp" ||
-                 t.op().name() == "pool_sum") {  // inlined / attached inside
+      } else if (t.op().name() == "pad_temp" || t.op().name() == "pool_sum" ||
+                 t.op().name() == "pool_argmax_taps") {  // inlined / attached inside
         for (auto& u : t.op().input_tensors()) todo.push_back(u);
       }
     }
@@ -349,26 +350,29 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
   }
   IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch,
                           backward_row_group(plan, dir));
-  if (sum.defined()) {
-    s[sum].compute_at(s[out], at);
-    // the attached sum covers one inner tile: reductions outside its vectorized last axis
-    const auto& ax = sum.op().axis();
+  // An attached reduction (avg/lp sum, the int32-lane argmax) covers one inner tile: reductions
+  // outside its vectorized last axis.
+  for (const te::Tensor& t : {sum, argmax_taps}) {
+    if (!t.defined()) continue;
+    s[t].compute_at(s[out], at);
+    const auto& ax = t.op().axis();
     std::vector<IterVar> order(ax.begin(), ax.end() - 1);
     bool vec = cfg.knob_int("vec") != 0;
     if (!vec) order.push_back(ax.back());
-    for (auto& r : sum.op().reduce_axis()) order.push_back(r);
+    for (auto& r : t.op().reduce_axis()) order.push_back(r);
     if (vec) order.push_back(ax.back());
-    s[sum].reorder(order);
+    s[t].reorder(order);
     if (cfg.knob_int("unroll_win"))
-      for (auto& r : sum.op().reduce_axis()) s[sum].unroll(r);
-    if (cfg.knob_int("vec") && cfg.split("tile_inner").size.back() > 1) s[sum].vectorize(ax.back());
+      for (auto& r : t.op().reduce_axis()) s[t].unroll(r);
+    if (cfg.knob_int("vec") && cfg.split("tile_inner").size.back() > 1) s[t].vectorize(ax.back());
   }
   // Remaining root stages (lp helpers of the backward): parallel over their outer axis.
   for (auto& st : s.stages()) {
     te::Stage stage(st);
     if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot)
       continue;
-    if (st->op.same_as(out.op()) || (sum.defined() && st->op.same_as(sum.op()))) continue;
+    if (st->op.same_as(out.op()) || (sum.defined() && st->op.same_as(sum.op())) ||
+        (argmax_taps.defined() && st->op.same_as(argmax_taps.op()))) continue;
     stage.parallel(st->op.axis()[0]);
   }
   (void)reduce_out;
@@ -407,7 +411,7 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
   if (dir == PoolDirection::Forward) {
     bool idx = opt.with_indices && plan.mode == PoolMode::Max;
     te::Tensor x = te::placeholder(to_exprs(plan.batched_input_shape()), plan.dtype, "data");
-    PoolForward f = pool_forward(plan, x, idx);
+    PoolForward f = pool_forward(plan, x, idx, /*argmax_in_lanes=*/tgt.name == "llvm");
     outputs.push_back(f.output);
     if (idx) outputs.push_back(f.indices);
     k.args = {x, f.output};
