@@ -178,12 +178,11 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
       return r;
     }
     // The index slot starts at "none" (-1, or 255 for window taps): the first in-range tap is
-    // taken whatever its value. With `in_lanes` the reduction is a stage of its own
+    // taken whatever its value. With `argmax_in_lanes` the reduction is a stage of its own
     // ("pool_argmax_taps", window taps carried in int32) and a second stage writes the outputs.
-    const bool in_lanes = argmax_in_lanes;
     const bool window_tap = plan.index_base == IndexBase::WindowTap;
     DataType it = pool_index_dtype(plan);
-    if (in_lanes && window_tap) it = DataType::Int(32);
+    if (argmax_in_lanes && window_tap) it = DataType::Int(32);
     Expr none = window_tap ? make_const(it, kWindowTapNone) : make_const(it, int64_t{-1});
     auto comb = te::comm_reducer(
         [&](const std::vector<Var>& x, const std::vector<Var>& y) {
@@ -212,8 +211,9 @@ PoolForward pool_forward(const PoolPlan& plan, const te::Tensor& input, bool wit
           return te::reduce_multi(comb, {input.read(layout_index(plan, n, c, w.pos)), index},
                                   r_axes, w.cond);
         },
-        in_lanes ? "pool_argmax_taps" : "tensor", in_lanes ? "pool_argmax_taps" : "pool_argmax");
-    if (in_lanes) {
+        argmax_in_lanes ? "pool_argmax_taps" : "tensor",
+        argmax_in_lanes ? "pool_argmax_taps" : "pool_argmax");
+    if (argmax_in_lanes) {
       const DataType out_it = pool_index_dtype(plan);
       outs = te::compute_multi(
           oshape,

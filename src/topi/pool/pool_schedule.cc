@@ -220,6 +220,11 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
 
 namespace {
 
+// Whether a config vectorizes the output's inner tile (knob vec with a tile of several lanes).
+bool vectorizes_tile(const autotune::ConfigEntity& cfg) {
+  return cfg.has("vec") && cfg.knob_int("vec") != 0 && cfg.split("tile_inner").size.back() > 1;
+}
+
 // Tile a stage whose data axes are `axes` (layout order) and reduction axes `raxes`:
 // inner axis split, outer axes fused to `fuse_level` and parallel, reductions just outside the
 // vectorized inner loop. Returns the axis at which helper stages can be attached (the outer part
@@ -364,7 +369,7 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     s[t].reorder(order);
     if (cfg.knob_int("unroll_win"))
       for (auto& r : t.op().reduce_axis()) s[t].unroll(r);
-    if (cfg.knob_int("vec") && cfg.split("tile_inner").size.back() > 1) s[t].vectorize(ax.back());
+    if (vectorizes_tile(cfg)) s[t].vectorize(ax.back());
   }
   // Remaining root stages (lp helpers of the backward): parallel over their outer axis.
   for (auto& st : s.stages()) {
@@ -435,9 +440,7 @@ PooledKernel lower_pool(const PoolPlan& plan, const std::string& target, PoolDir
     // The argmax in its own stage where the CPU schedule vectorizes the output tile (its
     // accumulators then stay in vector registers); a scalar tile keeps the single stage, which
     // ran 1.1-2.5x faster there (ResNet's padded 3x3 stride-2 pool).
-    const bool in_lanes = tgt.name == "llvm" && k.config.has("vec") &&
-                          k.config.knob_int("vec") != 0 &&
-                          k.config.split("tile_inner").size.back() > 1;
+    const bool in_lanes = tgt.name == "llvm" && vectorizes_tile(k.config);
     PoolForward f = pool_forward(plan, x, idx, /*argmax_in_lanes=*/in_lanes);
     outputs.push_back(f.output);
     if (idx) outputs.push_back(f.indices);
