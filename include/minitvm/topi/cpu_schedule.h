@@ -110,6 +110,11 @@ bool host_cpu_is_amd();
  *  tasks_per_row_block = batch x output-channel chunks. */
 int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out_rows,
                                int64_t tasks_per_row_block, int64_t threads);
+/** Whether a conv2d_NCHWc task in kReductionOuter order prefetches the next input-channel chunk's
+ *  weights while it computes with the current one: weights of 4 MiB or more over at most 64
+ *  output positions, and on AMD (amd: host_cpu_is_amd()) every 1x1 kernel. */
+bool conv2d_nchwc_prefetch_weights(int64_t weight_bytes, int64_t out_positions, bool one_by_one,
+                                   bool amd);
 /** A layout transform of the blocked conv2d: name ("pack_data", "pack_kernel", "unpack_output"),
  *  its schedule and arguments (input, output). */
 struct NCHWcTransform {

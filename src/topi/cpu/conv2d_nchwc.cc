@@ -388,6 +388,23 @@ int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out
   return 0;
 }
 
+bool conv2d_nchwc_prefetch_weights(int64_t weight_bytes, int64_t out_positions, bool one_by_one,
+                                   bool amd) {
+  // Weights of 4 MiB and more over a map of at most 64 positions (ResNet's 7x7 layers:
+  // 9.4 MB for 512 -> 512 3x3) stream from memory with little compute per input-channel chunk
+  // (5 us per 36 KB chunk). ResNet-50's 7x7 3x3 layers -6 to -10 %, its strided 14x14 -> 7x7 3x3
+  // and 1x1 -6 to -7 % (3 processes each, 2-core Xeon); with 1 MiB and 14x14 maps (more compute
+  // per chunk) it was level or slower.
+  if (weight_bytes >= (int64_t{4} << 20) && out_positions <= 64) return true;
+  // On Zen 4 every 1x1 layer in this order gains: its weights come from memory in a network
+  // (the other layers' weights have pushed them out of the L3), and a chunk's few multiply-adds
+  // per weight (one per output position) do not cover the wait. Per-call medians of 3 alternating
+  // processes each (2026-12-06): RegNetX-3.2GF's 7x7 1008 -> 1008 (4.06 MB) 526 -> 463 us,
+  // 14x14 432 -> 432 (746 KB) 375 -> 355 and 432 -> 1008 867 -> 824; ResNet-50's 7x7 layers -4
+  // to -5 %. Its grouped 3x3 layers at 14x14 and 7x7 in the same order were 6-9 % slower.
+  return amd && one_by_one;
+}
+
 namespace {
 
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
@@ -751,15 +768,11 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
     if (pad_per_task) s[t.data_pad].compute_at(scc, ic_chunk);
-    // Weights of 4 MiB and more over a map of at most 64 positions (ResNet's 7x7 layers:
-    // 9.4 MB for 512 -> 512 3x3) stream from memory with little compute per input-channel chunk
-    // (5 us per 36 KB chunk): each chunk prefetches the next one's weights. ResNet-50's 7x7 3x3
-    // layers -6 to -10 %, its strided 14x14 -> 7x7 3x3 and 1x1 -6 to -7 % (3 processes each,
-    // 2-core Xeon); with 1 MiB and 14x14 maps (more compute per chunk) it was level or slower.
-    if (order == NCHWcLoopOrder::kReductionOuter && bytes(t.kernel_vec) >= (int64_t{4} << 20)) {
-      const std::vector<int64_t> out = nn::const_shape(C);
-      if (out[2] * out[3] <= 64) scc.prefetch(t.kernel_vec, ic_chunk, I(1));
-    }
+    const std::vector<int64_t> out = nn::const_shape(C);
+    if (order == NCHWcLoopOrder::kReductionOuter &&
+        conv2d_nchwc_prefetch_weights(bytes(t.kernel_vec), out[2] * out[3], one_by_one,
+                                      host_cpu_is_amd()))
+      scc.prefetch(t.kernel_vec, ic_chunk, I(1));
     return;
   }
   if (!one_by_one) {
