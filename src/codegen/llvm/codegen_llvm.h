@@ -86,6 +86,10 @@ class CodeGenLLVM {
   MINITVM_FOR_EACH_STMT(MINITVM_EMIT_DECL)
 #undef MINITVM_EMIT_DECL
   void emit_serial_loop(const ir::ForNode* op);
+  /** A serial loop that stores the columns of a small matrix read with a lane stride (a layout
+   *  transform's tile): rows loaded densely and transposed by shuffles (codegen_transpose.cc).
+   *  False, and nothing emitted, when the loop is not of that form. */
+  bool emit_transposed_copy(const ir::ForNode* op);
   /** Stack slot in the current function's entry block. */
   llvm::Value* entry_alloca(llvm::Type* t, uint64_t count, unsigned align);
 

@@ -222,6 +222,51 @@ TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
   for (int64_t k = 0; k < 3 * 48; ++k) ASSERT_EQ(rv[k], k < 40 ? g[k / 3] : 0.f) << k;
 }
 
+// A serial loop whose iteration i stores column i of a small matrix read with a lane stride (a
+// layout transform's tile: Y[o + i*so + lane] = X[x + i + S*lane], S >= the loop's extent) loads
+// the matrix's rows densely and transposes them by shuffles: no gather, for square and ragged tiles
+// (rows or columns not a power of two, a pack's stride of H*W), with the loop inside an outer loop
+// whose variable moves both bases. A loop the pattern does not fit (stride below the extent, rows
+// that overlap) keeps its gathers, with the same results.
+TEST(CodegenLLVM, StridedColumnCopiesAreTransposedTiles) {
+  struct Tile {
+    int64_t n, m, stride, out_step;  // iterations, lanes, X's lane stride, Y's step per iteration
+    bool transposed;
+  };
+  const std::vector<Tile> tiles = {{16, 16, 16, 16, true}, {16, 14, 16, 56, true},
+                                   {14, 16, 3136, 16, true}, {7, 16, 49, 16, true},
+                                   {5, 3, 9, 3, true},       {16, 8, 12, 8, false}};
+  const int64_t outer = 3;
+  for (const Tile& tl : tiles) {
+    SCOPED_TRACE("tile " + std::to_string(tl.n) + "x" + std::to_string(tl.m) + " stride " +
+                 std::to_string(tl.stride));
+    const int64_t in_size = outer * tl.n + tl.stride * (tl.m - 1) + tl.n;
+    const int64_t out_size = outer * tl.n * tl.out_step + tl.m;
+    FuncBuilder fb;
+    Var X = fb.buffer("X", f32, {in_size}), Y = fb.buffer("Y", f32, {out_size});
+    Var o("o"), i("i");
+    DataType vt = f32.with_lanes(static_cast<int>(tl.m));
+    Expr src = RampNode::make(o * static_cast<int>(tl.n) + i, static_cast<int>(tl.stride),
+                              static_cast<int>(tl.m));
+    Expr dst = RampNode::make((o * static_cast<int>(tl.n) + i) * static_cast<int>(tl.out_step),
+                              1, static_cast<int>(tl.m));
+    Stmt body = loop(o, outer, loop(i, tl.n, StoreNode::make(Y, LoadNode::make(vt, X, src), dst)));
+    PrimFunc f = fb.make("tile", body);
+    std::string ir = emit_llvm_ir({f});
+    EXPECT_EQ(ir.find("masked.gather") == std::string::npos, tl.transposed) << ir;
+    auto x = random_floats(in_size, 31);
+    NDArray Y_ = NDArray::from_vector(std::vector<float>(out_size, -7.f), {out_size});
+    build_one(f)(NDArray::from_vector(x, {in_size}), Y_);
+    auto y = Y_.to_vector<float>();
+    std::vector<float> want(out_size, -7.f);
+    for (int64_t a = 0; a < outer; ++a)
+      for (int64_t k = 0; k < tl.n; ++k)
+        for (int64_t l = 0; l < tl.m; ++l)
+          want[(a * tl.n + k) * tl.out_step + l] = x[a * tl.n + k + tl.stride * l];
+    for (int64_t k = 0; k < out_size; ++k) ASSERT_EQ(y[k], want[k]) << k;
+  }
+}
+
 // A vector tvm_if_then_else masks every load of its true branch (here a select of two loads),
 // so lanes outside the condition never read.
 TEST(CodegenLLVM, VectorIfThenElseMasksNestedLoads) {
