@@ -400,8 +400,9 @@ bool conv2d_nchwc_prefetch_weights(int64_t weight_bytes, int64_t out_positions, 
   // (the other layers' weights have pushed them out of the L3), and a chunk's few multiply-adds
   // per weight (one per output position) do not cover the wait. Per-call medians of 3 alternating
   // processes each (2026-12-06): RegNetX-3.2GF's 7x7 1008 -> 1008 (4.06 MB) 526 -> 463 us,
-  // 14x14 432 -> 432 (746 KB) 375 -> 355 and 432 -> 1008 867 -> 824; ResNet-50's 7x7 layers -4
-  // to -5 %. Its grouped 3x3 layers at 14x14 and 7x7 in the same order were 6-9 % slower.
+  // 14x14 432 -> 432 (746 KB) 375 -> 355 and 432 -> 1008 867 -> 824; three of ResNet-50's 14x14
+  // 1x1 layer shapes -4 to -5 %. Its grouped 3x3 layers at 14x14 and 7x7 in the same order were
+  // 6-9 % slower.
   return amd && one_by_one;
 }
 

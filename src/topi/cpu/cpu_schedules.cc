@@ -68,44 +68,42 @@ bool schedule_unblock(te::Stage& st, const te::Operation& op) {
   return true;
 }
 
-// An NCHW[b]c output read from one NCHW input with a block of fewer than 4 channels (a network's
-// 3-channel image packed for its first conv): parallel over (batch, channel block, row), the
-// columns and the block serial with the block unrolled, so each row is a loop over contiguous
-// input rows and one contiguous output row. Parallel over every pixel, with the 3-element block
-// as the only loop, the 224x224 image took 65 us.
-bool schedule_small_block(te::Stage& st, const te::Operation& op) {
+// The block b of a stage that packs one NCHW input into NCHW[b]c (the same batch, channels,
+// rows and columns), or 0.
+int64_t packed_block(const te::Stage& st, const te::Operation& op) {
   auto axes = st.leaf_iter_vars();
   const std::vector<te::Tensor> inputs = op.input_tensors();
-  if (axes.size() != 5 || inputs.size() != 1 || inputs[0].ndim() != 4) return false;
+  if (axes.size() != 5 || inputs.size() != 1 || inputs[0].ndim() != 4) return 0;
   const std::vector<int64_t> is = nn::const_shape(inputs[0]);
   std::vector<int64_t> os;
   for (const IterVar& a : axes) os.push_back(extent_of(a));
   const int64_t b = os[4];
-  if (b >= 4 || is[0] != os[0] || os[1] * b != is[1] || is[2] != os[2] || is[3] != os[3])
-    return false;
-  st.parallel(st.fuse(std::vector<IterVar>{axes[0], axes[1], axes[2]}));
-  st.unroll(axes[4]);
-  return true;
+  if (is[0] != os[0] || os[1] * b != is[1] || is[2] != os[2] || is[3] != os[3]) return 0;
+  return b;
 }
 
-// An NCHW[b]c output read from one NCHW input with a block of 4 or more channels (an activation
-// packed for a blocked conv): parallel over (batch, channel block, row), the row in tiles of up to
-// 16 columns, each column's block vectorized. Each tile is then a loop over its columns whose
-// vectors read b channels H x W apart: the LLVM code generator loads the b channel rows of the tile
-// densely and transposes them in registers (codegen_transpose.cc) instead of gathering every
-// vector (the generic schedule below ran the whole row as that loop, too long a tile). On Zen 4
-// a 224-channel 56x56 pack took 56-75 us per call instead of 195 (medians of 3 processes).
-bool schedule_pack_block(te::Stage& st, const te::Operation& op) {
+// A pack with a block of fewer than 4 channels (a network's 3-channel image packed for its first
+// conv): parallel over (batch, channel block, row), the columns and the block serial with the
+// block unrolled, so each row is a loop over contiguous input rows and one contiguous output row.
+// Parallel over every pixel, with the 3-element block as the only loop, the 224x224 image took
+// 65 us.
+// With a block of 4 or more channels (an activation packed for a blocked conv): parallel over
+// (batch, channel block, row), the row in tiles of up to 16 columns, each column's block
+// vectorized. Each tile is then a loop over its columns whose vectors read b channels H x W apart:
+// the LLVM code generator loads the b channel rows of the tile densely and transposes them in
+// registers (codegen_transpose.cc) instead of gathering every vector (the generic schedule below
+// ran the whole row as that loop, too long a tile). On Zen 4 a 224-channel 56x56 pack took 56-75
+// us per call instead of 195 (medians of 3 processes).
+bool schedule_pack(te::Stage& st, const te::Operation& op) {
+  const int64_t b = packed_block(st, op);
+  if (b == 0) return false;
   auto axes = st.leaf_iter_vars();
-  const std::vector<te::Tensor> inputs = op.input_tensors();
-  if (axes.size() != 5 || inputs.size() != 1 || inputs[0].ndim() != 4) return false;
-  const std::vector<int64_t> is = nn::const_shape(inputs[0]);
-  std::vector<int64_t> os;
-  for (const IterVar& a : axes) os.push_back(extent_of(a));
-  const int64_t b = os[4];
-  if (b < 4 || is[0] != os[0] || os[1] * b != is[1] || is[2] != os[2] || is[3] != os[3])
-    return false;
-  const int64_t wd = largest_divisor_at_most(os[3], 16);
+  if (b < 4) {
+    st.parallel(st.fuse(std::vector<IterVar>{axes[0], axes[1], axes[2]}));
+    st.unroll(axes[4]);
+    return true;
+  }
+  const int64_t wd = largest_divisor_at_most(extent_of(axes[3]), 16);
   if (wd < 2) return false;
   auto [wo, wi] = st.split(axes[3], I(wd));
   st.reorder({axes[0], axes[1], axes[2], wo, wi, axes[4]});
@@ -120,8 +118,7 @@ void schedule_injective_stage(te::Schedule& s, const te::Operation& op) {
   te::Stage st = s[op];
   auto axes = st.leaf_iter_vars();
   if (axes.empty()) return;
-  if (schedule_unblock(st, op) || schedule_small_block(st, op) || schedule_pack_block(st, op))
-    return;
+  if (schedule_unblock(st, op) || schedule_pack(st, op)) return;
   int64_t inner = extent_of(axes.back());
   // Three or more axes: parallel over all but the last two when that leaves enough tasks, the
   // next-to-last a serial loop around the vector loop, so each task walks a contiguous run and
