@@ -329,8 +329,7 @@ void CodeGenLLVM::emit_node(const EvaluateNode* op) {
 void CodeGenLLVM::emit_node(const ForNode* op) {
   if (op->for_kind == ForKind::Parallel && parallel_depth_ == 0) {
     emit_parallel_loop(op);
-  } else if (op->for_kind == ForKind::Serial && emit_transposed_copy(op)) {
-  } else {
+  } else if (op->for_kind != ForKind::Serial || !emit_transposed_copy(op)) {
     emit_serial_loop(op);
   }
 }
