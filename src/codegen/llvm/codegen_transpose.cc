@@ -41,6 +41,8 @@ bool CodeGenLLVM::emit_transposed_copy(const ForNode* op) {
   const DataType t = ld->dtype;
   const int M = t.lanes();
   if (M < 2 || M > kMaxSide || t.bits() != 32 || t.is_bool()) return false;
+  // Temporaries keep plain per-iteration accesses, which LLVM promotes to registers (as
+  // padded_lanes leaves them).
   if (allocated_.count(ld->buffer_var.get()) || allocated_.count(st->buffer_var.get()))
     return false;
   auto lo = lane_offsets(ld->index);
