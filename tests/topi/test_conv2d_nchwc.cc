@@ -410,6 +410,46 @@ TEST(Conv2dNCHWc, RowBlocksForSpatialKernelsOverSeveralChannelChunks) {
   EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 8, 2, 2), 4);
 }
 
+// Reduction-ordered tasks (one per output-channel chunk) that would leave the threads uneven
+// shares split their rows into parts, chunk by chunk; the split convolutions match the reference.
+TEST(Conv2dNCHWc, ReductionTasksSplitRowsToBalanceTheThreads) {
+  using topi::cpu::conv2d_nchwc_balance_parts;
+  EXPECT_EQ(conv2d_nchwc_balance_parts(27, 14, 2), 2);  // RegNetX-3.2GF's 14x14 layers
+  EXPECT_EQ(conv2d_nchwc_balance_parts(28, 14, 2), 1);  // even already
+  EXPECT_EQ(conv2d_nchwc_balance_parts(63, 7, 2), 1);   // 7 rows: no part count of 2-4
+  EXPECT_EQ(conv2d_nchwc_balance_parts(27, 9, 2), 3);   // 81 tasks: 41 + 40 rather than 14 + 13
+  EXPECT_EQ(conv2d_nchwc_balance_parts(9, 8, 4), 4);    // 36 tasks; 2 parts give 18 (5 + 5 + 4 + 4)
+  EXPECT_EQ(conv2d_nchwc_balance_parts(9, 6, 4), 3);    // 27 tasks (7 + 7 + 7 + 6) over 18
+  EXPECT_EQ(conv2d_nchwc_balance_parts(27, 14, 4), 1);  // 54 tasks are as uneven as 27
+  EXPECT_EQ(conv2d_nchwc_balance_parts(27, 14, 1), 1);
+
+  autotune::root_fallback_context().silent = true;
+  const int64_t threads = runtime::configured_thread_count();
+  // An odd number of 16-channel output chunks (16 is the block on every machine for an odd
+  // multiple of 16), weights larger than the input: one reduction-ordered task per chunk.
+  const int64_t chunks = 2 * threads + 1;
+  const Case cases[] = {
+      {{1, 32, 4, 5}, {16 * chunks, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+      {{1, 64, 4, 7}, {16 * chunks, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    topi::LayerOptions opt;
+    opt.nchwc_blocked = true;
+    const std::string ir = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt).ir;
+    const int64_t parts = conv2d_nchwc_balance_parts(chunks, 4, threads);
+    EXPECT_EQ(parts > 1, threads > 1);
+    // The convolution's parallel loop: a task per chunk, or per chunk and part.
+    const std::string split = "parallel (n.oc_chunk.fused.oh.outer.fused, 0, " +
+                              std::to_string(chunks * parts) + ")";
+    const std::string whole = "parallel (n.oc_chunk.fused, 0, " + std::to_string(chunks) + ")";
+    EXPECT_NE(ir.find(parts > 1 ? split : whole), std::string::npos) << ir;
+    check_blocked(c, 170 + unsigned(i));
+    run_and_check(c, 180 + unsigned(i));
+  }
+}
+
 // Reduction-ordered tasks prefetch the next input-channel chunk's weights: for large weights over
 // small maps everywhere, and for every 1x1 kernel on AMD (what Zen 4 measured).
 TEST(Conv2dNCHWc, WeightPrefetchRule) {

@@ -110,6 +110,12 @@ bool host_cpu_is_amd();
  *  tasks_per_row_block = batch x output-channel chunks. */
 int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out_rows,
                                int64_t tasks_per_row_block, int64_t threads);
+/** Within kReductionOuter on a blocked output (a task per batch x output-channel chunk, `tiles`
+ *  of them): the parts (2-4, dividing out_rows) each task's rows are split into so that the
+ *  threads get equal shares, where `tiles` alone leaves one thread a tile more than another
+ *  (27 chunks for 2 threads: 14 and 13); 1 where they are even already or no split evens them
+ *  better. */
+int64_t conv2d_nchwc_balance_parts(int64_t tiles, int64_t out_rows, int64_t threads);
 /** Whether a conv2d_NCHWc task in kReductionOuter order prefetches the next input-channel chunk's
  *  weights while it computes with the current one: weights of 4 MiB or more over at most 64
  *  output positions, and on AMD (amd: host_cpu_is_amd()) every 1x1 kernel. */
