@@ -675,6 +675,9 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
       {{{1, 64, 12, 12}, {512, 64, 1, 1}, one}, 4, 6},
       {{{1, 64, 48, 12}, {640, 64, 1, 1}, one}, 4, 4},                      // TVM's order
       {{{1, 32, 17, 17}, {80, 32, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}}, 5, 3},  // strided, 9 columns
+      // Reduction outer, an odd number of tasks (groups of 3 chunks) for the threads: their 4
+      // rows in parts (conv2d_nchwc_balance_parts).
+      {{{1, 32, 4, 7}, {48 * (2 * runtime::configured_thread_count() + 1), 32, 1, 1}, one}, 3, 7},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
@@ -693,6 +696,18 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
     autotune::ApplyConfig one_config(*cfg);
     autotune::DispatchScope scope(one_config);
     check_blocked(c, 140 + unsigned(i));
+    if (i + 1 == cases.size()) {  // the tasks of the odd case in row parts
+      const int64_t threads = runtime::configured_thread_count(), tasks = 2 * threads + 1;
+      const int64_t parts = topi::cpu::conv2d_nchwc_balance_parts(tasks, 4, threads);
+      EXPECT_EQ(parts > 1, threads > 1);
+      topi::LayerOptions opt;
+      opt.nchwc_blocked = true;
+      const std::string ir = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt).ir;
+      EXPECT_EQ(ir.find(".oh.outer.fused, 0, " + std::to_string(tasks * parts) + ")") !=
+                    std::string::npos,
+                parts > 1)
+          << ir;
+    }
     topi::LayerBuild L = run_and_check(c, 150 + unsigned(i));
     EXPECT_FALSE(L.is_fallback);
     ASSERT_TRUE(L.config.has("tile_oc_group"));
