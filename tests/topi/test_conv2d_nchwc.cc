@@ -410,6 +410,52 @@ TEST(Conv2dNCHWc, RowBlocksForSpatialKernelsOverSeveralChannelChunks) {
   EXPECT_EQ(topi::cpu::conv2d_nchwc_row_block(9, 2, 8, 2, 2), 4);
 }
 
+// 1x1 layers over few input channels with an output larger than the threads' L2s run in TVM's
+// order (each thread writes its chunks' planes); the others keep rows outermost.
+TEST(Conv2dNCHWc, OutputBoundOneByOnesRunInTvmsOrder) {
+  using topi::cpu::conv2d_nchwc_output_bound;
+  const int64_t MiB = int64_t{1} << 20;
+  EXPECT_TRUE(conv2d_nchwc_output_bound(32, 4816896, 2, MiB));   // RegNetX's 32 -> 96 at 112x112
+  EXPECT_TRUE(conv2d_nchwc_output_bound(16, 4816896, 2, MiB));   // MobileNetV2's 16 -> 96
+  EXPECT_TRUE(conv2d_nchwc_output_bound(32, 3211264, 2, MiB));   // RegNetX-800MF's 32 -> 64
+  EXPECT_FALSE(conv2d_nchwc_output_bound(24, 1806336, 2, MiB));  // MobileNetV2's 24 -> 144 at 56
+  EXPECT_FALSE(conv2d_nchwc_output_bound(64, 3211264, 2, MiB));  // ResNet-50's 64 -> 256 at 56
+  EXPECT_FALSE(conv2d_nchwc_output_bound(32, 4816896, 8, MiB));  // eight threads' L2s hold it
+  EXPECT_FALSE(conv2d_nchwc_output_bound(32, 2 * MiB, 2, MiB));
+
+  autotune::root_fallback_context().silent = true;
+  const int64_t threads = runtime::configured_thread_count();
+  const int64_t l2 = topi::cpu::l2_cache_bytes();
+  struct OneCase {
+    Case c;
+    int64_t out_bytes;
+  };
+  const topi::nn::Conv2dAttrs one{{1, 1}, {0, 0}, {1, 1}};
+  const OneCase cases[] = {
+      {{{1, 32, 112, 112}, {96, 32, 1, 1}, one}, 96 * 112 * 112 * 4},
+      {{{1, 64, 56, 56}, {256, 64, 1, 1}, one}, 256 * 56 * 56 * 4},
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i].c;
+    // Both have an input larger than their weights: rows outermost but for the new rule.
+    ASSERT_EQ(topi::cpu::conv2d_nchwc_loop_order(c.ds[1] * c.ds[2] * c.ds[3], c.ks[0] * c.ks[1],
+                                                 c.ks[0] / 16, threads, 1, 0, 0, l2, c.ds[3]),
+              topi::cpu::NCHWcLoopOrder::kRowsOuter);
+    const bool bound = conv2d_nchwc_output_bound(c.ds[1], cases[i].out_bytes, threads, l2);
+    if (threads == 2 && l2 <= 2 * MiB) EXPECT_EQ(bound, i == 0);
+    topi::LayerOptions opt;
+    opt.nchwc_blocked = true;
+    const std::string ir = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt).ir;
+    EXPECT_NE(ir.find(bound ? "parallel (n.oc_chunk.fused.oh.outer.fused, "
+                            : "parallel (n.oh.outer.fused.oc_chunk.fused, "),
+              std::string::npos)
+        << ir;
+    check_blocked(c, 190 + unsigned(i));
+    run_and_check(c, 200 + unsigned(i));
+  }
+}
+
 // Reduction-ordered tasks (one per output-channel chunk) that would leave the threads uneven
 // shares split their rows into parts, chunk by chunk; the split convolutions match the reference.
 TEST(Conv2dNCHWc, ReductionTasksSplitRowsToBalanceTheThreads) {

@@ -104,6 +104,11 @@ int64_t l2_cache_bytes();
 int64_t last_level_cache_bytes();
 /** Whether the host CPU is AMD's (where the L3 is a victim cache of the cores' L2s). */
 bool host_cpu_is_amd();
+/** For a 1x1 kernel that kRowsOuter would run: whether it runs in TVM's order (kChannelsOuter)
+ *  instead, as an output-bound layer: at most 32 input channels (multiply-adds per output value)
+ *  and an output of more than `threads` L2s, written as one contiguous run per thread. */
+bool conv2d_nchwc_output_bound(int64_t in_channels, int64_t out_bytes, int64_t threads,
+                               int64_t l2_bytes);
 /** Within kRowsOuter, for a spatial kernel (kernel_hw = kh * kw > 1) over several input-channel
  *  chunks: the output rows per task (2-4) when each task is to run its block of rows with the
  *  input-channel chunks outermost, or 0 for whole rows with the full reduction per register tile.
