@@ -512,7 +512,8 @@ TEST(Conv2dNCHWc, WeightPrefetchRule) {
   // The lowered kernels of two reduction-ordered layers on blocked layouts (the cases of
   // EveryLoopOrderMatchesReference): a 1x1 and a 3x3 with small weights.
   autotune::root_fallback_context().silent = true;
-  const int64_t many = 2 * runtime::configured_thread_count() * topi::cpu::preferred_channel_block();
+  const int64_t many = std::max<int64_t>(2 * runtime::configured_thread_count(), 4) *
+                       topi::cpu::preferred_channel_block();
   topi::LayerOptions opt;
   opt.nchwc_blocked = true;
   const Case one{{1, 64, 6, 7}, {many, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}};
@@ -531,10 +532,12 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   using topi::cpu::NCHWcLoopOrder;
   autotune::root_fallback_context().silent = true;
   const int64_t threads = runtime::configured_thread_count();
-  // Output channels for at least two 32-channel tiles per thread.
-  const int64_t many = 2 * threads * topi::cpu::preferred_channel_block();
-  // A map whose 64 channels are between half and all of `many` 3x3 filters' weights.
-  const int64_t side = static_cast<int64_t>(std::lround(std::sqrt(6.3 * double(many))));
+  // Output channels for at least two tiles of the preferred block per thread, and four tiles
+  // (weights larger than the 1x1 case's input) with one thread.
+  const int64_t many = std::max<int64_t>(2 * threads, 4) * topi::cpu::preferred_channel_block();
+  // A map whose 64 channels are between half and all of `many` 3x3 filters' weights, its side a
+  // multiple of 4 (row blocks of 2-4 rows divide it with any thread count).
+  const int64_t side = 4 * static_cast<int64_t>(std::lround(std::sqrt(6.3 * double(many)) / 4));
   struct OrderCase {
     Case c;
     NCHWcLoopOrder order;
