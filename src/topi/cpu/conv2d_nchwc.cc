@@ -376,10 +376,11 @@ bool conv2d_nchwc_output_bound(int64_t in_channels, int64_t out_bytes, int64_t t
   // threads' L2s together and was last touched an inference ago: it comes from memory, whichever
   // thread writes it. In rows-outer order every thread writes a row of each output-channel chunk
   // in turn, one run of 7 KB per chunk plane; in TVM's order it writes its chunks' planes, one
-  // contiguous run. RegNetX-3.2GF's 32 -> 96 at 112x112 (4.8 MB out) 515 -> 403 us, MobileNetV2's
-  // 16 -> 96 276 -> 230 (its depthwise consumer 93 -> 108); every other 1x1 layer of ResNet-50,
-  // MobileNetV2, EfficientNet-B0 and RegNetX-3.2GF was level or 3-34 % slower in TVM's order,
-  // their consumers too (2-core Zen 4, fastest of 3 processes' per-call medians, 2026-12-06).
+  // contiguous run. RegNetX-3.2GF's 32 -> 96 at 112x112 (4.8 MB out) 507 -> 403 us, RegNetY-8GF's
+  // 32 -> 224 1206 -> 934, MobileNetV2's 16 -> 96 266 -> 224 (its depthwise consumer 70 -> 101);
+  // every other 1x1 layer of ResNet-50, MobileNetV2, EfficientNet-B0 and RegNetX-3.2GF was level
+  // or 3-34 % slower in TVM's order, their consumers too (2-core Zen 4, fastest of 3 processes'
+  // per-call medians, 2026-12-06; docs/PERFORMANCE.md).
   return in_channels <= 32 && threads > 0 && l2_bytes > 0 && out_bytes > threads * l2_bytes;
 }
 
