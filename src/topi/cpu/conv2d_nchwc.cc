@@ -409,7 +409,7 @@ int64_t conv2d_nchwc_balance_parts(int64_t tiles, int64_t out_rows, int64_t thre
   // whole task longer than the other's: 14 against 13 is 3.7 % of the layer lost. Splitting every
   // task's rows into p parts, in the order (chunk, part) so that the parts of a chunk run one after
   // the other on one thread and share its weights in L1/L2, gives p * tiles tasks. RegNetX-3.2GF's
-  // 14x14 1x1 432 -> 432 353 -> 340 us, its grouped 3x3 350 -> 339 (2-core Zen 4, per-call
+  // 14x14 1x1 432 -> 432 353 -> 340 us, its grouped 3x3 358 -> 348 (2-core Zen 4, per-call
   // medians of 4 alternating processes, 2026-12-06).
   if (threads <= 1 || tiles <= 0 || tiles % threads == 0) return 1;
   // The longest share over the average one, for p parts per task.
