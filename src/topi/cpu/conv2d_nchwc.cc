@@ -621,12 +621,12 @@ NCHWcLoopOrder loop_order(const Conv2dNCHWc& t) {
   // Per input-channel chunk, a reduction-outer task touches its accumulators (every output
   // position of one oc block), the input under them and one chunk of weights.
   const int64_t chunk_elements = out[2] * out[3] * (out[4] + k[4]) + k[2] * k[3] * k[4] * k[5];
-  const int64_t threads = runtime::configured_thread_count();
+  const int64_t threads = runtime::configured_thread_count(), l2 = l2_cache_bytes();
   const NCHWcLoopOrder order = conv2d_nchwc_loop_order(
       elements(t.data_vec), elements(t.kernel_vec), out[0] * out[1], threads, k[2] * k[3],
-      chunk_elements * t.conv.dtype().bytes(), bytes(t.kernel_vec), l2_cache_bytes(), out[3]);
+      chunk_elements * t.conv.dtype().bytes(), bytes(t.kernel_vec), l2, out[3]);
   if (order == NCHWcLoopOrder::kRowsOuter && k[2] * k[3] == 1 &&
-      conv2d_nchwc_output_bound(k[1] * k[4], bytes(t.conv), threads, l2_cache_bytes()))
+      conv2d_nchwc_output_bound(k[1] * k[4], bytes(t.conv), threads, l2))
     return NCHWcLoopOrder::kChannelsOuter;
   return order;
 }
