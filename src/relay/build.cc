@@ -143,17 +143,18 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     // against all output channels; there is no tuning task for it (TVM tunes grouped convs as
     // group_conv2d_nchw, which this build does not dispatch to on llvm).
     const int64_t groups = m.attrs.value("groups", int64_t{1});
+    const int64_t ib = m.args[0]->types[0].shape[4], ob = m.args[1]->types[0].shape[5];
     topi::cpu::NCHWcChoice c;
     if (groups == 1) {
       c = topi::cpu::conv2d_nchwc_config(t, ds, ks, conv_attrs(m));
     } else {
       ds[1] /= groups;
       autotune::FallbackConfigEntity fb;
-      topi::cpu::conv2d_nchwc_fallback(fb, ds, ks, conv_attrs(m));
+      const topi::cpu::GroupedBlocks blocks{groups, ib, ob};
+      topi::cpu::conv2d_nchwc_fallback(fb, ds, ks, conv_attrs(m), &blocks);
       c.cfg = fb;
       c.is_fallback = true;
     }
-    int64_t ib = m.args[0]->types[0].shape[4], ob = m.args[1]->types[0].shape[5];
     c.cfg.set("tile_ic", autotune::SplitEntity{{ds[1] / ib, ib}});
     c.cfg.set("tile_oc", autotune::SplitEntity{{ks[0] / ob, ob}});
     r.d.cfg = std::make_shared<autotune::ConfigEntity>(c.cfg);
@@ -334,7 +335,8 @@ bool all_injective(const FusedGroup& g) {
 }
 
 // Lower one group to a PrimFunc (arguments: inputs, then outputs).
-ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotune::Target& t) {
+ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotune::Target& t,
+                         std::ostream* print_ir) {
   std::unordered_map<const ExprNode*, std::vector<te::Tensor>> val;
   std::vector<te::Tensor> args;
   for (size_t i = 0; i < g.inputs.size(); ++i) {
@@ -431,7 +433,9 @@ ir::PrimFunc lower_group(const FusedGroup& g, const Decision& dec, const autotun
   } else {
     s = simple_schedule(outs, cuda);
   }
-  return lower(s, args, g.func_name);
+  LowerOptions lo;
+  lo.print_after_each_pass = print_ir;
+  return lower(s, args, g.func_name, lo);
 }
 
 std::string shape_json(const std::vector<int64_t>& s) {
@@ -698,7 +702,7 @@ Built build(const Function& f, const std::string& target, const Params& params,
   auto worker = [&] {
     for (size_t i; (i = next++) < jobs.size();) {
       try {
-        funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t);
+        funcs[i] = lower_group(*jobs[i].first, jobs[i].second, t, opt.print_after_each_pass);
         if (progress)
           show("lowered " + std::to_string(++lowered) + "/" + std::to_string(jobs.size()) +
                " kernels");
@@ -708,8 +712,9 @@ Built build(const Function& f, const std::string& target, const Params& params,
     }
   };
   size_t n = std::min<size_t>(jobs.size(), std::max(1u, std::thread::hardware_concurrency()));
-  // MINITVM_PRINT_IR prints each kernel's passes as they run: one kernel at a time, readable.
-  if (std::getenv("MINITVM_PRINT_IR")) n = 1;
+  // MINITVM_PRINT_IR (or a print stream) prints each kernel's passes as they run: one kernel at
+  // a time, readable.
+  if (std::getenv("MINITVM_PRINT_IR") || opt.print_after_each_pass) n = 1;
   std::vector<std::thread> threads;
   for (size_t i = 1; i < n; ++i) threads.emplace_back(worker);
   worker();

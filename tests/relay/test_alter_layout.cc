@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <sstream>
 
 #include "minitvm/autotune/dispatch.h"
 #include "minitvm/autotune/measure.h"
@@ -11,6 +12,7 @@
 #include "minitvm/autotune/target.h"
 #include "minitvm/autotune/task.h"
 #include "minitvm/relay/relay.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/dispatch.h"
 #include "relay/graph_runner.h"
@@ -539,6 +541,53 @@ TEST(AlterOpLayout, StridedGroupedConvsOnLargeMapsMatchTheReference) {
     Function f({x}, z);
     Built b = build(f, "llvm");
     auto xv = relay::testing::random_uniform({1, 8, k.h, k.w}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+}
+
+// Strided grouped convolutions whose groups' inputs are larger than half an L2 tile several
+// vector-wide chunks of a group together (conv2d_nchwc_strided_group_tile): 3 and 8 chunks per
+// group over 112x112 and 56x56 maps (row blocks), the per-task padding of an input of 4 MiB or
+// more, stride 3; small maps keep one chunk per tile. The chunk loop of the group's register tile
+// is in the lowered IR where the rule says so; values as the reference executor's grouped loop
+// nest.
+TEST(AlterOpLayout, StridedGroupedConvsTilingSeveralChunksMatchTheReference) {
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  uint64_t seed = 600;
+  struct Case {
+    int64_t group_chunks, groups, h, stride;
+  };
+  for (Case k : {Case{3, 2, 112, 2}, Case{8, 2, 56, 2}, Case{4, 4, 66, 2}, Case{4, 2, 64, 3},
+                 Case{2, 8, 14, 2}, Case{3, 6, 13, 2}}) {
+    const int64_t cg = k.group_chunks * lanes, c = cg * k.groups;
+    SCOPED_TRACE("channels " + std::to_string(c) + ", groups " + std::to_string(k.groups) + ", " +
+                 std::to_string(k.h) + "x" + std::to_string(k.h) + ", stride " +
+                 std::to_string(k.stride));
+    auto x = var("data", T({1, 8, k.h, k.h}));
+    auto y = nn::relu(nn::conv2d(x, rand_const({c, 8, 1, 1}, seed++, -0.3, 0.3)));
+    auto g = nn::conv2d(y, rand_const({c, cg, 3, 3}, seed++, -0.1, 0.1),
+                        {.strides = {k.stride, k.stride}, .padding = {1}, .groups = k.groups});
+    g = nn::relu(nn::bias_add(g, rand_const({c}, seed++)));
+    Function f({x}, nn::conv2d(g, rand_const({16, c, 1, 1}, seed++, -0.2, 0.2)));
+    std::ostringstream ir;
+    Built b = build(f, "llvm", {}, {.print_after_each_pass = &ir});
+    int blocked_grouped = 0;
+    for (const auto& e : post_order(b.optimized.body))
+      if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1)
+        ++blocked_grouped;
+    EXPECT_EQ(blocked_grouped, 1);
+    // The group's chunks in one register tile (the unrolled chunk loop of the accumulator).
+    const int64_t oh = (k.h - 1) / k.stride + 1, threads = runtime::configured_thread_count();
+    const int64_t padded = cg * (k.h + 2) * (k.h + 2) * 4;
+    const int64_t tile = topi::cpu::conv2d_nchwc_strided_group_tile(
+        k.group_chunks * k.groups, k.group_chunks, k.stride, padded, topi::cpu::l2_cache_bytes(),
+        lanes, lanes, threads, cg * k.h * k.h > c * cg * 9 ? oh : 1);
+    if (k.h < 16) EXPECT_EQ(tile, 1);
+    EXPECT_EQ(ir.str().find("unrolled (oc_chunk.c, 0, " + std::to_string(tile) + ")") !=
+                  std::string::npos,
+              tile > 1);
+    auto xv = relay::testing::random_uniform({1, 8, k.h, k.h}, -1, 1, seed++);
     expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
                  1e-4);
   }

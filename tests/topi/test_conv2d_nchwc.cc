@@ -709,8 +709,78 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   }
 }
 
+// Blocked grouped convs with a strided spatial kernel on one-vector blocks tile 2-4 output chunks
+// of a group together (they read the same input) where a group's padded input is more than half
+// an L2 and the tiles leave two tasks per thread; stride 1, one chunk per group, a group count of
+// chunks with no factor 2-4, two-vector blocks and inputs that stay in the L2 keep one chunk per
+// tile. The fallback of a grouped conv sets the knob from its blocks and groups, and its register
+// tile fits.
+TEST(Conv2dNCHWc, StridedGroupedConvsTileTheChunksOfAGroup) {
+  using topi::cpu::conv2d_nchwc_strided_group_tile;
+  const int64_t MiB = int64_t{1} << 20, l2 = MiB;
+  // RegNetX-3.2GF's 112x112 layer (48-channel groups, 2.5 MB padded) and RegNetX-16GF's
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(6, 3, 2, 48 * 114 * 114 * 4, l2, 16, 16, 2, 56), 3);
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 2, 128 * 58 * 58 * 4, l2, 16, 16, 2, 28), 4);
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(64, 2, 2, 2 * MiB, l2, 16, 16, 2, 1), 2);
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 3, 2 * MiB, l2, 16, 16, 2, 28), 4);  // stride 3
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 1, 2 * MiB, l2, 16, 16, 2, 28), 1);  // stride 1
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(16, 1, 2, 2 * MiB, l2, 16, 16, 2, 28), 1);  // 1 chunk
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 7, 2, 2 * MiB, l2, 16, 16, 2, 28), 1);  // 7 chunks
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(16, 4, 2, 2 * MiB, l2, 32, 16, 2, 28), 1);  // 2 vectors
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(8, 8, 2, 2 * MiB, l2, 8, 8, 2, 1), 2);  // 4 tasks: 2
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(6, 3, 2, 2 * MiB, l2, 16, 16, 2, 1), 1);  // 2 tasks
+  // The group's input stays in the L2 (RegNetX-16GF's 28x28 -> 14x14, ResNeXt-50's 14x14 -> 7x7)
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 8, 2, 128 * 30 * 30 * 4, l2, 16, 16, 2, 14), 1);
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(64, 2, 2, 32 * 16 * 16 * 4, l2, 16, 16, 2, 1), 1);
+  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 8, 2, 128 * 30 * 30 * 4, 512 << 10, 16, 16, 2, 14),
+            4);  // ... but not in a 512 KiB one
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  struct FallbackCase {
+    std::vector<int64_t> ds, ks;  // one group's input channels; all output channels
+    int64_t stride, groups;
+  };
+  for (const FallbackCase& f :
+       {FallbackCase{{1, 8 * lanes, 56, 56}, {32 * lanes, 8 * lanes, 3, 3}, 2, 4},
+        FallbackCase{{1, 3 * lanes, 112, 112}, {6 * lanes, 3 * lanes, 3, 3}, 2, 2},
+        FallbackCase{{1, 3 * lanes, 14, 14}, {63 * lanes, 3 * lanes, 3, 3}, 2, 21},
+        FallbackCase{{1, 8 * lanes, 112, 112}, {32 * lanes, 8 * lanes, 3, 3}, 1, 4}}) {
+    SCOPED_TRACE(testing::Message() << f.ks[0] << " channels in " << f.groups << " groups, "
+                                    << f.ds[2] << "x" << f.ds[3] << ", stride " << f.stride);
+    autotune::FallbackConfigEntity fb;
+    topi::nn::Conv2dAttrs a{{f.stride, f.stride}, {1, 1}, {1, 1}};
+    const topi::cpu::GroupedBlocks blocks{f.groups, lanes, lanes};
+    topi::cpu::conv2d_nchwc_fallback(fb, f.ds, f.ks, a, &blocks);
+    EXPECT_EQ(fb.split("tile_ic").size.back(), lanes);
+    EXPECT_EQ(fb.split("tile_oc").size.back(), lanes);
+    const int64_t oh = (f.ds[2] + 2 - 3) / f.stride + 1;
+    const int64_t chunks = f.ks[0] / lanes;
+    // The tasks per group of chunks, as the fallback counts them: rows where the group's input is
+    // larger than the weights.
+    const int64_t rows = f.ds[1] * f.ds[2] * f.ds[3] > f.ks[0] * f.ks[1] * 9 ? oh : 1;
+    const int64_t padded = f.ds[1] * (f.ds[2] + 2) * (f.ds[3] + 2) * 4;
+    const int64_t want = conv2d_nchwc_strided_group_tile(
+        chunks, chunks / f.groups, f.stride, padded, topi::cpu::l2_cache_bytes(), lanes, lanes,
+        runtime::configured_thread_count(), rows);
+    EXPECT_EQ(fb.has("tile_oc_group") ? fb.knob_int("tile_oc_group") : 1, want);
+    if (f.stride == 1) EXPECT_EQ(want, 1);
+    EXPECT_LE(fb.split("tile_ow").size.back() * want, topi::cpu::conv2d_nchwc_register_columns())
+        << "the tile's accumulators fit in the registers";
+    EXPECT_EQ(fb.space().find("tile_oc_group"), nullptr) << "set, not defined";
+  }
+  // Blocks that do not divide a group's channels are an error that names them.
+  autotune::FallbackConfigEntity fb;
+  const topi::cpu::GroupedBlocks bad{4, 16, 24};
+  try {
+    topi::cpu::conv2d_nchwc_fallback(fb, {1, 32, 14, 14}, {128, 32, 3, 3},
+                                     topi::nn::Conv2dAttrs{{2, 2}, {1, 1}, {1, 1}}, &bad);
+    ADD_FAILURE() << "no error";
+  } catch (const CompileError& e) {
+    EXPECT_NE(std::string(e.what()).find("grouped blocks 16/24"), std::string::npos) << e.what();
+  }
+}
+
 // Configs with tile_oc_group (set by hand here, so on any machine): every loop order of the 1x1
-// schedule, blocked and NCHW output, against the naive convolution.
+// schedule and of the 3x3 one, blocked and NCHW output, against the naive convolution.
 TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
   autotune::root_fallback_context().silent = true;
   struct GroupCase {
@@ -727,6 +797,12 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
       // Reduction outer, an odd number of tasks (groups of 3 chunks) for the threads: their 4
       // rows in parts (conv2d_nchwc_balance_parts).
       {{{1, 32, 4, 7}, {48 * (2 * runtime::configured_thread_count() + 1), 32, 1, 1}, one}, 3, 7},
+      // 3x3 kernels (the strided grouped convs' fallback): reduction outer; rows outermost
+      // without row blocks (7 rows); rows outermost over a larger map; stride 1
+      {{{1, 32, 15, 15}, {96, 32, 3, 3}, {{2, 2}, {1, 1}, {1, 1}}}, 3, 8},
+      {{{1, 16, 27, 27}, {32, 16, 3, 3}, {{4, 4}, {1, 1}, {1, 1}}}, 2, 7},
+      {{{1, 32, 56, 56}, {64, 32, 3, 3}, {{2, 2}, {1, 1}, {1, 1}}}, 4, 7},
+      {{{1, 32, 12, 12}, {64, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, 4, 6},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
@@ -736,8 +812,10 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
     std::optional<autotune::ConfigEntity> cfg;
     for (int64_t k = 0; k < fb.space().size() && !cfg; ++k) {
       autotune::ConfigEntity e = fb.space().get(k);
+      const bool one_by_one = c.ks[2] == 1 && c.ks[3] == 1;
       if (e.split("tile_ic").size.back() == 16 && e.split("tile_oc").size.back() == 16 &&
-          e.split("tile_ow").size.back() == cases[i].ow_tile && e.knob_int("tile_oh") == 1)
+          e.split("tile_ow").size.back() == cases[i].ow_tile &&
+          (one_by_one ? e.knob_int("tile_oh") == 1 : e.knob_int("unroll_kw") == 0))
         cfg = e;
     }
     ASSERT_TRUE(cfg.has_value());
@@ -745,7 +823,7 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
     autotune::ApplyConfig one_config(*cfg);
     autotune::DispatchScope scope(one_config);
     check_blocked(c, 140 + unsigned(i));
-    if (i + 1 == cases.size()) {  // the tasks of the odd case in row parts
+    if (i == 5) {  // the tasks of the odd case in row parts
       const int64_t threads = runtime::configured_thread_count(), tasks = 2 * threads + 1;
       const int64_t parts = topi::cpu::conv2d_nchwc_balance_parts(tasks, 4, threads);
       EXPECT_EQ(parts > 1, threads > 1);

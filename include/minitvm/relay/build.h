@@ -38,7 +38,8 @@ namespace minitvm::relay {
 
 struct BuildOptions {
   int opt_level = 3;
-  /** Print the graph after each pass (nullptr: off unless MINITVM_PRINT_IR is set). */
+  /** Print the graph after each pass, then each kernel's IR after each lowering pass (kernels
+   *  lowered one at a time; nullptr: off unless MINITVM_PRINT_IR is set). */
   std::ostream* print_after_each_pass = nullptr;
   /** Only fuse, plan and query the dispatch context (no lowering, no compilation: `lib` empty). */
   bool workloads_only = false;

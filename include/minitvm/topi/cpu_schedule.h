@@ -148,9 +148,28 @@ autotune::Json conv2d_nchwc_workload(const std::vector<int64_t>& data_shape,
 void define_conv2d_nchwc_space(autotune::SpaceDefiner& cfg, const std::vector<int64_t>& data_shape,
                                const std::vector<int64_t>& kernel_shape,
                                const nn::Conv2dAttrs& attrs);
-/** TVM's _fallback_schedule (conv2d_avx_common / conv2d_avx_1x1) with the host's float32 lanes. */
+/** The channel blocks of a blocked grouped conv2d_NCHWc (alter_op_layout's) and its groups. */
+struct GroupedBlocks {
+  int64_t groups = 1;
+  int64_t ic_bn = 0;
+  int64_t oc_bn = 0;
+};
+/** TVM's _fallback_schedule (conv2d_avx_common / conv2d_avx_1x1) with the host's float32 lanes.
+ *  A blocked grouped conv passes its groups and blocks: data_shape then has one group's input
+ *  channels (the kernel's I), kernel_shape all output channels. */
 void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& data_shape,
-                           const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs);
+                           const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs,
+                           const GroupedBlocks* grouped = nullptr);
+/** Output-channel chunks per register tile of a fallback blocked grouped conv with a spatial
+ *  kernel (the "tile_oc_group" knob): with stride 2 or more, on one-vector blocks (oc_bn ==
+ *  lanes), where one group's padded input is more than half an L2 (it would be streamed again for
+ *  each chunk of the group), the largest of 4, 3, 2 that divides a group's output chunks and
+ *  leaves two tasks per thread (tasks_per_chunk as for conv2d_nchwc_oc_group); the chunks of a
+ *  tile then read the input once. 1 otherwise. */
+int64_t conv2d_nchwc_strided_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
+                                        int64_t group_input_bytes, int64_t l2_bytes,
+                                        int64_t oc_bn, int64_t lanes, int64_t threads,
+                                        int64_t tasks_per_chunk = 1);
 /** The config of a conv2d layer on `target` (llvm): the current dispatch context's answer for its
  *  0.1 key or its conv2d_NCHWc.x86 key, else the fallback above. What build_conv2d, relay's
  *  alter_op_layout (the channel blocks) and relay::build (the schedule) use. */
