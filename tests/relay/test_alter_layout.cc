@@ -477,6 +477,16 @@ TEST(AlterOpLayout, ShortConvsTakeTheirNeighboursBlocks) {
   }
 }
 
+namespace {
+// The grouped convolutions of `f` that run blocked (nn.contrib_conv2d_NCHWc with groups).
+int blocked_grouped_convs(const Function& f) {
+  int n = 0;
+  for (const auto& e : post_order(f.body))
+    n += e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1;
+  return n;
+}
+}  // namespace
+
 // Grouped convolutions built for llvm: groups of 16 or 32 channels run blocked
 // (nn.contrib_conv2d_NCHWc with groups, on the input's block or a vector), narrower ones and
 // those of 24 stay NCHW; strided, padded and dilated, after a blocked 1x1 conv and into a residual
@@ -505,11 +515,7 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
     if (k.stride == 1) z = add(z, y);
     Function f({x}, z);
     Built b = build(f, "llvm");
-    int blocked_grouped = 0;
-    for (const auto& e : post_order(b.optimized.body))
-      if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1)
-        ++blocked_grouped;
-    EXPECT_EQ(blocked_grouped, cg % lanes == 0 ? 1 : 0);
+    EXPECT_EQ(blocked_grouped_convs(b.optimized), cg % lanes == 0 ? 1 : 0);
     auto xv = relay::testing::random_uniform({1, 24, 9, 9}, -1, 1, seed++);
     expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
                  1e-4);
@@ -572,11 +578,7 @@ TEST(AlterOpLayout, StridedGroupedConvsTilingSeveralChunksMatchTheReference) {
     Function f({x}, nn::conv2d(g, rand_const({16, c, 1, 1}, seed++, -0.2, 0.2)));
     std::ostringstream ir;
     Built b = build(f, "llvm", {}, {.print_after_each_pass = &ir});
-    int blocked_grouped = 0;
-    for (const auto& e : post_order(b.optimized.body))
-      if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1)
-        ++blocked_grouped;
-    EXPECT_EQ(blocked_grouped, 1);
+    EXPECT_EQ(blocked_grouped_convs(b.optimized), 1);
     // The group's chunks in one register tile (the unrolled chunk loop of the accumulator).
     const int64_t oh = (k.h - 1) / k.stride + 1, threads = runtime::configured_thread_count();
     const int64_t padded = cg * (k.h + 2) * (k.h + 2) * 4;
