@@ -268,7 +268,7 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
   // it once. Fastest of 3 processes' per-call medians (2-core Zen 4): RegNetX-16GF's 128-channel
   // groups 112x112 -> 56x56 10.70 -> 9.23 ms, 56x56 -> 28x28 5.35 -> 4.59 ms; RegNetX-3.2GF's
   // 48-channel groups at 112x112 1.45 -> 1.30 ms. Where the input stays in the L2 (28x28 and
-  // 14x14 inputs) they measured level to 12 % slower (ResNeXt-50's 14x14 -> 7x7 221 -> 253 us).
+  // 14x14 inputs) they measured level to 14 % slower (ResNeXt-50's 14x14 -> 7x7 221 -> 253 us).
   if (grouped && grouped->groups > 1 && !is_1x1(g)) {
     const int64_t group_input_bytes =
         g.ci * (g.h + g.pad_top + g.pad_bottom) * (g.w + g.pad_left + g.pad_right) * 4;
