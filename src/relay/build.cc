@@ -620,6 +620,9 @@ Built build(const Function& f, const std::string& target, const Params& params,
         return std::all_of(v.begin(), v.end(), [](int64_t x) { return x == 1; });
       };
       if (ws[2] != 3 || ws[3] != 3 || !all_one(a.stride) || !all_one(a.dilation)) return 0;
+      // A grouped conv here has whole channel blocks per group (alter_op_layout's group_block).
+      if (c.attrs.at("groups").get<int64_t>() > 1)
+        return topi::cpu::winograd_nchwc_group_tile(os[2], os[3], ws[1]);
       if (ws[0] < 32 || ws[1] < 32 || os[2] < 8 || os[3] < 8) return 0;
       if (cb.from_log) {
         ++displaced;

@@ -444,8 +444,9 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
         a[0], at.at("tile_size").get<int64_t>(), at.at("ic_block").get<int64_t>(),
         at.at("oc_block").get<int64_t>())};
   if (op == "nn.contrib_conv2d_winograd_NCHWc")
-    return {topi::cpu::conv2d_winograd_nchwc(a[0], a[1], ints(at.at("padding")),
-                                             at.at("tile_size").get<int64_t>())
+    return {topi::cpu::conv2d_winograd_nchwc(
+                a[0], a[1], ints(at.at("padding")), at.at("tile_size").get<int64_t>(),
+                at.contains("groups") ? at.at("groups").get<int64_t>() : 1)
                 .output};
   if (op == "nn.contrib_depthwise_conv2d_NCHWc") {
     topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),

@@ -366,11 +366,20 @@ TypeResult winograd_nchwc_conv2d_rule(const std::vector<Expr>& a, Json& at) {
   const Shape& d = a[0]->types[0].shape;
   const Shape& w = a[1]->types[0].shape;  // (alpha, alpha, O/ob, I/ib, ib, ob)
   const int64_t m = nchwc_winograd_tile(op, at), ib = d[4], ob = w[5];
-  MINITVM_USER_CHECK(w[0] == m + 2 && w[1] == m + 2 && w[3] == d[1] && w[4] == ib)
+  if (!at.contains("groups")) at["groups"] = 1;
+  MINITVM_USER_CHECK(at["groups"].is_number_integer() && at["groups"].get<int64_t>() >= 1)
+      << op << ": groups must be a positive integer, got " << at["groups"].dump();
+  // A group's channels are whole blocks: groups divide the input and output channel blocks.
+  const int64_t groups = at["groups"].get<int64_t>();
+  MINITVM_USER_CHECK(d[1] % groups == 0 && w[2] % groups == 0)
+      << op << ": groups=" << groups << " must divide the " << d[1]
+      << " input channel blocks of data " << describe(a[0]) << " and the " << w[2]
+      << " output channel blocks of weight " << describe(a[1]);
+  MINITVM_USER_CHECK(w[0] == m + 2 && w[1] == m + 2 && w[3] * groups == d[1] && w[4] == ib)
       << op << ": weight " << describe(a[1]) << " is not an F(" << m
-      << ", 3) transformed weight for data " << describe(a[0]) << " (expected (" << m + 2 << ", "
-      << m + 2 << ", O/ob, " << d[1] << ", " << ib << ", ob))";
-  MINITVM_USER_CHECK(at["groups"] == 1) << op << ": groups must be 1, got " << at["groups"].dump();
+      << ", 3) transformed weight for data " << describe(a[0]) << " and groups=" << groups
+      << " (expected (" << m + 2 << ", " << m + 2 << ", O/ob, " << d[1] / groups << ", " << ib
+      << ", ob))";
   at["channels"] = w[2] * ob;
   at["kernel_size"] = Shape{3, 3};
   at["data_layout"] = detail::Layout::blocked("NCHW", 'C', ib);

@@ -108,13 +108,14 @@ Buf conv2d(const Buf& d, const Buf& w, const Json& at, const Shape& os) {
 
 // Winograd F(m, r) by its definition, in double: per output tile Y = A^T [sum_ci U(ci, co) .*
 // (B^T d B)] A, with d the alpha x alpha input patch (zero outside the data) and U the transformed
-// kernel (alpha, alpha, CI, CO).
+// kernel (alpha, alpha, CI / groups, CO): output channel co reads its group's input channels.
 Buf winograd_conv2d(const Buf& d, const Buf& u, const Json& at, const Shape& os) {
   const int64_t m = at.at("tile_size").get<int64_t>(), alpha = u.shape[0], r = alpha - m + 1;
   auto pad = ints(at.at("padding"));
   const topi::nn::WinogradMatrices wm =
       topi::nn::winograd_transform_matrices(static_cast<int>(m), static_cast<int>(r));
   const int64_t N = d.shape[0], C = d.shape[1], H = d.shape[2], W = d.shape[3], O = u.shape[3];
+  const int64_t G = at.contains("groups") ? at.at("groups").get<int64_t>() : 1, CG = C / G;
   const int64_t OH = os[2], OW = os[3];
   Buf res{os, std::vector<float>(numel(os))};
   std::vector<double> v(static_cast<size_t>(C * alpha * alpha)), acc(alpha * alpha),
@@ -143,10 +144,11 @@ Buf winograd_conv2d(const Buf& d, const Buf& u, const Json& at, const Shape& os)
             }
         }
         for (int64_t o = 0; o < O; ++o) {
+          const int64_t c0 = o / (O / G) * CG;  // the group's first input channel
           for (int64_t k = 0; k < alpha * alpha; ++k) {
             double x = 0;
-            for (int64_t c = 0; c < C; ++c)
-              x += u.v[(k * C + c) * O + o] * v[c * alpha * alpha + k];
+            for (int64_t c = 0; c < CG; ++c)
+              x += u.v[(k * CG + c) * O + o] * v[(c0 + c) * alpha * alpha + k];
             acc[k] = x;
           }
           for (int64_t i = 0; i < m; ++i)  // Y = A^T M A

@@ -478,11 +478,13 @@ TEST(AlterOpLayout, ShortConvsTakeTheirNeighboursBlocks) {
 }
 
 namespace {
-// The grouped convolutions of `f` that run blocked (nn.contrib_conv2d_NCHWc with groups).
-int blocked_grouped_convs(const Function& f) {
+// The grouped convolutions of `f` that run blocked (nn.contrib_conv2d_NCHWc with groups), or with
+// `winograd` those that run as nn.contrib_conv2d_winograd_NCHWc with groups.
+int blocked_grouped_convs(const Function& f, bool winograd = false) {
+  const char* op = winograd ? "nn.contrib_conv2d_winograd_NCHWc" : "nn.contrib_conv2d_NCHWc";
   int n = 0;
   for (const auto& e : post_order(f.body))
-    n += e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() > 1;
+    n += e->is_call(op) && e->attrs.at("groups").get<int64_t>() > 1;
   return n;
 }
 }  // namespace
@@ -490,7 +492,8 @@ int blocked_grouped_convs(const Function& f) {
 // Grouped convolutions built for llvm: groups of 16 or 32 channels run blocked
 // (nn.contrib_conv2d_NCHWc with groups, on the input's block or a vector), narrower ones and
 // those of 24 stay NCHW; strided, padded and dilated, after a blocked 1x1 conv and into a residual
-// add; values as the reference executor's grouped loop nest.
+// add; values as the reference executor's grouped loop nest. Here Winograd is off (the blocked
+// stride-1 ones would take it: the next test).
 TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
   const int64_t lanes = topi::cpu::fp32_lanes();
   uint64_t seed = 500;
@@ -514,12 +517,93 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
     auto z = nn::conv2d(g, rand_const({k.c, k.c, 1, 1}, seed++, -0.2, 0.2));
     if (k.stride == 1) z = add(z, y);
     Function f({x}, z);
-    Built b = build(f, "llvm");
+    Built b = build(f, "llvm", {}, {.winograd = false});
     EXPECT_EQ(blocked_grouped_convs(b.optimized), cg % lanes == 0 ? 1 : 0);
     auto xv = relay::testing::random_uniform({1, 24, 9, 9}, -1, 1, seed++);
     expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
                  1e-4);
   }
+}
+
+// Blocked grouped 3x3 stride-1 convolutions run as Winograd on the blocked layouts, each group's
+// product over its own channel blocks: F(4, 3) on maps of 24 and more, and from 12 with groups of
+// 48 channels; F(2, 3) on smaller maps down to 8, and on 7x7 with groups of 64; direct below
+// (winograd_nchwc_group_tile). Groups of one and of several vectors, more output than input
+// channels per group, odd maps; the bias, relu and residual add fused into the Winograd kernel;
+// values as the reference executor's grouped loop nest. The type rule takes the groups from the
+// transformed weight's input blocks and names a mismatch.
+TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  uint64_t seed = 640;
+  using topi::cpu::winograd_nchwc_group_tile;
+  EXPECT_EQ(winograd_nchwc_group_tile(25, 27, 16), 4);
+  EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 48), 4);
+  EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 32), 2);
+  EXPECT_EQ(winograd_nchwc_group_tile(9, 13, 128), 2);
+  EXPECT_EQ(winograd_nchwc_group_tile(7, 7, 64), 2);
+  EXPECT_EQ(winograd_nchwc_group_tile(7, 7, 32), 0);
+  EXPECT_EQ(winograd_nchwc_group_tile(6, 6, 128), 0);
+  struct Case {
+    int64_t cg_chunks, og_chunks, groups, h, w;
+  };
+  for (Case k : {Case{3, 3, 2, 14, 14}, Case{1, 1, 4, 14, 14}, Case{2, 4, 2, 25, 27},
+                 Case{4, 4, 2, 7, 7}, Case{1, 1, 6, 7, 7}, Case{2, 2, 3, 9, 13},
+                 Case{3, 3, 2, 6, 6}}) {
+    const int64_t cg = k.cg_chunks * lanes, og = k.og_chunks * lanes;
+    const int64_t c = cg * k.groups, o = og * k.groups;
+    SCOPED_TRACE(std::to_string(k.groups) + " groups of " + std::to_string(cg) + " -> " +
+                 std::to_string(og) + " channels, " + std::to_string(k.h) + "x" +
+                 std::to_string(k.w));
+    const int64_t tile = winograd_nchwc_group_tile(k.h, k.w, cg);
+    auto x = var("data", T({1, 8, k.h, k.w}));
+    auto y = nn::relu(nn::conv2d(x, rand_const({c, 8, 1, 1}, seed++, -0.3, 0.3)));
+    auto g = nn::conv2d(y, rand_const({o, cg, 3, 3}, seed++, -0.1, 0.1),
+                        {.padding = {1}, .groups = k.groups});
+    g = nn::bias_add(g, rand_const({o}, seed++));
+    if (o == c) g = add(g, y);
+    g = nn::relu(g);
+    Function f({x}, nn::conv2d(g, rand_const({16, o, 1, 1}, seed++, -0.2, 0.2)));
+    Built b = build(f, "llvm");
+    EXPECT_EQ(blocked_grouped_convs(b.optimized, /*winograd=*/true), tile > 0 ? 1 : 0);
+    EXPECT_EQ(blocked_grouped_convs(b.optimized), tile > 0 ? 0 : 1);
+    for (auto& e : post_order(b.optimized.body))
+      if (e->is_call("nn.contrib_conv2d_winograd_NCHWc")) {
+        EXPECT_EQ(e->attrs.at("tile_size").get<int64_t>(), tile);
+        EXPECT_EQ(e->args[1]->types[0].shape,
+                  (std::vector<int64_t>{tile + 2, tile + 2, o / lanes, k.cg_chunks, lanes,
+                                        lanes}));
+      }
+    if (tile > 0) {
+      const std::vector<std::string> want =
+          o == c ? std::vector<std::string>{"nn.contrib_conv2d_winograd_NCHWc", "add", "add",
+                                            "nn.relu"}
+                 : std::vector<std::string>{"nn.contrib_conv2d_winograd_NCHWc", "add", "nn.relu"};
+      int fused = 0;
+      for (auto& kn : b.kernels) fused += kn.ops == want;
+      EXPECT_EQ(fused, 1) << b.report();
+    }
+    auto xv = relay::testing::random_uniform({1, 8, k.h, k.w}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+  // The type rule: 4 input blocks in 2 groups take a weight of 2 input blocks.
+  auto d = var("d", T({1, 4, 8, 8, 16}));
+  auto u = var("u", T({4, 4, 6, 2, 16, 16}));
+  const std::string op = "nn.contrib_conv2d_winograd_NCHWc";
+  EXPECT_EQ(call(op, {d, u}, {{"tile_size", 2}, {"padding", {1, 1}}, {"groups", 2}})->type().shape,
+            (std::vector<int64_t>{1, 6, 8, 8, 16}));
+  EXPECT_NE(error_of([&] {
+              call(op, {d, u}, {{"tile_size", 2}, {"padding", {1, 1}}, {"groups", 1}});
+            }).find("groups=1 (expected (4, 4, O/ob, 4, 16, ob))"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              call(op, {d, u}, {{"tile_size", 2}, {"padding", {1, 1}}, {"groups", 4}});
+            }).find("groups=4 must divide"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] {
+              call(op, {d, u}, {{"tile_size", 2}, {"padding", {1, 1}}, {"groups", 0}});
+            }).find("groups must be a positive integer"),
+            std::string::npos);
 }
 
 // Strided grouped convolutions over padded inputs of 1 MiB or more pad each task's rows in the

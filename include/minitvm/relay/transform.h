@@ -103,9 +103,9 @@ struct AlterLayoutOptions {
    *  nn.contrib_conv2d_winograd_weight_transform(W, m), (0, 1, 3, 2))): fold_constant transforms
    *  the weight once, at build time, to (alpha, alpha, CI, CO). */
   std::function<int64_t(const ExprNode& conv)> winograd_tile;
-  /** llvm: the Winograd tile size m of an nn.conv2d call (groups 1) that is to run as
-   *  nn.contrib_conv2d_winograd_NCHWc on the blocks conv_blocks chose (0: the direct
-   *  nn.contrib_conv2d_NCHWc). Its weight becomes
+  /** llvm: the Winograd tile size m of an nn.conv2d call that is to run as
+   *  nn.contrib_conv2d_winograd_NCHWc on the blocks conv_blocks chose, or a grouped one on its
+   *  group blocks (0: the direct nn.contrib_conv2d_NCHWc). Its weight becomes
    *  nn.contrib_conv2d_winograd_NCHWc_weight_transform(W, m, ic_block, oc_block), which
    *  fold_constant transforms once, at build time. */
   std::function<int64_t(const ExprNode& conv, const ConvBlocks& blocks)> cpu_winograd_tile;

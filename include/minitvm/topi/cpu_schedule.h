@@ -206,7 +206,8 @@ te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs
 /** Winograd F(m, 3) conv2d on blocked layouts (src/topi/cpu/winograd_nchwc.cc): data NCHW[ib]c
  *  (5-D), the weight transformed at build time by conv2d_winograd_nchwc_weight_transform to
  *  (alpha, alpha, O/ob, I/ib, ib, ob), output NCHW[ob]c (tag conv2d_winograd_NCHWc). Stride 1,
- *  dilation 1, 3x3 kernels; any padding. */
+ *  dilation 1, 3x3 kernels; any padding. A grouped conv's weight is (alpha, alpha, O/ob,
+ *  I/groups/ib, ib, ob): each group's blocks hold whole channel blocks of its own. */
 struct WinogradNCHWc {
   te::Tensor weight;        ///< the transformed weight
   te::Tensor input_rows;    ///< the input transform's first (row) pass
@@ -221,9 +222,14 @@ struct WinogradNCHWc {
 te::Tensor conv2d_winograd_nchwc_weight_transform(const te::Tensor& kernel, int64_t m,
                                                   int64_t ic_bn, int64_t oc_bn);
 WinogradNCHWc conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& weight,
-                                    const std::vector<int64_t>& padding, int64_t m);
+                                    const std::vector<int64_t>& padding, int64_t m,
+                                    int64_t groups = 1);
 /** The output tile m for a layer of that output size (4 on maps of 24 and more, else 2). */
 int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w);
+/** The output tile m for a grouped layer whose groups have `group_channels` input channels, or
+ *  0 where it stays direct: 4 on maps of 24 and more, and from 12 where groups have 48 channels
+ *  or more; 2 on maps of 8 to 23 otherwise, and on 7x7 maps with groups of 64 or more. */
+int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels);
 te::Schedule schedule_conv2d_winograd_nchwc(const WinogradNCHWc& t);
 /** Inside a fused group: `outs[0]` the convolution or a 5-D injective epilogue over it. */
 te::Schedule schedule_conv2d_winograd_nchwc_fused(const std::vector<te::Tensor>& outs);

@@ -431,6 +431,13 @@ class Alter {
     if (is_blocked(x) && block_of(x) > b && Cg % block_of(x) == 0 && Og % block_of(x) == 0)
       b = block_of(x);  // a wider block that divides them: no reblocking
     if (b < B) return keep(e);
+    if (int64_t m = opt_.cpu_winograd_tile ? opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) : 0;
+        m > 0) {
+      Expr u = call("nn.contrib_conv2d_winograd_NCHWc_weight_transform", {w},
+                    {{"tile_size", m}, {"ic_block", b}, {"oc_block", b}});
+      at["tile_size"] = m;
+      return made(call("nn.contrib_conv2d_winograd_NCHWc", {blocked(x, b, C), u}, at), b, Og * G);
+    }
     const std::string kl = "OIHW" + std::to_string(b) + "i" + std::to_string(b) + "o";
     at["data_layout"] = nchw_b(b);
     at["kernel_layout"] = kl;
