@@ -529,7 +529,9 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
 // product over its own channel blocks: F(4, 3) on maps of 24 and more, and from 12 with groups of
 // 48 channels; F(2, 3) on smaller maps down to 8, and on 7x7 with groups of 64; direct below
 // (winograd_nchwc_group_tile). Groups of one and of several vectors, more output than input
-// channels per group, odd maps; the bias, relu and residual add fused into the Winograd kernel;
+// channels per group, odd maps; groups of three or more half vectors (RegNet's 24, 56 and 120
+// channels) on half-vector blocks, narrower ones NCHW; the bias, relu and residual add fused into
+// the Winograd kernel;
 // values as the reference executor's grouped loop nest. The type rule takes the groups from the
 // transformed weight's input blocks and names a mismatch.
 TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
@@ -545,16 +547,21 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
   EXPECT_EQ(winograd_nchwc_group_tile(6, 6, 128), 0);
   struct Case {
     int64_t cg_chunks, og_chunks, groups, h, w;
+    bool half = false;  // chunks of half a vector
   };
   for (Case k : {Case{3, 3, 2, 14, 14}, Case{1, 1, 4, 14, 14}, Case{2, 4, 2, 25, 27},
                  Case{4, 4, 2, 7, 7}, Case{1, 1, 6, 7, 7}, Case{2, 2, 3, 9, 13},
-                 Case{3, 3, 2, 6, 6}}) {
-    const int64_t cg = k.cg_chunks * lanes, og = k.og_chunks * lanes;
+                 Case{3, 3, 2, 6, 6}, Case{3, 3, 4, 14, 14, true}, Case{5, 5, 2, 10, 11, true},
+                 Case{1, 1, 4, 28, 28, true}, Case{3, 3, 2, 7, 7, true}}) {
+    const int64_t block = k.half ? lanes / 2 : lanes;
+    const int64_t cg = k.cg_chunks * block, og = k.og_chunks * block;
     const int64_t c = cg * k.groups, o = og * k.groups;
     SCOPED_TRACE(std::to_string(k.groups) + " groups of " + std::to_string(cg) + " -> " +
                  std::to_string(og) + " channels, " + std::to_string(k.h) + "x" +
                  std::to_string(k.w));
     const int64_t tile = winograd_nchwc_group_tile(k.h, k.w, cg);
+    // Half-vector chunks run blocked only as Winograd, and only three or more per group.
+    const bool blocked = !k.half || (tile > 0 && k.cg_chunks >= 3);
     auto x = var("data", T({1, 8, k.h, k.w}));
     auto y = nn::relu(nn::conv2d(x, rand_const({c, 8, 1, 1}, seed++, -0.3, 0.3)));
     auto g = nn::conv2d(y, rand_const({o, cg, 3, 3}, seed++, -0.1, 0.1),
@@ -564,16 +571,16 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
     g = nn::relu(g);
     Function f({x}, nn::conv2d(g, rand_const({16, o, 1, 1}, seed++, -0.2, 0.2)));
     Built b = build(f, "llvm");
-    EXPECT_EQ(blocked_grouped_convs(b.optimized, /*winograd=*/true), tile > 0 ? 1 : 0);
-    EXPECT_EQ(blocked_grouped_convs(b.optimized), tile > 0 ? 0 : 1);
+    EXPECT_EQ(blocked_grouped_convs(b.optimized, /*winograd=*/true), blocked && tile > 0);
+    EXPECT_EQ(blocked_grouped_convs(b.optimized), blocked && tile == 0);
     for (auto& e : post_order(b.optimized.body))
       if (e->is_call("nn.contrib_conv2d_winograd_NCHWc")) {
         EXPECT_EQ(e->attrs.at("tile_size").get<int64_t>(), tile);
         EXPECT_EQ(e->args[1]->types[0].shape,
-                  (std::vector<int64_t>{tile + 2, tile + 2, o / lanes, k.cg_chunks, lanes,
-                                        lanes}));
+                  (std::vector<int64_t>{tile + 2, tile + 2, o / block, k.cg_chunks, block,
+                                        block}));
       }
-    if (tile > 0) {
+    if (blocked && tile > 0) {
       const std::vector<std::string> want =
           o == c ? std::vector<std::string>{"nn.contrib_conv2d_winograd_NCHWc", "add", "add",
                                             "nn.relu"}
