@@ -530,8 +530,8 @@ TEST(AlterOpLayout, GroupedConvsMatchTheReferenceBuiltForLlvm) {
 // 48 channels; F(2, 3) on smaller maps down to 8, and on 7x7 with groups of 64; direct below
 // (winograd_nchwc_group_tile). Groups of one and of several vectors, more output than input
 // channels per group, odd maps; groups of three or more half vectors (RegNet's 24, 56 and 120
-// channels) on half-vector blocks, narrower ones NCHW; the bias, relu and residual add fused into
-// the Winograd kernel;
+// channels) on half-vector blocks, narrower ones NCHW, and after a conv whose channels are not a
+// multiple of a vector; the bias, relu and residual add fused into the Winograd kernel;
 // values as the reference executor's grouped loop nest. The type rule takes the groups from the
 // transformed weight's input blocks and names a mismatch.
 TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
@@ -590,6 +590,23 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
       EXPECT_EQ(fused, 1) << b.report();
     }
     auto xv = relay::testing::random_uniform({1, 8, k.h, k.w}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+  {
+    // RegNetX-1.6GF's 408 channels in 24-channel groups: the 1x1 conv before keeps its 408
+    // channels (not padded to a multiple of the vector), so the groups run blocked as Winograd.
+    SCOPED_TRACE("17 groups of 24 channels");
+    auto x = var("data", T({1, 16, 14, 14}));
+    auto y = nn::relu(nn::conv2d(x, rand_const({408, 16, 1, 1}, seed++, -0.3, 0.3)));
+    auto g = nn::conv2d(y, rand_const({408, 24, 3, 3}, seed++, -0.1, 0.1),
+                        {.padding = {1}, .groups = 17});
+    g = nn::relu(add(nn::bias_add(g, rand_const({408}, seed++)), y));
+    Function f({x}, nn::conv2d(g, rand_const({16, 408, 1, 1}, seed++, -0.2, 0.2)));
+    Built b = build(f, "llvm");
+    EXPECT_EQ(blocked_grouped_convs(b.optimized, /*winograd=*/true), 1) << b.optimized;
+    EXPECT_EQ(count_op(b.optimized, "nn.conv2d"), 0) << b.optimized;
+    auto xv = relay::testing::random_uniform({1, 16, 14, 14}, -1, 1, seed++);
     expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
                  1e-4);
   }

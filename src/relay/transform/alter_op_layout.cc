@@ -339,7 +339,13 @@ class Alter {
       std::optional<ConvBlocks> cb = opt_.conv_blocks(*e);
       const bool tuned = cb && cb->from_log;
       int64_t op_ = O, ic = C;
-      if (const auto& pc = opt_.pad_channels; !tuned && !pc.empty() && O % pc.back() != 0) {
+      // A conv whose output a blocked grouped conv reads keeps its channels: padding would shift
+      // the groups (RegNet's 408 channels in 24-channel groups, on 8-lane blocks).
+      const auto gw = group_width_.find(e.get());
+      const bool feeds_group =
+          gw != group_width_.end() && O % std::gcd(gw->second, opt_.group_block) == 0;
+      if (const auto& pc = opt_.pad_channels;
+          !tuned && !feeds_group && !pc.empty() && O % pc.back() != 0) {
         // The first multiple that adds at most a sixteenth, else at most an eighth.
         for (const int64_t frac : {16, 8}) {
           for (const int64_t v : pc) {
@@ -420,14 +426,14 @@ class Alter {
   // stay NCHW: on the 2-core Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1
   // convs' 32) ran 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged
   // into block-diagonal 16-channel groups 461 against 313.
-  // Groups whose widths are multiples of half a vector block, three of them or more (RegNet's 24-,
-  // 56- and 120-channel groups), run blocked on such blocks where they run as Winograd: F(4, 3)
-  // on half-vector products still does fewer multiplies than the NCHW direct kernel at full
+  // Groups on blocks of half a vector or more (RegNet's 24-, 56- and 120-channel groups on 8 or
+  // 12 lanes), of at least one and a half vectors, run blocked where they run as Winograd: its
+  // products on part-vector blocks still do fewer multiplies than the NCHW direct kernel at full
   // width. Narrower groups (ResNeXt's 8 channels) measured level and stay NCHW.
   bool half_block_winograd(const Expr& e, int64_t b) const {
     const int64_t cg = e->args[1]->types[0].shape[1];
-    return 2 * b >= opt_.group_block && cg >= 3 * b && opt_.cpu_winograd_tile &&
-           opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) > 0;
+    return 2 * b >= opt_.group_block && 2 * cg >= 3 * opt_.group_block &&
+           opt_.cpu_winograd_tile && opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) > 0;
   }
 
   Val grouped(const Expr& e, Json at) {
