@@ -549,10 +549,10 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
     int64_t cg_chunks, og_chunks, groups, h, w;
     bool half = false;  // chunks of half a vector
   };
-  for (Case k : {Case{3, 3, 2, 14, 14}, Case{1, 1, 4, 14, 14}, Case{2, 4, 2, 25, 27},
-                 Case{4, 4, 2, 7, 7}, Case{1, 1, 6, 7, 7}, Case{2, 2, 3, 9, 13},
-                 Case{3, 3, 2, 6, 6}, Case{3, 3, 4, 14, 14, true}, Case{5, 5, 2, 10, 11, true},
-                 Case{1, 1, 4, 28, 28, true}, Case{3, 3, 2, 7, 7, true}}) {
+  for (Case k :
+       {Case{3, 3, 2, 14, 14}, Case{1, 1, 4, 14, 14}, Case{2, 4, 2, 25, 27}, Case{4, 4, 2, 7, 7},
+        Case{1, 1, 6, 7, 7}, Case{2, 2, 3, 9, 13}, Case{3, 3, 2, 6, 6}, Case{3, 3, 4, 14, 14, true},
+        Case{5, 5, 2, 10, 11, true}, Case{1, 1, 4, 28, 28, true}, Case{3, 3, 2, 7, 7, true}}) {
     const int64_t block = k.half ? lanes / 2 : lanes;
     const int64_t cg = k.cg_chunks * block, og = k.og_chunks * block;
     const int64_t c = cg * k.groups, o = og * k.groups;
@@ -577,8 +577,7 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
       if (e->is_call("nn.contrib_conv2d_winograd_NCHWc")) {
         EXPECT_EQ(e->attrs.at("tile_size").get<int64_t>(), tile);
         EXPECT_EQ(e->args[1]->types[0].shape,
-                  (std::vector<int64_t>{tile + 2, tile + 2, o / block, k.cg_chunks, block,
-                                        block}));
+                  (std::vector<int64_t>{tile + 2, tile + 2, o / block, k.cg_chunks, block, block}));
       }
     if (blocked && tile > 0) {
       const std::vector<std::string> want =
@@ -643,8 +642,8 @@ TEST(AlterOpLayout, StridedGroupedConvsOnLargeMapsMatchTheReference) {
   for (Case k : {Case{64, 4, 65, 65, 2}, Case{128, 8, 66, 40, 2}, Case{64, 2, 36, 120, 2},
                  Case{64, 4, 67, 67, 3}}) {
     const int64_t cg = k.c / k.groups;
-    SCOPED_TRACE("channels " + std::to_string(k.c) + ", groups " + std::to_string(k.groups) +
-                 ", " + std::to_string(k.h) + "x" + std::to_string(k.w) + ", stride " +
+    SCOPED_TRACE("channels " + std::to_string(k.c) + ", groups " + std::to_string(k.groups) + ", " +
+                 std::to_string(k.h) + "x" + std::to_string(k.w) + ", stride " +
                  std::to_string(k.stride));
     auto x = var("data", T({1, 8, k.h, k.w}));
     auto y = nn::relu(nn::conv2d(x, rand_const({k.c, 8, 1, 1}, seed++, -0.3, 0.3)));
@@ -936,11 +935,11 @@ TEST(AlterOpLayout, ShippedLlvmLogAnswersResNet50Layers) {
 }
 
 // On llvm, 3x3 stride-1 convs of at least 32 input and output channels and an output of at least
-// 8x8 run as Winograd on the blocked layouts: F(4, 3) on maps of 24 and more, F(2, 3) below; the
-// others (strided, 16 output channels) stay direct. The weight transform is folded at build time,
-// the bias, residual add and relu are fused into the Winograd kernel, and the values are the
-// NCHW reference's. BuildOptions::winograd = false and task extraction (workloads_only) keep the
-// direct kernels.
+// 8x8 (7x7 from 64 input channels) run as Winograd on the blocked layouts: F(4, 3) on maps of 24
+// and more, F(2, 3) below; the others (strided, 16 output channels) stay direct. The weight
+// transform is folded at build time, the bias, residual add and relu are fused into the Winograd
+// kernel, and the values are the NCHW reference's. BuildOptions::winograd = false and task
+// extraction (workloads_only) keep the direct kernels.
 TEST(AlterOpLayout, WinogradForThreeByThreeStrideOneLayers) {
   auto x = var("data", T({1, 32, 24, 24}));
   auto c3 = [](const relay::Expr& in, int64_t ci, int64_t co, int64_t stride, uint64_t seed) {
@@ -996,4 +995,20 @@ TEST(AlterOpLayout, WinogradForThreeByThreeStrideOneLayers) {
   BuildOptions tasks;
   tasks.workloads_only = true;
   EXPECT_EQ(count_op(build(f, "llvm", {}, tasks).optimized, "nn.contrib_conv2d_winograd_NCHWc"), 0);
+
+  // 7x7 maps (ResNet's last stage): F(2, 3) from 64 input channels, direct from 32.
+  auto x7 = var("data7", T({1, 64, 7, 7}));
+  auto a7 = nn::relu(c3(x7, 64, 32, 1, 8));  // 64 in: F(2, 3)
+  auto b7 = c3(a7, 32, 32, 1, 9);            // 32 in: direct
+  Function f7({x7}, b7);
+  Built b7b = build(f7, "llvm");
+  std::vector<int64_t> tiles7;
+  for (auto& e : post_order(b7b.optimized.body))
+    if (e->is_call("nn.contrib_conv2d_winograd_NCHWc"))
+      tiles7.push_back(e->attrs.at("tile_size").get<int64_t>());
+  EXPECT_EQ(tiles7, (std::vector<int64_t>{2})) << b7b.optimized;
+  EXPECT_EQ(count_op(b7b.optimized, "nn.contrib_conv2d_NCHWc"), 1);
+  auto x7v = relay::testing::random_uniform({1, 64, 7, 7}, -1, 1, 10);
+  expect_close(relay_test::run_graph(b7b, {{"data7", x7v}})[0],
+               reference_run(f7, {{"data7", x7v}})[0], 1e-4);
 }

@@ -88,9 +88,8 @@ void check(const Case& c, unsigned seed) {
       te::placeholder(exprs({c.n, c.ci / c.ib, c.h, c.w, c.ib}), DataType::Float(32), "data");
   te::Tensor up = te::placeholder(exprs(us), DataType::Float(32), "u");
   te::Tensor bt = te::placeholder(exprs({1, c.co / c.ob, 1, 1, c.ob}), DataType::Float(32), "b");
-  topi::cpu::WinogradNCHWc t =
-      topi::cpu::conv2d_winograd_nchwc(dt, up, {c.pad[0], c.pad[1], c.pad[2], c.pad[3]}, c.m,
-                                       c.groups);
+  topi::cpu::WinogradNCHWc t = topi::cpu::conv2d_winograd_nchwc(
+      dt, up, {c.pad[0], c.pad[1], c.pad[2], c.pad[3]}, c.m, c.groups);
   ASSERT_EQ(shape_of(t.output), (std::vector<int64_t>{c.n, c.co / c.ob, OH, OW, c.ob}));
   // relu(conv + bias), the bias broadcast along the blocked channels (relay's fused epilogue).
   te::Tensor conv = t.output;

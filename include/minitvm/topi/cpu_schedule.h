@@ -167,8 +167,8 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
  *  leaves two tasks per thread (tasks_per_chunk as for conv2d_nchwc_oc_group); the chunks of a
  *  tile then read the input once. 1 otherwise. */
 int64_t conv2d_nchwc_strided_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
-                                        int64_t group_input_bytes, int64_t l2_bytes,
-                                        int64_t oc_bn, int64_t lanes, int64_t threads,
+                                        int64_t group_input_bytes, int64_t l2_bytes, int64_t oc_bn,
+                                        int64_t lanes, int64_t threads,
                                         int64_t tasks_per_chunk = 1);
 /** The config of a conv2d layer on `target` (llvm): the current dispatch context's answer for its
  *  0.1 key or its conv2d_NCHWc.x86 key, else the fallback above. What build_conv2d, relay's

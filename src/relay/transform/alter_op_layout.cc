@@ -432,8 +432,8 @@ class Alter {
   // width. Narrower groups (ResNeXt's 8 channels) measured level and stay NCHW.
   bool half_block_winograd(const Expr& e, int64_t b) const {
     const int64_t cg = e->args[1]->types[0].shape[1];
-    return 2 * b >= opt_.group_block && 2 * cg >= 3 * opt_.group_block &&
-           opt_.cpu_winograd_tile && opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) > 0;
+    return 2 * b >= opt_.group_block && 2 * cg >= 3 * opt_.group_block && opt_.cpu_winograd_tile &&
+           opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) > 0;
   }
 
   Val grouped(const Expr& e, Json at) {
