@@ -420,12 +420,6 @@ class Alter {
     return made(call("nn.contrib_depthwise_conv2d_NCHWc", {blocked(x, b, c), kw}, at), b, c);
   }
 
-  // A grouped conv (not depthwise) as nn.contrib_conv2d_NCHWc with groups (AlterLayoutOptions::
-  // group_block says when): one block for its input and output channels, the input's when it is
-  // wider than group_block and divides both per-group counts, else group_block. Narrower groups
-  // stay NCHW: on the 2-core Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1
-  // convs' 32) ran 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged
-  // into block-diagonal 16-channel groups 461 against 313.
   // Groups on blocks of half a vector or more (RegNet's 24-, 56- and 120-channel groups on 8 or
   // 12 lanes), of at least one and a half vectors, run blocked where they run as Winograd: its
   // products on part-vector blocks still do fewer multiplies than the NCHW direct kernel at full
@@ -436,6 +430,13 @@ class Alter {
            opt_.cpu_winograd_tile(*e, ConvBlocks{b, b}) > 0;
   }
 
+  // A grouped conv (not depthwise) as nn.contrib_conv2d_NCHWc with groups (AlterLayoutOptions::
+  // group_block says when): one block for its input and output channels, the input's when it is
+  // wider than group_block and divides both per-group counts, else group_block. Narrower groups
+  // stay NCHW: on the 2-core Xeon ResNeXt-50's 8-channel groups on 8-blocks (reblocked from the 1x1
+  // convs' 32) ran 247-691 us against the NCHW kernel's 202-432, and its 4-channel groups merged
+  // into block-diagonal 16-channel groups 461 against 313; half_block_winograd says where narrower
+  // groups run blocked as Winograd. A stride-1 3x3 one takes Winograd where cpu_winograd_tile says.
   Val grouped(const Expr& e, Json at) {
     const Expr& x = e->args[0];
     const Expr& w = e->args[1];
