@@ -623,16 +623,12 @@ Built build(const Function& f, const std::string& target, const Params& params,
       // A grouped conv here has whole channel blocks per group (alter_op_layout's group_block).
       if (c.attrs.at("groups").get<int64_t>() > 1)
         return topi::cpu::winograd_nchwc_group_tile(os[2], os[3], ws[1]);
-      // 7x7 maps (ResNet's last stage) from 64 input channels, as grouped ones: F(2, 3) ran
-      // ResNet-50's and ResNet-18's 512-channel layers in 878 and 869 us against 1304 and 1275
-      // direct on Zen 4 (the Xeon measured ResNet-50 level end to end).
-      const int64_t s = std::min(os[2], os[3]);
-      if (ws[0] < 32 || ws[1] < 32 || s < 7 || (s < 8 && ws[1] < 64)) return 0;
-      if (cb.from_log) {
+      const int64_t m = topi::cpu::winograd_nchwc_conv_tile(os[2], os[3], ws[1], ws[0]);
+      if (m > 0 && cb.from_log) {
         ++displaced;
         return 0;
       }
-      return topi::cpu::winograd_nchwc_tile(os[2], os[3]);
+      return m;
     };
     ao.depthwise_block = topi::cpu::fp32_lanes();
     // Task extraction keeps grouped convs as they are (they have no conv2d_NCHWc task).

@@ -446,7 +446,7 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
   if (op == "nn.contrib_conv2d_winograd_NCHWc")
     return {topi::cpu::conv2d_winograd_nchwc(
                 a[0], a[1], ints(at.at("padding")), at.at("tile_size").get<int64_t>(),
-                at.contains("groups") ? at.at("groups").get<int64_t>() : 1)
+                at.at("groups").get<int64_t>())  // the type rule sets it
                 .output};
   if (op == "nn.contrib_depthwise_conv2d_NCHWc") {
     topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),

@@ -66,13 +66,24 @@ int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w) {
   return std::min(out_h, out_w) >= 24 ? 4 : 2;
 }
 
+int64_t winograd_nchwc_conv_tile(int64_t out_h, int64_t out_w, int64_t in_channels,
+                                 int64_t out_channels) {
+  // 7x7 maps (ResNet's last stage) from 64 input channels, as grouped ones: F(2, 3) ran
+  // ResNet-50's and ResNet-18's 512-channel layers in 878 and 869 us against 1304 and 1275
+  // direct on Zen 4 (the Xeon measured ResNet-50 level end to end).
+  const int64_t s = std::min(out_h, out_w);
+  if (in_channels < 32 || out_channels < 32 || s < 7 || (s < 8 && in_channels < 64)) return 0;
+  return winograd_nchwc_tile(out_h, out_w);
+}
+
 int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels) {
   // A group's product reduces over its own channels only, so the transforms weigh more against
   // it than in a full conv. Measured on Zen 4 (per-call medians, against the direct grouped
-  // kernel): 16- to 128-channel groups on 14x14 to 56x56 maps 1.4-2.9x faster; on 14x14 F(4, 3)
-  // beat F(2, 3) with 48 and 128 channels per group (190 -> 170, 1187 -> 934 us at the
-  // neighbours' pace) and lost with 16 and 32 (102 -> 136, 345 -> 381 us); on 7x7 F(2, 3) won
-  // with 64 (729 -> 518 us) and lost with 16 and 32.
+  // kernel): 1.0x (RegNetX-400MF's 16-channel 14x14, level) to 2.9x faster on 14x14 to 56x56
+  // maps with 16- to 128-channel groups; on 14x14 F(4, 3) beat F(2, 3) with 48 and 128 channels
+  // per group (190 -> 170, 1187 -> 934 us at the neighbours' pace) and lost with 16 and 32
+  // (102 -> 136, 345 -> 381 us); on 7x7 F(2, 3) won with 64 (729 -> 518 us) and lost with 16
+  // and 32.
   const int64_t s = std::min(out_h, out_w);
   if (s >= 24 || (s >= 12 && group_channels >= 48)) return 4;
   if (s >= 8 || (s >= 7 && group_channels >= 64)) return 2;
