@@ -456,6 +456,14 @@ TEST(Conv2dNCHWc, OutputBoundOneByOnesRunInTvmsOrder) {
   }
 }
 
+// Output channels for the reduction-ordered cases below: at least two tiles of the preferred block
+// per thread, four with one thread, and at least 64, so that the 1x1 cases' weights are larger
+// than their inputs with 8-lane blocks (AVX2) as with 16 or 32.
+static int64_t many_output_channels(int64_t threads) {
+  return std::max<int64_t>(std::max<int64_t>(2 * threads, 4) * topi::cpu::preferred_channel_block(),
+                           64);
+}
+
 // Reduction-ordered tasks (one per output-channel chunk) that would leave the threads uneven
 // shares split their rows into parts, chunk by chunk; the split convolutions match the reference.
 TEST(Conv2dNCHWc, ReductionTasksSplitRowsToBalanceTheThreads) {
@@ -471,12 +479,14 @@ TEST(Conv2dNCHWc, ReductionTasksSplitRowsToBalanceTheThreads) {
 
   autotune::root_fallback_context().silent = true;
   const int64_t threads = runtime::configured_thread_count();
-  // An odd number of 16-channel output chunks (16 is the block on every machine for an odd
-  // multiple of 16), weights larger than the input: one reduction-ordered task per chunk.
+  // An odd number of vector-wide output chunks (the vector is the block for an odd multiple of
+  // it: 8 lanes with AVX2, 16 with AVX-512, where Intel's preferred 32 does not divide), weights
+  // larger than the input: one reduction-ordered task per chunk.
   const int64_t chunks = 2 * threads + 1;
+  const int64_t oc = topi::cpu::fp32_lanes() * chunks;
   const Case cases[] = {
-      {{1, 32, 4, 5}, {16 * chunks, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
-      {{1, 64, 4, 7}, {16 * chunks, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
+      {{1, 32, 4, 5}, {oc, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
+      {{1, 64, 4, 7}, {oc, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},
   };
   for (size_t i = 0; i < std::size(cases); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));
@@ -512,8 +522,7 @@ TEST(Conv2dNCHWc, WeightPrefetchRule) {
   // The lowered kernels of two reduction-ordered layers on blocked layouts (the cases of
   // EveryLoopOrderMatchesReference): a 1x1 and a 3x3 with small weights.
   autotune::root_fallback_context().silent = true;
-  const int64_t many = std::max<int64_t>(2 * runtime::configured_thread_count(), 4) *
-                       topi::cpu::preferred_channel_block();
+  const int64_t many = many_output_channels(runtime::configured_thread_count());
   topi::LayerOptions opt;
   opt.nchwc_blocked = true;
   const Case one{{1, 64, 6, 7}, {many, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}};
@@ -532,9 +541,7 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   using topi::cpu::NCHWcLoopOrder;
   autotune::root_fallback_context().silent = true;
   const int64_t threads = runtime::configured_thread_count();
-  // Output channels for at least two tiles of the preferred block per thread, and four tiles
-  // (weights larger than the 1x1 case's input) with one thread.
-  const int64_t many = std::max<int64_t>(2 * threads, 4) * topi::cpu::preferred_channel_block();
+  const int64_t many = many_output_channels(threads);
   // A map whose 64 channels are between half and all of `many` 3x3 filters' weights, its side a
   // multiple of 4 (row blocks of 2-4 rows divide it with any thread count).
   const int64_t side = 4 * static_cast<int64_t>(std::lround(std::sqrt(6.3 * double(many)) / 4));
@@ -545,7 +552,8 @@ TEST(Conv2dNCHWc, EveryLoopOrderMatchesReference) {
   };
   std::vector<OrderCase> cases = {
       {{{1, 16, 12, 11}, {16, 16, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
-      {{{1, 16, 20, 18}, {32, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
+      // One input chunk on every machine (8 channels): whole rows, no row blocks.
+      {{{1, 8, 20, 18}, {32, 8, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, NCHWcLoopOrder::kRowsOuter},
       {{{1, 32, 5, 6}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},
        NCHWcLoopOrder::kReductionOuter},
       {{{1, 64, 6, 7}, {many, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}},
