@@ -191,46 +191,55 @@ TEST(Conv2dNCHWc, FallbackFollowsTvm) {
   // TVM's fallback: oc_bn = ic_bn = lanes (16 with AVX-512, else 8); reg_n = the largest divisor
   // of the output width up to the register columns: TVM's 31 with AVX-512, 14 with AVX2's 16
   // registers (TVM keeps 31 there: 28 accumulators spill, and ResNet-50 ran 1.3-1.7x slower).
-  // minitvm's blocks: two vectors (32) on Intel's AVX-512 cores, where the column count is then
-  // halved (two accumulators per column).
+  // minitvm's blocks: two vectors on Intel's AVX-512 cores (32) and with AVX2 (16). With AVX-512
+  // the column count is then halved (two accumulators per column); AVX2's 16 registers hold 6
+  // columns of two vectors besides the two kernel vectors and the broadcast.
   const int64_t lanes = topi::cpu::fp32_lanes();
   EXPECT_TRUE(lanes == 16 || lanes == 8);
   EXPECT_EQ(topi::cpu::conv2d_nchwc_register_columns(), lanes == 16 ? 31 : 14);
   const int64_t blk = topi::cpu::preferred_channel_block();
-  EXPECT_EQ(blk, lanes == 16 && __builtin_cpu_is("intel") ? 32 : lanes);
+  EXPECT_EQ(blk, lanes == 8 || __builtin_cpu_is("intel") ? 2 * lanes : lanes);
   const int64_t cols = topi::cpu::register_columns_for_block(blk);
-  EXPECT_EQ(cols, blk == 32 ? 15 : (lanes == 16 ? 31 : 14));
+  EXPECT_EQ(cols, blk == 32 ? 15 : (lanes == 16 ? 31 : 6));
   EXPECT_EQ(topi::cpu::register_columns_for_block(lanes), lanes == 16 ? 31 : 14);
+  EXPECT_EQ(topi::cpu::register_columns_for_block(3 * lanes), lanes == 16 ? 10 : 4);
   EXPECT_EQ(topi::cpu::channel_block(64), blk);
-  EXPECT_EQ(topi::cpu::channel_block(144), lanes);  // 144 = 9 x 16: never 32, never 24
+  EXPECT_EQ(topi::cpu::channel_block(144), 16);  // 144 = 9 x 16: never 32, never 24
   EXPECT_EQ(topi::cpu::channel_block(24), lanes == 16 ? 12 : 8);
   EXPECT_EQ(topi::cpu::channel_block(3), 3);
-  const int64_t reg = cols >= 28 ? 28 : 14;  // the largest divisor of 56 and 112 up to cols
+  // The largest divisor of 56 and 112 up to cols; with AVX2's 6 columns that is 4, and the
+  // fallback takes tiles of 6 instead, the last one partial (10 over 56, 19 over 112).
+  const std::vector<int64_t> tiles56 = cols >= 28   ? std::vector<int64_t>{2, 28}
+                                       : cols >= 14 ? std::vector<int64_t>{4, 14}
+                                                    : std::vector<int64_t>{10, 6};
+  const std::vector<int64_t> tiles112 = cols >= 28   ? std::vector<int64_t>{4, 28}
+                                        : cols >= 14 ? std::vector<int64_t>{8, 14}
+                                                     : std::vector<int64_t>{19, 6};
 
   // 64x56x56 -> 64, 3x3.
   autotune::FallbackConfigEntity fb;
   topi::cpu::conv2d_nchwc_fallback(fb, {1, 64, 56, 56}, {64, 64, 3, 3}, {{1, 1}, {1, 1}, {1, 1}});
   EXPECT_EQ(fb.split("tile_oc").size.back(), blk);
   EXPECT_EQ(fb.split("tile_ic").size.back(), blk);
-  EXPECT_EQ(fb.split("tile_ow").size, (std::vector<int64_t>{56 / reg, reg}));
+  EXPECT_EQ(fb.split("tile_ow").size, tiles56);
   EXPECT_EQ(fb.knob_int("unroll_kw"), 0);
   // 1x1, 256x56x56 -> 64: the largest ow factor with some oh factor giving at most the register
-  // columns of outputs: 28 x 1 or 14 x 1.
+  // columns of outputs: 28 x 1 or 14 x 1 (6 x 1 with AVX2, ragged as above).
   autotune::FallbackConfigEntity f1;
   topi::cpu::conv2d_nchwc_fallback(f1, {1, 256, 56, 56}, {64, 256, 1, 1}, {{1, 1}, {0, 0}, {1, 1}});
-  EXPECT_EQ(f1.split("tile_ow").size, (std::vector<int64_t>{56 / reg, reg}));
+  EXPECT_EQ(f1.split("tile_ow").size, tiles56);
   EXPECT_EQ(f1.knob_int("tile_oh"), 1);
   // 3 input channels: ic_bn 3; 7x7 stem, ow 112.
   autotune::FallbackConfigEntity f2;
   topi::cpu::conv2d_nchwc_fallback(f2, {1, 3, 224, 224}, {64, 3, 7, 7}, {{2, 2}, {3, 3}, {1, 1}});
   EXPECT_EQ(f2.split("tile_ic").size, (std::vector<int64_t>{1, 3}));
-  EXPECT_EQ(f2.split("tile_ow").size, (std::vector<int64_t>{112 / reg, reg}));
+  EXPECT_EQ(f2.split("tile_ow").size, tiles112);
   // Where minitvm differs from TVM (whose ic_bn is at most oc_bn): 144 -> 24 (MobileNetV2) keeps
-  // the 144-channel producer's block (16 with AVX-512, 8 with AVX2) instead of 12 / 8, so no
-  // layout_transform sits between the two convolutions.
+  // the 144-channel producer's block (16) instead of 12 / 8, so no layout_transform sits between
+  // the two convolutions.
   autotune::FallbackConfigEntity f3;
   topi::cpu::conv2d_nchwc_fallback(f3, {1, 144, 56, 56}, {24, 144, 1, 1}, {{1, 1}, {0, 0}, {1, 1}});
-  EXPECT_EQ(f3.split("tile_ic").size.back(), lanes);
+  EXPECT_EQ(f3.split("tile_ic").size.back(), 16);
   EXPECT_EQ(f3.split("tile_oc").size.back(), lanes == 16 ? 12 : 8);
 }
 
@@ -901,7 +910,7 @@ TEST(Conv2dNCHWc, TuningTemplateTimesTheBlockedConvolutionOnTheConfigsLayouts) {
 TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
   autotune::root_fallback_context().silent = true;
   std::vector<Case> cases = {
-      {{1, 32, 10, 14}, {32, 32, 3, 3}, {{1, 1}, {6, 12}, {6, 12}}},
+      {{1, 32, 10, 24}, {32, 32, 3, 3}, {{1, 1}, {6, 12}, {6, 12}}},
       {{1, 16, 11, 12}, {32, 16, 3, 3}, {{2, 1}, {5, 4}, {5, 4}}},
       {{1, 16, 7, 8}, {16, 16, 5, 3}, {{1, 1}, {6, 3, 5, 2}, {3, 2}}},
   };
@@ -918,11 +927,14 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
     EXPECT_EQ(L.ir.find("for (", guard + 1), kw) << L.ir;
     EXPECT_NE(L.ir.substr(guard, kw - guard).find("kh"), std::string::npos) << L.ir;
     if (i == 0) {
-      // 14 columns at rate 12: the fallback tiles them by 7, and the (tile, kernel column) guard
-      // sits right inside the kernel-column loop.
+      // 24 columns at rate 12 and padding 12: the outer kernel columns read only padding for a
+      // whole tile in 2 of 6 (tile, kernel column) pairs with tiles of 12, in 4 of 12 with tiles
+      // of 6 (AVX2's 6 register columns); the fallback takes 12 or 6, and the guard sits right
+      // inside the kernel-column loop.
       autotune::FallbackConfigEntity fb;
       topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
-      EXPECT_EQ(fb.split("tile_ow").size.back(), 7);
+      const int64_t cols = topi::cpu::register_columns_for_block(topi::cpu::channel_block(32));
+      EXPECT_EQ(fb.split("tile_ow").size.back(), cols >= 12 ? 12 : 6);
       const size_t next = L.ir.find("for (", kw + 1);
       ASSERT_NE(next, std::string::npos);
       const std::string inside = L.ir.substr(kw, next - kw);
@@ -940,7 +952,8 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
     EXPECT_EQ(fb.split("tile_ow").size.back(), 4);
     run_and_check(wide, 160);
   }
-  Case plain{{1, 16, 9, 9}, {16, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}};
+  // (12 columns: tiles of 12, or 6 with AVX2, divide them, so no ragged-tile guard either.)
+  Case plain{{1, 16, 9, 12}, {16, 16, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}};
   topi::LayerBuild L = run_and_check(plain, 150);
   EXPECT_EQ(L.ir.find("if ("), std::string::npos) << L.ir;
 }

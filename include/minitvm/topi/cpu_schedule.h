@@ -243,16 +243,20 @@ int64_t fp32_lanes();
  *  TVM's 31 with AVX-512's 32 vector registers; 14 with 16 (AVX2), so that the accumulators, the
  *  kernel vector and the broadcast input fit without spilling. */
 int64_t conv2d_nchwc_register_columns();
-/** The channel block the x86 fallback prefers: two vectors (32 lanes) on Intel's AVX-512 cores,
- *  one vector elsewhere. On Intel the adds share the FMA ports, and a 32-block halves the
- *  broadcast loads per multiply-add (ResNet-50 on a 2-core Xeon: 39.5 -> 36.3 ms, VGG-16 140 ->
- *  129 ms); on Zen 4 (separate add pipes) the 16-block was the faster one. */
+/** The channel block the x86 fallback prefers: two vectors on Intel's AVX-512 cores (32 lanes)
+ *  and with AVX2 (16), one vector on AMD's AVX-512 cores. On Intel the adds share the FMA ports,
+ *  and a 32-block halves the broadcast loads per multiply-add (ResNet-50 on a 2-core Xeon: 39.5 ->
+ *  36.3 ms, VGG-16 140 -> 129 ms); on Zen 4 (separate add pipes) the 16-block was the faster one.
+ *  AVX2 has no broadcast operand: a one-vector tile of 14 columns issues a broadcast load per
+ *  multiply-add and ran at 55 % of a Zen 3 core's peak, 6 columns of two vectors at 95 %
+ *  (ResNet-50 52 -> 47 ms, Inception-v3 78 -> 67 ms on 2 Zen 3 cores). */
 int64_t preferred_channel_block();
 /** The fallback's block for `channels`: the preferred block when it divides them, else the
  *  largest divisor up to one vector. */
 int64_t channel_block(int64_t channels);
 /** The register columns for a block of `block` lanes: conv2d_nchwc_register_columns() divided
- *  by the vectors one column of the block takes. */
+ *  by the vectors one column of the block takes (AVX-512), or what AVX2's 16 registers hold
+ *  besides the block's kernel vectors and the broadcast: 14 columns of one vector, 6 of two. */
 int64_t register_columns_for_block(int64_t block);
 /** Injective ops (elementwise, broadcast, flatten, batch norm): fuse, parallel, vectorize. */
 te::Schedule schedule_injective(const std::vector<te::Tensor>& outs);

@@ -113,7 +113,7 @@ int64_t conv2d_nchwc_register_columns() {
 int64_t preferred_channel_block() {
 #if defined(__x86_64__) || defined(__i386__)
   static const int64_t block =
-      fp32_lanes() >= 16 && __builtin_cpu_is("intel") ? 2 * fp32_lanes() : fp32_lanes();
+      fp32_lanes() < 16 || __builtin_cpu_is("intel") ? 2 * fp32_lanes() : fp32_lanes();
   return block;
 #else
   return fp32_lanes();
@@ -180,6 +180,10 @@ int64_t channel_block(int64_t channels) {
 
 int64_t register_columns_for_block(int64_t block) {
   const int64_t vectors = std::max<int64_t>(1, (block + fp32_lanes() - 1) / fp32_lanes());
+  // AVX-512's multiply-add reads its broadcast operand from memory ({1to16}); AVX2 broadcasts
+  // into a register first. Of AVX2's 16 registers the broadcast takes one and the kernel vectors
+  // one each: 14 columns of one vector, 6 of two (7 x 2 spilled: twice as slow).
+  if (fp32_lanes() < 16) return std::max<int64_t>(1, (15 - vectors) / vectors);
   return std::max<int64_t>(1, conv2d_nchwc_register_columns() / vectors);
 }
 
