@@ -44,6 +44,8 @@ std::vector<transform::NamedPass> lowering_passes(const LowerOptions& opt, const
   const transform::UnrollOptions unroll = opt.unroll;
   p.push_back(
       {"unroll_loop", [unroll](const Stmt& x) { return transform::unroll_loop(x, unroll); }});
+  p.push_back({"partition_guarded_tiles",
+               [](const Stmt& x) { return transform::partition_guarded_tiles(x); }});
   p.push_back({"simplify_final", [](const Stmt& x) { return simplify(x); }});
   p.push_back({"remove_no_op", [](const Stmt& x) { return transform::remove_no_op(x); }});
   for (auto& [name, pass] : opt.custom_passes) p.push_back({name, pass});

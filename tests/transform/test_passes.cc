@@ -98,6 +98,44 @@ TEST(LoopPartition, PeelsTheMaskedTailOfASplit) {
   EXPECT_TRUE(loop_partition(unknown).same_as(unknown));
 }
 
+// A register tile's split tail after unrolling: 14 columns in tiles of 5, the fifth column's
+// update guarded by `xo < 2` inside the kernel-row, kernel-column and channel loops. The tile loop
+// splits into two full tiles without the guard and the last tile without the fifth column.
+// Guards under fewer than three loops (LLVM unswitches those), guards that also use an inner
+// loop's variable, and guards that hold everywhere leave the loop as it was.
+TEST(PartitionGuardedTiles, SplitsTheLastPartialTile) {
+  Var xo("xo"), kh("kh"), kw("kw"), c("c"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
+  auto upd = [&](Expr col) {
+    return store(B, load(B, col) + load(A, kh * 48 + kw * 16 + c + col), col);
+  };
+  auto nest = [&](Expr guard, int depth) {
+    Stmt body =
+        BlockNode::make({upd(xo * 5), IfThenElseNode::make(likely(guard), upd(xo * 5 + 4))});
+    if (depth >= 1) body = ForNode::make(c, 0, 16, ForKind::Serial, body);
+    if (depth >= 2) body = ForNode::make(kw, 0, 3, ForKind::Serial, body);
+    if (depth >= 3) body = ForNode::make(kh, 0, 3, ForKind::Serial, body);
+    return ForNode::make(xo, 0, 3, ForKind::Serial, body);
+  };
+  Stmt before = nest(xo < 2, 3);
+  auto inner = [&](Stmt b) {
+    return ForNode::make(
+        kh, 0, 3, ForKind::Serial,
+        ForNode::make(kw, 0, 3, ForKind::Serial, ForNode::make(c, 0, 16, ForKind::Serial, b)));
+  };
+  Stmt main = ForNode::make(xo, 0, 2, ForKind::Serial,
+                            inner(BlockNode::make({upd(xo * 5), upd(xo * 5 + 4)})));
+  Stmt tail = inner(store(B, load(B, Expr(10)) + load(A, kh * 48 + kw * 16 + c + 10), Expr(10)));
+  expect_ir_eq(partition_guarded_tiles(before), BlockNode::make({simplify(main), tail}), before);
+  for (int depth : {1, 2}) {
+    Stmt b = nest(xo < 2, depth);
+    EXPECT_TRUE(partition_guarded_tiles(b).same_as(b)) << depth;
+  }
+  Stmt mixed = nest(xo * 5 + c < 12, 3);
+  EXPECT_TRUE(partition_guarded_tiles(mixed).same_as(mixed));
+  Stmt always = nest(xo < 3, 3);
+  EXPECT_TRUE(partition_guarded_tiles(always).same_as(always));
+}
+
 TEST(VectorizeLoop, ContiguousBecomesRamp) {
   Var i("i"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   Stmt before = ForNode::make(i, 0, 4, ForKind::Vectorized, store(B, load(A, i) * 2.0f, i));

@@ -29,6 +29,15 @@ Stmt storage_flatten(const Stmt& s,
  *  before vectorize_loop. */
 Stmt loop_partition(const Stmt& s);
 
+/** Split tails of register tiles: a serial loop (constant bounds) holding, inside a further
+ *  loop, `likely` guards whose conditions use its variable and no variable bound inside it (the
+ *  last, partial column tile of a convolution's register tile after unrolling: `for (xo, 0, 3)
+ *  for (k, ...) { acc0 += ...; if (likely(xo < 2)) acc4 += ...; }`) is split into the
+ *  iterations where every such guard provably holds, without the guards, and the rest with them
+ *  (simplified: guards that fail there go). The inner loops of both parts are then free of
+ *  branches, so their accumulators stay in registers. Expects: after unroll_loop. */
+Stmt partition_guarded_tiles(const Stmt& s);
+
 /** TVM's HoistIfThenElse for else-less ifs, in the loop nests under a `pragma(iv,
  *  "hoist_if_then_else")` (the pragma is removed): a loop whose body is `if (a && b) ...` (or a
  *  chain of such ifs) gives the conjuncts that neither use its variable nor read memory nor call
