@@ -1,4 +1,5 @@
 // Split tails out of serial loops, so that the vector body before them runs unmasked.
+#include <functional>
 #include <set>
 
 #include "minitvm/ir/arith.h"
@@ -10,6 +11,28 @@ namespace minitvm::transform {
 using namespace ir;
 
 namespace {
+
+/** The largest k in [0, extent] with provable(k), given that provable(0) holds and that it only
+ *  fails from some point on (provability only shrinks as the range grows). */
+int64_t longest_provable_prefix(int64_t extent, const std::function<bool(int64_t)>& provable) {
+  if (provable(extent)) return extent;
+  int64_t lo = 0, hi = extent;
+  while (hi - lo > 1) {
+    int64_t mid = lo + (hi - lo) / 2;
+    (provable(mid) ? lo : hi) = mid;
+  }
+  return lo;
+}
+
+/** `f` (constant bounds) as [min, min + k) and the rest, each simplified. */
+Stmt split_loop(const ForNode* f, int64_t k) {
+  const int64_t mn = *as_const_int(f->min), ex = *as_const_int(f->extent);
+  DataType it = f->extent.dtype();
+  Stmt main = ForNode::make(f->loop_var, f->min, IntImmNode::make(it, k), f->for_kind, f->body);
+  Stmt tail = ForNode::make(f->loop_var, IntImmNode::make(it, mn + k), IntImmNode::make(it, ex - k),
+                            f->for_kind, f->body);
+  return BlockNode::make({simplify(main), simplify(tail)});
+}
 
 /** A lane-dependent likely() guard found under a loop, with the ranges of the loops between that
  *  loop and the guard (the vectorized one included). */
@@ -76,25 +99,14 @@ class LoopPartitioner : public IRMutator {
     // guards of the longest such prefix; provability only shrinks as the range grows).
     int64_t k = *ex;
     for (const Guard& g : gc.guards) {
-      auto provable = [&](int64_t n) {
+      k = longest_provable_prefix(k, [&](int64_t n) {
         RangeMap rm = g.inner;
         rm[f->loop_var.get()] = Range(f->min, IntImmNode::make(f->extent.dtype(), n));
         return can_prove(g.cond, rm);
-      };
-      int64_t lo = 0, hi = k;  // provable(lo) holds (an empty range), find the largest
-      if (provable(hi)) continue;
-      while (hi - lo > 1) {
-        int64_t mid = lo + (hi - lo) / 2;
-        (provable(mid) ? lo : hi) = mid;
-      }
-      k = lo;
+      });
     }
     if (k <= 0 || k >= *ex) return r;
-    DataType it = f->extent.dtype();
-    Stmt main = ForNode::make(f->loop_var, f->min, IntImmNode::make(it, k), f->for_kind, f->body);
-    Stmt tail = ForNode::make(f->loop_var, IntImmNode::make(it, *mn + k),
-                              IntImmNode::make(it, *ex - k), f->for_kind, f->body);
-    return BlockNode::make({simplify(main), simplify(tail)});
+    return split_loop(f, k);
   }
 };
 
@@ -165,25 +177,15 @@ class TilePartitioner : public IRMutator {
     gc.visit(f->body);
     if (gc.guards.empty() || gc.mixed) return r;
     // The longest prefix [min, min + k) where every guard provably holds.
-    auto provable = [&](int64_t n) {
+    const int64_t k = longest_provable_prefix(*ex, [&](int64_t n) {
       RangeMap rm;
       rm[f->loop_var.get()] = Range(f->min, IntImmNode::make(f->extent.dtype(), n));
       for (const Expr& g : gc.guards)
         if (!can_prove(g, rm)) return false;
       return true;
-    };
-    if (provable(*ex)) return r;
-    int64_t lo = 0, hi = *ex;
-    while (hi - lo > 1) {
-      int64_t mid = lo + (hi - lo) / 2;
-      (provable(mid) ? lo : hi) = mid;
-    }
-    if (lo <= 0) return r;
-    DataType it = f->extent.dtype();
-    Stmt main = ForNode::make(f->loop_var, f->min, IntImmNode::make(it, lo), f->for_kind, f->body);
-    Stmt tail = ForNode::make(f->loop_var, IntImmNode::make(it, *mn + lo),
-                              IntImmNode::make(it, *ex - lo), f->for_kind, f->body);
-    return BlockNode::make({simplify(main), simplify(tail)});
+    });
+    if (k <= 0 || k >= *ex) return r;
+    return split_loop(f, k);
   }
 };
 
