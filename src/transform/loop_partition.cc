@@ -116,44 +116,36 @@ class LoopPartitioner : public IRMutator {
  *  input-channel loops); partitioning those here measured 10-90 % slower (Zen 3, 2026-12-07).
  *  Under three (a 3x3 conv's kh, kw and input channels) it does not, and the accumulators went
  *  through memory: ResNet-50's 3x3 stride-2 28x28 -> 14x14 layer ran 2746 us, partitioned 1473. */
-class TileGuardCollector {
+class TileGuardCollector : public IRVisitor {
  public:
   static constexpr int kMinDepth = 3;
   explicit TileGuardCollector(const VarNode* v) : v_(v) {}
   std::vector<Expr> guards;
   bool mixed = false;  // a guard on v that also uses a variable bound inside
 
-  void visit(const Stmt& s) {
-    if (auto* f = s.as<ForNode>()) {
-      bound_.insert(f->loop_var.get());
-      ++depth_;
-      visit(f->body);
-      --depth_;
-      bound_.erase(f->loop_var.get());
-    } else if (auto* i = s.as<IfThenElseNode>()) {
-      auto* call = i->condition.as<CallNode>();
-      if (!i->else_case.defined() && call && call->op == Intrinsic::Likely &&
-          call->args.size() == 1 && uses_var(call->args[0], v_)) {
-        const bool inner =
-            uses_var(call->args[0], [&](const VarNode* x) { return bound_.count(x); });
-        if (inner)
-          mixed = true;
-        else if (depth_ >= kMinDepth)
-          guards.push_back(call->args[0]);
-      }
-      visit(i->then_case);
-      if (i->else_case.defined()) visit(i->else_case);
-    } else if (auto* b = s.as<BlockNode>()) {
-      for (const Stmt& x : b->stmts) visit(x);
-    } else if (auto* a = s.as<AttrStmtNode>()) {
-      visit(a->body);
-    } else if (auto* a = s.as<AllocateNode>()) {
-      visit(a->body);
-    } else if (auto* l = s.as<LetStmtNode>()) {
-      bound_.insert(l->var.get());
-      visit(l->body);
-      bound_.erase(l->var.get());
+  using IRVisitor::visit;
+  void visit(const ForNode* op) override {
+    bound_.insert(op->loop_var.get());
+    ++depth_;
+    IRVisitor::visit(op);
+    --depth_;
+    bound_.erase(op->loop_var.get());
+  }
+  void visit(const LetStmtNode* op) override {
+    bound_.insert(op->var.get());
+    IRVisitor::visit(op);
+    bound_.erase(op->var.get());
+  }
+  void visit(const IfThenElseNode* op) override {
+    auto* call = op->condition.as<CallNode>();
+    if (!op->else_case.defined() && call && call->op == Intrinsic::Likely &&
+        call->args.size() == 1 && uses_var(call->args[0], v_)) {
+      if (uses_var(call->args[0], [&](const VarNode* x) { return bound_.count(x) > 0; }))
+        mixed = true;
+      else if (depth_ >= kMinDepth)
+        guards.push_back(call->args[0]);
     }
+    IRVisitor::visit(op);
   }
 
  private:
@@ -174,7 +166,7 @@ class TilePartitioner : public IRMutator {
     const int64_t* ex = as_const_int(f->extent);
     if (f->for_kind != ForKind::Serial || !mn || !ex || *ex < 2) return r;
     TileGuardCollector gc(f->loop_var.get());
-    gc.visit(f->body);
+    gc.visit_stmt(f->body);
     if (gc.guards.empty() || gc.mixed) return r;
     // The longest prefix [min, min + k) where every guard provably holds.
     const int64_t k = longest_provable_prefix(*ex, [&](int64_t n) {
