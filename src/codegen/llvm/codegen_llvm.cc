@@ -210,11 +210,21 @@ void CodeGenLLVM::emit_node(const LetStmtNode* op) {
   emit(op->body);
 }
 
-// Thread and pragma annotations mean nothing to the CPU backend, but for "nontemporal_store":
-// the vector stores under it may bypass the caches (emit_store), and a sequentially consistent
-// fence closes the region (mfence on x86, which drains the write-combining buffers), so that those
-// weakly ordered stores are visible before whatever follows reads them.
+// Thread and pragma annotations mean nothing to the CPU backend, but for two pragmas.
+// "unroll_disable": the loops of the axis stay loops in LLVM too (emit_serial_loop).
+// "nontemporal_store": the vector stores under it may bypass the caches (emit_store), and a
+// sequentially consistent fence closes the region (mfence on x86, which drains the write-combining
+// buffers), so that those weakly ordered stores are visible before whatever follows reads them.
 void CodeGenLLVM::emit_node(const AttrStmtNode* op) {
+  if (op->attr_kind == AttrKind::Pragma && op->pragma_key == "unroll_disable") {
+    // The loops of the pragma's axis (one, or a main part and a tail after loop partitioning).
+    const auto* iv = op->node.as<IterVarNode>();
+    const VarNode* v = iv ? iv->var.get() : nullptr;
+    if (v) unroll_disabled_.insert(v);
+    emit(op->body);
+    if (v) unroll_disabled_.erase(v);
+    return;
+  }
   if (op->attr_kind != AttrKind::Pragma || op->pragma_key != "nontemporal_store") {
     emit(op->body);
     return;
@@ -362,10 +372,14 @@ void CodeGenLLVM::emit_serial_loop(const ForNode* op) {
   llvm::BranchInst* back = builder_->CreateBr(head);
   // Loops the schedule asked to unroll or vectorize (and that reached us as loops) carry the
   // request to LLVM as loop metadata; LLVM may still decline (e.g. unknown trip count).
-  if (op->for_kind == ForKind::Unrolled || op->for_kind == ForKind::Vectorized) {
+  const bool no_unroll =
+      op->for_kind == ForKind::Serial && unroll_disabled_.count(op->loop_var.get()) > 0;
+  if (op->for_kind == ForKind::Unrolled || op->for_kind == ForKind::Vectorized || no_unroll) {
     llvm::Metadata* hint =
         op->for_kind == ForKind::Unrolled
             ? llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.full")})
+        : no_unroll
+            ? llvm::MDNode::get(ctx_, {llvm::MDString::get(ctx_, "llvm.loop.unroll.disable")})
             : llvm::MDNode::get(ctx_,
                                 {llvm::MDString::get(ctx_, "llvm.loop.vectorize.enable"),
                                  llvm::ConstantAsMetadata::get(llvm::ConstantInt::getTrue(ctx_))});

@@ -143,6 +143,10 @@ class CodeGenLLVM {
    *  of the region, or of each parallel task). */
   int nontemporal_depth_ = 0;
   int nontemporal_stores_ = 0;
+  /** Loop variables of the loops an "unroll_disable" pragma names: their loops carry
+   *  llvm.loop.unroll.disable (a register-tile loop, whose full unrolling would turn the tiles'
+   *  accumulator buffer into SSA values live across all tiles, and spill them). */
+  std::unordered_set<const ir::VarNode*> unroll_disabled_;
   void emit_nontemporal_store(llvm::Value* value, llvm::Value* addr, llvm::Align align, int bytes);
   llvm::Type* i8_;
   llvm::Type* i32_;
