@@ -110,15 +110,20 @@ class LoopPartitioner : public IRMutator {
   }
 };
 
-/** The likely() guards (no else) of `body` that sit inside three or more loops of it, whose
+/** The likely() guards (no else) of `body` that sit inside two or more loops of it, whose
  *  condition uses `v` and no variable that `body` binds (loops, lets): invariant over the inner
- *  loops around them. LLVM unswitches such a branch under one or two loops itself (a 1x1 conv's
- *  input-channel loops); partitioning those here measured 10-90 % slower (Zen 3, 2026-12-07).
- *  Under three (a 3x3 conv's kh, kw and input channels) it does not, and the accumulators went
- *  through memory: ResNet-50's 3x3 stride-2 28x28 -> 14x14 layer ran 2746 us, partitioned 1473. */
+ *  loops around them, the reduction loops of a register tile (a 1x1 conv's input-channel chunks
+ *  and lanes; a 3x3 conv's kernel rows, columns and channels). LLVM unswitches such a branch only
+ *  sometimes; where it does not, the guarded columns' accumulators go through memory on every
+ *  update. Zen 3: MobileNetV2's 1x1 96 -> 576 on 14x14 (tiles of 5 columns, the last of 4) ran
+ *  517 us on one thread, partitioned 226; ResNet-50's 3x3 stride-2 28x28 -> 14x14 2746 us, 1473.
+ *  Partitioning lets LLVM unroll the tile loop in full (its trip count now small and exact), which
+ *  turns the accumulator buffer into values live across every tile and spills them (a 1x1
+ *  128 -> 512 on 28x28: 1100 us before, 2630 partitioned): the conv2d schedules mark the tile
+ *  loop "unroll_disable" (codegen_llvm.cc). */
 class TileGuardCollector : public IRVisitor {
  public:
-  static constexpr int kMinDepth = 3;
+  static constexpr int kMinDepth = 2;
   explicit TileGuardCollector(const VarNode* v) : v_(v) {}
   std::vector<Expr> guards;
   bool mixed = false;  // a guard on v that also uses a variable bound inside

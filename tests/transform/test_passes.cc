@@ -99,10 +99,10 @@ TEST(LoopPartition, PeelsTheMaskedTailOfASplit) {
 }
 
 // A register tile's split tail after unrolling: 14 columns in tiles of 5, the fifth column's
-// update guarded by `xo < 2` inside the kernel-row, kernel-column and channel loops. The tile loop
-// splits into two full tiles without the guard and the last tile without the fifth column.
-// Guards under fewer than three loops (LLVM unswitches those), guards that also use an inner
-// loop's variable, and guards that hold everywhere leave the loop as it was.
+// update guarded by `xo < 2` inside the kernel-row, kernel-column and channel loops (or the
+// channel loops of a 1x1 kernel). The tile loop splits into two full tiles without the guard and
+// the last tile without the fifth column. A guard under one loop only, guards that also use an
+// inner loop's variable, and guards that hold everywhere leave the loop as it was.
 TEST(PartitionGuardedTiles, SplitsTheLastPartialTile) {
   Var xo("xo"), kh("kh"), kw("kw"), c("c"), A = Var::buffer("A", f32), B = Var::buffer("B", f32);
   auto upd = [&](Expr col) {
@@ -126,10 +126,18 @@ TEST(PartitionGuardedTiles, SplitsTheLastPartialTile) {
                             inner(BlockNode::make({upd(xo * 5), upd(xo * 5 + 4)})));
   Stmt tail = inner(store(B, load(B, Expr(10)) + load(A, kh * 48 + kw * 16 + c + 10), Expr(10)));
   expect_ir_eq(partition_guarded_tiles(before), BlockNode::make({simplify(main), tail}), before);
-  for (int depth : {1, 2}) {
-    Stmt b = nest(xo < 2, depth);
-    EXPECT_TRUE(partition_guarded_tiles(b).same_as(b)) << depth;
-  }
+  // Two loops: a 1x1 kernel's input-channel chunks and lanes (here kw and c).
+  Stmt before2 = nest(xo < 2, 2);
+  auto inner2 = [&](Stmt b) {
+    return ForNode::make(kw, 0, 3, ForKind::Serial, ForNode::make(c, 0, 16, ForKind::Serial, b));
+  };
+  Stmt main2 = ForNode::make(xo, 0, 2, ForKind::Serial,
+                             inner2(BlockNode::make({upd(xo * 5), upd(xo * 5 + 4)})));
+  Stmt tail2 = inner2(store(B, load(B, Expr(10)) + load(A, kh * 48 + kw * 16 + c + 10), Expr(10)));
+  expect_ir_eq(partition_guarded_tiles(before2), BlockNode::make({simplify(main2), tail2}),
+               before2);
+  Stmt one = nest(xo < 2, 1);
+  EXPECT_TRUE(partition_guarded_tiles(one).same_as(one));
   Stmt mixed = nest(xo * 5 + c < 12, 3);
   EXPECT_TRUE(partition_guarded_tiles(mixed).same_as(mixed));
   Stmt always = nest(xo < 3, 3);

@@ -878,6 +878,7 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
+    scc.pragma(cc_owc, "unroll_disable");
     if (pad_per_task) s[t.data_pad].compute_at(scc, ic_chunk);
     const std::vector<int64_t> out = nn::const_shape(C);
     if (order == NCHWcLoopOrder::kReductionOuter &&
@@ -917,6 +918,7 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     }
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owb);
+    scc.pragma(cc_owc, "unroll_disable");
     if (!c_is_out) out5 ? schedule_out5(false) : schedule_unpack(false);
   } else {
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
@@ -944,6 +946,8 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     scc.vectorize(ccax[4]);
     scc.unroll(cc_owi);
     scc.unroll(cc_ohi);
+    scc.pragma(cc_oho, "unroll_disable");
+    scc.pragma(cc_owo, "unroll_disable");
     if (!c_is_out) out5 ? schedule_out5(true) : schedule_unpack(true);
   }
 }
