@@ -107,6 +107,22 @@ TEST(TopiCpu, GroupConv2dShapes) {
   check_group({1, 64, 9, 9, 64, 3, 3, 2, 2, {1, 0, 1, 1}}, 32, true);     // ResNeXt 32x2d, stride 2
   check_group({1, 128, 7, 7, 256, 3, 3, 1, 1, {1, 1, 1, 1}}, 32, false);  // 4 in, 8 out per group
   check_group({1, 12, 10, 10, 24, 1, 1, 1, 1}, 3, true);  // grouped 1x1 (ShuffleNet)
+  check_group({1, 32, 5, 56, 32, 3, 3, 1, 1, {1, 1, 1, 1}}, 8, true);  // ResNeXt's 4 per group
+}
+
+// Rows of 56 (ResNeXt-50's first stage) on 8 lanes (AVX2): the row tile is a whole vector, not
+// 14 lanes (a vector and a part), and the 4-channel group tile takes two rows.
+TEST(TopiCpu, GroupConv2dRowTileIsWholeVectors) {
+  auto data = te::placeholder({1, 32, 6, 56}, f32, "data");
+  auto kernel = te::placeholder({32, 4, 3, 3}, f32, "kernel");
+  auto conv = nn::group_conv2d_nchw(data, kernel, {1, 1}, {1, 1, 1, 1}, {1, 1}, 8);
+  const std::string ir =
+      to_string(lower(cpu::schedule_group_conv2d_nchw({conv}), {data, kernel, conv}, "g"));
+  const int64_t lanes = cpu::fp32_lanes();
+  if (56 % lanes != 0) GTEST_SKIP() << lanes << " lanes: no whole-vector tile divides 56";
+  EXPECT_EQ(ir.find(", 1, 14)"), std::string::npos) << ir;
+  EXPECT_NE(ir.find(", 1, " + std::to_string(lanes) + ")"), std::string::npos) << ir;
+  EXPECT_NE(ir.find("(yy.inner, 0, 2)"), std::string::npos) << ir;  // two rows
 }
 
 TEST(TopiCpu, WinogradShapes) {
