@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <cstring>
 #include <random>
 
 #include <dlpack/dlpack.h>
@@ -220,6 +221,58 @@ TEST(CodegenLLVM, ShortSpanLoadsAreDenseLoadsAndShuffles) {
       for (int64_t l = 0; l < ow; ++l)
         ASSERT_EQ(sv[(i * 3 + tap) * ow + l], a[i * w + tap + 3 * l]) << i << " " << tap;
   for (int64_t k = 0; k < 3 * 48; ++k) ASSERT_EQ(rv[k], k < 40 ? g[k / 3] : 0.f) << k;
+}
+
+// A short-span load under a mask of a constant lane pattern (a 28-wide row in tiles of 30 lanes:
+// lane < 27) and a scalar condition (the row exists: r < 3, as a tvm_if_then_else's tile guard
+// makes it) is a plain load of the run of elements the pattern's lanes read, behind a branch on the
+// scalar: no masked load, which AVX2 has not for bytes and scalarizes. Here the row that fails
+// the scalar would read past the buffers. A pattern whose lanes read no single run (elements 0-1
+// and 4-5) keeps the masked load. Masked-off lanes read 0 either way.
+TEST(CodegenLLVM, ShortSpanLoadsUnderAConstantPatternAreRunLoads) {
+  const int64_t rows = 4, per_row = 9, lanes = 30;
+  for (DataType et : {DataType::UInt(8), f32}) {
+    for (bool run : {true, false}) {
+      SCOPED_TRACE(std::string(et == f32 ? "f32" : "u8") + (run ? " run" : " two runs"));
+      FuncBuilder fb;
+      Var T = fb.buffer("T", et, {(rows - 1) * per_row}), O = fb.buffer("O", f32, {rows * lanes});
+      Var r("r");
+      Expr lane = RampNode::make(0, 1, lanes);
+      Expr index = BroadcastNode::make(r * static_cast<int>(per_row), lanes) +
+                   FloorDivNode::make(lane, BroadcastNode::make(3, lanes));
+      Expr pattern = run ? Expr(lane < BroadcastNode::make(27, lanes))
+                         : Expr(OrNode::make(lane < BroadcastNode::make(6, lanes),
+                                             AndNode::make(lane >= BroadcastNode::make(12, lanes),
+                                                           lane < BroadcastNode::make(18, lanes))));
+      Expr mask = AndNode::make(BroadcastNode::make(r < 3, lanes), pattern);
+      Expr value =
+          cast(f32.with_lanes(lanes), LoadNode::make(et.with_lanes(lanes), T, index, mask));
+      Stmt body =
+          loop(r, rows,
+               StoreNode::make(O, value, RampNode::make(r * static_cast<int>(lanes), 1, lanes)));
+      PrimFunc f = fb.make("runs", body);
+      std::string ir = emit_llvm_ir({f});
+      EXPECT_EQ(ir.find("masked.load") == std::string::npos, run) << ir;
+      EXPECT_EQ(ir.find("span_yes") != std::string::npos, run) << ir;
+      std::vector<float> t((rows - 1) * per_row);
+      for (size_t i = 0; i < t.size(); ++i) t[i] = static_cast<float>(1 + i % 200);
+      NDArray T_ = NDArray::empty({(rows - 1) * per_row}, et);
+      if (et == f32) {
+        T_ = NDArray::from_vector(t, {(rows - 1) * per_row});
+      } else {
+        std::vector<uint8_t> tb(t.begin(), t.end());
+        std::memcpy(T_.data(), tb.data(), tb.size());
+      }
+      NDArray O_ = NDArray::from_vector(std::vector<float>(rows * lanes, -1.f), {rows * lanes});
+      build_one(f)(T_, O_);
+      auto o = O_.to_vector<float>();
+      for (int64_t i = 0; i < rows; ++i)
+        for (int64_t l = 0; l < lanes; ++l) {
+          const bool on = i < 3 && (run ? l < 27 : (l < 6 || (l >= 12 && l < 18)));
+          ASSERT_EQ(o[i * lanes + l], on ? t[i * per_row + l / 3] : 0.f) << i << " " << l;
+        }
+    }
+  }
 }
 
 // A serial loop whose iteration i stores column i of a small matrix read with a lane stride (a
