@@ -64,28 +64,33 @@ int main(int argc, char** argv) {
   auto mod_naive = build(naive, {A, B, C}, "llvm", "mm");
 
   // The hand-written schedule, by the vector width (the binary is built with -march=native).
-  const bool avx512 = __builtin_cpu_supports("avx512f");
-  runtime::Module mod_blocked;
-  const char* blocked_what;
-  if (avx512) {
-    // 32x32 output tiles over the threads; in each, register tiles of 8 rows x 32 columns: 16
-    // accumulator vectors, each k step one load of B's 32 columns and a broadcast of A per row
-    // (the earlier 32x64 tiles with k outermost kept no accumulator in registers: 1.05 ms here
-    // against 0.82 ms, 2-core Xeon).
-    auto s = te::create_schedule({C.op()});
-    auto CL = s.cache_write(C, "local");
-    auto t = s[C].tile(C.op().axis()[0], C.op().axis()[1], 32, 32);
-    IterVar tiles = s[C].fuse(t[0], t[1]);
-    s[C].parallel(tiles);
-    s[C].vectorize(t[3]);
-    s[CL].compute_at(s[C], tiles);
+  // Both: output tiles over the threads, each with an accumulator (a local cache of C) computed in
+  // register tiles of `rows` rows x the tile's columns, k split by 4, both unrolled.
+  auto register_tiles = [](te::Schedule& s, const te::Tensor& out, int tile_rows, int tile_cols,
+                           int rows) {
+    auto CL = s.cache_write(out, "local");
+    auto t = s[out].tile(out.op().axis()[0], out.op().axis()[1], tile_rows, tile_cols);
+    IterVar tiles = s[out].fuse(t[0], t[1]);
+    s[out].parallel(tiles);
+    s[out].vectorize(t[3]);
+    s[CL].compute_at(s[out], tiles);
     auto cax = s[CL].op().axis();
-    auto [io, ii] = s[CL].split(cax[0], 8);
+    auto [io, ii] = s[CL].split(cax[0], rows);
     auto [ko, ki] = s[CL].split(s[CL].op().reduce_axis()[0], 4);
     s[CL].reorder({io, ko, ki, ii, cax[1]});
     s[CL].vectorize(cax[1]);
     s[CL].unroll(ii);
     s[CL].unroll(ki);
+  };
+  const bool avx512 = __builtin_cpu_supports("avx512f");
+  runtime::Module mod_blocked;
+  const char* blocked_what;
+  if (avx512) {
+    // 32x32 output tiles; register tiles of 8 rows x 32 columns: 16 accumulator vectors, each k
+    // step one load of B's 32 columns and a broadcast of A per row (the earlier 32x64 tiles with k
+    // outermost kept no accumulator in registers: 1.05 ms here against 0.82 ms, 2-core Xeon).
+    auto s = te::create_schedule({C.op()});
+    register_tiles(s, C, 32, 32, 8);
     mod_blocked = build(s, {A, B, C}, "llvm", "mm");
     blocked_what = "8x32 register tiles, AVX-512";
   } else {
@@ -93,8 +98,8 @@ int main(int argc, char** argv) {
     // Register tiles of 4 rows x 16 columns (8 accumulators: the FMA latency times the ports),
     // over 128x16 output tiles; B first copied into 16-column panels [N/16][K][16], so a tile's
     // k steps read one panel sequentially instead of a line per 2 KB row of B (which maps a
-    // column block's 512 rows onto two L1 sets). Zen 3: 1.46-1.50 ms, 180 GFLOP/s, against
-    // OpenBLAS's 1.45 (docs/PERFORMANCE.md).
+    // column block's 512 rows onto two L1 sets). Zen 3: 1.51-1.73 ms against OpenBLAS's
+    // 1.45-1.94 (docs/PERFORMANCE.md).
     constexpr int P = 16;
     auto Bp = te::compute(
         {N / P, N, P}, [&](Var jo, Var kk, Var ji) { return B(kk, jo * P + ji); }, "Bp");
@@ -109,19 +114,7 @@ int main(int argc, char** argv) {
     auto bax = Bp.op().axis();
     s[Bp].parallel(s[Bp].fuse(bax[0], bax[1]));
     s[Bp].vectorize(bax[2]);
-    auto CL = s.cache_write(C2, "local");
-    auto t = s[C2].tile(C2.op().axis()[0], C2.op().axis()[1], 128, P);
-    IterVar tiles = s[C2].fuse(t[0], t[1]);
-    s[C2].parallel(tiles);
-    s[C2].vectorize(t[3]);
-    s[CL].compute_at(s[C2], tiles);
-    auto cax = s[CL].op().axis();
-    auto [io, ii] = s[CL].split(cax[0], 4);
-    auto [ko, ki] = s[CL].split(s[CL].op().reduce_axis()[0], 4);
-    s[CL].reorder({io, ko, ki, ii, cax[1]});
-    s[CL].vectorize(cax[1]);
-    s[CL].unroll(ii);
-    s[CL].unroll(ki);
+    register_tiles(s, C2, 128, P, 4);
     mod_blocked = build(s, {A, B, C2}, "llvm", "mm");
     blocked_what = "B packed, 4x16 register tiles, AVX2";
   }
