@@ -3,17 +3,12 @@
 #include "test_util.h"
 
 using namespace minitvm;
+using minitvm::testing::count_occurrences;
 using minitvm::testing::expect_close;
 using minitvm::testing::random_vec;
 
 namespace {
 const DataType f32 = DataType::Float(32);
-
-size_t count(const std::string& s, const std::string& part) {
-  size_t n = 0;
-  for (size_t p = s.find(part); p != std::string::npos; p = s.find(part, p + 1)) ++n;
-  return n;
-}
 }  // namespace
 
 // Row sums of a 64x48 matrix, rows split in blocks of 4: at block io the 4 rows of block io + 1
@@ -38,7 +33,7 @@ TEST(Prefetch, RegionOfTheNextIterationOneLineEach) {
       std::string::npos)
       << ir;
   // the prefetch sits at the top of the io loop, not in the reduction's init
-  EXPECT_EQ(count(ir, "prefetch("), 1u) << ir;
+  EXPECT_EQ(count_occurrences(ir, "prefetch("), 1u) << ir;
 
   auto mod = build(s, {A, B}, "llvm", "rowsum");
   EXPECT_NE(mod.get_source("ll").find("@llvm.prefetch"), std::string::npos);

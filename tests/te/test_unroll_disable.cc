@@ -6,16 +6,11 @@
 #include "test_util.h"
 
 using namespace minitvm;
+using minitvm::testing::count_occurrences;
 using minitvm::testing::random_vec;
 
 namespace {
 const DataType f32 = DataType::Float(32);
-
-size_t count(const std::string& s, const std::string& what) {
-  size_t n = 0;
-  for (size_t p = s.find(what); p != std::string::npos; p = s.find(what, p + 1)) ++n;
-  return n;
-}
 }  // namespace
 
 TEST(UnrollDisable, TileLoopStaysALoopAndResultsHold) {
@@ -47,7 +42,7 @@ TEST(UnrollDisable, TileLoopStaysALoopAndResultsHold) {
       auto mod = build(s, {A, B, C}, "llvm", "tiles");
       const std::string ll = mod.get_source("ll");
       // One loop carries the hint: the tile loop, or its main part when the last tile is ragged.
-      EXPECT_EQ(count(ll, "!{!\"llvm.loop.unroll.disable\"}"), pragma ? 1u : 0u) << ll;
+      EXPECT_EQ(count_occurrences(ll, "!{!\"llvm.loop.unroll.disable\"}"), pragma ? 1u : 0u) << ll;
       // ... and keeps it after O3: the loop is still there.
       const std::string opt = runtime::cpu::jit_optimized_ir(ll);
       EXPECT_EQ(opt.find("llvm.loop.unroll.disable") != std::string::npos, pragma) << opt;

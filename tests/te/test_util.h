@@ -12,6 +12,13 @@
 
 namespace minitvm::testing {
 
+/** How many times `part` occurs in `s` (overlapping occurrences counted). */
+inline size_t count_occurrences(const std::string& s, const std::string& part) {
+  size_t n = 0;
+  for (size_t p = s.find(part); p != std::string::npos; p = s.find(part, p + 1)) ++n;
+  return n;
+}
+
 inline std::vector<float> random_vec(size_t n, unsigned seed = 1) {
   std::mt19937 g(seed);
   std::uniform_real_distribution<float> d(-1.f, 1.f);
