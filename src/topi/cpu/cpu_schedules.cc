@@ -180,7 +180,7 @@ void schedule_conv_like(te::Schedule& s, const te::Operation& conv, const te::Op
   // The row tile in whole vectors where a multiple of the vector up to 16 divides the row (56
   // with 8 lanes: 8, not 14, which AVX2 ran as a vector and a part). A grouped conv's few channels
   // (ResNeXt's 4) then leave too few accumulators for the FMA latency: two rows where they fit.
-  // ResNeXt-50's 4-channel groups on 56x56, Zen 3 (AVX2): 1221-1621 -> 458-461 us.
+  // ResNeXt-50's 4-channel groups on 56x56, Zen 3 (AVX2): 1221-1621 -> 458-561 us a call.
   const int64_t lanes = fp32_lanes();
   if (xt % lanes != 0)
     for (int64_t m = 16 / lanes; m >= 1; --m)
