@@ -147,6 +147,16 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
     topi::cpu::NCHWcChoice c;
     if (groups == 1) {
       c = topi::cpu::conv2d_nchwc_config(t, ds, ks, conv_attrs(m));
+      // alter_op_layout changes a fallback's blocks to fit a neighbour (a grouped conv reading
+      // the output wants its groups' block): the fallback's tiles were chosen for the config's
+      // blocks (register columns per block, output-channel chunks per tile), so they are chosen
+      // again for the graph's.
+      if (c.is_fallback && (c.ic_bn != ib || c.oc_bn != ob)) {
+        autotune::FallbackConfigEntity fb;
+        const topi::cpu::GroupedBlocks blocks{1, ib, ob};
+        topi::cpu::conv2d_nchwc_fallback(fb, ds, ks, conv_attrs(m), &blocks);
+        c.cfg = fb;
+      }
     } else {
       ds[1] /= groups;
       autotune::FallbackConfigEntity fb;
@@ -255,6 +265,7 @@ Decision decide_op(const ExprNode& m, const autotune::Target& t) {
 
 Decision decide(const FusedGroup& g, const autotune::Target& t) {
   Decision r = decide_op(*g.master, t);
+  if (r.tuned && r.d.cfg) r.info.config = r.d.cfg->str();
   r.info.func_name = g.func_name;
   for (auto& n : g.nodes) r.info.ops.push_back(n->name);
   return r;

@@ -112,6 +112,7 @@ Json Built::report_json() const {
         k.workload.is_array() ? Json(autotune::workload_key(k.workload)) : Json(nullptr);
     j["config_index"] =
         k.workload.is_array() && !k.is_fallback ? Json(k.config_index) : Json(nullptr);
+    j["config"] = k.config.empty() ? Json(nullptr) : Json(k.config);
     j["fallback"] = k.is_fallback;
     ks.push_back(std::move(j));
   }

@@ -477,6 +477,48 @@ TEST(AlterOpLayout, ShortConvsTakeTheirNeighboursBlocks) {
   }
 }
 
+// A 1x1 conv whose fallback output block bends to the groups after it (one vector, where its own
+// fallback block is the preferred one: two vectors with AVX2 and on Intel's AVX-512 cores) runs
+// with the fallback tiles of the blocks it got, not of the ones it had: the register columns and
+// the output-channel chunks per tile (tile_oc_group) are those conv2d_nchwc_fallback picks for
+// the graph's blocks. Values as the reference executor's.
+TEST(AlterOpLayout, FallbackTilesAreThoseOfTheBlocksTheGraphGives) {
+  const int64_t lanes = topi::cpu::fp32_lanes();
+  uint64_t seed = 480;
+  for (int64_t hw : {14, 9}) {
+    SCOPED_TRACE("map " + std::to_string(hw));
+    const std::vector<int64_t> ds{1, 64, hw, hw}, ks{64, 64, 1, 1};
+    auto x = var("data", T(ds));
+    auto y = nn::relu(nn::conv2d(x, rand_const(ks, seed++, -0.2, 0.2)));
+    auto g = nn::relu(nn::conv2d(y, rand_const({64, lanes, 3, 3}, seed++, -0.2, 0.2),
+                                 {.padding = {1}, .groups = 64 / lanes}));
+    Function f({x}, g);
+    Built b = build(f, "llvm", {}, {.winograd = false});
+    const relay::KernelInfo* one = nullptr;
+    for (auto& k : b.kernels)
+      if (k.template_key == "conv2d_NCHWc.x86" && !one) one = &k;
+    ASSERT_NE(one, nullptr) << b.report();
+    // The blocks the graph gave it (decide_op writes them into the config).
+    autotune::FallbackConfigEntity mine;
+    topi::cpu::conv2d_nchwc_fallback(mine, ds, ks, {});
+    const int64_t ib = mine.split("tile_ic").size.back();
+    int64_t ob = 0;
+    for (const auto& e : post_order(b.optimized.body))
+      if (e->is_call("nn.contrib_conv2d_NCHWc") && e->attrs.at("groups").get<int64_t>() == 1)
+        ob = e->args[1]->types[0].shape[5];
+    ASSERT_GT(ob, 0);
+    if (topi::cpu::preferred_channel_block() > lanes) EXPECT_EQ(ob, lanes);
+    autotune::FallbackConfigEntity expected;
+    const topi::cpu::GroupedBlocks blocks{1, ib, ob};
+    topi::cpu::conv2d_nchwc_fallback(expected, ds, ks, {}, &blocks);
+    EXPECT_EQ(one->config, expected.str());
+    EXPECT_TRUE(one->is_fallback);
+    auto xv = relay::testing::random_uniform(ds, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-4);
+  }
+}
+
 namespace {
 // The grouped convolutions of `f` that run blocked (nn.contrib_conv2d_NCHWc with groups), or with
 // `winograd` those that run as nn.contrib_conv2d_winograd_NCHWc with groups.

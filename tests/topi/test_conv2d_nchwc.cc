@@ -688,6 +688,12 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);      // the preferred block
   EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);       // two vectors already
   EXPECT_EQ(conv2d_nchwc_oc_group(120, 8, true, 32, 16, 2), 1);       // not a whole vector
+  // Eight lanes (AVX2): four chunks would leave 2 columns of 4 vectors, 8 accumulators; two or
+  // three keep 12.
+  EXPECT_EQ(conv2d_nchwc_oc_group(256, 8, true, 16, 8, 2, 56), 2);    // 32 chunks
+  EXPECT_EQ(conv2d_nchwc_oc_group(72, 8, true, 16, 8, 2, 56), 3);     // 9
+  EXPECT_EQ(conv2d_nchwc_oc_group(40, 8, true, 16, 8, 2, 56), 1);     // 5
+  EXPECT_EQ(conv2d_nchwc_oc_group(256, 16, true, 32, 16, 2, 56), 4);  // 16 lanes: 4 chunks
   // The fallback carries the knob where the machine's blocks call for it, and only there: a
   // layer whose weights are larger (one task per group) and one whose input is (one per row).
   struct FallbackCase {

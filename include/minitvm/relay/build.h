@@ -61,6 +61,9 @@ struct KernelInfo {
   std::string template_key;   ///< "direct", "winograd" (CUDA), "cpu" (llvm template-free), "simple"
   int64_t config_index = -1;  ///< the record's flat config index; -1 for fallback / none
   bool is_fallback = false;
+  /** The config the schedule ran with, TVM-style (`[('tile_ic', [4, 16]), ...],None,-1`), a
+   *  fallback's included; empty for template-free schedules. */
+  std::string config;
   int num_nodes = 0;  ///< graph nodes calling it
   /** The workloads a tuner can tune for this kernel (keys whose first element is a registered
    *  template: conv2d_NCHWc.x86 on llvm; conv2d_nchw.cuda, and conv2d_nchw_winograd.cuda for 3x3
@@ -79,9 +82,9 @@ struct Built : runtime::CompiledGraph {
    * The report as JSON: {"target", "workloads": {"total", "from_log", "fallback", "layers",
    * "by_op": {family: {layers, total, from_log, fallback}}}, "kernels": [{"name", "ops",
    * "master_op", "schedule", "nodes", "workload" (key or null), "config_index" (null: fallback or
-   * untuned), "fallback"}], "peak_bytes" (planned activations), "intermediate_bytes",
-   * "param_bytes"}. Workload counts are distinct workload keys of the tunable ops (conv2d,
-   * depthwise, dense).
+   * untuned), "config" (KernelInfo::config, null if empty), "fallback"}], "peak_bytes" (planned
+   * activations), "intermediate_bytes", "param_bytes"}. Workload counts are distinct workload keys
+   * of the tunable ops (conv2d, depthwise, dense).
    */
   Json report_json() const;
   /** "53 conv2d workloads: 53 from log, 0 fallback" style counts per tunable op. */

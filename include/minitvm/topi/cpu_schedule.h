@@ -90,7 +90,8 @@ NCHWcLoopOrder conv2d_nchwc_loop_order(int64_t data_elements, int64_t weight_ele
                                        int64_t l2_bytes = 0, int64_t out_width = 0);
 /** Output-channel chunks per register tile of a fallback conv2d_NCHWc (the "tile_oc_group" knob,
  *  1 without it): 2 to 4 for a 1x1 kernel on one-vector blocks (oc_bn == lanes) that are smaller
- *  than the preferred block, when they divide the chunks and leave two tasks per thread
+ *  than the preferred block (2 or 3 with fewer than 16 lanes, where a tile of 4 chunks keeps only
+ *  8 accumulators), when they divide the chunks and leave two tasks per thread
  *  (tasks_per_chunk: the tasks each group of chunks is split into, its rows when rows run
  *  outermost). */
 int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
