@@ -963,3 +963,40 @@ TEST(Conv2dNCHWc, AtrousRowsOverPaddingAreSkipped) {
   topi::LayerBuild L = run_and_check(plain, 150);
   EXPECT_EQ(L.ir.find("if ("), std::string::npos) << L.ir;
 }
+
+// A strided 1x1 kernel without padding gathers the input positions it reads into a compact map
+// (the output's rows and columns) before the multiply-adds: a data_pad stage of n x C x oh x ow
+// values. Stride 2, unequal strides on odd maps, a single chunk; with padding the ordinary
+// padded copy, and none for stride 1. Values as the naive
+// loops', NCHW and blocked, fallback and random configs.
+TEST(Conv2dNCHWc, StridedOneByOnesReadACompactCopyOfTheirInput) {
+  autotune::root_fallback_context().silent = true;
+  struct StridedCase {
+    Case c;
+    int64_t staged;  // values in the data_pad allocation, 0 for none
+  };
+  const std::vector<StridedCase> cases = {
+      {{{1, 64, 14, 14}, {128, 64, 1, 1}, {{2, 2}, {0, 0}, {1, 1}}}, 64 * 7 * 7},
+      {{{1, 32, 13, 17}, {48, 32, 1, 1}, {{2, 3}, {0, 0}, {1, 1}}}, 32 * 7 * 6},
+      {{{1, 16, 9, 9}, {16, 16, 1, 1}, {{3, 3}, {0, 0}, {1, 1}}}, 16 * 3 * 3},
+      // padded: the padded rows and columns the stride reaches (0 to 10 of 12)
+      {{{1, 32, 10, 10}, {32, 32, 1, 1}, {{2, 2}, {1, 1}, {1, 1}}}, 32 * 11 * 11},
+      {{{1, 32, 10, 10}, {32, 32, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}}, 0},
+  };
+  std::mt19937 rng(41);
+  for (size_t i = 0; i < cases.size(); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i].c;
+    topi::LayerBuild L = run_and_check(c, 300 + unsigned(i));
+    const std::string alloc = "allocate data_pad[float32 * ";
+    const size_t at = L.ir.find(alloc);
+    if (cases[i].staged == 0) {
+      EXPECT_EQ(at, std::string::npos) << L.ir;
+    } else {
+      ASSERT_NE(at, std::string::npos) << L.ir;
+      EXPECT_EQ(std::stoll(L.ir.substr(at + alloc.size())), cases[i].staged) << L.ir;
+    }
+    check_blocked(c, 310 + unsigned(i));
+    check_random_points(c, rng, 320);
+  }
+}

@@ -60,7 +60,8 @@ te::Schedule schedule_conv2d_winograd(const nn::WinogradTensors& w,
 struct Conv2dNCHWc {
   te::Tensor data_vec;    ///< data packed to NCHW[ic_bn]c
   te::Tensor kernel_vec;  ///< kernel packed to OIHW[ic_bn]i[oc_bn]o
-  te::Tensor data_pad;    ///< data_vec padded (data_vec itself when there is no padding)
+  te::Tensor data_pad;    ///< data_vec padded, or a strided 1x1 kernel's input positions gathered
+                          ///< into a compact map (data_vec itself otherwise)
   te::Tensor conv;        ///< NCHW[oc_bn]c result (tag conv2d_NCHWc)
   te::Tensor output;      ///< unpacked NCHW output (output_unpack)
 };
