@@ -204,6 +204,19 @@ int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
   return 1;
 }
 
+int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group) {
+  // In the reduction-outer order each pass over a tile's accumulators loads and stores them
+  // around one input-channel chunk (ic_bn multiply-adds per accumulator in between). A tile of
+  // several output chunks (3 weight vectors x 4 columns) does that with few columns per weight
+  // load; up to 4 chunks per pass instead: RegNetY-1.6GF's 7x7 888 -> 888 layers (111 chunks of
+  // 8, 3 per tile, 3 per pass) 785-793 -> 521-554 us, its strided 336 -> 888 (21 chunks of 16)
+  // 310 -> 225 (per-call medians, 3 alternating processes, 2-core Zen 3, 2026-12-07). One-chunk
+  // tiles measured level (ResNet-50's 7x7 layers, 2 chunks of 16 per pass) or 4-6 % slower
+  // (RegNetY-400MF's 55 chunks of 8, 5 per pass).
+  if (oc_group < 2) return 1;
+  return detail::largest_divisor_at_most(ic_chunks, 4);
+}
+
 int64_t conv2d_nchwc_strided_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
                                         int64_t group_input_bytes, int64_t l2_bytes,
                                         int64_t oc_bn, int64_t lanes, int64_t threads,
@@ -888,7 +901,19 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     }
     auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
-    if (!one_by_one && cfg.knob_int("unroll_kw") != 0) {
+    const int64_t per_pass =
+        order == NCHWcLoopOrder::kReductionOuter && one_by_one
+            ? conv2d_nchwc_ic_chunks_per_pass(nn::const_shape(t.kernel_vec)[1], oc_group)
+            : 1;
+    if (per_pass > 1) {
+      // Several input-channel chunks per pass over the tile's accumulators (the chunks of a pass
+      // innermost but for the register tile).
+      auto [ic_outer, ic_inner] = scc.split(ic_chunk, I(per_pass));
+      scc.reorder({ccax[0], ic_outer, ccax[2], cc_owc, ic_inner, rax[1], rax[2], ic_block, cc_owb,
+                   ccax[1], ccax[4]});
+      scc.unroll(ccax[1]);
+      ic_chunk = ic_outer;
+    } else if (!one_by_one && cfg.knob_int("unroll_kw") != 0) {
       scc.reorder(
           {ccax[0], ccax[1], ic_chunk, ccax[2], cc_owc, rax[1], ic_block, rax[2], cc_owb, ccax[4]});
       scc.unroll(rax[2]);
