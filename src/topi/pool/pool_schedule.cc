@@ -134,6 +134,22 @@ bool streams_grad_input(const PoolPlan& plan, PoolDirection dir, int64_t in_byte
   return true;
 }
 
+// Whether the forward can stage its window rows (knob "window_rows"): a value-only max over a
+// channels-first input of two or three spatial axes whose windows never leave the input (no tap
+// conditions), several taps per window row and more than one window row.
+bool stages_window_rows(const PoolPlan& plan, PoolDirection dir) {
+  if (dir != PoolDirection::Forward || plan.mode != PoolMode::Max ||
+      plan.layout != PoolLayout::ChannelsFirst || plan.spatial_rank() < 2)
+    return false;
+  int64_t row_taps = 1;
+  for (int a = 0; a < plan.spatial_rank(); ++a) {
+    const PoolAxis& ax = plan.axes[a];
+    if (ax.adaptive || needs_low_check(ax) || needs_high_check(ax) || ax.out == 0) return false;
+    if (a + 1 < plan.spatial_rank()) row_taps *= ax.kernel;
+  }
+  return row_taps > 1 && plan.axes.back().kernel > 1 && plan.axes.back().stride <= 4;
+}
+
 }  // namespace
 
 void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, PoolDirection dir) {
@@ -158,6 +174,10 @@ void define_pool_cpu_space(autotune::SpaceDefiner& cfg, const PoolPlan& plan, Po
   cfg.define_knob("prefetch", {0, 1, 2, 4});
   cfg.set_record_default("prefetch",
                          autotune::OtherOptionEntity{0});  // records tuned before the knob
+  if (stages_window_rows(plan, dir)) {
+    cfg.define_knob("window_rows", {0, 1});
+    cfg.set_record_default("window_rows", autotune::OtherOptionEntity{0});
+  }
   if (dir == PoolDirection::Backward) {
     cfg.define_knob("stream", {0, 1});
     cfg.set_record_default("stream", autotune::OtherOptionEntity{0});
@@ -204,16 +224,32 @@ void pool_cpu_fallback(autotune::ConfigEntity& cfg, const PoolPlan& plan, PoolDi
   cfg.set("unroll_win", autotune::OtherOptionEntity{1});
   // Channels-first forward over inputs of 8 MiB and more (which mostly stream from memory) with
   // short input rows (at most 256 bytes, 4 cache lines): prefetch the input rows of the output row
-  // two iterations ahead. There the hardware prefetcher lags behind the unrolled window loads,
-  // which touch the few cache lines of three input rows out of order; on longer rows it keeps up,
-  // and on inputs that stay in cache the extra instructions cost a few percent
-  // (docs/PERFORMANCE.md).
+  // four iterations ahead (1.3-2.7 KB). There the hardware prefetcher lags behind the unrolled
+  // window loads, which touch the few cache lines of three input rows out of order; on longer rows
+  // it keeps up, and on inputs that stay in cache the extra instructions cost a few percent. Two
+  // rows ahead was as good on a Xeon whose memory answered sooner; four was 5-12 % faster on one
+  // that answered later, with the window rows below staged or not (docs/PERFORMANCE.md).
   int64_t in_bytes = plan.dtype.bytes();
   for (int64_t d : plan.batched_input_shape()) in_bytes *= d;
   bool prefetch_rows = dir == PoolDirection::Forward && plan.layout == PoolLayout::ChannelsFirst &&
                        in_bytes >= (int64_t{8} << 20) &&
                        plan.axes.back().in * plan.dtype.bytes() <= 256;
-  cfg.set("prefetch", autotune::OtherOptionEntity{prefetch_rows ? 2 : 0});
+  cfg.set("prefetch", autotune::OtherOptionEntity{prefetch_rows ? 4 : 0});
+  // Staged window rows (knob "window_rows") where they fit in 8 vector registers: 28-wide
+  // rows on AVX-512 (3 rows of 27 floats, 6 vectors) ran 3-6 % faster; 56-wide ones (12
+  // vectors) between 4 % slower and 10 % faster, 112-wide ones (21) 1.4x slower, spilled
+  // (docs/PERFORMANCE.md).
+  if (cfg.has("window_rows")) {
+    const PoolAxis& last = plan.axes.back();
+    int64_t row_taps = 1;
+    for (size_t a = 0; a + 1 < plan.axes.size(); ++a) row_taps *= plan.axes[a].kernel;
+    const int64_t span_bytes =
+        ((f - 1) * last.stride + last.effective_kernel()) * plan.dtype.bytes();
+    const int64_t vector_bytes = cpu::fp32_lanes() * 4;
+    const int64_t staged = row_taps * ((span_bytes + vector_bytes - 1) / vector_bytes);
+    cfg.set("window_rows",
+            autotune::OtherOptionEntity{vec && f > 1 && L % f == 0 && staged <= 8 ? 1 : 0});
+  }
   if (dir == PoolDirection::Backward)
     cfg.set("stream", autotune::OtherOptionEntity{streams_grad_input(plan, dir, in_bytes) ? 1 : 0});
 }
@@ -353,8 +389,25 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     s[plane_buf].compute_at(so, plane);
     return s;
   }
+  // Knob "window_rows" (stages_window_rows): the input rows under one output tile are copied
+  // into a local buffer at the tile (whole vectors of a row), and the taps read that buffer.
+  // Each tap used to load its own strided span of the input (kernel_h x kernel_w overlapping
+  // loads per tile); now each row is loaded once and LLVM, which keeps the small buffer in
+  // registers, takes every tap of the row from it with a shuffle. The taps are still folded in
+  // window order, so the NaN and tie rules are those of the plain reduction.
+  te::Tensor rows;
+  if (cfg.has("window_rows") && cfg.knob_int("window_rows") != 0 && vectorizes_tile(cfg) &&
+      inner_length(plan, dir) % cfg.split("tile_inner").size.back() == 0 &&
+      out.op()->tag == "pool_max" && prefetch.size() == 1)
+    rows = s.cache_read(prefetch[0], "local", {out.op()});
   IterVar at = tile_stage(s[out], out.op().axis(), out.op().reduce_axis(), cfg, true, prefetch,
                           backward_row_group(plan, dir));
+  if (rows.defined()) {
+    s[rows].compute_at(s[out], at);
+    const auto& ax = rows.op().axis();
+    for (size_t i = 0; i + 1 < ax.size(); ++i) s[rows].unroll(ax[i]);
+    s[rows].vectorize(ax.back());
+  }
   // An attached reduction (avg/lp sum, the int32-lane argmax) covers one inner tile: reductions
   // outside its vectorized last axis.
   for (const te::Tensor& t : {sum, argmax_taps}) {
@@ -376,8 +429,10 @@ te::Schedule schedule_pool_cpu(const autotune::ConfigEntity& cfg, const PoolPlan
     te::Stage stage(st);
     if (st->op.op_type() != te::OpType::Compute || st->attach_type != te::AttachType::GroupRoot)
       continue;
-    if (st->op.same_as(out.op()) || (sum.defined() && st->op.same_as(sum.op())) ||
-        (argmax_taps.defined() && st->op.same_as(argmax_taps.op()))) continue;
+    if (st.get() == s[out].node() || (rows.defined() && st->op.same_as(rows.op())) ||
+        (sum.defined() && st->op.same_as(sum.op())) ||
+        (argmax_taps.defined() && st->op.same_as(argmax_taps.op())))
+      continue;
     stage.parallel(st->op.axis()[0]);
   }
   (void)reduce_out;

@@ -309,7 +309,7 @@ TEST(PoolCpuTemplate, PrefetchKnobEmitsPrefetchAndKeepsResults) {
       topi::pool_cpu_fallback(f, max2d({32, C, H, H}, 3, 3), PoolDirection::Forward);
       topi::pool_cpu_fallback(b, max2d({32, C, H, H}, 3, 3), PoolDirection::Backward);
       bool on = 32 * C * H * H * 4 >= (int64_t{8} << 20) && H <= 64;  // 32x56, 128x28/56, 256x28/56
-      EXPECT_EQ(f.knob_int("prefetch"), on ? 2 : 0) << C << "x" << H;
+      EXPECT_EQ(f.knob_int("prefetch"), on ? 4 : 0) << C << "x" << H;
       EXPECT_EQ(b.knob_int("prefetch"), 0);
     }
 }
@@ -558,6 +558,100 @@ TEST(PoolCpuTemplate, ValueOnlyMaxForwardKeepsNaNAndTieRulesBitExact) {
           ASSERT_EQ(gb, wb) << "plane " << pl << " (" << oh << ", " << ow << "): got " << g
                             << ", want " << best;
         }
+  }
+}
+
+// The "window_rows" knob: the input rows under an output tile are staged in a local buffer
+// (cache_read at the tile) and the taps read it; still folded in window order, so the result is
+// bit-exact against the reference (PyTorch's rule) on windows of NaNs with distinct payloads,
+// signed-zero ties and infinities. Disjoint and overlapping windows, dilation, tiles with masked
+// tails, 3-D, float64. The fallback stages rows only where the staged rows fit in 8
+// vectors (the seed grid's 28-wide rows on AVX-512).
+TEST(PoolCpuTemplate, WindowRowsKnobStagesRowsAndKeepsTapOrder) {
+  auto maxpool = [](int rank, std::vector<int64_t> shape, int64_t k, int64_t s, int64_t d,
+                    DataType dt) {
+    MaxPoolParams p;
+    p.kernel_size = {k};
+    p.stride = {s};
+    p.dilation = {d};
+    return plan_max_pool(rank, PoolInput{shape, dt, PoolLayout::ChannelsFirst}, p);
+  };
+  const DataType f32 = DataType::Float(32);
+  std::vector<PoolPlan> plans = {
+      maxpool(2, {2, 3, 28, 28}, 3, 3, 1, f32),
+      maxpool(2, {2, 3, 9, 25}, 3, 3, 1, f32),
+      maxpool(2, {2, 3, 11, 20}, 3, 2, 1, f32),
+      maxpool(2, {1, 4, 12, 19}, 3, 1, 2, f32),
+      maxpool(2, {2, 2, 16, 16}, 2, 2, 1, f32),
+      maxpool(3, {1, 2, 6, 8, 9}, 2, 2, 1, f32),
+      maxpool(2, {2, 3, 12, 12}, 3, 3, 1, DataType::Float(64)),
+      maxpool(2, {2, 3, 16, 32}, 4, 4, 1, f32),
+  };
+  for (const PoolPlan& plan : plans) {
+    autotune::Task task = task_of(plan, PoolDirection::Forward);
+    SCOPED_TRACE(topi::pool_workload(plan, PoolDirection::Forward).dump());
+    HostArray x = random_input(plan, 51);
+    if (plan.dtype == f32) {
+      float* xv = x.data<float>();
+      std::mt19937 rng(52);
+      const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                                -std::numeric_limits<float>::infinity()};
+      for (int64_t i = 0; i < x.numel(); ++i) {
+        uint32_t r = rng() % 16;
+        if (r == 0) {  // a NaN whose payload names its position
+          uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i & 0x3fffff);
+          std::memcpy(&xv[i], &bits, 4);
+        } else if (r < 7) {
+          xv[i] = specials[r % 2];
+        } else if (r < 9) {
+          xv[i] = specials[2 + r % 2];
+        } else if (r < 13) {
+          xv[i] = -std::abs(xv[i]);
+        }
+      }
+    }
+    ReferencePoolExecutor ref;
+    HostArray want = ref.forward(plan, x).output;
+    for (int on : {0, 1}) {
+      SCOPED_TRACE("window_rows " + std::to_string(on));
+      autotune::FallbackConfigEntity fb;
+      topi::pool_cpu_fallback(fb, plan, PoolDirection::Forward);
+      ASSERT_TRUE(fb.has("window_rows"));
+      ASSERT_EQ(fb.knob_int("vec"), 1) << fb.str();
+      fb.set("window_rows", autotune::OtherOptionEntity{on});
+      autotune::ApplyHistoryBest best(record_of(task, fb));
+      autotune::DispatchScope scope(best);
+      CompiledPoolExecutor exe("llvm");
+      const topi::PooledKernel& k = exe.kernel(plan, PoolDirection::Forward, false);
+      std::ostringstream ir;
+      ir << k.lowered;
+      EXPECT_EQ(ir.str().find("data.local") != std::string::npos, on == 1) << ir.str();
+      HostArray got = exe.forward(plan, x).output;
+      ASSERT_EQ(got.numel(), want.numel());
+      const int64_t bytes = plan.dtype.bytes();
+      for (int64_t i = 0; i < got.numel(); ++i)
+        ASSERT_EQ(std::memcmp(static_cast<const char*>(got.raw()) + i * bytes,
+                              static_cast<const char*>(want.raw()) + i * bytes, bytes),
+                  0)
+            << i << ": got " << got.get(i) << ", want " << want.get(i);
+    }
+  }
+  // No knob where a window can leave the input (padding, ceil mode), for avg, channels-last or
+  // one spatial axis; the training forward (indices) ignores it.
+  for (const PoolPlan& plan : {max2d({2, 3, 11, 10}, 3, 2, 1), max2d({2, 3, 10, 10}, 3, 3, 0, true),
+                               avg2d({2, 4, 9, 9}, 3, 3, 0, PoolLayout::ChannelsFirst),
+                               avg2d({2, 4, 9, 9}, 3, 3, 0, PoolLayout::ChannelsLast),
+                               maxpool(1, {2, 3, 30}, 3, 3, 1, f32)}) {
+    autotune::FallbackConfigEntity fb;
+    topi::pool_cpu_fallback(fb, plan, PoolDirection::Forward);
+    EXPECT_FALSE(fb.has("window_rows")) << topi::pool_workload(plan, PoolDirection::Forward).dump();
+  }
+  // The fallback: on for the seed grid's 28-wide rows with 16 lanes (6 vectors staged), off for
+  // 56 and 112 (12 and 21); with 8 lanes 28-wide rows stage 12 vectors, off as well.
+  for (int64_t H : {28, 56, 112}) {
+    autotune::FallbackConfigEntity f;
+    topi::pool_cpu_fallback(f, max2d({32, 128, H, H}, 3, 3), PoolDirection::Forward);
+    EXPECT_EQ(f.knob_int("window_rows"), H == 28 && topi::cpu::fp32_lanes() == 16 ? 1 : 0) << H;
   }
 }
 
