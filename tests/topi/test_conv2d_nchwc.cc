@@ -683,7 +683,12 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   EXPECT_EQ(conv2d_nchwc_oc_group(1392, 16, true, 32, 16, 16), 1);
   EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2), 1);      // 3 tasks for 2 threads
   EXPECT_EQ(conv2d_nchwc_oc_group(144, 16, true, 32, 16, 2, 56), 3);  // ... but for 56 rows each
-  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2), 1);      // 25 chunks: no factor 2-4
+  // 25 chunks, no factor 2-4: groups of 4 all the same, the last one short, where each group is
+  // a task (weights larger than the input) and there are two per thread; not with 8 lanes.
+  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2), 4);
+  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 2, 7), 1);   // a task per row
+  EXPECT_EQ(conv2d_nchwc_oc_group(400, 16, true, 32, 16, 4), 1);      // 7 tasks for 4 threads
+  EXPECT_EQ(conv2d_nchwc_oc_group(200, 8, true, 16, 8, 2), 1);        // 25 chunks of 8 lanes
   EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, false, 32, 16, 2), 1);     // a 3x3
   EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);      // the preferred block
   EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);       // two vectors already
@@ -836,6 +841,10 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
       {{{1, 32, 12, 12}, {64, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, 4, 6},
       // reduction outer with 6 input chunks, 3 per pass (conv2d_nchwc_ic_chunks_per_pass)
       {{{1, 96, 7, 7}, {192, 96, 1, 1}, one}, 3, 7},
+      // groups that do not divide the chunks, the last one short: 25 chunks in groups of 4
+      // (reduction outer, RegNetX-400MF's 7x7 layers), 5 in groups of 2 (rows outer)
+      {{{1, 32, 7, 7}, {400, 32, 1, 1}, one}, 4, 7},
+      {{{1, 48, 14, 14}, {80, 48, 1, 1}, one}, 2, 7},
   };
   for (size_t i = 0; i < cases.size(); ++i) {
     SCOPED_TRACE("case " + std::to_string(i));

@@ -201,6 +201,12 @@ int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
     if (lanes < 16 && group * ((15 - group) / group) < 12) continue;
     if (chunks % group == 0 && chunks / group * tasks_per_chunk >= 2 * threads) return group;
   }
+  // A chunk count without such a divisor (RegNetX-400MF's 400 channels: 25 chunks of 16) takes
+  // groups of 4 all the same, the last one short (the split's guard; LLVM compiles the full groups
+  // without it), where each group is one task (the weights are larger than the input: reduction
+  // order) and the groups leave two tasks per thread.
+  if (lanes >= 16 && tasks_per_chunk == 1 && chunks > 4 && (chunks + 3) / 4 >= 2 * threads)
+    return 4;
   return 1;
 }
 
@@ -731,7 +737,8 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   int64_t row_block = 0;
   if (order == NCHWcLoopOrder::kRowsOuter && !one_by_one && (c_is_out || out5)) {
     const std::vector<int64_t> k = nn::const_shape(t.kernel_vec), out = nn::const_shape(t.conv);
-    row_block = conv2d_nchwc_row_block(k[2] * k[3], k[1], out[2], out[0] * (out[1] / oc_group),
+    row_block = conv2d_nchwc_row_block(k[2] * k[3], k[1], out[2],
+                                       out[0] * ((out[1] + oc_group - 1) / oc_group),
                                        runtime::configured_thread_count());
   }
   // Reduction-ordered tasks split into row blocks where the chunks alone leave the threads
@@ -739,8 +746,8 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   bool balance_blocks = false;
   if (order == NCHWcLoopOrder::kReductionOuter && (c_is_out || out5)) {
     const std::vector<int64_t> out = nn::const_shape(t.conv);
-    const int64_t parts = conv2d_nchwc_balance_parts(out[0] * (out[1] / oc_group), out[2],
-                                                     runtime::configured_thread_count());
+    const int64_t parts = conv2d_nchwc_balance_parts(out[0] * ((out[1] + oc_group - 1) / oc_group),
+                                                     out[2], runtime::configured_thread_count());
     if (parts > 1) {
       row_block = out[2] / parts;
       balance_blocks = true;
