@@ -945,6 +945,61 @@ TEST(AlterOpLayout, GroupedChunkConfigsBuildTheFusedKernel) {
   }
 }
 
+// A 1x1 with a blocked epilogue (bias, relu, a residual add) outside the reduction order
+// computes its accumulators, the convolution and the epilogue at the register tile: the
+// accumulator buffer is one tile (chunks x columns x block), not a row. A chunk group that does
+// not divide the chunks keeps the row buffers. Rows outer without a group, with groups of 2 and 3,
+// and a ragged group of 2 over 5 chunks: each against the reference executor.
+TEST(AlterOpLayout, OneByOneEpiloguesRunAtTheRegisterTile) {
+  struct Case {
+    int64_t ci, co, hw, group, ow_tile;
+  };
+  uint64_t seed = 900;
+  for (const Case& k : {Case{48, 96, 14, 1, 7}, Case{48, 96, 14, 2, 7}, Case{16, 48, 28, 3, 4},
+                        Case{48, 80, 14, 2, 7}}) {
+    SCOPED_TRACE(std::to_string(k.ci) + " -> " + std::to_string(k.co) + " at " +
+                 std::to_string(k.hw) + ", group " + std::to_string(k.group));
+    auto x = var("data", T({1, k.ci, k.hw, k.hw}));
+    auto conv = nn::conv2d(x, rand_const({k.co, k.ci, 1, 1}, seed++, -0.3, 0.3));
+    auto y = nn::relu(add(conv, rand_const({k.co, 1, 1}, seed++)));
+    auto f = Function({x}, add(y, rand_const({1, k.co, k.hw, k.hw}, seed++)));
+    topi::nn::Conv2dAttrs at;
+    Json wl = topi::cpu::conv2d_nchwc_workload({1, k.ci, k.hw, k.hw}, {k.co, k.ci, 1, 1}, at);
+    autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+    const int64_t pick = relay_test::find_config(task, [&](const autotune::ConfigEntity& c) {
+      return c.split("tile_ic").size.back() == 16 && c.split("tile_oc").size.back() == 16 &&
+             c.split("tile_ow").size.back() == k.ow_tile && c.knob_int("tile_oh") == 1;
+    });
+    ASSERT_GE(pick, 0);
+    autotune::ConfigEntity cfg = task.config(pick);
+    if (k.group > 1) cfg.set("tile_oc_group", autotune::OtherOptionEntity{k.group});
+    autotune::ApplyConfig one(cfg);
+    autotune::DispatchScope scope(one);
+    std::ostringstream ir;
+    Built b = build(f, "llvm", {}, {.print_after_each_pass = &ir});
+    int convs = 0;
+    for (auto& kern : b.kernels)
+      if (kern.template_key == "conv2d_NCHWc.x86") {
+        EXPECT_FALSE(kern.is_fallback);
+        EXPECT_GE(kern.ops.size(), 3u);  // the conv and its epilogue in one kernel
+        ++convs;
+      }
+    EXPECT_EQ(convs, 1) << b.report();
+    const bool whole = (k.co / 16) % k.group == 0;
+    const int64_t tile = k.group * k.ow_tile * 16, row = k.group * k.hw * 16;
+    const std::string text = ir.str();
+    auto allocates = [&](int64_t n) {
+      return text.find("allocate conv2d_NCHWc.global[float32 * " + std::to_string(n) + "]") !=
+             std::string::npos;
+    };
+    EXPECT_EQ(allocates(tile), whole) << text.substr(text.rfind("// ---- after schedule_ops"));
+    EXPECT_EQ(allocates(row), !whole);
+    auto xv = relay::testing::random_uniform({1, k.ci, k.hw, k.hw}, -1, 1, seed++);
+    expect_close(relay_test::run_graph(b, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0],
+                 1e-5);
+  }
+}
+
 // opt_level 2 keeps NCHW (TVM runs AlterOpLayout at level 3); cuda never blocks.
 TEST(AlterOpLayout, OnlyLlvmAtOptLevel3) {
   auto x = var("data", T({1, 8, 6, 6}));

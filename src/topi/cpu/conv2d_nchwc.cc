@@ -980,6 +980,49 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     scc.pragma(cc_owc, "unroll_disable");
     if (!c_is_out) out5 ? schedule_out5(false) : schedule_unpack(false);
   } else {
+    // A 1x1 with a blocked epilogue (bias, relu, a residual add) computes the accumulators, the
+    // convolution and the epilogue at the register tile: the tile's buffers are a few vectors
+    // that LLVM keeps in registers, and each output is stored once, by the epilogue. Computed at
+    // the parallel row instead (TVM's schedule), the accumulators went to a row buffer, the
+    // convolution copied them to a second one and the epilogue read that: two round trips
+    // through L1 per output, which a short reduction does not hide. MNASNet's 16 -> 48 at 112x112
+    // 112 -> 67 us, ResNet-50's 56x56 64 -> 256 with its residual 425 -> 377, ResNeXt-50's
+    // 56x56 layers -5 to -11 %, ResNet-50's kernel sum -2.6 % (per-call medians of 3 alternating
+    // processes, 2-core Xeon, 2026-12-07; docs/PERFORMANCE.md). Not for a ragged chunk group
+    // (conv2d_nchwc_oc_group): its guard inside the tile was 1.56x slower (RegNetX-400MF's 14x14
+    // 160 -> 400); that keeps the row buffers.
+    if (!c_is_out && out5 && nn::const_shape(t.conv)[1] % oc_group == 0) {
+      te::Stage so = s[O];
+      auto oax = O.op().axis();
+      auto [o_occ, o_occi] = group_chunks(so, oax[1]);
+      auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
+      auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+      std::vector<IterVar> order = par_order(oax[0], o_occ, o_oho);
+      order.push_back(o_owo);
+      if (o_occi.defined()) order.push_back(o_occi);
+      order.insert(order.end(), {o_ohi, o_owi, oax[4]});
+      so.reorder(order);
+      IterVar par = so.fuse(par_order(oax[0], o_occ, o_oho));
+      so.vectorize(oax[4]);
+      so.parallel(par);
+      if (o_occi.defined()) so.unroll(o_occi);
+      so.unroll(o_ohi);
+      so.unroll(o_owi);
+      sc.compute_at(so, o_owo);
+      sc.vectorize(cax[4]);
+      sc.unroll(cax[1]);
+      sc.unroll(cax[2]);
+      sc.unroll(cax[3]);
+      scc.compute_at(so, o_owo);
+      auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
+      scc.reorder(
+          {ccax[0], ic_chunk, ic_block, ccax[2], ccax[3], ccax[1], ccax[4], rax[1], rax[2]});
+      scc.vectorize(ccax[4]);
+      scc.unroll(ccax[1]);
+      scc.unroll(ccax[2]);
+      scc.unroll(ccax[3]);
+      return;
+    }
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
     auto [ow_outer, ow_inner] = sc.split(cax[3], I(ow_factor));
     auto [occ, occi] = group_chunks(sc, cax[1]);
