@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <optional>
 #include <sstream>
 
 #include "minitvm/autotune/dispatch.h"
@@ -903,6 +904,25 @@ TEST(AlterOpLayout, BlocksComeFromTheDispatchContext) {
                1e-5);
 }
 
+namespace {
+
+// The config of a ci -> co 1x1 layer on a hw x hw map with 16-channel blocks and a register tile
+// of ow_tile columns of one row (a point of the template's space, as a tuning record would give).
+std::optional<autotune::ConfigEntity> one_by_one_config(int64_t ci, int64_t co, int64_t hw,
+                                                        int64_t ow_tile) {
+  topi::nn::Conv2dAttrs at;
+  Json wl = topi::cpu::conv2d_nchwc_workload({1, ci, hw, hw}, {co, ci, 1, 1}, at);
+  autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
+  const int64_t pick = relay_test::find_config(task, [&](const autotune::ConfigEntity& c) {
+    return c.split("tile_ic").size.back() == 16 && c.split("tile_oc").size.back() == 16 &&
+           c.split("tile_ow").size.back() == ow_tile && c.knob_int("tile_oh") == 1;
+  });
+  if (pick < 0) return std::nullopt;
+  return task.config(pick);
+}
+
+}  // namespace
+
 // A config that groups output-channel chunks per register tile (tile_oc_group, which fallbacks
 // set for 1x1 layers on one-vector blocks) drives the fused kernel: the conv's bias and
 // relu run in the blocked epilogue, on 7x7 (weights larger than the input) and 14x14 maps (the
@@ -917,15 +937,9 @@ TEST(AlterOpLayout, GroupedChunkConfigsBuildTheFusedKernel) {
     auto x = var("data", T({1, g.ci, g.hw, g.hw}));
     auto conv = nn::conv2d(x, rand_const({g.co, g.ci, 1, 1}, seed++, -0.3, 0.3));
     auto f = Function({x}, nn::relu(add(conv, rand_const({g.co, 1, 1}, seed++))));
-    topi::nn::Conv2dAttrs at;
-    Json wl = topi::cpu::conv2d_nchwc_workload({1, g.ci, g.hw, g.hw}, {g.co, g.ci, 1, 1}, at);
-    autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
-    const int64_t pick = relay_test::find_config(task, [&](const autotune::ConfigEntity& c) {
-      return c.split("tile_ic").size.back() == 16 && c.split("tile_oc").size.back() == 16 &&
-             c.split("tile_ow").size.back() == g.ow_tile && c.knob_int("tile_oh") == 1;
-    });
-    ASSERT_GE(pick, 0);
-    autotune::ConfigEntity cfg = task.config(pick);
+    std::optional<autotune::ConfigEntity> found = one_by_one_config(g.ci, g.co, g.hw, g.ow_tile);
+    ASSERT_TRUE(found.has_value());
+    autotune::ConfigEntity cfg = *found;
     cfg.set("tile_oc_group", autotune::OtherOptionEntity{g.group});
     // (Tuning records cannot carry the knob: the template's space does not define it.)
     autotune::ApplyConfig one(cfg);
@@ -963,15 +977,9 @@ TEST(AlterOpLayout, OneByOneEpiloguesRunAtTheRegisterTile) {
     auto conv = nn::conv2d(x, rand_const({k.co, k.ci, 1, 1}, seed++, -0.3, 0.3));
     auto y = nn::relu(add(conv, rand_const({k.co, 1, 1}, seed++)));
     auto f = Function({x}, add(y, rand_const({1, k.co, k.hw, k.hw}, seed++)));
-    topi::nn::Conv2dAttrs at;
-    Json wl = topi::cpu::conv2d_nchwc_workload({1, k.ci, k.hw, k.hw}, {k.co, k.ci, 1, 1}, at);
-    autotune::Task task("conv2d_NCHWc.x86", Json(wl.begin() + 1, wl.end()), "llvm");
-    const int64_t pick = relay_test::find_config(task, [&](const autotune::ConfigEntity& c) {
-      return c.split("tile_ic").size.back() == 16 && c.split("tile_oc").size.back() == 16 &&
-             c.split("tile_ow").size.back() == k.ow_tile && c.knob_int("tile_oh") == 1;
-    });
-    ASSERT_GE(pick, 0);
-    autotune::ConfigEntity cfg = task.config(pick);
+    std::optional<autotune::ConfigEntity> found = one_by_one_config(k.ci, k.co, k.hw, k.ow_tile);
+    ASSERT_TRUE(found.has_value());
+    autotune::ConfigEntity cfg = *found;
     if (k.group > 1) cfg.set("tile_oc_group", autotune::OtherOptionEntity{k.group});
     autotune::ApplyConfig one(cfg);
     autotune::DispatchScope scope(one);

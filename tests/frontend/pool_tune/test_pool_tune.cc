@@ -78,6 +78,30 @@ std::vector<autotune::Record> record_of(const autotune::Task& task,
   return {autotune::make_record(task, task.config(*idx), res)};
 }
 
+// Float32 data for the max rules: a sixteenth NaNs whose payloads name their positions (either
+// sign), many signed zeros (ties), infinities, and the rest of the values made negative half the
+// time so that zeros are often the maximum.
+void sprinkle_specials(HostArray& x, uint32_t seed) {
+  float* xv = x.data<float>();
+  std::mt19937 rng(seed);
+  const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
+                            -std::numeric_limits<float>::infinity()};
+  for (int64_t i = 0; i < x.numel(); ++i) {
+    uint32_t r = rng() % 16;
+    if (r == 0) {
+      uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i & 0x3fffff);
+      if (rng() % 2) bits |= 0x80000000u;
+      std::memcpy(&xv[i], &bits, 4);
+    } else if (r < 7) {
+      xv[i] = specials[r % 2];
+    } else if (r < 9) {
+      xv[i] = specials[2 + r % 2];
+    } else if (r < 13) {
+      xv[i] = -std::abs(xv[i]);
+    }
+  }
+}
+
 HostArray random_input(const PoolPlan& plan, uint32_t seed) {
   std::vector<int64_t> shape = plan.input_shape();
   int64_t n = 1;
@@ -516,24 +540,8 @@ TEST(PoolCpuTemplate, ValueOnlyMaxForwardKeepsNaNAndTieRulesBitExact) {
         2, PoolInput{{2, 3, sh.H, sh.W}, DataType::Float(32), PoolLayout::ChannelsFirst}, p);
     SCOPED_TRACE(topi::pool_workload(plan, PoolDirection::Forward).dump());
     HostArray x = random_input(plan, 41);
-    float* xv = x.data<float>();
-    std::mt19937 rng(42);
-    const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                              -std::numeric_limits<float>::infinity()};
-    for (int64_t i = 0; i < x.numel(); ++i) {
-      uint32_t r = rng() % 16;
-      if (r == 0) {  // a NaN whose payload names its position
-        uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i & 0x3fffff);
-        if (rng() % 2) bits |= 0x80000000u;
-        std::memcpy(&xv[i], &bits, 4);
-      } else if (r < 7) {
-        xv[i] = specials[r % 2];  // many signed-zero ties
-      } else if (r < 9) {
-        xv[i] = specials[2 + r % 2];
-      } else if (r < 13) {
-        xv[i] = -std::abs(xv[i]);  // so that zeros are often the maximum
-      }
-    }
+    sprinkle_specials(x, 42);
+    const float* xv = x.data<float>();
     CompiledPoolExecutor exe("llvm");
     HostArray got = exe.forward(plan, x).output;
     const int64_t OH = plan.axes[0].out, OW = plan.axes[1].out;
@@ -591,25 +599,7 @@ TEST(PoolCpuTemplate, WindowRowsKnobStagesRowsAndKeepsTapOrder) {
     autotune::Task task = task_of(plan, PoolDirection::Forward);
     SCOPED_TRACE(topi::pool_workload(plan, PoolDirection::Forward).dump());
     HostArray x = random_input(plan, 51);
-    if (plan.dtype == f32) {
-      float* xv = x.data<float>();
-      std::mt19937 rng(52);
-      const float specials[] = {0.0f, -0.0f, std::numeric_limits<float>::infinity(),
-                                -std::numeric_limits<float>::infinity()};
-      for (int64_t i = 0; i < x.numel(); ++i) {
-        uint32_t r = rng() % 16;
-        if (r == 0) {  // a NaN whose payload names its position
-          uint32_t bits = 0x7fc00000u | static_cast<uint32_t>(i & 0x3fffff);
-          std::memcpy(&xv[i], &bits, 4);
-        } else if (r < 7) {
-          xv[i] = specials[r % 2];
-        } else if (r < 9) {
-          xv[i] = specials[2 + r % 2];
-        } else if (r < 13) {
-          xv[i] = -std::abs(xv[i]);
-        }
-      }
-    }
+    if (plan.dtype == f32) sprinkle_specials(x, 52);
     ReferencePoolExecutor ref;
     HostArray want = ref.forward(plan, x).output;
     for (int on : {0, 1}) {
