@@ -495,8 +495,10 @@ ConfigEntity ConfigSpace::get(int64_t index, const std::string& template_key) co
 std::optional<int64_t> ConfigSpace::index_of(const ConfigEntity& cfg) const {
   int64_t index = 0, radix = 1;
   for (auto& k : knobs_) {
-    if (!cfg.has(k.name)) return std::nullopt;
-    const Entity& v = cfg.get(k.name);
+    // A knob the config lacks counts as its record default (a record tuned before the knob
+    // existed, as check_config and the dispatch read it).
+    if (!cfg.has(k.name) && !k.record_default) return std::nullopt;
+    const Entity& v = cfg.has(k.name) ? cfg.get(k.name) : *k.record_default;
     int64_t choice = -1;
     for (size_t i = 0; i < k.entities.size(); ++i)
       if (same_choice(k.entities[i], v)) {

@@ -131,6 +131,26 @@ TEST(Space, WorkedExampleIndex8797896) {
   EXPECT_THROW(s.get(-1), CompileError);
 }
 
+// A record tuned before a knob existed lacks it: index_of counts the knob as its record default,
+// as check_config and the dispatch do; a knob without a record default is still required.
+TEST(Space, IndexOfCountsAMissingKnobAsItsRecordDefault) {
+  ConfigSpace late;
+  late.define_knob("a", {0, 1, 2});
+  late.define_knob("late", {5, 7});
+  late.set_record_default("late", OtherOptionEntity{7});
+  ConfigEntity c;
+  c.set("a", OtherOptionEntity{2});
+  EXPECT_EQ(late.index_of(c), std::optional<int64_t>(2 + 1 * 3));
+  c.set("late", OtherOptionEntity{5});
+  EXPECT_EQ(late.index_of(c), std::optional<int64_t>(2));
+  ConfigSpace plain;
+  plain.define_knob("a", {0, 1, 2});
+  plain.define_knob("late", {5, 7});
+  ConfigEntity d;
+  d.set("a", OtherOptionEntity{2});
+  EXPECT_EQ(plain.index_of(d), std::nullopt);
+}
+
 TEST(Space, SplitFactorsForApply) {
   EXPECT_EQ(split_factors(SplitEntity{{-1, 2, 4, 8}}), (std::vector<int64_t>{64, 32, 8}));
   EXPECT_EQ(split_factors(SplitEntity{{6, 1, 32, 1}}), (std::vector<int64_t>{32, 32, 1}));

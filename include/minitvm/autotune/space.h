@@ -258,8 +258,9 @@ class ConfigSpace : public SpaceDefiner {
    *  when index is outside [0, size()). */
   ConfigEntity get(int64_t index, const std::string& template_key = "") const;
   /** Flat index of a config's entities, matching knobs by name and split sizes from size[1] on
-   *  (size[0] is ignored, so both -1 and the v0.5 full quotient match). nullopt when a knob is
-   *  missing or its value is not in the space. */
+   *  (size[0] is ignored, so both -1 and the v0.5 full quotient match); a knob the config lacks
+   *  counts as its record default (set_record_default). nullopt when a knob without one is
+   *  missing or a value is not in the space. */
   std::optional<int64_t> index_of(const ConfigEntity& cfg) const;
 
  private:
