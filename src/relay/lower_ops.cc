@@ -437,7 +437,9 @@ std::vector<Tensor> lower_op(const ExprNode& c, const std::vector<Tensor>& a) {
     topi::nn::Conv2dAttrs ca{ints(at.at("strides")), ints(at.at("padding")),
                              ints(at.at("dilation"))};
     const int64_t groups = at.contains("groups") ? at.at("groups").get<int64_t>() : 1;
-    return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca, groups).output};
+    const int64_t data_channels =
+        at.contains("data_channels") ? at.at("data_channels").get<int64_t>() : 0;
+    return {topi::cpu::conv2d_nchwc_blocked(a[0], a[1], ca, groups, data_channels).output};
   }
   if (op == "nn.contrib_conv2d_winograd_NCHWc_weight_transform")
     return {topi::cpu::conv2d_winograd_nchwc_weight_transform(

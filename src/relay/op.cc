@@ -548,9 +548,14 @@ std::vector<OpDef> make_registry() {
       });
   // TVM's nn.contrib_conv2d_NCHWc: data NCHW[x]c, kernel OIHW[x]i[y]o, output NCHW[y]c; what
   // alter_op_layout makes of nn.conv2d on llvm (groups 1).
+  // data_channels (minitvm's, 0: all): the input channels that hold data, the rest zero padding
+  // whose weights are zero (alter_op_layout's padded channels); the kernel may leave them out.
   add("nn.contrib_conv2d_NCHWc", P::kOutEWiseFusable, 2,
-      conv_attrs(
-          {{"data_layout", ""}, {"kernel_layout", ""}, {"out_layout", ""}, {"out_dtype", ""}}),
+      conv_attrs({{"data_layout", ""},
+                  {"kernel_layout", ""},
+                  {"out_layout", ""},
+                  {"out_dtype", ""},
+                  {"data_channels", 0}}),
       [](const std::vector<Expr>& a, Json& at) {
         return conv2d_nchwc_rule("nn.contrib_conv2d_NCHWc", a, at, false);
       });

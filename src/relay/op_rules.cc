@@ -271,6 +271,12 @@ TypeResult conv2d_nchwc_rule(const std::string& op, const std::vector<Expr>& a, 
     MINITVM_USER_CHECK(w[0] % groups == 0)
         << op << ": the " << w[0] << " output channel blocks of weight " << describe(a[1])
         << " do not divide into " << groups << " groups";
+    if (at.contains("data_channels"))
+      MINITVM_USER_CHECK(at["data_channels"].is_number_integer() &&
+                         at["data_channels"].get<int64_t>() >= 0 &&
+                         at["data_channels"].get<int64_t>() <= C)
+          << op << ": data_channels must be an integer from 0 to the data's " << C
+          << " channels, got " << at["data_channels"].dump();
   }
   at["channels"] = O;
   at["kernel_size"] = Shape{w[2], w[3]};

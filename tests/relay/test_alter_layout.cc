@@ -140,6 +140,72 @@ TEST(BlockedOps, ReferenceConvMatchesTheUnblockedConv) {
   expect_close(reference_run(blocked, {{"x", xv}})[0], reference_run(plain, {{"x", xv}})[0], 1e-6);
 }
 
+// A blocked conv whose input block is partly zero padding (data_channels: alter_op_layout pads
+// 24 channels to one block of 32, 40 to three of 16) leaves the padding out of its reduction:
+// NaN in the padding channels, whose weights are zero, does not reach the output (0 * NaN would
+// carry it), and the values are a direct loop's over the real channels. Built for llvm, 1x1 and
+// 3x3 kernels; the type rule rejects a count outside the data's channels.
+TEST(BlockedOps, DataChannelsLeaveThePaddingOutOfTheReduction) {
+  struct Case {
+    int64_t chunks, ib, real, k;
+  };
+  uint64_t seed = 970;
+  for (const Case& c :
+       {Case{1, 32, 24, 1}, Case{3, 16, 40, 1}, Case{1, 32, 24, 3}, Case{3, 16, 40, 3}}) {
+    SCOPED_TRACE(std::to_string(c.real) + " of " + std::to_string(c.chunks * c.ib) +
+                 " channels, kernel " + std::to_string(c.k));
+    const int64_t H = 7, OCC = 2, OB = 16, pad = c.k / 2;
+    auto xv = relay::testing::random_uniform({1, c.chunks, H, H, c.ib}, -1, 1, seed++);
+    auto wv =
+        relay::testing::random_uniform({OCC, c.chunks, c.k, c.k, c.ib, OB}, -0.3, 0.3, seed++);
+    float* xp = static_cast<float*>(xv.data());
+    float* wp = static_cast<float*>(wv.data());
+    for (int64_t i = 0; i < xv.size(); ++i)
+      if ((i / c.ib / H / H % c.chunks) * c.ib + i % c.ib >= c.real) xp[i] = NAN;
+    for (int64_t i = 0; i < wv.size(); ++i)
+      if ((i / OB / c.ib / c.k / c.k % c.chunks) * c.ib + i / OB % c.ib >= c.real) wp[i] = 0;
+    auto x = var("x", T({1, c.chunks, H, H, c.ib}));
+    auto y = call("nn.contrib_conv2d_NCHWc", {x, constant(wv)},
+                  {{"padding", {pad, pad}}, {"data_channels", c.real}});
+    Built b = build(Function({x}, y), "llvm");
+    auto got = relay_test::run_graph(b, {{"x", xv}}).at(0).to_vector<float>();
+    ASSERT_EQ(got.size(), size_t(OCC * H * H * OB));
+    auto xat = [&](int64_t ch, int64_t h, int64_t w) {
+      return xp[((ch / c.ib * H + h) * H + w) * c.ib + ch % c.ib];
+    };
+    double worst = 0;
+    for (int64_t o = 0; o < OCC * OB; ++o)
+      for (int64_t h = 0; h < H; ++h)
+        for (int64_t w = 0; w < H; ++w) {
+          double want = 0;
+          for (int64_t ch = 0; ch < c.real; ++ch)
+            for (int64_t kh = 0; kh < c.k; ++kh)
+              for (int64_t kw = 0; kw < c.k; ++kw) {
+                const int64_t ih = h + kh - pad, iw = w + kw - pad;
+                if (ih < 0 || ih >= H || iw < 0 || iw >= H) continue;
+                want += double(xat(ch, ih, iw)) *
+                        wp[((((o / OB * c.chunks + ch / c.ib) * c.k + kh) * c.k + kw) * c.ib +
+                            ch % c.ib) *
+                               OB +
+                           o % OB];
+              }
+          const float g = got[((o / OB * H + h) * H + w) * OB + o % OB];
+          ASSERT_TRUE(std::isfinite(g)) << "output channel " << o << " at " << h << ", " << w;
+          worst = std::max(worst, std::abs(g - want));
+        }
+    EXPECT_LT(worst, 1e-4);
+  }
+  auto d = var("d", T({1, 1, 4, 4, 32}));
+  auto w = var("w", T({1, 1, 1, 1, 32, 16}));
+  for (int64_t bad : {-1, 33}) {
+    std::string m = error_of([&] {
+      call("nn.contrib_conv2d_NCHWc", {d, w}, {{"data_channels", bad}});
+    });
+    EXPECT_NE(m.find("data_channels must be an integer from 0 to the data's 32"), std::string::npos)
+        << m;
+  }
+}
+
 // conv -> bias -> relu -> conv -> residual add -> max pool -> global pool -> dense: one transform
 // in, one out; everything between stays NCHW4c/8c (with one re-blocking between the two convs'
 // blocks), weights and biases become blocked constants.
@@ -379,6 +445,40 @@ TEST(AlterOpLayout, PaddedChannelCountsMatchTheReferenceBuiltForLlvm) {
       relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
     }
   }
+}
+
+// Channel counts a vector does not divide are padded up by as much as a half of them (MNASNet's
+// 24 -> 32, 40 -> 48: whole vectors instead of 12 or 10 lanes of 16), and the convs reading the
+// padded value carry the real count (data_channels), by which they leave the padding out of their
+// reduction; values as the reference's, through the reference executor and built for llvm.
+TEST(AlterOpLayout, ConvsReadingPaddedChannelsCarryTheRealCount) {
+  auto x = var("data", T({1, 16, 8, 8}));
+  auto a1 = nn::relu(nn::conv2d(x, rand_const({24, 16, 3, 3}, 61, -0.3, 0.3), {.padding = {1}}));
+  auto a2 = nn::relu(nn::conv2d(a1, rand_const({64, 24, 1, 1}, 62, -0.3, 0.3)));
+  auto a3 = nn::conv2d(a2, rand_const({40, 64, 1, 1}, 63, -0.2, 0.2));
+  auto a4 = nn::conv2d(a3, rand_const({32, 40, 3, 3}, 64, -0.2, 0.2), {.padding = {1}});
+  Function f({x}, a4);
+  relay::transform::AlterLayoutOptions o = fixed_blocks(16, 32, 32);
+  o.conv_blocks = [](const ExprNode& c) -> std::optional<relay::transform::ConvBlocks> {
+    auto block = [](int64_t n) -> int64_t { return n % 32 == 0 ? 32 : n % 16 == 0 ? 16 : 2; };
+    return relay::transform::ConvBlocks{block(c.args[0]->types[0].shape[1]),
+                                        block(c.args[1]->types[0].shape[0])};
+  };
+  o.pad_channels = {32, 16};
+  Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, o));
+  std::vector<std::pair<std::vector<int64_t>, int64_t>> convs;  // input shape, data_channels
+  for (auto& e : post_order(a.body))
+    if (e->is_call("nn.contrib_conv2d_NCHWc"))
+      convs.push_back({e->args[0]->type().shape, e->attrs.value("data_channels", int64_t{0})});
+  EXPECT_EQ(convs, (std::vector<std::pair<std::vector<int64_t>, int64_t>>{{{1, 1, 8, 8, 16}, 0},
+                                                                          {{1, 1, 8, 8, 32}, 24},
+                                                                          {{1, 2, 8, 8, 32}, 0},
+                                                                          {{1, 3, 8, 8, 16}, 40}}))
+      << a;
+  auto xv = relay::testing::random_uniform({1, 16, 8, 8}, -1, 1, 65);
+  auto want = reference_run(f, {{"data", xv}});
+  expect_close(reference_run(a, {{"data", xv}})[0], want[0], 1e-5);
+  relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
 }
 
 // Squeeze-and-excitation as torch.onnx exports it: mean over (2, 3) (axes counted from either

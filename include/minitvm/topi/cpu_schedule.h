@@ -72,9 +72,12 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
  *  `conv`; data_vec/kernel_vec are the given tensors). Grouped (groups > 1): the kernel's I is
  *  the input channels of one group, and the blocks divide each group's input and output channels
  *  (data chunks and kernel output chunks are multiples of groups); output chunk k reads the
- *  input chunks of group k / (output chunks per group). */
+ *  input chunks of group k / (output chunks per group). data_channels (0: all) is the number of
+ *  input channels that hold data where the data is one block and the rest of it is zero padding
+ *  with zero weights (alter_op_layout's padded channels): the reduction leaves the padding out. */
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel,
-                                 const nn::Conv2dAttrs& attrs, int64_t groups = 1);
+                                 const nn::Conv2dAttrs& attrs, int64_t groups = 1,
+                                 int64_t data_channels = 0);
 /** The order of the loops around conv2d_NCHWc's register tile (src/topi/cpu/conv2d_nchwc.cc says
  *  why): TVM's (output-channel chunks outermost), output rows outermost when the input is larger
  *  than the weights, or one (batch, channel chunk) tile per task with the input-channel chunks

@@ -9,6 +9,7 @@
 // function); fallbacks follow their `_fallback_schedule` with the host's float32 vector length
 // (16 with AVX-512, else 8).
 #include <fstream>
+#include <numeric>
 #include <sstream>
 #include <string>
 
@@ -505,11 +506,21 @@ bool conv2d_nchwc_prefetch_weights(int64_t weight_bytes, int64_t out_positions, 
 
 namespace {
 
+// The block a reduction over the first `channels` input channels of ic_bn-channel data blocks
+// is split by: ic_bn where it divides them, else the channels themselves (fewer than one block)
+// or their greatest common divisor with ic_bn.
+int64_t reduction_block(int64_t channels, int64_t ic_bn) {
+  if (channels % ic_bn == 0) return ic_bn;
+  return channels < ic_bn ? channels : std::gcd(channels, ic_bn);
+}
+
 // data_pad and the blocked convolution of r.data_vec / r.kernel_vec (set by the caller).
 // Grouped (groups > 1): g.ci is the input channels of one group; output chunk k reads the input
 // chunks of its group, (k / output chunks per group) * (input chunks per group) + icc.
+// data_channels (0: all): the input channels that hold data, the rest padding with zero weights,
+// which the reduction may leave out.
 void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64_t ic_bn,
-                  int64_t oc_bn, int64_t groups = 1) {
+                  int64_t oc_bn, int64_t groups = 1, int64_t data_channels = 0) {
   bool dopad = g.pad_top || g.pad_left || g.pad_bottom || g.pad_right;
   r.data_pad = dopad ? nn::pad(r.data_vec, {0, 0, g.pad_top, g.pad_left, 0},
                                {0, 0, g.pad_bottom, g.pad_right, 0}, 0.0, "data_pad")
@@ -534,7 +545,13 @@ void blocked_conv(Conv2dNCHWc& r, const Geom& g, const nn::Conv2dAttrs& a, int64
         "data_pad", "injective");
     sh = sw = 1;
   }
-  te::IterVar ic = te::reduce_axis({0, static_cast<int>(g.ci)}, "ic");
+  // Where the padding is an eighth of the channels or more and the real ones split into blocks
+  // of 4 or more (reduction_block): MNASNet's 24 of 32 channels (one block), its 40 of 48 (5
+  // blocks of 8 in 3 of 16).
+  const int64_t dc = data_channels;
+  const bool part = groups == 1 && dc > 0 && dc < g.ci && 8 * dc <= 7 * g.ci &&
+                    reduction_block(dc, ic_bn) >= std::min<int64_t>(dc, 4);
+  te::IterVar ic = te::reduce_axis({0, static_cast<int>(part ? dc : g.ci)}, "ic");
   te::IterVar kh = te::reduce_axis({0, static_cast<int>(g.kh)}, "kh");
   te::IterVar kw = te::reduce_axis({0, static_cast<int>(g.kw)}, "kw");
   te::Tensor dp = r.data_pad, kv = r.kernel_vec;
@@ -626,7 +643,7 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel, const
 }
 
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kernel6,
-                                 const nn::Conv2dAttrs& a, int64_t groups) {
+                                 const nn::Conv2dAttrs& a, int64_t groups, int64_t data_channels) {
   std::vector<int64_t> d = nn::const_shape(data5), k = nn::const_shape(kernel6);
   MINITVM_USER_CHECK(d.size() == 5 && k.size() == 6)
       << "conv2d_NCHWc: blocked data must be NCHW[x]c (5-D) and the kernel OIHW[x]i[y]o (6-D), got "
@@ -643,7 +660,10 @@ Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data5, const te::Tensor& kern
   Conv2dNCHWc r;
   r.data_vec = data5;
   r.kernel_vec = kernel6;
-  blocked_conv(r, g, a, ic_bn, oc_bn, groups);
+  MINITVM_USER_CHECK(data_channels >= 0 && data_channels <= g.ci)
+      << "conv2d_NCHWc: data_channels " << data_channels << " outside the input's " << g.ci
+      << " channels";
+  blocked_conv(r, g, a, ic_bn, oc_bn, groups, data_channels);
   r.output = r.conv;
   return r;
 }
@@ -820,6 +840,13 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
       red && red->condition.defined() && !ir::is_one(red->condition))
     scc.pragma(rax[1], "hoist_if_then_else");
   int64_t ic_bn = cfg.split("tile_ic").size.back();
+  // A reduction over the real channels of zero-padded blocks (blocked_conv's data_channels) is
+  // split by its reduction_block.
+  int64_t ic_chunks = nn::const_shape(t.kernel_vec)[1];
+  if (const int64_t* ext = ir::as_const_int(rax[0]->dom.extent())) {
+    ic_bn = reduction_block(*ext, ic_bn);
+    ic_chunks = *ext / ic_bn;
+  }
   // The NCHW output O: parallel over (batch, oc chunk, oh [outer]), C computed there, the oc block
   // vectorized (TVM's out_ndim == 4 case; the 1x1 schedule also splits oh by tile_oh).
   auto schedule_unpack = [&](bool split_oh) {
@@ -910,10 +937,9 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     }
     auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
-    const int64_t per_pass =
-        order == NCHWcLoopOrder::kReductionOuter && one_by_one
-            ? conv2d_nchwc_ic_chunks_per_pass(nn::const_shape(t.kernel_vec)[1], oc_group)
-            : 1;
+    const int64_t per_pass = order == NCHWcLoopOrder::kReductionOuter && one_by_one
+                                 ? conv2d_nchwc_ic_chunks_per_pass(ic_chunks, oc_group)
+                                 : 1;
     if (per_pass > 1) {
       // Several input-channel chunks per pass over the tile's accumulators (the chunks of a pass
       // innermost but for the register tile).
