@@ -17,6 +17,7 @@
 
 #include "minitvm/autotune/target.h"
 #include "minitvm/codegen/build.h"
+#include "minitvm/runtime/thread_pool.h"
 #include "minitvm/topi/cpu_schedule.h"
 #include "minitvm/topi/pool.h"
 #include "pool_util.h"
@@ -107,31 +108,34 @@ int64_t bwd_window_tile(const PoolPlan& plan, PoolDirection dir) {
   return s * std::max<int64_t>(1, windows);
 }
 
-// The fallback's "stream" (backward): a disjoint-window backward whose grad_input is 16 MiB or
-// more (it goes to memory; ordinary stores read every line for ownership before writing it back)
-// and whose planes are whole 64-byte lines (each task's plane then starts aligned in an aligned
-// buffer). The plane is computed into a buffer that stays in L1/L2, then copied out with stores
-// that bypass the caches. Where grad_input would stay in cache the copy is extra work: the 12.8 MB
-// seed shapes ran level or slower with it on the 2-core Xeon, the 25.7 MB and larger ones 10-30 %
-// faster (docs/PERFORMANCE.md). On AMD's cores, whose L3 (32 MiB per core complex on Zen 3-5)
-// takes the lines the L2s evict, a backward whose every byte (grad_output, indices, grad_input)
-// fits in the L3 keeps them there from one call to the next with ordinary stores: 32x256x28x28
-// with one-byte taps (29 MB) ran 1.09-1.39x oneDNN without streaming and 0.73-1.27x with it on
-// Zen 4, where with int64 indices (33.7 MB, over the 32 MiB) streaming stayed ahead.
+// The fallback's "stream" (backward): a disjoint-window backward whose planes are whole 64-byte
+// lines (each task's plane then starts aligned in an aligned buffer) and whose grad_input does not
+// stay in cache (ordinary stores read every line for ownership before writing it back). The plane
+// is computed into a buffer that stays in L1/L2, then copied out with stores that bypass the
+// caches. On Intel's cores that is a grad_input larger than the L2s of the threads that write it:
+// on the 2-core Xeon (2 MiB L2 per core) the 12.8 MB seed shapes 0.56-0.87 -> 0.39-0.44 ms per
+// call after the other kernels (55-61 -> 72-97 % of copy), 0.46-0.50 -> 0.36-0.39 back to back,
+// 32x64x28x28 (6.4 MB) 0.215 -> 0.18 back to back, while 32x32x28x28 (3.2 MB, in the L2s) ran
+// 0.06 -> 0.095 ms (2026-12-07; docs/PERFORMANCE.md). On AMD's cores, whose L3 (32 MiB per core
+// complex on Zen 3-5) takes the lines the L2s evict, it is a grad_input of 16 MiB or more where
+// the backward's bytes (grad_output, indices, grad_input) do not all fit in the L3, which keeps
+// them from one call to the next with ordinary stores: 32x256x28x28 with one-byte taps (29 MB)
+// ran 1.09-1.39x oneDNN without streaming and 0.73-1.27x with it on Zen 4, where with int64
+// indices (33.7 MB, over the 32 MiB) streaming stayed ahead.
 bool streams_grad_input(const PoolPlan& plan, PoolDirection dir, int64_t in_bytes) {
-  if (bwd_window_tile(plan, dir) == 0 || in_bytes < (int64_t{16} << 20)) return false;
+  if (bwd_window_tile(plan, dir) == 0) return false;
   int64_t plane = plan.dtype.bytes();
   for (const PoolAxis& ax : plan.axes) plane *= ax.in;
   if (plane % 64 != 0) return false;
-  if (cpu::host_cpu_is_amd()) {
-    int64_t outputs = 1;
-    for (int64_t d : plan.batched_output_shape()) outputs *= d;
-    int64_t per_output = plan.dtype.bytes();
-    if (plan.mode == PoolMode::Max) per_output += pool_index_dtype(plan).bytes();
-    const int64_t llc = cpu::last_level_cache_bytes();
-    if (llc > 0 && in_bytes + outputs * per_output <= llc) return false;
-  }
-  return true;
+  if (!cpu::host_cpu_is_amd())
+    return in_bytes > runtime::configured_thread_count() * cpu::l2_cache_bytes();
+  if (in_bytes < (int64_t{16} << 20)) return false;
+  int64_t outputs = 1;
+  for (int64_t d : plan.batched_output_shape()) outputs *= d;
+  int64_t per_output = plan.dtype.bytes();
+  if (plan.mode == PoolMode::Max) per_output += pool_index_dtype(plan).bytes();
+  const int64_t llc = cpu::last_level_cache_bytes();
+  return llc <= 0 || in_bytes + outputs * per_output > llc;
 }
 
 // Whether the forward can stage its window rows (knob "window_rows"): a value-only max over a
