@@ -236,7 +236,8 @@ WinogradNCHWc conv2d_winograd_nchwc(const te::Tensor& data, const te::Tensor& we
 /** The output tile m for a layer of that output size (4 on maps of 24 and more, else 2). */
 int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w);
 /** The output tile m for a full (groups 1) 3x3 stride-1 layer, or 0 where it stays direct: from
- *  32 input and output channels on maps of 8 and more, and on 7x7 maps from 64 input channels. */
+ *  32 input and output channels on maps of 8 and more, and on AMD's cores (host_cpu_is_amd) on
+ *  7x7 maps from 64 input channels. */
 int64_t winograd_nchwc_conv_tile(int64_t out_h, int64_t out_w, int64_t in_channels,
                                  int64_t out_channels);
 /** The output tile m for a grouped layer whose groups have `group_channels` input channels, or

@@ -68,11 +68,16 @@ int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w) {
 
 int64_t winograd_nchwc_conv_tile(int64_t out_h, int64_t out_w, int64_t in_channels,
                                  int64_t out_channels) {
-  // 7x7 maps (ResNet's last stage) from 64 input channels, as grouped ones: F(2, 3) ran
-  // ResNet-50's and ResNet-18's 512-channel layers in 878 and 869 us against 1304 and 1275
-  // direct on Zen 4 (the Xeon measured ResNet-50 level end to end).
+  // 7x7 maps (ResNet's last stage) from 64 input channels on AMD's cores, as grouped ones: F(2, 3)
+  // ran ResNet-50's and ResNet-18's 512-channel layers in 878 and 869 us against 1304 and 1275
+  // direct on Zen 4. On Intel's they stay direct: there the layer is bound by its weights coming
+  // from memory in a network, and F(2, 3)'s transformed weights are 1.8x the direct ones (16.8
+  // against 9.4 MB): on the 2-core Xeon ResNet-18's 7x7 512 -> 512 layers 1051 -> 870 us in the
+  // network, the network 0.905x per round (6 alternating rounds), ResNet-50's 1139 -> 999 us
+  // with the network level (2026-12-07).
   const int64_t s = std::min(out_h, out_w);
   if (in_channels < 32 || out_channels < 32 || s < 7 || (s < 8 && in_channels < 64)) return 0;
+  if (s < 8 && !host_cpu_is_amd()) return 0;
   return winograd_nchwc_tile(out_h, out_w);
 }
 
