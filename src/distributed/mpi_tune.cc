@@ -370,9 +370,14 @@ class Cluster {
     std::vector<int> silent;
     for (auto& [r, w] : waiting)
       if (w) silent.push_back(r);
+    // One write per line: MPI_Abort's banner (from mpirun, on the same stderr) follows at once and
+    // would otherwise land inside the line.
     if (mpi_.log)
-      for (int r : silent)
-        *mpi_.log << "mpi: rank " << r << " did not answer the stop; the job ends with MPI_Abort\n";
+      for (int r : silent) {
+        *mpi_.log << ("mpi: rank " + std::to_string(r) +
+                      " did not answer the stop; the job ends with MPI_Abort\n");
+        mpi_.log->flush();
+      }
     return silent;
   }
 
