@@ -73,8 +73,9 @@ Conv2dNCHWc conv2d_nchwc(const te::Tensor& data, const te::Tensor& kernel,
  *  the input channels of one group, and the blocks divide each group's input and output channels
  *  (data chunks and kernel output chunks are multiples of groups); output chunk k reads the
  *  input chunks of group k / (output chunks per group). data_channels (0: all) is the number of
- *  input channels that hold data where the data is one block and the rest of it is zero padding
- *  with zero weights (alter_op_layout's padded channels): the reduction leaves the padding out. */
+ *  input channels that hold data, the rest of the data's blocks zero padding with zero weights
+ *  (alter_op_layout's padded channels): the reduction leaves the padding out where it is an
+ *  eighth of the channels or more and the real ones split into blocks of 4 or more. */
 Conv2dNCHWc conv2d_nchwc_blocked(const te::Tensor& data, const te::Tensor& kernel,
                                  const nn::Conv2dAttrs& attrs, int64_t groups = 1,
                                  int64_t data_channels = 0);

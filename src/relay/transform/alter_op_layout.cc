@@ -399,7 +399,7 @@ class Alter {
       at["kernel_layout"] = kl;
       at["out_layout"] = nchw_b(cb->oc_bn);
       // The input's channels without its zero padding (their weights are zero): the blocked conv
-      // leaves the padding out of its reduction where the real ones fit in one block.
+      // may leave the padding out of its reduction (conv2d_nchwc_blocked).
       if (ic != C) at["data_channels"] = C;
       Expr kw = layout_transform(wp, "OIHW", kl);
       return made(call("nn.contrib_conv2d_NCHWc", {blocked(x, cb->ic_bn, ic), kw}, at), cb->oc_bn,
