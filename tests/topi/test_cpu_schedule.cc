@@ -292,8 +292,10 @@ TEST(TopiCpu, InjectiveUnpackOfBlockedLayoutMatchesNaiveLoops) {
 
 namespace {
 // The blocked depthwise convolution with its padding inlined into the kernel (bounds checks instead
-// of a padded copy): padded, strided and dilated cases, and a two-vector block, against a naive
-// loop over the blocked layout.
+// of a padded copy): padded, strided and dilated cases, one- and two-vector blocks, 3x3, 5x5 and
+// 7x7 kernels on widths whose register tiles take a whole row, part of one, or one column (17),
+// against a naive loop over the blocked layout; alone, and with a bias + relu epilogue computed at
+// the register tile (the network's fused form).
 TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
   struct Case {
     int cb, h, w, bn, k, stride, pad, dil;
@@ -302,25 +304,53 @@ TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
                                   {3, 12, 10, 4, 3, 2, 1, 1},
                                   {1, 7, 7, 16, 5, 2, 2, 1},
                                   {2, 8, 8, 8, 3, 1, 2, 2},
-                                  {2, 14, 30, 32, 3, 1, 1, 1}}) {  // a 32-block (Intel's)
-    SCOPED_TRACE(::testing::Message() << c.cb << "x" << c.h << "x" << c.w << "x" << c.bn << " k"
-                                      << c.k << " s" << c.stride << " p" << c.pad << " d" << c.dil);
-    auto x = te::placeholder({1, c.cb, c.h, c.w, c.bn}, f32, "x");
-    auto wt = te::placeholder({c.cb, 1, c.k, c.k, 1, c.bn}, f32, "w");
-    nn::Conv2dAttrs a;
-    a.stride = {c.stride, c.stride};
-    a.padding = {c.pad, c.pad};
-    a.dilation = {c.dil, c.dil};
-    auto r = cpu::depthwise_conv2d_nchwc(x, wt, a);
-    auto mod =
-        build(cpu::schedule_depthwise_conv2d_nchwc({r.output}), {x, wt, r.output}, "llvm", "dw");
-    const int ek = (c.k - 1) * c.dil + 1;
-    const int oh = (c.h + 2 * c.pad - ek) / c.stride + 1,
-              ow = (c.w + 2 * c.pad - ek) / c.stride + 1;
-    auto xv = rnd(c.cb * c.h * c.w * c.bn, 31), wv = rnd(c.cb * c.k * c.k * c.bn, 32);
-    auto on = runtime::NDArray::empty({1, c.cb, oh, ow, c.bn}, f32);
-    mod.get_function("dw")(runtime::NDArray::from_vector(xv, {1, c.cb, c.h, c.w, c.bn}),
-                           runtime::NDArray::from_vector(wv, {c.cb, 1, c.k, c.k, 1, c.bn}), on);
+                                  {2, 14, 30, 32, 3, 1, 1, 1},  // a 32-block (Intel's)
+                                  {2, 28, 28, 16, 5, 1, 2, 1},
+                                  {2, 14, 14, 32, 3, 1, 1, 1},
+                                  {1, 14, 14, 32, 7, 1, 3, 1},
+                                  {1, 7, 7, 32, 5, 1, 2, 1},
+                                  {1, 6, 112, 16, 3, 1, 1, 1},
+                                  {1, 9, 56, 32, 3, 2, 1, 1},
+                                  {2, 5, 17, 16, 3, 1, 1, 1}})
+    for (bool epilogue : {false, true}) {
+      SCOPED_TRACE(::testing::Message()
+                   << c.cb << "x" << c.h << "x" << c.w << "x" << c.bn << " k" << c.k << " s"
+                   << c.stride << " p" << c.pad << " d" << c.dil << " epilogue " << epilogue);
+      auto x = te::placeholder({1, c.cb, c.h, c.w, c.bn}, f32, "x");
+      auto wt = te::placeholder({c.cb, 1, c.k, c.k, 1, c.bn}, f32, "w");
+      auto bias = te::placeholder({c.cb, c.bn}, f32, "bias");
+      nn::Conv2dAttrs a;
+      a.stride = {c.stride, c.stride};
+      a.padding = {c.pad, c.pad};
+      a.dilation = {c.dil, c.dil};
+      auto r = cpu::depthwise_conv2d_nchwc(x, wt, a);
+      te::Tensor out = r.output;
+      if (epilogue) {
+        te::Tensor biased = te::compute(
+            nn::const_shape(r.output),
+            [&](const std::vector<Var>& v) {
+              return r.output.read(std::vector<Expr>(v.begin(), v.end())) + bias(v[1], v[4]);
+            },
+            "T_add",
+            "broadcast");
+        out = nn::relu(biased);
+      }
+      std::vector<te::Tensor> args{x, wt};
+      if (epilogue) args.push_back(bias);
+      args.push_back(out);
+      auto mod = build(cpu::schedule_depthwise_conv2d_nchwc({out}), args, "llvm", "dw");
+      const int ek = (c.k - 1) * c.dil + 1;
+      const int oh = (c.h + 2 * c.pad - ek) / c.stride + 1,
+                ow = (c.w + 2 * c.pad - ek) / c.stride + 1;
+      auto xv = rnd(c.cb * c.h * c.w * c.bn, 31), wv = rnd(c.cb * c.k * c.k * c.bn, 32),
+           bv = rnd(c.cb * c.bn, 33);
+      auto on = runtime::NDArray::empty({1, c.cb, oh, ow, c.bn}, f32);
+      auto xa = runtime::NDArray::from_vector(xv, {1, c.cb, c.h, c.w, c.bn});
+      auto wa = runtime::NDArray::from_vector(wv, {c.cb, 1, c.k, c.k, 1, c.bn});
+      if (epilogue)
+        mod.get_function("dw")(xa, wa, runtime::NDArray::from_vector(bv, {c.cb, c.bn}), on);
+      else
+        mod.get_function("dw")(xa, wa, on);
     std::vector<float> ref(static_cast<size_t>(c.cb * oh * ow * c.bn), 0.f);
     for (int cb = 0; cb < c.cb; ++cb)
       for (int y = 0; y < oh; ++y)
@@ -334,9 +364,35 @@ TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
                 acc += xv[((cb * c.h + iy) * c.w + ix) * c.bn + b] *
                        wv[((cb * c.k + i) * c.k + j) * c.bn + b];
               }
-            ref[((cb * oh + y) * ow + xo) * c.bn + b] = acc;
+            ref[((cb * oh + y) * ow + xo) * c.bn + b] =
+                epilogue ? std::max(acc + bv[cb * c.bn + b], 0.f) : acc;
           }
-    expect_close(on.to_vector<float>(), ref);
-  }
+      expect_close(on.to_vector<float>(), ref);
+    }
+}
+
+// The depthwise register tile: a divisor of the width; unrolled, the accumulators, the kernel
+// row's weight vectors, an input vector and a spare fit in the vector registers, and the tile
+// is the widest that does (up to the conv's register columns); a kernel row too wide to leave
+// 4 columns stays rolled.
+TEST(TopiCpu, DepthwiseRegisterTileFitsTheRegisters) {
+  const int64_t lanes = cpu::fp32_lanes(), regs = lanes >= 16 ? 32 : 16;
+  for (int64_t block : {lanes, 2 * lanes})
+    for (int64_t kw : {3, 5, 7, 11})
+      for (int64_t w : {7, 14, 17, 28, 56, 112}) {
+        SCOPED_TRACE(::testing::Message() << "block " << block << " kw " << kw << " w " << w);
+        const int64_t vecs = block / lanes;
+        cpu::DepthwiseTile t = cpu::depthwise_register_tile(w, kw, block);
+        ASSERT_GE(t.columns, 1);
+        EXPECT_EQ(w % t.columns, 0);
+        const int64_t budget = regs - kw * vecs - 2;
+        EXPECT_EQ(t.unroll_kw, budget >= 4 * vecs);
+        int64_t cap = cpu::register_columns_for_block(block);
+        if (t.unroll_kw) {
+          EXPECT_LE((t.columns + kw) * vecs + 2, regs);
+          cap = std::min(cap, budget / vecs);
+        }
+        for (int64_t d = t.columns + 1; d <= cap; ++d) EXPECT_NE(w % d, 0) << d;
+      }
 }
 }  // namespace

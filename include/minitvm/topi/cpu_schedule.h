@@ -213,6 +213,17 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
                                       const nn::Conv2dAttrs& attrs);
 /** Its schedule inside a fused group (`outs[0]`: the convolution or a 5-D injective epilogue). */
 te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs);
+/** The register tile of depthwise_conv2d_NCHWc's schedule: `columns` output columns of one
+ *  channel block (a divisor of the width), and whether the kernel row is unrolled. Unrolled, the
+ *  row's kw weight vectors share the vector registers (32 with AVX-512, 16 with AVX2) with the
+ *  accumulators, an input vector and a spare, so the tile takes what they leave (AVX-512: 3x3 on
+ *  two-vector blocks up to 12 columns, on one-vector blocks up to 27); a row that leaves fewer
+ *  than 4 columns stays rolled with register_columns_for_block's tile. */
+struct DepthwiseTile {
+  int64_t columns = 1;
+  bool unroll_kw = false;
+};
+DepthwiseTile depthwise_register_tile(int64_t out_w, int64_t kernel_w, int64_t block);
 /** Winograd F(m, 3) conv2d on blocked layouts (src/topi/cpu/winograd_nchwc.cc): data NCHW[ib]c
  *  (5-D), the weight transformed at build time by conv2d_winograd_nchwc_weight_transform to
  *  (alpha, alpha, O/ob, I/ib, ib, ob), output NCHW[ob]c (tag conv2d_winograd_NCHWc). Stride 1,

@@ -1,9 +1,10 @@
 // TVM's x86 depthwise_conv2d_NCHWc (topi/x86/depthwise_conv2d.py): data NCHW[x]c, kernel
 // OIHW1i[x]o, output NCHW[x]c; the channel block is the vector, tile_ow output columns are
-// register accumulators. The schedule follows TVM's schedule_depthwise_conv2d_NCHWc (padding at
-// root in parallel; the accumulator computed per ow chunk with the reduction outside the register
-// tile; a 5-D injective epilogue computes the convolution per output row). No tuning knobs here:
-// tile_ow is TVM's fallback (the largest divisor of ow up to the registers), unroll_kw false.
+// register accumulators. The schedule starts from TVM's schedule_depthwise_conv2d_NCHWc (the
+// accumulator computed per ow chunk with the reduction outside the register tile) and departs
+// from it in three places: the padding is inlined, the kernel row is unrolled (TVM's unroll_kw
+// knob) with a tile that leaves registers for it, and a 5-D injective epilogue is computed at
+// the register tile instead of per output row (depthwise_register_tile). No tuning knobs.
 #include <algorithm>
 
 #include "minitvm/topi/cpu_schedule.h"
@@ -50,6 +51,22 @@ DepthwiseNCHWc depthwise_conv2d_nchwc(const te::Tensor& data, const te::Tensor& 
   return r;
 }
 
+DepthwiseTile depthwise_register_tile(int64_t out_w, int64_t kernel_w, int64_t block) {
+  const int64_t lanes = fp32_lanes();
+  const int64_t vectors = std::max<int64_t>(1, (block + lanes - 1) / lanes);
+  const int64_t registers = lanes >= 16 ? 32 : 16;
+  // Unrolled, a kernel row's taps are straight-line code over the tile's columns: each input
+  // vector is loaded once for the kw taps that read it (rolled, once per tap), and the row's
+  // kw weight vectors stay in registers next to the accumulators, an input vector and a spare.
+  const int64_t budget = registers - kernel_w * vectors - 2;
+  DepthwiseTile t;
+  t.unroll_kw = budget >= 4 * vectors;
+  const int64_t columns = register_columns_for_block(block);
+  t.columns = detail::largest_divisor_at_most(
+      out_w, t.unroll_kw ? std::min(columns, budget / vectors) : columns);
+  return t;
+}
+
 te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs) {
   using detail::I;
   MINITVM_USER_CHECK(outs.size() == 1)
@@ -62,36 +79,54 @@ te::Schedule schedule_depthwise_conv2d_nchwc(const std::vector<te::Tensor>& outs
   // run).
   if (pad.op().op_type() == te::OpType::Compute && pad.op()->tag.find("pad") != std::string::npos)
     s[pad].compute_inline();
-  int64_t ow = nn::const_shape(C)[3];
-  int64_t reg_n =
-      detail::largest_divisor_at_most(ow, register_columns_for_block(nn::const_shape(C)[4]));
+  const std::vector<int64_t> cs = nn::const_shape(C);
+  const DepthwiseTile tile =
+      depthwise_register_tile(cs[3], nn::const_shape(conv.input_tensors().at(1))[3], cs[4]);
+  const int64_t reg_n = tile.columns;
   bool c_is_out = C.op().same_as(O.op());
   te::Tensor CC = s.cache_write(C, "global");
   te::Stage sc = s[C], scc = s[CC];
   auto cax = C.op().axis();
-  auto [ow_chunk, ow_block] = sc.split(cax[3], I(reg_n));
-  sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
-  sc.vectorize(cax[4]);
-  IterVar cpar = sc.fuse(std::vector<IterVar>{cax[0], cax[1], cax[2]});
-  if (c_is_out) sc.parallel(cpar);
-  scc.compute_at(sc, ow_chunk);
-  auto ccax = CC.op().axis();
-  auto rax = CC.op().reduce_axis();
-  scc.reorder({ccax[0], ccax[1], ccax[2], rax[0], rax[1], ccax[3], ccax[4]});
-  scc.vectorize(ccax[4]);
-  scc.unroll(ccax[3]);
-  if (!c_is_out) {
-    te::Stage so = s[O];
-    auto oax = O.op().axis();
-    MINITVM_USER_CHECK(oax.size() == 5)
-        << "schedule_depthwise_conv2d_nchwc: the epilogue must stay 5-D";
-    auto [o_owc, o_owb] = so.split(oax[3], I(reg_n));
-    so.reorder({oax[0], oax[1], oax[2], o_owc, o_owb, oax[4]});
-    IterVar par = so.fuse(std::vector<IterVar>{oax[0], oax[1], oax[2]});
-    sc.compute_at(so, par);
-    so.vectorize(oax[4]);
-    so.parallel(par);
+  // The accumulators' stage: the reduction outside the tile's unrolled columns and lanes, the
+  // kernel row unrolled where the tile left registers for its weights.
+  auto schedule_accumulators = [&](te::Stage at, IterVar where) {
+    scc.compute_at(at, where);
+    auto ccax = CC.op().axis();
+    auto rax = CC.op().reduce_axis();
+    scc.reorder({ccax[0], ccax[1], ccax[2], rax[0], rax[1], ccax[3], ccax[4]});
+    scc.vectorize(ccax[4]);
+    scc.unroll(ccax[3]);
+    if (tile.unroll_kw) scc.unroll(rax[1]);
+  };
+  if (c_is_out) {
+    auto [ow_chunk, ow_block] = sc.split(cax[3], I(reg_n));
+    sc.reorder({cax[0], cax[1], cax[2], ow_chunk, ow_block, cax[4]});
+    sc.vectorize(cax[4]);
+    sc.unroll(ow_block);
+    sc.parallel(sc.fuse(std::vector<IterVar>{cax[0], cax[1], cax[2]}));
+    schedule_accumulators(sc, ow_chunk);
+    return s;
   }
+  // A 5-D injective epilogue (bias, BN, relu) is computed at the register tile with the
+  // convolution and its accumulators: LLVM keeps the tile's buffers in registers and stores each
+  // output once. Computed per output row (TVM's schedule), the accumulators went to a row
+  // buffer, read back by the epilogue: an extra round trip through L1 per output vector for the
+  // 9 or 25 multiply-adds behind it. With the kernel row unrolled, on the 2-core Xeon: MNASNet's
+  // and MobileNetV2's layers -5 % (3x3, 14x14) to -70 % (5x5, 28x28 of 16-blocks), 3x3 at 112x112
+  // -25 to -40 % (docs/PERFORMANCE.md, 2026-12-07).
+  te::Stage so = s[O];
+  auto oax = O.op().axis();
+  MINITVM_USER_CHECK(oax.size() == 5)
+      << "schedule_depthwise_conv2d_nchwc: the epilogue must stay 5-D";
+  auto [o_owc, o_owb] = so.split(oax[3], I(reg_n));
+  so.reorder({oax[0], oax[1], oax[2], o_owc, o_owb, oax[4]});
+  so.parallel(so.fuse(std::vector<IterVar>{oax[0], oax[1], oax[2]}));
+  so.vectorize(oax[4]);
+  so.unroll(o_owb);
+  sc.compute_at(so, o_owc);
+  sc.vectorize(cax[4]);
+  sc.unroll(cax[3]);
+  schedule_accumulators(so, o_owc);
   return s;
 }
 
