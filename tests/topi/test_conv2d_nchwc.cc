@@ -1030,3 +1030,76 @@ TEST(Conv2dNCHWc, StridedOneByOnesReadACompactCopyOfTheirInput) {
     check_random_points(c, rng, 320);
   }
 }
+
+// A direct conv with a short reduction (3 input channels by 3x3 or 7x7: the stems; 16 by 3x3) and
+// a bias + relu epilogue, fused as a network runs it: the epilogue is computed at the register
+// tile (the convolution's buffer holds one tile, not an output row) and the values match naive
+// loops; a 64-channel 3x3 (576 products) keeps the row schedule.
+TEST(Conv2dNCHWc, ShortReductionsComputeTheEpilogueAtTheRegisterTile) {
+  autotune::root_fallback_context().silent = true;
+  struct Short {
+    int ci, hw, co, k, stride, pad;
+    bool at_tile;
+  };
+  for (Short c : {Short{3, 56, 32, 3, 2, 1, true}, Short{3, 56, 64, 7, 2, 3, true},
+                  Short{16, 56, 32, 3, 2, 1, true}, Short{64, 56, 32, 3, 2, 1, false}}) {
+    SCOPED_TRACE(::testing::Message() << c.ci << "x" << c.hw << "x" << c.hw << " -> " << c.co
+                                      << " k" << c.k << " s" << c.stride);
+    topi::nn::Conv2dAttrs a{{c.stride, c.stride}, {c.pad, c.pad}, {1, 1}};
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, {1, c.ci, c.hw, c.hw}, {c.co, c.ci, c.k, c.k}, a);
+    const int64_t ic_bn = fb.split("tile_ic").size.back(), oc_bn = fb.split("tile_oc").size.back(),
+                  ow_factor = fb.split("tile_ow").size.back();
+    const DataType f32 = DataType::Float(32);
+    auto x = te::placeholder({1, c.ci / ic_bn, c.hw, c.hw, ic_bn}, f32, "x");
+    auto w = te::placeholder({c.co / oc_bn, c.ci / ic_bn, c.k, c.k, ic_bn, oc_bn}, f32, "w");
+    auto bias = te::placeholder({c.co / oc_bn, oc_bn}, f32, "bias");
+    topi::cpu::Conv2dNCHWc t = topi::cpu::conv2d_nchwc_blocked(x, w, a);
+    te::Tensor out = topi::nn::relu(te::compute(
+        topi::nn::const_shape(t.output),
+        [&](const std::vector<Var>& v) {
+          return t.output.read(std::vector<Expr>(v.begin(), v.end())) + bias(v[1], v[4]);
+        },
+        "T_add", "broadcast"));
+    te::Schedule sch = topi::cpu::schedule_conv2d_nchwc_fused(fb, {out});
+    std::ostringstream ir;
+    ir << lower(sch, {x, w, bias, out}, "conv");
+    const int oh = (c.hw + 2 * c.pad - c.k) / c.stride + 1;
+    ASSERT_GT(oh, ow_factor);  // a tile is less than a row
+    const std::string tile_buffer =
+        "allocate conv2d_NCHWc[float32 * " + std::to_string(ow_factor * oc_bn) + "]";
+    EXPECT_EQ(ir.str().find(tile_buffer) != std::string::npos, c.at_tile) << ir.str();
+    runtime::Module m =
+        build(topi::cpu::schedule_conv2d_nchwc_fused(fb, {out}), {x, w, bias, out}, "llvm", "conv");
+    auto xv = rnd(size_t(c.ci) * c.hw * c.hw, 401), wv = rnd(size_t(c.co) * c.ci * c.k * c.k, 402),
+         bv = rnd(size_t(c.co), 403);
+    auto y = runtime::NDArray::empty({1, c.co / oc_bn, oh, oh, oc_bn}, f32);
+    m.get_function("conv")(
+        runtime::NDArray::from_vector(xv, {1, c.ci / ic_bn, c.hw, c.hw, ic_bn}),
+        runtime::NDArray::from_vector(wv, {c.co / oc_bn, c.ci / ic_bn, c.k, c.k, ic_bn, oc_bn}),
+        runtime::NDArray::from_vector(bv, {c.co / oc_bn, oc_bn}), y);
+    // The blocked layouts read directly: channel ch of x at (ch / ic_bn, ..., ch % ic_bn), weight
+    // (o, i) at (o / oc_bn, i / ic_bn, kh, kw, i % ic_bn, o % oc_bn).
+    std::vector<float> got = y.to_vector<float>(), want(got.size());
+    for (int o = 0; o < c.co; ++o)
+      for (int r = 0; r < oh; ++r)
+        for (int q = 0; q < oh; ++q) {
+          float acc = 0;
+          for (int i = 0; i < c.ci; ++i)
+            for (int u = 0; u < c.k; ++u)
+              for (int v = 0; v < c.k; ++v) {
+                const int yy = r * c.stride - c.pad + u, xx = q * c.stride - c.pad + v;
+                if (yy < 0 || yy >= c.hw || xx < 0 || xx >= c.hw) continue;
+                acc += xv[((size_t(i / ic_bn) * c.hw + yy) * c.hw + xx) * ic_bn + i % ic_bn] *
+                       wv[((((size_t(o / oc_bn) * (c.ci / ic_bn) + i / ic_bn) * c.k + u) * c.k + v) *
+                               ic_bn +
+                           i % ic_bn) *
+                              oc_bn +
+                          o % oc_bn];
+              }
+          want[((size_t(o / oc_bn) * oh + r) * oh + q) * oc_bn + o % oc_bn] =
+              std::max(acc + bv[size_t(o)], 0.f);
+        }
+    expect_close(got, want, 1e-4f);
+  }
+}
