@@ -1090,12 +1090,13 @@ TEST(Conv2dNCHWc, ShortReductionsComputeTheEpilogueAtTheRegisterTile) {
               for (int v = 0; v < c.k; ++v) {
                 const int yy = r * c.stride - c.pad + u, xx = q * c.stride - c.pad + v;
                 if (yy < 0 || yy >= c.hw || xx < 0 || xx >= c.hw) continue;
-                acc += xv[((size_t(i / ic_bn) * c.hw + yy) * c.hw + xx) * ic_bn + i % ic_bn] *
-                       wv[((((size_t(o / oc_bn) * (c.ci / ic_bn) + i / ic_bn) * c.k + u) * c.k + v) *
-                               ic_bn +
-                           i % ic_bn) *
-                              oc_bn +
-                          o % oc_bn];
+                acc +=
+                    xv[((size_t(i / ic_bn) * c.hw + yy) * c.hw + xx) * ic_bn + i % ic_bn] *
+                    wv[((((size_t(o / oc_bn) * (c.ci / ic_bn) + i / ic_bn) * c.k + u) * c.k + v) *
+                            ic_bn +
+                        i % ic_bn) *
+                           oc_bn +
+                       o % oc_bn];
               }
           want[((size_t(o / oc_bn) * oh + r) * oh + q) * oc_bn + o % oc_bn] =
               std::max(acc + bv[size_t(o)], 0.f);

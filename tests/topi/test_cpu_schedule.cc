@@ -331,8 +331,7 @@ TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
             [&](const std::vector<Var>& v) {
               return r.output.read(std::vector<Expr>(v.begin(), v.end())) + bias(v[1], v[4]);
             },
-            "T_add",
-            "broadcast");
+            "T_add", "broadcast");
         out = nn::relu(biased);
       }
       std::vector<te::Tensor> args{x, wt};
@@ -351,22 +350,22 @@ TEST(TopiCpu, DepthwiseNCHWcPaddingInlinedMatchesNaiveLoops) {
         mod.get_function("dw")(xa, wa, runtime::NDArray::from_vector(bv, {c.cb, c.bn}), on);
       else
         mod.get_function("dw")(xa, wa, on);
-    std::vector<float> ref(static_cast<size_t>(c.cb * oh * ow * c.bn), 0.f);
-    for (int cb = 0; cb < c.cb; ++cb)
-      for (int y = 0; y < oh; ++y)
-        for (int xo = 0; xo < ow; ++xo)
-          for (int b = 0; b < c.bn; ++b) {
-            float acc = 0.f;
-            for (int i = 0; i < c.k; ++i)
-              for (int j = 0; j < c.k; ++j) {
-                int iy = y * c.stride - c.pad + i * c.dil, ix = xo * c.stride - c.pad + j * c.dil;
-                if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
-                acc += xv[((cb * c.h + iy) * c.w + ix) * c.bn + b] *
-                       wv[((cb * c.k + i) * c.k + j) * c.bn + b];
-              }
-            ref[((cb * oh + y) * ow + xo) * c.bn + b] =
-                epilogue ? std::max(acc + bv[cb * c.bn + b], 0.f) : acc;
-          }
+      std::vector<float> ref(static_cast<size_t>(c.cb * oh * ow * c.bn), 0.f);
+      for (int cb = 0; cb < c.cb; ++cb)
+        for (int y = 0; y < oh; ++y)
+          for (int xo = 0; xo < ow; ++xo)
+            for (int b = 0; b < c.bn; ++b) {
+              float acc = 0.f;
+              for (int i = 0; i < c.k; ++i)
+                for (int j = 0; j < c.k; ++j) {
+                  int iy = y * c.stride - c.pad + i * c.dil, ix = xo * c.stride - c.pad + j * c.dil;
+                  if (iy < 0 || iy >= c.h || ix < 0 || ix >= c.w) continue;
+                  acc += xv[((cb * c.h + iy) * c.w + ix) * c.bn + b] *
+                         wv[((cb * c.k + i) * c.k + j) * c.bn + b];
+                }
+              ref[((cb * oh + y) * ow + xo) * c.bn + b] =
+                  epilogue ? std::max(acc + bv[cb * c.bn + b], 0.f) : acc;
+            }
       expect_close(on.to_vector<float>(), ref);
     }
 }

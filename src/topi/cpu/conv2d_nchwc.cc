@@ -979,32 +979,59 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
   // VGG-16's 3 -> 64 at 224x224 1209 -> 790 us, ResNet-50's 7x7 stem 797 -> 727, MNASNet's
   // 132 -> 104 (2-core Xeon, medians of 3 processes, 2026-12-07). Longer reductions measured
   // level, and keep TVM's row schedule.
+  // The epilogue at the register tile (the 1x1 case below says why): O's tasks are (batch, oc
+  // chunk, `rows` output rows), its tile `rows` x ow_factor columns (x the group's chunks); the
+  // convolution and its accumulators are computed at the tile, unrolled. Returns the
+  // accumulators' input-channel split; the caller orders the reduction around the tile.
+  auto epilogue_at_tile = [&](int64_t rows) -> std::pair<IterVar, IterVar> {
+    te::Stage so = s[O];
+    auto oax = O.op().axis();  // batch, oc_chunk, oh, ow, oc_block
+    auto [o_occ, o_occi] = group_chunks(so, oax[1]);
+    auto [o_oho, o_ohi] = so.split(oax[2], I(rows));
+    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
+    std::vector<IterVar> order = par_order(oax[0], o_occ, o_oho);
+    order.push_back(o_owo);
+    if (o_occi.defined()) order.push_back(o_occi);
+    order.insert(order.end(), {o_ohi, o_owi, oax[4]});
+    so.reorder(order);
+    IterVar par = so.fuse(par_order(oax[0], o_occ, o_oho));
+    so.vectorize(oax[4]);
+    so.parallel(par);
+    if (o_occi.defined()) so.unroll(o_occi);
+    so.unroll(o_ohi);
+    so.unroll(o_owi);
+    sc.compute_at(so, o_owo);
+    sc.vectorize(cax[4]);
+    sc.unroll(cax[1]);
+    sc.unroll(cax[2]);
+    sc.unroll(cax[3]);
+    scc.compute_at(so, o_owo);
+    scc.vectorize(ccax[4]);
+    scc.unroll(ccax[1]);
+    scc.unroll(ccax[2]);
+    scc.unroll(ccax[3]);
+    return scc.split(rax[0], I(ic_bn));
+  };
+  // A direct conv with a short reduction (at most 256 products per output: the stems, 3 input
+  // channels by 3x3 or 7x7) and a blocked epilogue computes the epilogue at the register tile,
+  // as the 1x1 layers do: per output row, the accumulators went to a row buffer that the
+  // epilogue read back, a round trip through L1 per output vector against 27-147 multiply-adds.
+  // VGG-16's 3 -> 64 at 224x224 1209 -> 790 us, ResNet-50's 7x7 stem 797 -> 727, MNASNet's
+  // 132 -> 104 (2-core Xeon, medians of 3 processes, 2026-12-07). Longer reductions measured
+  // level, and keep TVM's row schedule.
   const std::vector<int64_t> kshape = nn::const_shape(t.kernel_vec);
   if (!one_by_one && !c_is_out && out5 && oc_group == 1 && !pad_per_row &&
       kshape[1] * kshape[2] * kshape[3] * kshape[4] <= 256 &&
       nn::const_shape(t.conv)[3] % ow_factor == 0) {
-    te::Stage so = s[O];
-    auto oax = O.op().axis();  // batch, oc_chunk, oh, ow, oc_block
-    auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
-    std::vector<IterVar> order = par_order(oax[0], oax[1], oax[2]);
-    order.insert(order.end(), {o_owo, o_owi, oax[4]});
-    so.reorder(order);
-    so.parallel(so.fuse(par_order(oax[0], oax[1], oax[2])));
-    so.vectorize(oax[4]);
-    so.unroll(o_owi);
-    sc.compute_at(so, o_owo);
-    sc.vectorize(cax[4]);
-    sc.unroll(cax[3]);
-    scc.compute_at(so, o_owo);
-    auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
+    auto [ic_chunk, ic_block] = epilogue_at_tile(1);
     if (cfg.knob_int("unroll_kw") != 0) {
-      scc.reorder({ccax[0], ccax[1], ccax[2], ic_chunk, rax[1], ic_block, rax[2], ccax[3], ccax[4]});
+      scc.reorder(
+          {ccax[0], ccax[1], ccax[2], ic_chunk, rax[1], ic_block, rax[2], ccax[3], ccax[4]});
       scc.unroll(rax[2]);
     } else {
-      scc.reorder({ccax[0], ccax[1], ccax[2], ic_chunk, rax[1], rax[2], ic_block, ccax[3], ccax[4]});
+      scc.reorder(
+          {ccax[0], ccax[1], ccax[2], ic_chunk, rax[1], rax[2], ic_block, ccax[3], ccax[4]});
     }
-    scc.vectorize(ccax[4]);
-    scc.unroll(ccax[3]);
     return;
   }
   if (!one_by_one) {
@@ -1053,35 +1080,9 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     // (conv2d_nchwc_oc_group): its guard inside the tile was 1.56x slower (RegNetX-400MF's 14x14
     // 160 -> 400); that keeps the row buffers.
     if (!c_is_out && out5 && nn::const_shape(t.conv)[1] % oc_group == 0) {
-      te::Stage so = s[O];
-      auto oax = O.op().axis();
-      auto [o_occ, o_occi] = group_chunks(so, oax[1]);
-      auto [o_oho, o_ohi] = so.split(oax[2], I(oh_factor));
-      auto [o_owo, o_owi] = so.split(oax[3], I(ow_factor));
-      std::vector<IterVar> order = par_order(oax[0], o_occ, o_oho);
-      order.push_back(o_owo);
-      if (o_occi.defined()) order.push_back(o_occi);
-      order.insert(order.end(), {o_ohi, o_owi, oax[4]});
-      so.reorder(order);
-      IterVar par = so.fuse(par_order(oax[0], o_occ, o_oho));
-      so.vectorize(oax[4]);
-      so.parallel(par);
-      if (o_occi.defined()) so.unroll(o_occi);
-      so.unroll(o_ohi);
-      so.unroll(o_owi);
-      sc.compute_at(so, o_owo);
-      sc.vectorize(cax[4]);
-      sc.unroll(cax[1]);
-      sc.unroll(cax[2]);
-      sc.unroll(cax[3]);
-      scc.compute_at(so, o_owo);
-      auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
+      auto [ic_chunk, ic_block] = epilogue_at_tile(oh_factor);
       scc.reorder(
           {ccax[0], ic_chunk, ic_block, ccax[2], ccax[3], ccax[1], ccax[4], rax[1], rax[2]});
-      scc.vectorize(ccax[4]);
-      scc.unroll(ccax[1]);
-      scc.unroll(ccax[2]);
-      scc.unroll(ccax[3]);
       return;
     }
     auto [oh_outer, oh_inner] = sc.split(cax[2], I(oh_factor));
