@@ -515,6 +515,56 @@ TEST(Conv2dNCHWc, ReductionTasksSplitRowsToBalanceTheThreads) {
   }
 }
 
+// Reduction-ordered tiles on maps narrower than the register columns span several output rows
+// (the last tile shorter where the rows do not divide), grouped convs keep one row, and every such
+// tiling computes the same convolution as the reference.
+TEST(Conv2dNCHWc, ReductionOrderTilesSpanTheRowsOfNarrowMaps) {
+  using topi::cpu::conv2d_nchwc_tile_rows;
+  EXPECT_EQ(conv2d_nchwc_tile_rows(14, 7, 7, false), 2);    // 7x7 on two-vector blocks
+  EXPECT_EQ(conv2d_nchwc_tile_rows(28, 7, 7, false), 4);    // one-vector blocks: 4 + 3 rows
+  EXPECT_EQ(conv2d_nchwc_tile_rows(14, 14, 14, false), 1);  // a row fills the tile
+  EXPECT_EQ(conv2d_nchwc_tile_rows(28, 7, 3, false), 3);    // at most the task's rows
+  EXPECT_EQ(conv2d_nchwc_tile_rows(14, 1, 1, false), 1);    // a 1x1 map
+  EXPECT_EQ(conv2d_nchwc_tile_rows(28, 7, 7, true), 1);     // grouped
+  EXPECT_EQ(conv2d_nchwc_tile_rows(6, 4, 7, false), 1);     // AVX2's ragged 4 of 6 columns
+
+  autotune::root_fallback_context().silent = true;
+  const int64_t threads = runtime::configured_thread_count();
+  const int64_t many = many_output_channels(threads);
+  const int64_t odd = topi::cpu::fp32_lanes() * (2 * threads + 1);  // one-vector blocks
+  const Case cases[] = {
+      {{1, 64, 7, 7}, {many, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},  // 7x7 1x1
+      {{1, 64, 7, 7}, {odd, 64, 1, 1}, {{1, 1}, {0, 0}, {1, 1}}},   // one-vector output blocks
+      {{1, 32, 7, 7}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // padded 3x3
+      {{1, 64, 10, 5},
+       {many, 64, 1, 1},
+       {{2, 2}, {0, 0}, {1, 1}}},  // strided: 5 rows of 3, one tile
+      {{1, 32, 5, 6}, {many, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}},  // 5 rows of 6 columns
+  };
+  for (size_t i = 0; i < std::size(cases); ++i) {
+    SCOPED_TRACE("case " + std::to_string(i));
+    const Case& c = cases[i];
+    autotune::FallbackConfigEntity fb;
+    topi::cpu::conv2d_nchwc_fallback(fb, c.ds, c.ks, c.attrs);
+    const ConvShape sh = shape_of(c);
+    const int64_t rows = conv2d_nchwc_tile_rows(
+        topi::cpu::register_columns_for_block(fb.split("tile_oc").size.back()),
+        fb.split("tile_ow").size.back(), sh.oh(), false);
+    topi::LayerOptions opt;
+    opt.nchwc_blocked = true;
+    const std::string ir = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt).ir;
+    ASSERT_NE(ir.find("parallel (n.oc_chunk.fused"), std::string::npos) << ir;  // reduction order
+    // The accumulators' loop over tiles of `rows` rows where there are several (a ragged last
+    // tile may be partitioned off it), and none of one row.
+    const int64_t tiles = (sh.oh() + rows - 1) / rows;
+    EXPECT_EQ(ir.find("for (oh.c.outer, 0, ") != std::string::npos, rows > 1 && tiles > 1) << ir;
+    if (rows > 1 && tiles > 1)
+      EXPECT_NE(ir.find("iter_var(oh.c.outer, )] pragma_unroll_disable"), std::string::npos) << ir;
+    check_blocked(c, 190 + unsigned(i));
+    run_and_check(c, 200 + unsigned(i));
+  }
+}
+
 // Reduction-ordered tasks prefetch the next input-channel chunk's weights: for large weights over
 // small maps everywhere, and for every 1x1 kernel on AMD (what Zen 4 measured).
 TEST(Conv2dNCHWc, WeightPrefetchRule) {

@@ -127,6 +127,12 @@ int64_t conv2d_nchwc_row_block(int64_t kernel_hw, int64_t ic_chunks, int64_t out
  *  (27 chunks for 2 threads: 14 and 13); 1 where they are even already or no split evens them
  *  better. */
 int64_t conv2d_nchwc_balance_parts(int64_t tiles, int64_t out_rows, int64_t threads);
+/** Output rows per register tile of a conv2d_NCHWc in kReductionOuter order with one output
+ *  chunk per tile: as many rows of ow_factor columns as the register columns hold (`columns`,
+ *  register_columns_for_block), at most the task's `rows`; 1 for a grouped conv. A 7-wide map
+ *  on two-vector blocks gets 2 rows of 7 (28 accumulators instead of 14), on one-vector blocks 4
+ *  (the last tile of a 7-row map is one row shorter). */
+int64_t conv2d_nchwc_tile_rows(int64_t columns, int64_t ow_factor, int64_t rows, bool grouped);
 /** Whether a conv2d_NCHWc task in kReductionOuter order prefetches the next input-channel chunk's
  *  weights while it computes with the current one: weights of 4 MiB or more over at most 64
  *  output positions, and on AMD (amd: host_cpu_is_amd()) every 1x1 kernel. */
