@@ -494,8 +494,8 @@ int64_t conv2d_nchwc_tile_rows(int64_t columns, int64_t ow_factor, int64_t rows,
   // rows leaves a shorter last tile, whose guards partition_guarded_tiles takes out of a spatial
   // kernel's reduction loops (and LLVM unswitched out of the 1x1 ones looked at).
   // Per-call medians of 3-4 alternating processes (2-core Xeon, AVX-512, 2026-12-07): RegNetX-
-  // 800MF's 7x7 672 -> 672 1x1 171 -> 165 us, MNASNet-1.3's 1488 -> 256 (16-channel blocks, 4
-  // rows) 156 -> 138 and 1488 -> 416 253 -> 227, ResNet-50's 7x7 1x1 layers 454 -> 442 and its
+  // 800MF's 7x7 672 -> 672 1x1 171 -> 165 us, MNASNet-1.3's 1488 -> 256 (16-channel input
+  // blocks) 156 -> 138 and 1488 -> 416 253 -> 227, ResNet-50's 7x7 1x1 layers 454 -> 442 and its
   // 7x7 3x3 986 -> 940; while the machine ran slower (weights from memory), level to 8 % faster.
   // End to end (8 alternating rounds) RegNetX-800MF -3 %, seven other networks level (+-1 %).
   // A grouped conv's 3x3 at 7x7 (RegNetX's 16-channel groups on 4 rows) was 27 % slower: one
