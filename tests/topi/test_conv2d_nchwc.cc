@@ -265,6 +265,47 @@ TEST(Conv2dNCHWc, ExtractedTaskRecordsDispatchInBuildConv2d) {
   EXPECT_EQ(L.config.index, pick);
 }
 
+// The NCHW input, OIHW kernel and NCHW[oc_bn]c output of `s` in conv2d_NCHWc's blocked layouts:
+// channel ch at (ch / b, ..., ch % b); weight (o, i) at (o / oc_bn, i / ic_bn, kh, kw, i % ic_bn,
+// o % oc_bn).
+std::vector<float> pack_blocked_data(const ConvShape& s, const std::vector<float>& x,
+                                     int64_t ic_bn) {
+  std::vector<float> xb(x.size());
+  for (int n = 0; n < s.n; ++n)
+    for (int ch = 0; ch < s.ci; ++ch)
+      for (int h = 0; h < s.h; ++h)
+        for (int w = 0; w < s.w; ++w)
+          xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn +
+             ch % ic_bn] = x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
+  return xb;
+}
+
+std::vector<float> pack_blocked_kernel(const ConvShape& s, const std::vector<float>& k,
+                                       int64_t ic_bn, int64_t oc_bn) {
+  std::vector<float> kb(k.size());
+  for (int o = 0; o < s.co; ++o)
+    for (int ch = 0; ch < s.ci; ++ch)
+      for (int a = 0; a < s.kh * s.kw; ++a)
+        kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn +
+             ch % ic_bn) *
+            oc_bn) +
+           o % oc_bn] = k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
+  return kb;
+}
+
+std::vector<float> unpack_blocked_output(const ConvShape& s, const std::vector<float>& yb,
+                                         int64_t oc_bn) {
+  std::vector<float> y(yb.size());
+  for (int n = 0; n < s.n; ++n)
+    for (int o = 0; o < s.co; ++o)
+      for (int h = 0; h < s.oh(); ++h)
+        for (int w = 0; w < s.ow(); ++w)
+          y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
+              yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn +
+                 o % oc_bn];
+  return y;
+}
+
 // LayerOptions::nchwc_blocked: the convolution alone on the config's blocked layouts; data and
 // kernel packed here on the host, the output unpacked, compared with the naive NCHW convolution.
 // Builds on the blocked layouts (LayerOptions::nchwc_blocked, under the current dispatch context),
@@ -280,34 +321,15 @@ void check_blocked(const Case& c, unsigned seed) {
   ASSERT_EQ(dim(L.args[2], 4), oc_bn);
   auto x = rnd(size_t(s.n) * s.ci * s.h * s.w, seed),
        k = rnd(size_t(s.co) * s.ci * s.kh * s.kw, seed + 10);
-  std::vector<float> xb(x.size()), kb(k.size());
-  for (int n = 0; n < s.n; ++n)
-    for (int ch = 0; ch < s.ci; ++ch)
-      for (int h = 0; h < s.h; ++h)
-        for (int w = 0; w < s.w; ++w)
-          xb[(((size_t(n) * (s.ci / ic_bn) + ch / ic_bn) * s.h + h) * s.w + w) * ic_bn +
-             ch % ic_bn] = x[((size_t(n) * s.ci + ch) * s.h + h) * s.w + w];
-  for (int o = 0; o < s.co; ++o)
-    for (int ch = 0; ch < s.ci; ++ch)
-      for (int a = 0; a < s.kh * s.kw; ++a)
-        kb[((((size_t(o / oc_bn) * (s.ci / ic_bn) + ch / ic_bn) * s.kh * s.kw + a) * ic_bn +
-             ch % ic_bn) *
-            oc_bn) +
-           o % oc_bn] = k[(size_t(o) * s.ci + ch) * s.kh * s.kw + a];
+  const std::vector<float> xb = pack_blocked_data(s, x, ic_bn),
+                           kb = pack_blocked_kernel(s, k, ic_bn, oc_bn);
   auto xn = runtime::NDArray::from_vector(xb, {s.n, s.ci / ic_bn, s.h, s.w, ic_bn});
   auto kn =
       runtime::NDArray::from_vector(kb, {s.co / oc_bn, s.ci / ic_bn, s.kh, s.kw, ic_bn, oc_bn});
   auto yn =
       runtime::NDArray::empty({s.n, s.co / oc_bn, s.oh(), s.ow(), oc_bn}, DataType::Float(32));
   L.module.get_function(L.func_name)(xn, kn, yn);
-  std::vector<float> yb = yn.to_vector<float>(), y(yb.size());
-  for (int n = 0; n < s.n; ++n)
-    for (int o = 0; o < s.co; ++o)
-      for (int h = 0; h < s.oh(); ++h)
-        for (int w = 0; w < s.ow(); ++w)
-          y[((size_t(n) * s.co + o) * s.oh() + h) * s.ow() + w] =
-              yb[(((size_t(n) * (s.co / oc_bn) + o / oc_bn) * s.oh() + h) * s.ow() + w) * oc_bn +
-                 o % oc_bn];
+  const std::vector<float> y = unpack_blocked_output(s, yn.to_vector<float>(), oc_bn);
   expect_close(y, conv_ref(s, x, k), 1e-4f);
   // the module's layout transforms: same packing as above, unpack gives the NCHW result
   auto xp = runtime::NDArray::empty({s.n, s.ci / ic_bn, s.h, s.w, ic_bn}, DataType::Float(32));
@@ -1121,36 +1143,21 @@ TEST(Conv2dNCHWc, ShortReductionsComputeTheEpilogueAtTheRegisterTile) {
     EXPECT_EQ(ir.str().find(tile_buffer) != std::string::npos, c.at_tile) << ir.str();
     runtime::Module m =
         build(topi::cpu::schedule_conv2d_nchwc_fused(fb, {out}), {x, w, bias, out}, "llvm", "conv");
+    // Random NCHW data and OIHW weights, packed to the blocked layouts; the result unpacked and
+    // compared with the naive convolution plus bias and relu.
+    const ConvShape sh = shape_of(Case{{1, c.ci, c.hw, c.hw}, {c.co, c.ci, c.k, c.k}, a});
     auto xv = rnd(size_t(c.ci) * c.hw * c.hw, 401), wv = rnd(size_t(c.co) * c.ci * c.k * c.k, 402),
          bv = rnd(size_t(c.co), 403);
     auto y = runtime::NDArray::empty({1, c.co / oc_bn, oh, oh, oc_bn}, f32);
     m.get_function("conv")(
-        runtime::NDArray::from_vector(xv, {1, c.ci / ic_bn, c.hw, c.hw, ic_bn}),
-        runtime::NDArray::from_vector(wv, {c.co / oc_bn, c.ci / ic_bn, c.k, c.k, ic_bn, oc_bn}),
+        runtime::NDArray::from_vector(pack_blocked_data(sh, xv, ic_bn),
+                                      {1, c.ci / ic_bn, c.hw, c.hw, ic_bn}),
+        runtime::NDArray::from_vector(pack_blocked_kernel(sh, wv, ic_bn, oc_bn),
+                                      {c.co / oc_bn, c.ci / ic_bn, c.k, c.k, ic_bn, oc_bn}),
         runtime::NDArray::from_vector(bv, {c.co / oc_bn, oc_bn}), y);
-    // The blocked layouts read directly: channel ch of x at (ch / ic_bn, ..., ch % ic_bn), weight
-    // (o, i) at (o / oc_bn, i / ic_bn, kh, kw, i % ic_bn, o % oc_bn).
-    std::vector<float> got = y.to_vector<float>(), want(got.size());
-    for (int o = 0; o < c.co; ++o)
-      for (int r = 0; r < oh; ++r)
-        for (int q = 0; q < oh; ++q) {
-          float acc = 0;
-          for (int i = 0; i < c.ci; ++i)
-            for (int u = 0; u < c.k; ++u)
-              for (int v = 0; v < c.k; ++v) {
-                const int yy = r * c.stride - c.pad + u, xx = q * c.stride - c.pad + v;
-                if (yy < 0 || yy >= c.hw || xx < 0 || xx >= c.hw) continue;
-                acc +=
-                    xv[((size_t(i / ic_bn) * c.hw + yy) * c.hw + xx) * ic_bn + i % ic_bn] *
-                    wv[((((size_t(o / oc_bn) * (c.ci / ic_bn) + i / ic_bn) * c.k + u) * c.k + v) *
-                            ic_bn +
-                        i % ic_bn) *
-                           oc_bn +
-                       o % oc_bn];
-              }
-          want[((size_t(o / oc_bn) * oh + r) * oh + q) * oc_bn + o % oc_bn] =
-              std::max(acc + bv[size_t(o)], 0.f);
-        }
-    expect_close(got, want, 1e-4f);
+    std::vector<float> want = conv_ref(sh, xv, wv);
+    for (size_t i = 0; i < want.size(); ++i)
+      want[i] = std::max(want[i] + bv[i / (size_t(oh) * oh)], 0.f);
+    expect_close(unpack_blocked_output(sh, y.to_vector<float>(), oc_bn), want, 1e-4f);
   }
 }
