@@ -523,6 +523,68 @@ TEST(AlterOpLayout, SpatialMeansPoolTheBlockedValue) {
   }
 }
 
+// A dense block as torchvision's DenseNet exports it: each layer concatenates the block's input
+// with every layer output so far, then BN, relu, 1x1 conv, BN, relu, 3x3 conv. Inputs of
+// different blocks (the block input's wider one, the layers' narrower one) join on the largest
+// block that divides every input's channels, where that is a multiple of a vector; otherwise the
+// concat stays NCHW. Values as the reference executor's, and built for llvm (the real blocks:
+// DenseNet-161's 96 + 48k channels, up to 9 inputs per concat).
+TEST(AlterOpLayout, DenseBlockConcatsJoinOnACommonBlock) {
+  uint64_t seed = 500;
+  auto block_of = [](int64_t c) -> int64_t { return c % 8 == 0 ? 8 : c % 4 == 0 ? 4 : 1; };
+  relay::transform::AlterLayoutOptions o;
+  o.conv_blocks = [&](const ExprNode& c) -> std::optional<relay::transform::ConvBlocks> {
+    return relay::transform::ConvBlocks{block_of(c.args[0]->types[0].shape[1]),
+                                        block_of(c.args[1]->types[0].shape[0])};
+  };
+  o.depthwise_block = 4;
+  auto dense_block = [&](int64_t c0, int64_t growth, int layers, int64_t hw) {
+    auto x = var("data", T({1, c0, hw, hw}));
+    auto first = nn::relu(nn::conv2d(x, rand_const({c0, c0, 1, 1}, seed++, -0.3, 0.3)));
+    std::vector<relay::Expr> feats{first};
+    int64_t c = c0;
+    for (int i = 0; i < layers; ++i) {
+      auto cat = concatenate(feats, 1);
+      auto bn = nn::relu(add(multiply(cat, rand_const({c, 1, 1}, seed++, 0.5, 1.5)),
+                             rand_const({c, 1, 1}, seed++, -0.1, 0.1)));
+      auto y = nn::relu(nn::conv2d(bn, rand_const({2 * growth, c, 1, 1}, seed++, -0.2, 0.2)));
+      feats.push_back(nn::conv2d(y, rand_const({growth, 2 * growth, 3, 3}, seed++, -0.2, 0.2),
+                                 {.padding = {1}}));
+      c += growth;
+    }
+    return Function({x}, nn::relu(concatenate(feats, 1)));
+  };
+  struct Case {
+    int64_t c0, growth;
+    int64_t block;  // of the concats; 0: NCHW
+  };
+  for (Case k : {Case{16, 12, 4}, Case{16, 8, 8}, Case{16, 6, 0}}) {
+    SCOPED_TRACE("channels " + std::to_string(k.c0) + " + " + std::to_string(k.growth) + "k");
+    Function f = dense_block(k.c0, k.growth, 4, 6);
+    Function a = relay::transform::fold_constant(relay::transform::alter_op_layout(f, o));
+    int concats = 0;
+    for (auto& e : post_order(a.body)) {
+      if (!e->is_call("concatenate") || e->args.size() < 2) continue;  // not the first layer's
+      ++concats;
+      const auto& s = e->type().shape;
+      if (k.block) {
+        ASSERT_EQ(s.size(), 5u) << a;
+        EXPECT_EQ(s[4], k.block);
+      } else {
+        EXPECT_EQ(s.size(), 4u) << a;
+      }
+    }
+    EXPECT_EQ(concats, 4);
+    auto xv = relay::testing::random_uniform({1, k.c0, 6, 6}, -1, 1, seed++);
+    expect_close(reference_run(a, {{"data", xv}})[0], reference_run(f, {{"data", xv}})[0], 1e-5);
+  }
+  // The dispatch context's blocks: 96 channels on 32- (AVX-512) or 8-channel blocks, 48 on 16 or
+  // 8; 8 layers, and the 14x14 maps' 2x2 tail.
+  Function f = dense_block(96, 48, 8, 14);
+  auto xv = relay::testing::random_uniform({1, 96, 14, 14}, -1, 1, seed++);
+  relay_test::expect_llvm_matches_reference(f, {{"data", xv}}, 1e-4);
+}
+
 // ShuffleNet V2's unit: torch's chunk(2) as two equal splits (one after
 // eliminate_common_subexpr), a blocked branch of padded channel counts unpacked to NCHW through a
 // split that drops the padding (the unpack schedule's channel tiles need not divide the block or
