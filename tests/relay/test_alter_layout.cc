@@ -739,10 +739,10 @@ static int64_t whole_vector_group_block(int64_t c, int64_t cg, int64_t og) {
 }
 
 // Blocked grouped 3x3 stride-1 convolutions run as Winograd on the blocked layouts, each group's
-// product over its own channel blocks: F(4, 3) on maps of 24 and more, and from 12 with groups of
-// 48 channels; F(2, 3) on smaller maps down to 8, and on 7x7 with groups of 64; direct below
-// (winograd_nchwc_group_tile). Groups of one and of several vectors, more output than input
-// channels per group, odd maps; groups of three or more half vectors (RegNet's 24, 56 and 120
+// product over its own channel blocks: F(4, 3) on maps of 24 and more, and on AMD's cores from 12
+// with groups of 48 channels; F(2, 3) on smaller maps down to 8, and on 7x7 with groups of 64;
+// direct below (winograd_nchwc_group_tile). Groups of one and of several vectors, more output than
+// input channels per group, odd maps; groups of three or more half vectors (RegNet's 24, 56 and 120
 // channels) on half-vector blocks, narrower ones NCHW, and after a conv whose channels are not a
 // multiple of a vector; the bias, relu and residual add fused into the Winograd kernel;
 // values as the reference executor's grouped loop nest. The type rule takes the groups from the
@@ -752,7 +752,9 @@ TEST(AlterOpLayout, GroupedWinogradMatchesTheReference) {
   uint64_t seed = 640;
   using topi::cpu::winograd_nchwc_group_tile;
   EXPECT_EQ(winograd_nchwc_group_tile(25, 27, 16), 4);
-  EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 48), 4);
+  EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 48, /*amd=*/true), 4);
+  EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 48, /*amd=*/false), 2);
+  EXPECT_EQ(winograd_nchwc_group_tile(28, 28, 48, /*amd=*/false), 4);
   EXPECT_EQ(winograd_nchwc_group_tile(14, 14, 32), 2);
   EXPECT_EQ(winograd_nchwc_group_tile(9, 13, 128), 2);
   EXPECT_EQ(winograd_nchwc_group_tile(7, 7, 64), 2);

@@ -259,9 +259,11 @@ int64_t winograd_nchwc_tile(int64_t out_h, int64_t out_w);
 int64_t winograd_nchwc_conv_tile(int64_t out_h, int64_t out_w, int64_t in_channels,
                                  int64_t out_channels);
 /** The output tile m for a grouped layer whose groups have `group_channels` input channels, or
- *  0 where it stays direct: 4 on maps of 24 and more, and from 12 where groups have 48 channels
- *  or more; 2 on maps of 8 to 23 otherwise, and on 7x7 maps with groups of 64 or more. */
-int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels);
+ *  0 where it stays direct: 4 on maps of 24 and more, and on AMD's cores (amd) from 12 where
+ *  groups have 48 channels or more; 2 on maps of 8 to 23 otherwise, and on 7x7 maps with groups
+ *  of 64 or more. */
+int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels,
+                                  bool amd = host_cpu_is_amd());
 te::Schedule schedule_conv2d_winograd_nchwc(const WinogradNCHWc& t);
 /** Inside a fused group: `outs[0]` the convolution or a 5-D injective epilogue over it. */
 te::Schedule schedule_conv2d_winograd_nchwc_fused(const std::vector<te::Tensor>& outs);

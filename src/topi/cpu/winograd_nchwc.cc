@@ -81,16 +81,21 @@ int64_t winograd_nchwc_conv_tile(int64_t out_h, int64_t out_w, int64_t in_channe
   return winograd_nchwc_tile(out_h, out_w);
 }
 
-int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels) {
+int64_t winograd_nchwc_group_tile(int64_t out_h, int64_t out_w, int64_t group_channels, bool amd) {
   // A group's product reduces over its own channels only, so the transforms weigh more against
   // it than in a full conv. Measured on Zen 4 (per-call medians, against the direct grouped
   // kernel): 1.0x (RegNetX-400MF's 16-channel 14x14, level) to 2.9x faster on 14x14 to 56x56
   // maps with 16- to 128-channel groups; on 14x14 F(4, 3) beat F(2, 3) with 48 and 128 channels
   // per group (190 -> 170, 1187 -> 934 us at the neighbours' pace) and lost with 16 and 32
   // (102 -> 136, 345 -> 381 us); on 7x7 F(2, 3) won with 64 (729 -> 518 us) and lost with 16
-  // and 32.
+  // and 32. On Intel's cores (the 2-core Xeon) 14x14 maps take F(2, 3) at all widths: F(4, 3)'s
+  // transformed weights, 4x the direct ones, come from memory in a network (as the 7x7 direct
+  // convs' in winograd_nchwc_conv_tile). Per-call medians of 3 alternating processes, F(4, 3) ->
+  // F(2, 3): RegNetX-3.2GF's 48-channel groups 275 -> 239 us, RegNetX-8GF's 120-channel groups
+  // (8-lane blocks) 1464 -> 1025, RegNetY-8GF's 56-channel ones 958 -> 730; the 28x28 maps' F(4, 3)
+  // stays (F(2, 3) 277 -> 369 and 850 -> 1157 us) (2026-12-08).
   const int64_t s = std::min(out_h, out_w);
-  if (s >= 24 || (s >= 12 && group_channels >= 48)) return 4;
+  if (s >= 24 || (s >= 12 && group_channels >= 48 && amd)) return 4;
   if (s >= 8 || (s >= 7 && group_channels >= 64)) return 2;
   return 0;
 }
