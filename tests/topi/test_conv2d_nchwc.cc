@@ -817,31 +817,39 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   }
 }
 
-// Blocked grouped convs with a strided spatial kernel on one-vector blocks tile 2-4 output chunks
-// of a group together (they read the same input) where a group's padded input is more than half
-// an L2 and the tiles leave two tasks per thread; stride 1, one chunk per group, a group count of
-// chunks with no factor 2-4, two-vector blocks and inputs that stay in the L2 keep one chunk per
-// tile. The fallback of a grouped conv sets the knob from its blocks and groups, and its register
-// tile fits.
-TEST(Conv2dNCHWc, StridedGroupedConvsTileTheChunksOfAGroup) {
-  using topi::cpu::conv2d_nchwc_strided_group_tile;
+// Blocked grouped convs with a spatial kernel on one-vector blocks tile 2-4 output chunks of a
+// group together (they read the same input) where the tiles leave two tasks per thread; one chunk
+// per group, a group count of chunks with no factor 2-4 and two-vector blocks keep one chunk per
+// tile. On AMD's cores only strided ones whose group's padded input is more than half an L2 do.
+// The fallback of a grouped conv sets the knob from its blocks and groups, and its register tile
+// fits.
+TEST(Conv2dNCHWc, GroupedConvsTileTheChunksOfAGroup) {
+  using topi::cpu::conv2d_nchwc_group_tile;
   const int64_t MiB = int64_t{1} << 20, l2 = MiB;
   // RegNetX-3.2GF's 112x112 layer (48-channel groups, 2.5 MB padded) and RegNetX-16GF's
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(6, 3, 2, 48 * 114 * 114 * 4, l2, 16, 16, 2, 56), 3);
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 2, 128 * 58 * 58 * 4, l2, 16, 16, 2, 28), 4);
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(64, 2, 2, 2 * MiB, l2, 16, 16, 2, 1), 2);
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 3, 2 * MiB, l2, 16, 16, 2, 28), 4);  // stride 3
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(32, 8, 1, 2 * MiB, l2, 16, 16, 2, 28), 1);  // stride 1
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(16, 1, 2, 2 * MiB, l2, 16, 16, 2, 28), 1);  // 1 chunk
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 7, 2, 2 * MiB, l2, 16, 16, 2, 28), 1);  // 7 chunks
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(16, 4, 2, 2 * MiB, l2, 32, 16, 2, 28), 1);  // 2 vectors
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(8, 8, 2, 2 * MiB, l2, 8, 8, 2, 1), 2);  // 4 tasks: 2
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(6, 3, 2, 2 * MiB, l2, 16, 16, 2, 1), 1);  // 2 tasks
+  EXPECT_EQ(conv2d_nchwc_group_tile(6, 3, 2, 48 * 114 * 114 * 4, l2, 16, 16, 2, 56, true), 3);
+  EXPECT_EQ(conv2d_nchwc_group_tile(32, 8, 2, 128 * 58 * 58 * 4, l2, 16, 16, 2, 28, true), 4);
+  EXPECT_EQ(conv2d_nchwc_group_tile(64, 2, 2, 2 * MiB, l2, 16, 16, 2, 1, true), 2);
+  EXPECT_EQ(conv2d_nchwc_group_tile(32, 8, 3, 2 * MiB, l2, 16, 16, 2, 28, true), 4);  // stride 3
+  EXPECT_EQ(conv2d_nchwc_group_tile(32, 8, 1, 2 * MiB, l2, 16, 16, 2, 28, true), 1);  // stride 1
+  EXPECT_EQ(conv2d_nchwc_group_tile(16, 1, 2, 2 * MiB, l2, 16, 16, 2, 28, true), 1);  // 1 chunk
+  EXPECT_EQ(conv2d_nchwc_group_tile(56, 7, 2, 2 * MiB, l2, 16, 16, 2, 28, true), 1);  // 7 chunks
+  EXPECT_EQ(conv2d_nchwc_group_tile(16, 4, 2, 2 * MiB, l2, 32, 16, 2, 28, true), 1);  // 2 vectors
+  EXPECT_EQ(conv2d_nchwc_group_tile(8, 8, 2, 2 * MiB, l2, 8, 8, 2, 1, true), 2);      // 4 tasks: 2
+  EXPECT_EQ(conv2d_nchwc_group_tile(6, 3, 2, 2 * MiB, l2, 16, 16, 2, 1, true), 1);    // 2 tasks
   // The group's input stays in the L2 (RegNetX-16GF's 28x28 -> 14x14, ResNeXt-50's 14x14 -> 7x7)
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 8, 2, 128 * 30 * 30 * 4, l2, 16, 16, 2, 14), 1);
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(64, 2, 2, 32 * 16 * 16 * 4, l2, 16, 16, 2, 1), 1);
-  EXPECT_EQ(conv2d_nchwc_strided_group_tile(56, 8, 2, 128 * 30 * 30 * 4, 512 << 10, 16, 16, 2, 14),
+  EXPECT_EQ(conv2d_nchwc_group_tile(56, 8, 2, 128 * 30 * 30 * 4, l2, 16, 16, 2, 14, true), 1);
+  EXPECT_EQ(conv2d_nchwc_group_tile(64, 2, 2, 32 * 16 * 16 * 4, l2, 16, 16, 2, 1, true), 1);
+  EXPECT_EQ(conv2d_nchwc_group_tile(56, 8, 2, 128 * 30 * 30 * 4, 512 << 10, 16, 16, 2, 14, true),
             4);  // ... but not in a 512 KiB one
+  // On Intel's cores every group of several chunks on one-vector blocks, whatever the stride and
+  // the input's size, where there are tasks enough.
+  EXPECT_EQ(conv2d_nchwc_group_tile(32, 8, 1, 2 * MiB, l2, 16, 16, 2, 28, false), 4);  // stride 1
+  EXPECT_EQ(conv2d_nchwc_group_tile(56, 8, 2, 128 * 30 * 30 * 4, l2, 16, 16, 2, 14, false), 4);
+  EXPECT_EQ(conv2d_nchwc_group_tile(63, 3, 1, 48 * 9 * 9 * 4, l2, 16, 16, 2, 1, false), 3);
+  EXPECT_EQ(conv2d_nchwc_group_tile(16, 1, 2, 2 * MiB, l2, 16, 16, 2, 28, false), 1);  // 1 chunk
+  EXPECT_EQ(conv2d_nchwc_group_tile(16, 4, 2, 2 * MiB, l2, 32, 16, 2, 28, false), 1);  // 2 vectors
+  EXPECT_EQ(conv2d_nchwc_group_tile(6, 3, 1, 2 * MiB, l2, 16, 16, 2, 1, false), 1);    // 2 tasks
   const int64_t lanes = topi::cpu::fp32_lanes();
   struct FallbackCase {
     std::vector<int64_t> ds, ks;  // one group's input channels; all output channels
@@ -866,11 +874,11 @@ TEST(Conv2dNCHWc, StridedGroupedConvsTileTheChunksOfAGroup) {
     // larger than the weights.
     const int64_t rows = f.ds[1] * f.ds[2] * f.ds[3] > f.ks[0] * f.ks[1] * 9 ? oh : 1;
     const int64_t padded = f.ds[1] * (f.ds[2] + 2) * (f.ds[3] + 2) * 4;
-    const int64_t want = conv2d_nchwc_strided_group_tile(
-        chunks, chunks / f.groups, f.stride, padded, topi::cpu::l2_cache_bytes(), lanes, lanes,
-        runtime::configured_thread_count(), rows);
+    const int64_t want = conv2d_nchwc_group_tile(chunks, chunks / f.groups, f.stride, padded,
+                                                 topi::cpu::l2_cache_bytes(), lanes, lanes,
+                                                 runtime::configured_thread_count(), rows);
     EXPECT_EQ(fb.has("tile_oc_group") ? fb.knob_int("tile_oc_group") : 1, want);
-    if (f.stride == 1) EXPECT_EQ(want, 1);
+    if (f.stride == 1 && topi::cpu::host_cpu_is_amd()) EXPECT_EQ(want, 1);
     EXPECT_LE(fb.split("tile_ow").size.back() * want, topi::cpu::conv2d_nchwc_register_columns())
         << "the tile's accumulators fit in the registers";
     EXPECT_EQ(fb.space().find("tile_oc_group"), nullptr) << "set, not defined";

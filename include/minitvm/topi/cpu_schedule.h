@@ -177,15 +177,15 @@ void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_
  *  output chunks (oc_group >= 2), else 1 (one chunk per pass). */
 int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group);
 /** Output-channel chunks per register tile of a fallback blocked grouped conv with a spatial
- *  kernel (the "tile_oc_group" knob): with stride 2 or more, on one-vector blocks (oc_bn ==
- *  lanes), where one group's padded input is more than half an L2 (it would be streamed again for
- *  each chunk of the group), the largest of 4, 3, 2 that divides a group's output chunks and
- *  leaves two tasks per thread (tasks_per_chunk as for conv2d_nchwc_oc_group); the chunks of a
- *  tile then read the input once. 1 otherwise. */
-int64_t conv2d_nchwc_strided_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
-                                        int64_t group_input_bytes, int64_t l2_bytes, int64_t oc_bn,
-                                        int64_t lanes, int64_t threads,
-                                        int64_t tasks_per_chunk = 1);
+ *  kernel (the "tile_oc_group" knob), on one-vector blocks (oc_bn == lanes): the largest of 4, 3,
+ *  2 that divides a group's output chunks and leaves two tasks per thread (tasks_per_chunk as for
+ *  conv2d_nchwc_oc_group); the chunks of a tile then read the input once. On AMD's cores (amd)
+ *  only with stride 2 or more where one group's padded input is more than half an L2 (it would be
+ *  streamed again for each chunk of the group). 1 otherwise. */
+int64_t conv2d_nchwc_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
+                                int64_t group_input_bytes, int64_t l2_bytes, int64_t oc_bn,
+                                int64_t lanes, int64_t threads, int64_t tasks_per_chunk = 1,
+                                bool amd = host_cpu_is_amd());
 /** The config of a conv2d layer on `target` (llvm): the current dispatch context's answer for its
  *  0.1 key or its conv2d_NCHWc.x86 key, else the fallback above. What build_conv2d, relay's
  *  alter_op_layout (the channel blocks) and relay::build (the schedule) use. */
