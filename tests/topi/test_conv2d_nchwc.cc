@@ -765,14 +765,18 @@ TEST(Conv2dNCHWc, OutputChunkGroupsOnlyForShortBlocksOfOneByOnes) {
   EXPECT_EQ(conv2d_nchwc_oc_group(816, 16, true, 16, 16, 2), 1);      // the preferred block
   EXPECT_EQ(conv2d_nchwc_oc_group(96, 32, true, 32, 16, 2), 1);       // two vectors already
   EXPECT_EQ(conv2d_nchwc_oc_group(120, 8, true, 32, 16, 2), 1);       // not a whole vector
-  // Reduction-ordered tiles of several chunks read up to 4 input chunks per pass over their
-  // accumulators; one-chunk tiles one.
+  // Reduction-ordered tiles of several chunks read up to 128 input channels (at least 4
+  // chunks) per pass over their accumulators, a divisor of the chunks; one-chunk tiles one.
   using topi::cpu::conv2d_nchwc_ic_chunks_per_pass;
-  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(111, 3), 3);
-  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(64, 2), 4);
-  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(21, 3), 3);
-  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(37, 3), 1);
-  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(64, 1), 1);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(111, 3, 8), 3);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(64, 2, 32), 4);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(64, 2, 16), 8);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(77, 4, 16), 7);  // RegNetY-16GF's 1232 channels
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(25, 4, 16), 5);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(21, 3, 16), 7);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(21, 3, 32), 3);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(37, 3, 16), 1);
+  EXPECT_EQ(conv2d_nchwc_ic_chunks_per_pass(64, 1, 16), 1);
   // Eight lanes (AVX2): four chunks would leave 2 columns of 4 vectors, 8 accumulators; two or
   // three keep 12.
   EXPECT_EQ(conv2d_nchwc_oc_group(256, 8, true, 16, 8, 2, 56), 2);    // 32 chunks
@@ -919,8 +923,8 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
       {{{1, 16, 27, 27}, {32, 16, 3, 3}, {{4, 4}, {1, 1}, {1, 1}}}, 2, 7},
       {{{1, 32, 56, 56}, {64, 32, 3, 3}, {{2, 2}, {1, 1}, {1, 1}}}, 4, 7},
       {{{1, 32, 12, 12}, {64, 32, 3, 3}, {{1, 1}, {1, 1}, {1, 1}}}, 4, 6},
-      // reduction outer with 6 input chunks, 3 per pass (conv2d_nchwc_ic_chunks_per_pass)
-      {{{1, 96, 7, 7}, {192, 96, 1, 1}, one}, 3, 7},
+      // reduction outer with 12 input chunks, 6 per pass (conv2d_nchwc_ic_chunks_per_pass)
+      {{{1, 192, 7, 7}, {192, 192, 1, 1}, one}, 3, 7},
       // groups that do not divide the chunks, the last one short: 25 chunks in groups of 4
       // (reduction outer, RegNetX-400MF's 7x7 layers), 5 in groups of 2 (rows outer)
       {{{1, 32, 7, 7}, {400, 32, 1, 1}, one}, 4, 7},
@@ -957,12 +961,12 @@ TEST(Conv2dNCHWc, GroupedOutputChunksMatchReference) {
                 parts > 1)
           << ir;
     }
-    if (i == 10) {  // 2 passes of 3 input chunks over each row of the tile's accumulators
+    if (i == 10) {  // 2 passes of 6 input chunks over each row of the tile's accumulators
       topi::LayerOptions opt;
       opt.nchwc_blocked = true;
       const std::string ir = topi::build_conv2d(c.ds, c.ks, c.attrs, "llvm", opt).ir;
       const size_t outer = ir.find("for (ic.outer.outer, 0, 2)"), row = ir.find("for (oh.c, 0, 7)"),
-                   inner = ir.find("for (ic.outer.inner, 0, 3)");
+                   inner = ir.find("for (ic.outer.inner, 0, 6)");
       ASSERT_NE(outer, std::string::npos) << ir;
       EXPECT_LT(outer, row) << ir;
       EXPECT_LT(row, inner) << ir;

@@ -172,10 +172,11 @@ struct GroupedBlocks {
 void conv2d_nchwc_fallback(autotune::ConfigEntity& cfg, const std::vector<int64_t>& data_shape,
                            const std::vector<int64_t>& kernel_shape, const nn::Conv2dAttrs& attrs,
                            const GroupedBlocks* grouped = nullptr);
-/** Input-channel chunks per pass over a register tile's accumulators of a 1x1 conv2d_NCHWc in
- *  the reduction-outer order: the largest divisor of ic_chunks up to 4 for tiles of several
- *  output chunks (oc_group >= 2), else 1 (one chunk per pass). */
-int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group);
+/** Input-channel chunks (of ic_bn channels) per pass over a register tile's accumulators of a
+ *  1x1 conv2d_NCHWc in the reduction-outer order: for tiles of several output chunks
+ *  (oc_group >= 2) the largest divisor of ic_chunks up to 128 channels' worth of chunks (at
+ *  least 4 chunks), else 1 (one chunk per pass). */
+int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group, int64_t ic_bn);
 /** Output-channel chunks per register tile of a fallback blocked grouped conv with a spatial
  *  kernel (the "tile_oc_group" knob), on one-vector blocks (oc_bn == lanes): the largest of 4, 3,
  *  2 that divides a group's output chunks and leaves two tasks per thread (tasks_per_chunk as for

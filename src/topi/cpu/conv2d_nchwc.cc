@@ -211,7 +211,7 @@ int64_t conv2d_nchwc_oc_group(int64_t channels, int64_t oc_bn, bool one_by_one,
   return 1;
 }
 
-int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group) {
+int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group, int64_t ic_bn) {
   // In the reduction-outer order each pass over a tile's accumulators loads and stores them
   // around one input-channel chunk (ic_bn multiply-adds per accumulator in between). A tile of
   // several output chunks (3 weight vectors x 4 columns) does that with few columns per weight
@@ -220,8 +220,13 @@ int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group) {
   // 310 -> 225 (per-call medians, 3 alternating processes, 2-core Zen 3, 2026-12-07). One-chunk
   // tiles measured level (ResNet-50's 7x7 layers, 2 chunks of 16 per pass) or 4-6 % slower
   // (RegNetY-400MF's 55 chunks of 8, 5 per pass).
+  // Up to 128 input channels per pass (at least 4 chunks), as ONNX Runtime's pointwise kernel
+  // batches them: RegNetY-16GF's 14x14 1232 -> 1232 layers (77 chunks of 16: no divisor 2-4, one
+  // chunk per pass) 2268 -> 2042 us with 7 per pass (per-call medians of 3 alternating processes,
+  // 2-core Xeon, 2026-12-08).
   if (oc_group < 2) return 1;
-  return detail::largest_divisor_at_most(ic_chunks, 4);
+  return detail::largest_divisor_at_most(ic_chunks,
+                                         std::max<int64_t>(4, 128 / std::max<int64_t>(ic_bn, 1)));
 }
 
 int64_t conv2d_nchwc_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
@@ -961,7 +966,7 @@ void schedule_nchwc_into(te::Schedule& s, const autotune::ConfigEntity& cfg, con
     auto [cc_owc, cc_owb] = scc.split(ccax[3], I(ow_factor));
     auto [ic_chunk, ic_block] = scc.split(rax[0], I(ic_bn));
     const int64_t per_pass = order == NCHWcLoopOrder::kReductionOuter && one_by_one
-                                 ? conv2d_nchwc_ic_chunks_per_pass(ic_chunks, oc_group)
+                                 ? conv2d_nchwc_ic_chunks_per_pass(ic_chunks, oc_group, ic_bn)
                                  : 1;
     if (per_pass > 1) {
       // Several input-channel chunks per pass over the tile's accumulators (the chunks of a pass
