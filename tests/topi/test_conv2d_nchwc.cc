@@ -854,6 +854,11 @@ TEST(Conv2dNCHWc, GroupedConvsTileTheChunksOfAGroup) {
   EXPECT_EQ(conv2d_nchwc_group_tile(16, 1, 2, 2 * MiB, l2, 16, 16, 2, 28, false), 1);  // 1 chunk
   EXPECT_EQ(conv2d_nchwc_group_tile(16, 4, 2, 2 * MiB, l2, 32, 16, 2, 28, false), 1);  // 2 vectors
   EXPECT_EQ(conv2d_nchwc_group_tile(6, 3, 1, 2 * MiB, l2, 16, 16, 2, 1, false), 1);    // 2 tasks
+  // Groups of 5 or 7 chunks (no factor 2-4) as one tile, not on AMD's; 11 chunks stay single.
+  EXPECT_EQ(conv2d_nchwc_group_tile(77, 7, 2, 2 * MiB, l2, 16, 16, 2, 14, false), 7);
+  EXPECT_EQ(conv2d_nchwc_group_tile(25, 5, 1, 2 * MiB, l2, 16, 16, 2, 1, false), 5);
+  EXPECT_EQ(conv2d_nchwc_group_tile(77, 7, 2, 4 * MiB, l2, 16, 16, 2, 14, true), 1);
+  EXPECT_EQ(conv2d_nchwc_group_tile(44, 11, 2, 2 * MiB, l2, 16, 16, 2, 14, false), 1);
   const int64_t lanes = topi::cpu::fp32_lanes();
   struct FallbackCase {
     std::vector<int64_t> ds, ks;  // one group's input channels; all output channels
