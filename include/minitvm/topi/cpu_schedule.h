@@ -180,10 +180,10 @@ int64_t conv2d_nchwc_ic_chunks_per_pass(int64_t ic_chunks, int64_t oc_group, int
 /** Output-channel chunks per register tile of a fallback blocked grouped conv with a spatial
  *  kernel (the "tile_oc_group" knob), on one-vector blocks (oc_bn == lanes): the largest of 4, 3,
  *  2 that divides a group's output chunks and leaves two tasks per thread (tasks_per_chunk as for
- *  conv2d_nchwc_oc_group), else (not on AMD's cores) 5 or 7 that does; the chunks of a tile then
- *  read the input once. On AMD's cores (amd)
- *  only with stride 2 or more where one group's padded input is more than half an L2 (it would be
- *  streamed again for each chunk of the group). 1 otherwise. */
+ *  conv2d_nchwc_oc_group), else 5 or 7 that does; the chunks of a tile then read the input once.
+ *  On AMD's cores (amd) only 4, 3 or 2, and only with stride 2 or more where one group's padded
+ *  input is more than half an L2 (it would be streamed again for each chunk of the group). 1
+ *  otherwise. */
 int64_t conv2d_nchwc_group_tile(int64_t chunks, int64_t group_chunks, int64_t stride,
                                 int64_t group_input_bytes, int64_t l2_bytes, int64_t oc_bn,
                                 int64_t lanes, int64_t threads, int64_t tasks_per_chunk = 1,
